@@ -1,0 +1,67 @@
+/**
+ * Builds the main Fastify application (public API + private intake): zod schemas validate requests and
+ * generate the OpenAPI 3.1 document (GET /api/openapi.json), errors map to `{error}`, per-IP rate limits,
+ * ETag with 304 on If-None-Match.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import rateLimit from '@fastify/rate-limit';
+import etag from '@fastify/etag';
+import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { AppContext } from './context.js';
+import { HttpError } from '../domain/errors.js';
+import { installErrorHandling } from './errors.js';
+import { routePlugins } from './routes/index.js';
+
+export interface BuildAppOptions {
+  /** pino logger options or false for silence (tests). */
+  logger?: boolean | object;
+}
+
+/**
+ * Response serialisation: plain JSON.stringify. Response schemas exist for the OpenAPI document and are
+ * checked in tests against real answers; re-validating every row with zod on each request would only cost time.
+ */
+const jsonSerializerCompiler = () => (data: unknown) => JSON.stringify(data);
+
+/**
+ * Creates the app with every route plugin registered; call `listen` or `inject` on it.
+ * @param ctx store, config and component state shared by the routes
+ */
+export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: opts.logger ?? { level: ctx.config.logLevel },
+    trustProxy: false,
+    bodyLimit: 256 * 1024,
+    disableRequestLogging: true,
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(jsonSerializerCompiler);
+  installErrorHandling(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'paywatch public observation API',
+        version: '1.0.0',
+        description:
+          'Free, read-only observations of finalized Tempo (chain id 4217) transactions, coverage, metrics, CSV export, provider listings and payment-offer intelligence. Records are observations, not a complete feed: a missing record is not zero activity. Unknown values are null, never zero. Money is an exact decimal string. Wallets identify accounts, not verified bots. Read-only access only: this document enables no payments, mandates or agent identity. No uptime guarantee.',
+      },
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(etag);
+  await app.register(rateLimit, {
+    max: ctx.config.rateLimitPerMinute,
+    timeWindow: 60_000,
+    // The plugin sets Retry-After and x-ratelimit-* headers, then throws what this returns.
+    errorResponseBuilder: (_req, c) =>
+      new HttpError(429, `rate limited: at most ${c.max} requests per minute per client; retry after ${Math.ceil(c.ttl / 1000)} s`, Math.ceil(c.ttl / 1000)),
+  });
+
+  for (const plugin of routePlugins) await app.register(plugin, ctx);
+
+  app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  return app;
+}

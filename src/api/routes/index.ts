@@ -1,0 +1,8 @@
+/**
+ * The public and private route plugins of the main listener, in registration order.
+ * Each area adds its plugin here with one line; plugins receive the AppContext as options.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { AppContext } from '../context.js';
+
+export const routePlugins: FastifyPluginAsync<AppContext>[] = [];

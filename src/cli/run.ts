@@ -1,0 +1,57 @@
+/**
+ * Shared plumbing for CLI commands: one-line errors and non-zero exits, config from flags, signal handling.
+ */
+import { ConfigError, loadConfig, type Config, type Flags } from '../config.js';
+
+/** An error whose message is meant for the person at the terminal, printed as one line. */
+export class CliError extends Error {
+  constructor(message: string, readonly exitCode = 1) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+/**
+ * Wraps a command action: any error becomes `paywatch: <message>` on stderr and a non-zero exit code.
+ * Messages are one line; stack traces only with PAYWATCH_DEBUG=1.
+ */
+export function action<A extends unknown[]>(fn: (...args: A) => Promise<void> | void) {
+  return async (...args: A): Promise<void> => {
+    try {
+      await fn(...args);
+    } catch (e) {
+      const err = e as Error;
+      const msg = (err?.message ?? String(e)).split('\n')[0];
+      process.stderr.write(`paywatch: ${msg}\n`);
+      if (process.env.PAYWATCH_DEBUG === '1') process.stderr.write(`${err?.stack}\n`);
+      process.exitCode = err instanceof CliError ? err.exitCode : err instanceof ConfigError ? 2 : 1;
+      // Give loggers a moment to flush, then make sure nothing (pools, timers) keeps the process alive.
+      setTimeout(() => process.exit(process.exitCode ?? 1), 50).unref();
+    }
+  };
+}
+
+/** Reads commander option values (camelCase keys) into a validated Config. @throws ConfigError */
+export function configFrom(opts: Record<string, unknown>): Config {
+  const flags: Flags = {};
+  for (const k of ['db', 'rpcUrl', 'port', 'host', 'from', 'logLevel', 'rateLimitPerMinute', 'batchSize', 'rpcConcurrency', 'pollIntervalMs'] as const) {
+    const v = opts[k === 'rpcUrl' ? 'rpc' : k];
+    if (v !== undefined) flags[k] = v as string;
+  }
+  return loadConfig(flags);
+}
+
+/**
+ * Resolves when SIGINT or SIGTERM arrives (once), for long-running commands that stop cleanly.
+ */
+export function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (s: NodeJS.Signals) => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+      resolve(s);
+    };
+    process.on('SIGINT', on);
+    process.on('SIGTERM', on);
+  });
+}

@@ -1,0 +1,120 @@
+/**
+ * Opens the store: SQLite (better-sqlite3, the embedded default) or PostgreSQL (pg), chosen by the URL.
+ * The store is the only place with SQL (docs/architecture.md).
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import type { Database } from './schema.js';
+import { migrationProvider } from './migrations/index.js';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+/** An open store: the Kysely handle plus what callers need to know about it. */
+export interface Store {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  /** The location with any password removed, safe to log and to show in /api/status. */
+  location: string;
+  close(): Promise<void>;
+}
+
+/** Parsed form of a `--db` value. */
+export interface DbTarget {
+  dialect: DialectName;
+  /** File path for SQLite (or ':memory:'), connection string for PostgreSQL. */
+  target: string;
+}
+
+/**
+ * Parses a `--db` / PAYWATCH_DB value: `postgres://…` or `postgresql://…` selects PostgreSQL;
+ * `sqlite:PATH` or a bare path selects SQLite.
+ * @throws TypeError on an empty value
+ */
+export function parseDbTarget(value: string): DbTarget {
+  const v = value.trim();
+  if (!v) throw new TypeError('database location is empty');
+  if (/^postgres(ql)?:\/\//i.test(v)) return { dialect: 'postgres', target: v };
+  const path = v.startsWith('sqlite:') ? v.slice('sqlite:'.length) : v;
+  if (!path) throw new TypeError('sqlite: needs a path');
+  return { dialect: 'sqlite', target: path };
+}
+
+/** Removes the password from a connection string for display. */
+export function redactDbLocation(t: DbTarget): string {
+  if (t.dialect === 'sqlite') return `sqlite:${t.target}`;
+  try {
+    const u = new URL(t.target);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres://(unparseable)';
+  }
+}
+
+export interface OpenStoreOptions {
+  /** Apply pending migrations (default true). */
+  migrate?: boolean;
+  /** PostgreSQL pool size (default 10). */
+  poolSize?: number;
+}
+
+/**
+ * Opens (and by default migrates) the store at `value`.
+ * SQLite runs in WAL mode with a busy timeout, so one writer and many readers share the file safely,
+ * and a crash of the process loses no committed transaction.
+ * @throws Error with a one-line message when the database cannot be opened or reached
+ */
+export async function openStore(value: string, opts: OpenStoreOptions = {}): Promise<Store> {
+  const t = parseDbTarget(value);
+  let db: Kysely<Database>;
+  if (t.dialect === 'sqlite') {
+    if (t.target !== ':memory:') mkdirSync(dirname(resolve(t.target)), { recursive: true });
+    let sqlite: SqliteDatabase.Database;
+    try {
+      sqlite = new SqliteDatabase(t.target);
+    } catch (e) {
+      throw new Error(`cannot open SQLite database ${t.target}: ${(e as Error).message}`);
+    }
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('foreign_keys = ON');
+    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  } else {
+    const pool = new pg.Pool({ connectionString: t.target, max: opts.poolSize ?? 10, connectionTimeoutMillis: 5000 });
+    // An idle client that loses its server must not crash the process: the next query reports it.
+    pool.on('error', () => {});
+    try {
+      const c = await pool.connect();
+      c.release();
+    } catch (e) {
+      await pool.end().catch(() => {});
+      throw new Error(`cannot reach PostgreSQL at ${redactDbLocation(t)}: ${(e as Error).message}`);
+    }
+    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  }
+  const store: Store = {
+    db,
+    dialect: t.dialect,
+    location: redactDbLocation(t),
+    close: () => db.destroy(),
+  };
+  if (opts.migrate !== false) await migrateStore(store);
+  return store;
+}
+
+/**
+ * Applies every pending migration of every area.
+ * @throws Error naming the failed migration
+ */
+export async function migrateStore(store: Store): Promise<void> {
+  const migrator = new Migrator({ db: store.db, provider: migrationProvider, allowUnorderedMigrations: true });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${(error as Error).message ?? error}`);
+  }
+}

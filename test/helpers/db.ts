@@ -1,0 +1,48 @@
+/**
+ * Test databases: every test (or file) gets its own SQLite file or its own PostgreSQL database, so suites run
+ * in parallel without seeing each other. PostgreSQL is the machine's server at 127.0.0.1:5432 (trust auth);
+ * PAYWATCH_TEST_PG overrides the admin URL.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+export const PG_ADMIN_URL = process.env.PAYWATCH_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export type TestDialect = 'sqlite' | 'postgres';
+export const DIALECTS: TestDialect[] = ['sqlite', 'postgres'];
+
+export interface TestDb {
+  /** A value for --db / openStore. */
+  url: string;
+  dialect: TestDialect;
+  /** Drops the database or deletes the file. */
+  drop(): Promise<void>;
+}
+
+/** Creates a fresh, empty database of the given dialect. */
+export async function createTestDb(dialect: TestDialect): Promise<TestDb> {
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'paywatch-test-'));
+    return { url: `sqlite:${join(dir, 'store.sqlite')}`, dialect, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const name = `pw_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const u = new URL(PG_ADMIN_URL);
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    dialect,
+    drop: async () => {
+      const c = new pg.Client({ connectionString: PG_ADMIN_URL });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}

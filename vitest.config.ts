@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    // Two cores: e2e suites start anvil nodes and servers; keep parallelism modest.
+    maxWorkers: 2,
+    fileParallelism: true,
+  },
+});
