@@ -29,6 +29,13 @@ const ConfigSchema = z.object({
   rpcConcurrency: z.coerce.number().int().min(1).max(64),
   /** Collector: milliseconds between polls of the finalized head once caught up. */
   pollIntervalMs: z.coerce.number().int().min(50),
+  /** Intake: PAYWATCH_SECRET (64 hex chars) or PAYWATCH_SECRET_FILE (a file holding them); null = not configured. */
+  secret: z.string().nullable(),
+  secretFile: z.string().nullable(),
+  /** Intake: PAYWATCH_KEY_GRACE_SECONDS, how long a rotated HMAC key keeps verifying (default 86,400 = 24 h). */
+  keyGraceSeconds: z.coerce.number().int().min(0),
+  /** Intake: PAYWATCH_INTAKE_RATE_LIMIT, signed deliveries per connection or producer per minute. */
+  intakeRateLimitPerMinute: z.coerce.number().int().min(1),
 });
 
 export type Config = Readonly<z.infer<typeof ConfigSchema>>;
@@ -56,6 +63,10 @@ export function loadConfig(flags: Flags = {}, env: NodeJS.ProcessEnv = process.e
     batchSize: pick(flags.batchSize, 'PAYWATCH_BATCH_SIZE', 50),
     rpcConcurrency: pick(flags.rpcConcurrency, 'PAYWATCH_RPC_CONCURRENCY', 8),
     pollIntervalMs: pick(flags.pollIntervalMs, 'PAYWATCH_POLL_MS', 1000),
+    secret: pick(flags.secret, 'PAYWATCH_SECRET', null),
+    secretFile: pick(flags.secretFile, 'PAYWATCH_SECRET_FILE', null),
+    keyGraceSeconds: pick(flags.keyGraceSeconds, 'PAYWATCH_KEY_GRACE_SECONDS', 86_400),
+    intakeRateLimitPerMinute: pick(flags.intakeRateLimitPerMinute, 'PAYWATCH_INTAKE_RATE_LIMIT', 6000),
   };
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) {
