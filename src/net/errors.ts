@@ -1,0 +1,62 @@
+/**
+ * Typed failures of the safe fetcher. Callers (the prober, the trust check) map them to outcomes:
+ * FetchRefused → "refused", FetchTimeout → "timeout", FetchTooLarge → "too_large", FetchFailed → "unreachable".
+ * Messages name the URL's host and the rule, never internals such as stack traces.
+ */
+import type { RawResponse } from '../intel/types.js';
+
+/** Base class: every safe-fetch failure has a machine-readable `reason`. */
+export class FetchError extends Error {
+  constructor(
+    message: string,
+    /** Short machine-readable cause, documented on each subclass. */
+    readonly reason: string,
+  ) {
+    super(message);
+    this.name = 'FetchError';
+  }
+}
+
+/**
+ * The fetcher refused to connect. Reasons: "scheme" (not http/https), "address" (a resolved or literal
+ * address is private, loopback, link-local…), "credentials" (user:pass in the URL). Nothing was sent.
+ */
+export class FetchRefused extends FetchError {
+  constructor(message: string, reason: 'scheme' | 'address' | 'credentials') {
+    super(message, reason);
+    this.name = 'FetchRefused';
+  }
+}
+
+/** The total time budget (all redirects and the body included) ran out. Reason: "timeout". */
+export class FetchTimeout extends FetchError {
+  constructor(message: string) {
+    super(message, 'timeout');
+    this.name = 'FetchTimeout';
+  }
+}
+
+/**
+ * The body exceeded the size cap. Reason: "too_large". `response` holds what was received, the body cut at
+ * the cap (`truncated: true`), so it can still be archived as evidence.
+ */
+export class FetchTooLarge extends FetchError {
+  constructor(
+    message: string,
+    readonly response: RawResponse,
+  ) {
+    super(message, 'too_large');
+    this.name = 'FetchTooLarge';
+  }
+}
+
+/**
+ * Any other failure. Reasons: "bad_url", "dns" (name did not resolve), "connect" (refused, reset, TLS…),
+ * "too_many_redirects", "bad_redirect" (3xx without a usable Location).
+ */
+export class FetchFailed extends FetchError {
+  constructor(message: string, reason: 'bad_url' | 'dns' | 'connect' | 'too_many_redirects' | 'bad_redirect') {
+    super(message, reason);
+    this.name = 'FetchFailed';
+  }
+}
