@@ -1,0 +1,236 @@
+/**
+ * The collector: a restartable loop that copies finalized Tempo blocks into the store, in height order.
+ *
+ * Each turn: read the source's finalized head; fetch the next run of at most `batchSize` blocks with receipts
+ * (fetchConsistentRun: cross-checked, refetched until consistent); resolve their tokens; evaluate integrity;
+ * decode; write the run's observations, coverage and checkpoint in one store transaction. The following run is
+ * fetched while the current one is decoded and written. Any failure is recorded (`error`), backed off with
+ * jitter, and the turn starts again from the stored checkpoint, so a crash or a fault never skips or repeats
+ * a block. See docs/collector.md.
+ */
+import type { Logger } from 'pino';
+import type { Store } from '../../store/db.js';
+import { firstLine, type TempoRpc } from '../rpc.js';
+import type { FetchedBlock } from '../types.js';
+import { decodeBlock, evaluateBlockIntegrity, getCheckpoint, saveCollectorState, tokenAddressesOf, writeBlocks, type TokenRegistry } from './deps.js';
+import { fetchConsistentRun, InconsistentAnswerError } from './fetch.js';
+import { RateMeter, type CollectorPhase, type CollectorStatus } from './state.js';
+
+/** Blocks behind the finalized head where a fresh store starts when no `from` is given (issue 2, section 1). */
+export const DEFAULT_BACKFILL_BLOCKS = 10_000;
+
+export interface CollectorOptions {
+  store: Store;
+  rpc: TempoRpc;
+  tokens: TokenRegistry;
+  log: Logger;
+  /** First height on a fresh store; null = finalized head − 10,000 (never below 0). Ignored once a checkpoint exists. */
+  from: number | null;
+  /** Blocks per fetch-and-write run. */
+  batchSize: number;
+  /** Milliseconds between head polls once caught up. */
+  pollIntervalMs: number;
+  /** Collect up to the finalized head read at start, then return. */
+  once?: boolean;
+  /** Milliseconds without a new finalized block before the state becomes `stalled` (default max(30 s, 10 polls)). */
+  stallAfterMs?: number;
+  /** With `once`, consecutive failed turns before giving up (default 6). */
+  maxFailedTurns?: number;
+  /** Called after each written run: last written height, the target head, and counts written in this run. */
+  onProgress?: (p: { lastBlock: number; head: number; startHeight: number; blocks: number; transactions: number }) => void;
+}
+
+/** The collector cannot go on (only with `once`, or for a store that does not fit the source). */
+export class CollectorFailed extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CollectorFailed';
+  }
+}
+
+/** Sleeps `ms` milliseconds, waking early when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done);
+  });
+}
+
+interface Run {
+  first: number;
+  last: number;
+  blocks: Promise<FetchedBlock[]>;
+}
+
+/**
+ * One collector. `run()` collects until `stop()` (or, with `once`, until the head read at start);
+ * `status()` is its live state for /api/status.
+ */
+export class Collector {
+  private readonly o: CollectorOptions;
+  private readonly abort = new AbortController();
+  private readonly meter = new RateMeter();
+  private readonly current: CollectorStatus;
+  private lastSaved = 0;
+
+  constructor(opts: CollectorOptions) {
+    this.o = opts;
+    const now = new Date().toISOString();
+    this.current = {
+      state: 'starting',
+      last_block: null,
+      finalized_head: null,
+      behind_blocks: null,
+      rate: null,
+      last_error: null,
+      source: opts.rpc.source,
+      started_at: now,
+      updated_at: now,
+    };
+  }
+
+  /** A copy of the live state. */
+  status(): CollectorStatus {
+    return { ...this.current, rate: this.meter.rate() };
+  }
+
+  /** Asks `run()` to finish after the write in progress (never in the middle of one). */
+  stop(): void {
+    this.abort.abort();
+  }
+
+  /**
+   * Collects until stopped (or, with `once`, up to the finalized head read at start).
+   * Errors are recorded in the state and retried with backoff.
+   * @throws CollectorFailed with `once` after `maxFailedTurns` consecutive failed turns
+   */
+  async run(): Promise<void> {
+    const { o } = this;
+    const signal = this.abort.signal;
+    const stallAfterMs = o.stallAfterMs ?? Math.max(30_000, 10 * o.pollIntervalMs);
+    let failures = 0;
+    let target: number | null = null;
+    let headSeenAt = Date.now();
+    let startHeight: number | null = null;
+    while (!signal.aborted) {
+      let prefetch: Run | null = null;
+      try {
+        const cp = await getCheckpoint(o.store);
+        let head = await o.rpc.finalizedHead();
+        if (target === null) target = o.once ? head.height : Number.POSITIVE_INFINITY;
+        let next = cp ? cp.height + 1 : (o.from ?? Math.max(0, head.height - DEFAULT_BACKFILL_BLOCKS));
+        let previousHash: string | null = cp?.hash ?? null;
+        startHeight ??= next;
+        this.note({ last_block: cp?.height ?? null, finalized_head: head.height });
+        let headReadAt = Date.now();
+
+        while (!signal.aborted) {
+          const limit = Math.min(head.height, target);
+          if (next > limit) {
+            if (o.once) return this.finish();
+            this.setState(Date.now() - headSeenAt >= stallAfterMs ? 'stalled' : 'running');
+            await sleep(o.pollIntervalMs, signal);
+            if (signal.aborted) break;
+            head = await this.pollHead(head, () => (headSeenAt = Date.now()));
+            headReadAt = Date.now();
+            continue;
+          }
+          // During backfill, refresh the head now and then so the status shows how far behind we are.
+          if (!o.once && Date.now() - headReadAt > Math.max(o.pollIntervalMs, 5000)) {
+            head = await this.pollHead(head, () => (headSeenAt = Date.now()));
+            headReadAt = Date.now();
+          }
+          const run: Run =
+            prefetch && prefetch.first === next ? prefetch : this.startFetch(next, Math.min(next + o.batchSize - 1, limit), head.height, previousHash);
+          prefetch = null;
+          this.setState(limit - run.last >= o.batchSize ? 'catching_up' : 'running');
+          const fetched = await run.blocks;
+          const lastHash = fetched[fetched.length - 1].block.hash;
+          if (run.last < limit) prefetch = this.startFetch(run.last + 1, Math.min(run.last + o.batchSize, limit), head.height, lastHash);
+
+          const txs = await this.writeRun(fetched, run.last, lastHash);
+          failures = 0;
+          next = run.last + 1;
+          previousHash = lastHash;
+          this.meter.record(fetched.length, txs);
+          this.note({ last_block: run.last, finalized_head: head.height });
+          o.onProgress?.({ lastBlock: run.last, head: limit, startHeight, blocks: fetched.length, transactions: txs });
+          await this.save(false);
+        }
+      } catch (e) {
+        failures++;
+        const message = firstLine(e);
+        this.current.last_error = { message, at: new Date().toISOString() };
+        this.setState('error');
+        o.log.warn({ err: message, failures }, 'collector turn failed; retrying from the checkpoint');
+        await this.save(true).catch(() => {});
+        if (o.once && failures >= (o.maxFailedTurns ?? 6)) {
+          const hint = e instanceof InconsistentAnswerError && e.problems.some((p) => p.includes('parentHash')) ? ' (is this store from another chain?)' : '';
+          throw new CollectorFailed(`collection failed ${failures} times in a row; last error: ${message}${hint}`);
+        }
+        // Exponential backoff with full jitter, at most 30 s, so a sick node is not hammered.
+        await sleep(Math.random() * Math.min(30_000, 500 * 2 ** failures), signal);
+      } finally {
+        prefetch?.blocks.catch(() => {});
+      }
+    }
+    await this.finish();
+  }
+
+  private startFetch(first: number, last: number, finalizedHeight: number, previousHash: string | null): Run {
+    const blocks = fetchConsistentRun(this.o.rpc, first, last, finalizedHeight, previousHash, {
+      onInconsistent: (height, problems) => this.o.log.warn({ height, problems }, 'inconsistent answer from the node; fetching again'),
+    });
+    blocks.catch(() => {}); // awaited later; a rejection before then is not unhandled
+    return { first, last, blocks };
+  }
+
+  /** Resolves tokens, evaluates, decodes and writes one run with its checkpoint. @returns transactions written */
+  private async writeRun(fetched: FetchedBlock[], lastHeight: number, lastHash: string): Promise<number> {
+    const addresses = new Set<string>();
+    for (const f of fetched) for (const a of tokenAddressesOf(f)) addresses.add(a.toLowerCase());
+    const tokens = await this.o.tokens.resolve([...addresses]);
+    const blocks = fetched.map((f) => decodeBlock(f, tokens, evaluateBlockIntegrity(f)));
+    await writeBlocks(this.o.store, blocks, { height: lastHeight, hash: lastHash });
+    return blocks.reduce((n, b) => n + b.observations.length, 0);
+  }
+
+  private async pollHead(head: { height: number; hash: `0x${string}` }, onAdvance: () => void) {
+    const h = await this.o.rpc.finalizedHead();
+    if (h.height > head.height) onAdvance();
+    this.note({ finalized_head: h.height });
+    return h.height >= head.height ? h : head;
+  }
+
+  private note(p: Partial<CollectorStatus>): void {
+    Object.assign(this.current, p);
+    const { last_block, finalized_head } = this.current;
+    this.current.behind_blocks = finalized_head !== null ? Math.max(0, finalized_head - (last_block ?? -1)) : null;
+    this.current.updated_at = new Date().toISOString();
+  }
+
+  private setState(state: CollectorPhase): void {
+    if (this.current.state === state) return;
+    this.o.log.info({ from: this.current.state, to: state, last_block: this.current.last_block }, 'collector state');
+    this.note({ state });
+    void this.save(true).catch(() => {});
+  }
+
+  /** Saves the state to the store: on every change of state, else at most once a second. */
+  private async save(force: boolean): Promise<void> {
+    if (!force && Date.now() - this.lastSaved < 1000) return;
+    this.lastSaved = Date.now();
+    await saveCollectorState(this.o.store, this.status());
+  }
+
+  private async finish(): Promise<void> {
+    this.note({ state: 'stopped' });
+    await this.save(true).catch((e) => this.o.log.warn({ err: firstLine(e) }, 'could not save the collector state'));
+  }
+}

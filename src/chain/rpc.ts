@@ -1,0 +1,266 @@
+/**
+ * JSON-RPC client for a Tempo node, built on viem's HTTP RPC client (`getHttpRpcClient`, which handles
+ * timeouts, credentials in the URL and body limits). On top of it: JSON-RPC batching (many calls per HTTP
+ * request), a bound on HTTP requests in flight, and retries with exponential backoff and full jitter on
+ * timeouts, HTTP errors (5xx…), malformed JSON and JSON-RPC errors. It only reads the `finalized` head, never
+ * `latest` (docs/collector.md), and refuses any node whose `eth_chainId` is not 4217.
+ */
+import { getHttpRpcClient, type HttpRpcClient } from 'viem/utils';
+import { CHAIN_ID } from '../domain/observation.js';
+import type { RpcBlock, RpcReceipt } from './types.js';
+
+/** One JSON-RPC call. */
+export interface RpcCall {
+  method: string;
+  params: unknown[];
+}
+
+/** A JSON-RPC error answer (`{code, message}`) for one call. */
+export class RpcCallError extends Error {
+  constructor(
+    readonly method: string,
+    readonly code: number | null,
+    message: string,
+  ) {
+    super(`${method} failed: ${message}${code !== null ? ` (code ${code})` : ''}`);
+    this.name = 'RpcCallError';
+  }
+}
+
+/** The node answers, but for another chain than Tempo mainnet. */
+export class WrongChainError extends Error {
+  constructor(
+    readonly source: string,
+    readonly chainId: number,
+  ) {
+    super(`the node at ${source} reports chain id ${chainId}, not ${CHAIN_ID} (Tempo mainnet); paywatch only collects chain ${CHAIN_ID}`);
+    this.name = 'WrongChainError';
+  }
+}
+
+/** The node could not be reached or kept failing after every retry. */
+export class RpcUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RpcUnavailableError';
+  }
+}
+
+export interface RpcOptions {
+  /** HTTP(S) URL of the node; credentials in it are sent as basic auth and never shown. */
+  url: string;
+  /** Most HTTP requests in flight at once (default 8). */
+  concurrency?: number;
+  /** Most JSON-RPC calls per HTTP request (default 40). */
+  batchSize?: number;
+  /** Milliseconds before one HTTP request is abandoned and retried (default 10,000). */
+  timeoutMs?: number;
+  /** Attempts per call before giving up with RpcUnavailableError (default 8). */
+  maxAttempts?: number;
+  /** First retry delay in milliseconds, doubled each attempt, with full jitter (default 200). */
+  baseDelayMs?: number;
+  /** Ceiling of a retry delay in milliseconds (default 10,000). */
+  maxDelayMs?: number;
+  /** Called on each retry, for logs. */
+  onRetry?: (info: { attempt: number; delayMs: number; error: string }) => void;
+}
+
+/** JSON-RPC error codes that mean "this method does not exist here" (EIP-1474 -32601, -32004 unsupported). */
+const UNSUPPORTED_CODES = new Set([-32601, -32004]);
+
+/**
+ * The URL with user, password, path and query removed (keys often sit in them), for logs, evidence and status.
+ * @example redactRpcUrl('https://user:key@rpc.example/v2/KEY?x=1') === 'https://rpc.example'
+ */
+export function redactRpcUrl(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '(unparseable rpc url)';
+  }
+}
+
+/** A counting semaphore: at most `n` holders; waiters are served first in, first out. */
+class Semaphore {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+  constructor(n: number) {
+    this.free = n;
+  }
+  async use<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.free > 0) this.free--;
+    else await new Promise<void>((r) => this.waiting.push(r));
+    try {
+      return await fn();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free++;
+    }
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Parses a 0x quantity into a safe integer. @throws RpcCallError on anything else */
+export function quantity(method: string, v: unknown): number {
+  if (typeof v !== 'string' || !/^0x[0-9a-fA-F]+$/.test(v)) throw new RpcCallError(method, null, `expected a hex quantity, got ${JSON.stringify(v)?.slice(0, 80)}`);
+  const n = Number.parseInt(v, 16);
+  if (!Number.isSafeInteger(n)) throw new RpcCallError(method, null, `quantity ${v} is too large`);
+  return n;
+}
+
+/**
+ * A Tempo JSON-RPC source. Create it with `TempoRpc.connect`, which verifies the chain id.
+ * All methods retry transient failures; they throw RpcUnavailableError once `maxAttempts` is spent.
+ */
+export class TempoRpc {
+  /** The node's URL with credentials removed (see redactRpcUrl). */
+  readonly source: string;
+  private readonly http: HttpRpcClient;
+  private readonly gate: Semaphore;
+  private readonly o: Required<Omit<RpcOptions, 'onRetry'>> & Pick<RpcOptions, 'onRetry'>;
+  private nextId = 1;
+  /** False once the node said eth_getBlockReceipts does not exist; then receipts are read one by one. */
+  private blockReceiptsSupported = true;
+
+  private constructor(opts: RpcOptions) {
+    this.o = { concurrency: 8, batchSize: 40, timeoutMs: 10_000, maxAttempts: 8, baseDelayMs: 200, maxDelayMs: 10_000, ...opts };
+    this.source = redactRpcUrl(opts.url);
+    this.http = getHttpRpcClient(opts.url, { timeout: this.o.timeoutMs, maxResponseBodySize: 256 * 1024 * 1024 });
+    this.gate = new Semaphore(this.o.concurrency);
+  }
+
+  /**
+   * Opens a client and checks `eth_chainId` is 4217.
+   * @param opts.maxAttempts for this first call defaults to 3, so an unreachable node fails within seconds
+   * @throws WrongChainError for another chain; RpcUnavailableError when the node cannot be reached
+   */
+  static async connect(opts: RpcOptions): Promise<TempoRpc> {
+    const probe = new TempoRpc({ ...opts, maxAttempts: Math.min(opts.maxAttempts ?? 3, 3) });
+    let chainId: number;
+    try {
+      chainId = quantity('eth_chainId', await probe.call('eth_chainId', []));
+    } catch (e) {
+      throw new RpcUnavailableError(`cannot reach the Tempo RPC at ${probe.source}: ${firstLine(e)}`);
+    }
+    if (chainId !== CHAIN_ID) throw new WrongChainError(probe.source, chainId);
+    return new TempoRpc(opts);
+  }
+
+  /** One call, retried. @returns the raw `result` (hex quantities stay strings) */
+  async call<T = unknown>(method: string, params: unknown[]): Promise<T> {
+    return (await this.batch([{ method, params }]))[0] as T;
+  }
+
+  /**
+   * Many calls, sent as JSON-RPC batches of at most `batchSize`, at most `concurrency` HTTP requests at once.
+   * A failed HTTP request retries its whole batch; a call answered with an error is retried alone.
+   * @returns results in the order of `calls`
+   * @throws RpcCallError at once for a method the node does not support (code -32601/-32004);
+   *   RpcUnavailableError after `maxAttempts` failed attempts of any call
+   */
+  async batch(calls: RpcCall[]): Promise<unknown[]> {
+    const chunks: number[][] = [];
+    for (let i = 0; i < calls.length; i += this.o.batchSize) chunks.push(calls.slice(i, i + this.o.batchSize).map((_, j) => i + j));
+    const results = new Array<unknown>(calls.length);
+    await Promise.all(chunks.map((idx) => this.sendWithRetry(calls, idx, results)));
+    return results;
+  }
+
+  private async sendWithRetry(calls: RpcCall[], idx: number[], results: unknown[]): Promise<void> {
+    let pending = idx;
+    for (let attempt = 1; ; attempt++) {
+      let lastError = '';
+      try {
+        const failed = await this.gate.use(() => this.send(calls, pending, results));
+        if (failed.length === 0) return;
+        pending = failed.map((f) => f.index);
+        lastError = failed[0].error.message;
+      } catch (e) {
+        if (e instanceof RpcCallError && e.code !== null && UNSUPPORTED_CODES.has(e.code)) throw e;
+        lastError = firstLine(e);
+      }
+      if (attempt >= this.o.maxAttempts)
+        throw new RpcUnavailableError(`${calls[pending[0]].method} at ${this.source} failed ${attempt} times; last error: ${lastError}`);
+      // Full jitter: a random delay up to the exponential ceiling keeps many clients from retrying in step.
+      const delayMs = Math.round(Math.random() * Math.min(this.o.maxDelayMs, this.o.baseDelayMs * 2 ** (attempt - 1)));
+      this.o.onRetry?.({ attempt, delayMs, error: lastError });
+      await sleep(delayMs);
+    }
+  }
+
+  /**
+   * Sends one HTTP request holding the calls `idx`; stores successful results.
+   * @returns the calls answered with an error (to retry)
+   * @throws on transport failure, timeout, non-JSON, or an answer that is not a batch; RpcCallError for an
+   *   unsupported method
+   */
+  private async send(calls: RpcCall[], idx: number[], results: unknown[]): Promise<{ index: number; error: RpcCallError }[]> {
+    const ids = idx.map(() => this.nextId++);
+    const body = idx.map((i, k) => ({ jsonrpc: '2.0' as const, id: ids[k], method: calls[i].method, params: calls[i].params }));
+    // viem types the body as its own RpcRequest union; ours are plain calls.
+    const data = (await this.http.request({ body: body as never })) as unknown;
+    if (!Array.isArray(data)) {
+      const err = (data as { error?: { code?: number; message?: string } } | null)?.error;
+      throw new RpcCallError(calls[idx[0]].method, err?.code ?? null, err?.message ?? 'the node did not answer the batch with a JSON array');
+    }
+    const byId = new Map<unknown, { result?: unknown; error?: { code?: number; message?: string } }>();
+    for (const r of data) if (r && typeof r === 'object') byId.set((r as { id: unknown }).id, r);
+    const failed: { index: number; error: RpcCallError }[] = [];
+    idx.forEach((i, k) => {
+      const r = byId.get(ids[k]);
+      const method = calls[i].method;
+      if (!r) failed.push({ index: i, error: new RpcCallError(method, null, 'no answer for this call in the batch') });
+      else if (r.error) {
+        const err = new RpcCallError(method, typeof r.error.code === 'number' ? r.error.code : null, String(r.error.message ?? 'error'));
+        if (err.code !== null && UNSUPPORTED_CODES.has(err.code)) throw err;
+        failed.push({ index: i, error: err });
+      } else if (!('result' in r)) failed.push({ index: i, error: new RpcCallError(method, null, 'answer has neither result nor error') });
+      else results[i] = r.result;
+    });
+    return failed;
+  }
+
+  /**
+   * The source's finalized head (`eth_getBlockByNumber('finalized', false)`; never `latest`).
+   * @returns block height and hash
+   */
+  async finalizedHead(): Promise<{ height: number; hash: `0x${string}` }> {
+    const b = await this.call<{ number: string; hash: `0x${string}` } | null>('eth_getBlockByNumber', ['finalized', false]);
+    if (!b) throw new RpcUnavailableError(`the node at ${this.source} has no finalized block`);
+    return { height: quantity('eth_getBlockByNumber', b.number), hash: b.hash };
+  }
+
+  /**
+   * Blocks with full transactions and their receipts for each height, fetched together in batches.
+   * Receipts come from `eth_getBlockReceipts`; if the node does not support it, from one
+   * `eth_getTransactionReceipt` per transaction (remembered for later calls).
+   * @returns per height: the block (null when the node has none) and its receipts (null entries = no receipt)
+   */
+  async blocksWithReceipts(heights: number[]): Promise<{ block: RpcBlock | null; receipts: (RpcReceipt | null)[] }[]> {
+    const hex = heights.map((h) => `0x${h.toString(16)}`);
+    const blockCalls = hex.map((h) => ({ method: 'eth_getBlockByNumber', params: [h, true] }));
+    if (this.blockReceiptsSupported) {
+      try {
+        const res = await this.batch([...blockCalls, ...hex.map((h) => ({ method: 'eth_getBlockReceipts', params: [h] }))]);
+        return heights.map((_, i) => ({ block: res[i] as RpcBlock | null, receipts: (res[heights.length + i] as (RpcReceipt | null)[] | null) ?? [] }));
+      } catch (e) {
+        if (!(e instanceof RpcCallError && e.method === 'eth_getBlockReceipts')) throw e;
+        this.blockReceiptsSupported = false;
+      }
+    }
+    const blocks = (await this.batch(blockCalls)) as (RpcBlock | null)[];
+    const txHashes = blocks.flatMap((b) => (b?.transactions ?? []).map((t) => t.hash));
+    const receiptCalls = txHashes.map((h) => ({ method: 'eth_getTransactionReceipt', params: [h] }));
+    const receipts = (await this.batch(receiptCalls)) as (RpcReceipt | null)[];
+    let k = 0;
+    return blocks.map((block) => ({ block, receipts: (block?.transactions ?? []).map(() => receipts[k++] ?? null) }));
+  }
+}
+
+/** First line of an error's message (viem's messages run to many lines of help text). */
+export function firstLine(e: unknown): string {
+  const msg = e instanceof Error ? ((e as { shortMessage?: string }).shortMessage ?? e.message) : String(e);
+  return msg.split('\n')[0];
+}

@@ -1,0 +1,114 @@
+/**
+ * One collector writes a store at a time.
+ *
+ * - PostgreSQL: a session advisory lock (`pg_try_advisory_lock`) taken on one pooled connection that is held
+ *   for the whole run; the server releases it when that session ends, including when the process is killed.
+ * - SQLite: an exclusive lock on a small side file `<store>.collector-lock` (itself an SQLite database, locked
+ *   with `BEGIN EXCLUSIVE`, i.e. an OS file lock). The OS drops it when the process dies, even by SIGKILL, so it
+ *   can never stay stuck. The holder writes its pid to `<store>.collector-pid` so a second collector can say
+ *   who holds it.
+ */
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import SqliteDatabase from 'better-sqlite3';
+import { sql } from 'kysely';
+import { parseDbTarget, type Store } from './db.js';
+
+/** Advisory lock key: the first 8 bytes of sha256("paywatch collector") as a signed 64-bit integer. */
+export const COLLECTOR_LOCK_KEY = '8076847201698392080';
+
+/** Another process holds the collector lock on this store. */
+export class CollectorLockedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CollectorLockedError';
+  }
+}
+
+/** A held lock. `release()` is idempotent. */
+export interface CollectorLock {
+  release(): Promise<void>;
+}
+
+/**
+ * Takes the collector lock of the store at `dbValue` (the same `--db` value the store was opened with).
+ * Returns at once, never waits for the holder.
+ * @throws CollectorLockedError ("another collector (pid N) holds the store …") when someone else holds it
+ */
+export async function acquireCollectorLock(store: Store, dbValue: string): Promise<CollectorLock> {
+  const t = parseDbTarget(dbValue);
+  if (t.dialect === 'postgres') return acquirePostgres(store);
+  if (t.target === ':memory:') return { release: async () => {} };
+  return acquireSqlite(t.target);
+}
+
+function acquireSqlite(path: string): CollectorLock {
+  const lockPath = `${path}.collector-lock`;
+  const pidPath = `${path}.collector-pid`;
+  const db = new SqliteDatabase(lockPath);
+  db.pragma('busy_timeout = 0');
+  try {
+    db.exec('BEGIN EXCLUSIVE');
+  } catch (e) {
+    db.close();
+    if ((e as { code?: string }).code !== 'SQLITE_BUSY') throw e;
+    let holder = 'another process';
+    try {
+      const pid = Number.parseInt(readFileSync(pidPath, 'utf8'), 10);
+      if (Number.isSafeInteger(pid)) holder = `pid ${pid}`;
+    } catch {
+      /* the holder has not written its pid yet */
+    }
+    throw new CollectorLockedError(`another collector (${holder}) holds the store sqlite:${path}; stop it first, or use serve to read the store`);
+  }
+  writeFileSync(pidPath, `${process.pid}\n`);
+  let released = false;
+  const release = async () => {
+    if (released) return;
+    released = true;
+    process.off('exit', releaseSync);
+    rmSync(pidPath, { force: true });
+    db.close(); // ends the transaction and drops the file lock
+  };
+  const releaseSync = () => void release();
+  process.on('exit', releaseSync);
+  return { release };
+}
+
+async function acquirePostgres(store: Store): Promise<CollectorLock> {
+  let got!: (ok: boolean) => void;
+  let failed!: (e: unknown) => void;
+  const outcome = new Promise<boolean>((res, rej) => ((got = res), (failed = rej)));
+  let releaseSession!: () => void;
+  const sessionEnd = new Promise<void>((r) => (releaseSession = r));
+  // db.connection() pins one pooled connection for the callback: the session that holds the lock.
+  const held = store.db
+    .connection()
+    .execute(async (conn) => {
+      const r = await sql<{ ok: boolean }>`select pg_try_advisory_lock(${sql.lit(COLLECTOR_LOCK_KEY)}::bigint) as ok`.execute(conn);
+      const ok = r.rows[0]?.ok === true;
+      got(ok);
+      if (!ok) return;
+      await sessionEnd;
+      await sql`select pg_advisory_unlock(${sql.lit(COLLECTOR_LOCK_KEY)}::bigint)`.execute(conn);
+    })
+    .catch((e) => failed(e));
+  if (!(await outcome)) {
+    const r = await sql<{ pid: number }>`
+      select a.pid from pg_locks l join pg_stat_activity a on a.pid = l.pid
+      where l.locktype = 'advisory' and l.granted and a.datname = current_database()
+        and ((l.classid::bigint << 32) | l.objid::bigint) = ${sql.lit(COLLECTOR_LOCK_KEY)}::bigint`.execute(store.db);
+    const pid = r.rows[0]?.pid;
+    throw new CollectorLockedError(
+      `another collector (PostgreSQL session pid ${pid ?? '?'}) holds the store ${store.location}; stop it first, or use serve to read the store`,
+    );
+  }
+  let released = false;
+  return {
+    release: async () => {
+      if (released) return;
+      released = true;
+      releaseSession();
+      await held;
+    },
+  };
+}
