@@ -1,0 +1,105 @@
+/**
+ * The block commitment check of integrity stage 2: rebuild each transaction's canonical encoding, hash it, and
+ * rebuild the block's transactions and receipts tries (Merkle-Patricia, key rlp(index), value the canonical
+ * encoding; Ethereum Yellow Paper §4.3, which Tempo keeps) to compare their roots with the header's.
+ * Computed once per block; the result is also the `evidence` a decoder puts into each observation.
+ */
+import { createMPT } from '@ethereumjs/mpt';
+import { RLP } from '@ethereumjs/rlp';
+import { Hash, Hex } from 'ox';
+import type { FetchedBlock, RpcReceipt } from '../types.js';
+import { encodeReceipt, encodeTransaction, UnsupportedEncodingError } from './encoding.js';
+
+/** One recomputed root beside the header's. `computed` and `match` are null when it could not be recomputed. */
+export interface RootCheck {
+  /** The root the header states (lower-case hex). */
+  expected: string;
+  /** The root rebuilt from the transactions or receipts; null when some item could not be encoded. */
+  computed: string | null;
+  /** expected === computed; null when not computed. */
+  match: boolean | null;
+  /** Why it was not computed; absent when it was. */
+  reason?: string;
+}
+
+/** The hash check of one transaction: keccak256 of its rebuilt canonical encoding against its stated hash. */
+export interface TransactionHashCheck {
+  /** keccak256 of the rebuilt encoding (lower-case hex); null when it could not be rebuilt. */
+  computed: string | null;
+  /** computed === the transaction's `hash`; null when not computed. */
+  match: boolean | null;
+  /** Why it was not computed; absent when it was. */
+  reason?: string;
+}
+
+/** What stage 2 needs of a block, computed once: both roots and, by transaction index, each hash check. */
+export interface BlockCommitment {
+  transactionsRoot: RootCheck;
+  receiptsRoot: RootCheck;
+  transactions: TransactionHashCheck[];
+}
+
+/** The Merkle-Patricia root (lower-case hex) of items keyed by rlp(index), from @ethereumjs/mpt. */
+async function trieRoot(items: readonly Hex.Hex[]): Promise<string> {
+  const trie = await createMPT();
+  for (let i = 0; i < items.length; i++) await trie.put(RLP.encode(i), Hex.toBytes(items[i]!));
+  return Hex.fromBytes(trie.root());
+}
+
+/** The header's root as stated, lower-cased for comparison. */
+function stated(root: unknown): string {
+  return typeof root === 'string' ? root.toLowerCase() : String(root);
+}
+
+/** A RootCheck that could not be computed, with the reason. */
+function uncomputed(expected: unknown, reason: string): RootCheck {
+  return { expected: stated(expected), computed: null, match: null, reason };
+}
+
+/** Builds a RootCheck from the header's root and the rebuilt items (an Error item = not computable). */
+async function checkRoot(expected: unknown, items: (Hex.Hex | Error)[], what: string): Promise<RootCheck> {
+  const failed = items.findIndex((x) => x instanceof Error);
+  if (failed >= 0) return uncomputed(expected, `${what} ${failed}: ${(items[failed] as Error).message}`);
+  const exp = stated(expected);
+  const computed = await trieRoot(items as Hex.Hex[]);
+  return { expected: exp, computed, match: computed === exp };
+}
+
+/** Calls `encode`, turning an UnsupportedEncodingError (or any other throw) into the returned Error. */
+function attempt(encode: () => Hex.Hex): Hex.Hex | Error {
+  try {
+    return encode();
+  } catch (e) {
+    return e instanceof UnsupportedEncodingError ? e : new UnsupportedEncodingError((e as Error).message);
+  }
+}
+
+/**
+ * Recomputes the block commitment of a fetched block: every transaction's hash from its canonical encoding,
+ * the transactionsRoot from all transactions and the receiptsRoot from all receipts.
+ *
+ * A root is left uncomputed (computed: null, match: null, with `reason`) when any item cannot be rebuilt —
+ * an unknown transaction type, a missing receipt — because a partial trie proves nothing.
+ *
+ * @param f the block with full transactions and its receipts, in block order
+ * @returns roots (lower-case hex) and per-index hash checks; never throws for malformed items
+ */
+export async function blockCommitment(f: FetchedBlock): Promise<BlockCommitment> {
+  const txs = f.block.transactions;
+  const encodedTxs = txs.map((tx) => attempt(() => encodeTransaction(tx)));
+  const transactions: TransactionHashCheck[] = encodedTxs.map((enc, i) => {
+    if (enc instanceof Error) return { computed: null, match: null, reason: enc.message };
+    const computed = Hash.keccak256(enc);
+    return { computed, match: computed === String(txs[i]!.hash).toLowerCase() };
+  });
+  const encodedReceipts = txs.map((_, i) => {
+    const r: RpcReceipt | null | undefined = f.receipts[i];
+    return r ? attempt(() => encodeReceipt(r)) : new UnsupportedEncodingError('no receipt from the node');
+  });
+  const transactionsRoot = await checkRoot(f.block.transactionsRoot, encodedTxs, 'transaction');
+  const receiptsRoot =
+    f.receipts.length === txs.length
+      ? await checkRoot(f.block.receiptsRoot, encodedReceipts, 'receipt')
+      : uncomputed(f.block.receiptsRoot, `receipt count ${f.receipts.length} differs from transaction count ${txs.length}`);
+  return { transactionsRoot, receiptsRoot, transactions };
+}

@@ -1,0 +1,132 @@
+/**
+ * Integrity of each transaction of a finalized block (issue 2 section 5; contract section 2 "Integrity"):
+ * stage 1 "finalized receipt" and stage 2 "block commitment", scored as the number of consecutive passed stages
+ * from stage 1. A stage that cannot be evaluated is `unknown` with the reason, never `pass`.
+ * Pure: everything comes from the FetchedBlock; no I/O.
+ */
+import type { Integrity, IntegrityStage } from '../../domain/observation.js';
+import type { BlockIntegrity, FetchedBlock, RpcReceipt, RpcTransaction } from '../types.js';
+import { blockCommitment, type BlockCommitment, type RootCheck } from './commitment.js';
+
+export { blockCommitment, type BlockCommitment, type RootCheck, type TransactionHashCheck } from './commitment.js';
+export { findInconsistencies } from './consistency.js';
+export { encodeReceipt, encodeTransaction, UnsupportedEncodingError } from './encoding.js';
+
+/** Version of the stage rules below; bump it when a rule changes meaning. */
+export const INTEGRITY_VERSION = '1';
+/** What is checked: one transaction inside one finalized block of one source. */
+export const INTEGRITY_SCOPE = 'transaction-in-finalized-block';
+/** Contract section 2: `maximum` is the constant 5 (only stages 1 and 2 are defined so far). */
+export const INTEGRITY_MAXIMUM = 5 as const;
+
+export const STAGE_LABELS = { 1: 'finalized receipt', 2: 'block commitment' } as const;
+
+/** A JSON-RPC quantity as a number; null when absent or malformed. */
+function quantity(v: unknown): number | null {
+  if (typeof v !== 'string' || !/^0x[0-9a-fA-F]+$/.test(v)) return null;
+  const n = Number.parseInt(v, 16);
+  return Number.isSafeInteger(n) ? n : null;
+}
+
+/** Case-insensitive equality of two hex strings; false when either is not a string. */
+function sameHex(a: unknown, b: unknown): boolean {
+  return typeof a === 'string' && typeof b === 'string' && a.toLowerCase() === b.toLowerCase();
+}
+
+/**
+ * Stage 1: the block was at or below the source's finalized head when read, and the receipt matches the
+ * transaction (transaction hash, block hash, block height, transaction index).
+ */
+function finalizedReceiptStage(f: FetchedBlock, index: number, tx: RpcTransaction, receipt: RpcReceipt | null | undefined): IntegrityStage {
+  const stage = (status: IntegrityStage['status'], reason: string): IntegrityStage => ({ level: 1, label: STAGE_LABELS[1], status, reason });
+  const height = quantity(f.block.number);
+  const finalized = Number.isSafeInteger(f.finalizedHeight) ? f.finalizedHeight : null;
+  if (height === null) return stage('unknown', `block number ${JSON.stringify(f.block.number)} is not a quantity`);
+  if (finalized === null) return stage('unknown', `the source's finalized head was not recorded when block ${height} was read`);
+  if (height > finalized) return stage('fail', `block ${height} is above the source's finalized head ${finalized} when read`);
+  if (!receipt) return stage('unknown', `the node gave no receipt for this transaction (block ${height} is finalized: ${height} ≤ ${finalized})`);
+
+  const mismatches: string[] = [];
+  if (!sameHex(receipt.transactionHash, tx.hash)) mismatches.push(`transaction hash ${receipt.transactionHash} ≠ ${tx.hash}`);
+  if (!sameHex(receipt.blockHash, f.block.hash)) mismatches.push(`block hash ${receipt.blockHash} ≠ ${f.block.hash}`);
+  if (quantity(receipt.blockNumber) !== height) mismatches.push(`block height ${receipt.blockNumber} ≠ ${height}`);
+  if (quantity(receipt.transactionIndex) !== index) mismatches.push(`transaction index ${receipt.transactionIndex} ≠ ${index}`);
+  if (!sameHex(tx.blockHash, f.block.hash) || quantity(tx.blockNumber) !== height || quantity(tx.transactionIndex) !== index) {
+    mismatches.push(`the transaction's own block hash, height or index disagree with its place in block ${height}`);
+  }
+  if (mismatches.length > 0) return stage('fail', `receipt does not match the transaction: ${mismatches.join('; ')}`);
+  return stage('pass', `block ${height} ≤ finalized head ${finalized} when read from ${f.source}; receipt matches transaction hash, block hash, height and index ${index}`);
+}
+
+/** Describes a root check for a stage reason. */
+function describeRoot(name: string, r: RootCheck): string {
+  if (r.match === true) return `${name} recomputed and matched (${r.expected})`;
+  if (r.match === false) return `${name} recomputed as ${r.computed}, header states ${r.expected}`;
+  return `${name} not recomputed (${r.reason})`;
+}
+
+/**
+ * Stage 2: the transaction's canonical encoding hashes to its hash, and the transactionsRoot recomputed from
+ * all the block's transactions equals the header's. The receiptsRoot is recomputed too: a mismatch fails the
+ * stage (the receipts served are not the ones the block commits to); when it cannot be recomputed the reason
+ * says so and the stage rests on the transactions alone.
+ */
+function blockCommitmentStage(c: BlockCommitment, index: number, tx: RpcTransaction): IntegrityStage {
+  const stage = (status: IntegrityStage['status'], reason: string): IntegrityStage => ({ level: 2, label: STAGE_LABELS[2], status, reason });
+  const h = c.transactions[index];
+  const roots = `${describeRoot('transactionsRoot', c.transactionsRoot)}; ${describeRoot('receiptsRoot', c.receiptsRoot)}`;
+  if (!h) return stage('unknown', `transaction ${index} is not in the block commitment`);
+  if (h.match === false) return stage('fail', `keccak256 of the re-encoded type ${String(tx.type)} transaction is ${h.computed}, not its stated hash ${tx.hash}`);
+  if (c.transactionsRoot.match === false) return stage('fail', roots);
+  if (c.receiptsRoot.match === false) return stage('fail', roots);
+  if (h.match === null) return stage('unknown', `transaction hash not recomputed: ${h.reason}`);
+  if (c.transactionsRoot.match === null) return stage('unknown', roots);
+  return stage('pass', `keccak256 of the re-encoded type ${String(tx.type)} transaction equals its hash; ${roots}`);
+}
+
+/** Number of consecutive passed stages from stage 1. */
+function score(stages: IntegrityStage[]): number {
+  const firstNotPassed = stages.findIndex((s) => s.status !== 'pass');
+  return firstNotPassed === -1 ? stages.length : firstNotPassed;
+}
+
+/**
+ * Evaluates the integrity of every transaction of a fetched block.
+ *
+ * @param f the block with full transactions, its receipts (receipts[i] for transactions[i], null = none) and the
+ *   source's finalized height when read
+ * @param now the evaluation time written to `evaluated_at` (ISO 8601); default the current time
+ * @param commitment the block's recomputed commitment when the caller already has it (from blockCommitment(f));
+ *   computed here otherwise. Pass it to compute the tries once per block when it also goes into `evidence`.
+ * @returns one Integrity per transaction index: maximum 5, version "1", scope "transaction-in-finalized-block",
+ *   independent_consensus_verified false, stages 1 and 2, score = consecutive passed stages
+ * @remarks async only because @ethereumjs/mpt builds tries asynchronously; it does no I/O.
+ */
+export async function evaluateBlockIntegrity(f: FetchedBlock, now: Date = new Date(), commitment?: BlockCommitment): Promise<BlockIntegrity> {
+  const c = commitment ?? (await blockCommitment(f));
+  const evaluatedAt = now.toISOString();
+  return f.block.transactions.map((tx, i): Integrity => {
+    const stages = [finalizedReceiptStage(f, i, tx, f.receipts[i]), blockCommitmentStage(c, i, tx)];
+    return {
+      score: score(stages),
+      maximum: INTEGRITY_MAXIMUM,
+      version: INTEGRITY_VERSION,
+      scope: INTEGRITY_SCOPE,
+      stages,
+      evaluated_at: evaluatedAt,
+      independent_consensus_verified: false,
+    };
+  });
+}
+
+/**
+ * The roots checked for a block and the hash check of one of its transactions, shaped for an observation's
+ * `evidence.roots` member: `{transactionsRoot, receiptsRoot, transactionHash}`, each `{expected?, computed,
+ * match, reason?}` with lower-case hex.
+ *
+ * @param c the block's commitment (blockCommitment(f))
+ * @param index the transaction's index in the block
+ */
+export function commitmentEvidence(c: BlockCommitment, index: number): Record<string, unknown> {
+  return { transactionsRoot: c.transactionsRoot, receiptsRoot: c.receiptsRoot, transactionHash: c.transactions[index] ?? null };
+}
