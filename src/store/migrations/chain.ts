@@ -1,4 +1,82 @@
-import type { Migration } from 'kysely';
+import { sql, type Kysely, type Migration } from 'kysely';
+
+/**
+ * Indexes serve the public sort (time descending, then hash ascending) alone and after each equality filter,
+ * so every list query reads its page straight off one index; `seq` serves rank arithmetic for deep offsets.
+ */
+const SORTED_BY = ['sender', 'recipient', 'asset_contract', 'asset', 'exchange', 'execution'] as const;
 
 /** Migrations of the chain area, named "chain_NNNN_what" (unique across areas, applied in name order). */
-export const chainMigrations: Record<string, Migration> = {};
+export const chainMigrations: Record<string, Migration> = {
+  chain_0001_observations: {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('observations')
+        .addColumn('hash', 'text', (c) => c.primaryKey())
+        .addColumn('seq', 'bigint', (c) => c.notNull())
+        .addColumn('time', 'bigint', (c) => c.notNull())
+        .addColumn('height', 'bigint', (c) => c.notNull())
+        .addColumn('tx_index', 'integer', (c) => c.notNull())
+        .addColumn('chain_id', 'integer', (c) => c.notNull())
+        .addColumn('sender', 'text')
+        .addColumn('recipient', 'text')
+        .addColumn('asset', 'text')
+        .addColumn('asset_contract', 'text')
+        .addColumn('amount', 'text')
+        .addColumn('nominal', 'text')
+        .addColumn('fee', 'text')
+        .addColumn('exchange', 'text')
+        .addColumn('protocol', 'text')
+        .addColumn('category', 'text')
+        .addColumn('execution', 'text', (c) => c.notNull())
+        .addColumn('decode', 'text', (c) => c.notNull())
+        .addColumn('integrity', 'text', (c) => c.notNull())
+        .addColumn('detail', 'text', (c) => c.notNull())
+        .execute();
+      await sql`create unique index observations_seq on observations (seq)`.execute(db);
+      await sql`create index observations_time_hash on observations (time desc, hash asc)`.execute(db);
+      for (const col of SORTED_BY) {
+        await sql`create index ${sql.id(`observations_${col}_time`)} on observations (${sql.id(col)}, time desc, hash asc)`.execute(db);
+      }
+      await db.schema
+        .createTable('coverage')
+        .addColumn('first', 'bigint', (c) => c.primaryKey())
+        .addColumn('last', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('checkpoint')
+        .addColumn('id', 'integer', (c) => c.primaryKey())
+        .addColumn('height', 'bigint', (c) => c.notNull())
+        .addColumn('hash', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('collector_state')
+        .addColumn('id', 'integer', (c) => c.primaryKey())
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('source', 'text', (c) => c.notNull())
+        .addColumn('last_block', 'bigint')
+        .addColumn('finalized_head', 'bigint')
+        .addColumn('rate_tx_per_s', 'double precision')
+        .addColumn('rate_blocks_per_s', 'double precision')
+        .addColumn('last_error', 'text')
+        .addColumn('last_error_at', 'text')
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('chain_stats')
+        .addColumn('id', 'integer', (c) => c.primaryKey())
+        .addColumn('observation_count', 'bigint', (c) => c.notNull())
+        .addColumn('ordered', 'integer', (c) => c.notNull())
+        .addColumn('last_time', 'bigint')
+        .addColumn('last_hash', 'text')
+        .addColumn('newest_block_time', 'bigint')
+        .addColumn('updated_at', 'text')
+        .execute();
+      await db.insertInto('chain_stats').values({ id: 1, observation_count: 0, ordered: 1 }).execute();
+    },
+    async down(db: Kysely<any>) {
+      for (const t of ['chain_stats', 'collector_state', 'checkpoint', 'coverage', 'observations']) await db.schema.dropTable(t).ifExists().execute();
+    },
+  },
+};

@@ -1,3 +1,88 @@
-/** Tables of the chain area. Each table's row type: see the migrations in ../migrations/chain.ts. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface ChainTables {}
+/**
+ * Tables of the chain area (created by ../migrations/chain.ts). Integer columns are `bigint` on PostgreSQL,
+ * which `pg` returns as strings: readers convert with Number() (heights, seconds and counts stay far below 2^53).
+ */
+
+/** One row per observed transaction (primary key: hash). Money columns are exact decimal TEXT, never numeric. */
+export interface ObservationsTable {
+  hash: string;
+  /** Dense insertion rank 0..n-1; while chain_stats.ordered = 1 it follows the public sort (see chain/order.ts). */
+  seq: number | string;
+  /** Block timestamp, UTC Unix seconds. */
+  time: number | string;
+  height: number | string;
+  tx_index: number;
+  chain_id: number;
+  sender: string | null;
+  recipient: string | null;
+  asset: string | null;
+  asset_contract: string | null;
+  amount: string | null;
+  nominal: string | null;
+  fee: string | null;
+  exchange: string | null;
+  protocol: string | null;
+  category: string | null;
+  execution: string;
+  decode: string;
+  /** JSON text of the Integrity member. */
+  integrity: string;
+  /** JSON text of ObservationDetail. */
+  detail: string;
+}
+
+/** Merged, non-overlapping intervals of collected block heights (a gap is a gap). */
+export interface CoverageTable {
+  first: number | string;
+  last: number | string;
+}
+
+/** Single row (id = 1): the last block written in order by the collector. */
+export interface CheckpointTable {
+  id: number;
+  height: number | string;
+  hash: string;
+  /** ISO 8601. */
+  updated_at: string;
+}
+
+/** Single row (id = 1): the collector's recorded state (CollectorState in ../chain-repo.ts). */
+export interface CollectorStateTable {
+  id: number;
+  state: string;
+  source: string;
+  last_block: number | string | null;
+  finalized_head: number | string | null;
+  rate_tx_per_s: number | null;
+  rate_blocks_per_s: number | null;
+  last_error: string | null;
+  last_error_at: string | null;
+  updated_at: string;
+}
+
+/**
+ * Single row (id = 1): counters maintained by every write, so `total` and rank arithmetic need no full scans.
+ * `ordered` = 1 while every insert so far came after all earlier rows in the public sort order
+ * (time descending, then hash ascending), which makes `seq` a usable rank.
+ */
+export interface ChainStatsTable {
+  id: number;
+  observation_count: number | string;
+  ordered: number;
+  /** Sort key of the row with the highest seq (null when empty). */
+  last_time: number | string | null;
+  last_hash: string | null;
+  /** Newest collected block timestamp (blocks without transactions included), UTC Unix seconds. */
+  newest_block_time: number | string | null;
+  /** ISO 8601 time of the last write; the lists' `as_of`. */
+  updated_at: string | null;
+}
+
+export interface ChainTables {
+  observations: ObservationsTable;
+  coverage: CoverageTable;
+  checkpoint: CheckpointTable;
+  collector_state: CollectorStateTable;
+  chain_stats: ChainStatsTable;
+}
+

@@ -1,0 +1,225 @@
+/**
+ * The chain area's repository: the only functions the collector, the routes, the MCP tools and the seeder
+ * call to write and read observations, coverage, the checkpoint and the collector's state.
+ * Queries live in ./chain/*; this module composes them into the operations the callers need.
+ */
+import type { Store } from './db.js';
+import type { BlockObservations } from '../domain/observation.js';
+import { CHAIN_ID } from '../domain/observation.js';
+import { DecimalSum } from '../domain/money.js';
+import type { ObservationFilters } from '../domain/filters.js';
+import { insertObservations } from './chain/write.js';
+import { mergeCoverage, readCoverage, summarizeCoverage, type HeightInterval } from './chain/coverage.js';
+import { countMatches, pageMatches, readStats, scanMatches } from './chain/query.js';
+import { LIST_COLUMNS, rowToDetail, rowToTransaction, type TransactionDetailRow, type TransactionRow } from './chain/rows.js';
+
+export type { HeightInterval } from './chain/coverage.js';
+export type { TransactionRow, TransactionDetailRow } from './chain/rows.js';
+
+/** The collector's recorded state, shown in /api/status. Rates are per second of wall time; times ISO 8601. */
+export interface CollectorState {
+  state: 'running' | 'catching_up' | 'stalled' | 'error' | 'stopped';
+  /** RPC URL without credentials. */
+  source: string;
+  last_block: number | null;
+  finalized_head: number | null;
+  rate_tx_per_s: number | null;
+  rate_blocks_per_s: number | null;
+  last_error: string | null;
+  last_error_at: string | null;
+  updated_at: string;
+}
+
+/** The last block written in order, and when. */
+export interface Checkpoint {
+  height: number;
+  hash: string;
+  /** ISO 8601. */
+  updated_at: string;
+}
+
+/**
+ * Writes blocks in ONE database transaction: every observation (idempotent: a stored hash is skipped), the
+ * blocks' heights merged into coverage (blocks without transactions included; a gap stays a gap), and the
+ * checkpoint. A crash at any moment leaves either all of it or none of it.
+ * @param blocks finalized blocks, any order
+ * @param checkpoint the block to resume after (normally the highest of `blocks`)
+ * @throws the driver's error when the database cannot write (nothing is written then)
+ */
+export async function writeBlocks(store: Store, blocks: BlockObservations[], checkpoint: { height: number; hash: string }): Promise<void> {
+  const now = new Date().toISOString();
+  const newest = blocks.length ? Math.max(...blocks.map((b) => b.time)) : null;
+  await store.db.transaction().execute(async (trx) => {
+    await insertObservations(trx, store.dialect, blocks.flatMap((b) => b.observations), newest, now);
+    await mergeCoverage(trx, blocks.map((b) => b.height));
+    await trx
+      .insertInto('checkpoint')
+      .values({ id: 1, height: checkpoint.height, hash: checkpoint.hash.toLowerCase(), updated_at: now })
+      .onConflict((oc) => oc.column('id').doUpdateSet({ height: checkpoint.height, hash: checkpoint.hash.toLowerCase(), updated_at: now }))
+      .execute();
+  });
+}
+
+/** The checkpoint, or null on a fresh store. */
+export async function getCheckpoint(store: Store): Promise<Checkpoint | null> {
+  const r = await store.db.selectFrom('checkpoint').selectAll().where('id', '=', 1).executeTakeFirst();
+  return r ? { height: Number(r.height), hash: r.hash, updated_at: r.updated_at } : null;
+}
+
+/** Records the collector's state (one row, replaced). */
+export async function saveCollectorState(store: Store, s: CollectorState): Promise<void> {
+  const row = { ...s };
+  await store.db
+    .insertInto('collector_state')
+    .values({ id: 1, ...row })
+    .onConflict((oc) => oc.column('id').doUpdateSet(row))
+    .execute();
+}
+
+/** The collector's last recorded state, or null when no collector ever ran on this store. */
+export async function getCollectorState(store: Store): Promise<CollectorState | null> {
+  const r = await store.db.selectFrom('collector_state').selectAll().where('id', '=', 1).executeTakeFirst();
+  if (!r) return null;
+  const num = (v: number | string | null) => (v == null ? null : Number(v));
+  return {
+    state: r.state as CollectorState['state'],
+    source: r.source,
+    last_block: num(r.last_block),
+    finalized_head: num(r.finalized_head),
+    rate_tx_per_s: num(r.rate_tx_per_s),
+    rate_blocks_per_s: num(r.rate_blocks_per_s),
+    last_error: r.last_error,
+    last_error_at: r.last_error_at,
+    updated_at: r.updated_at,
+  };
+}
+
+/** Collected block-height intervals, lowest first: merged, non-overlapping, inclusive. */
+export async function getCoverage(store: Store): Promise<HeightInterval[]> {
+  return readCoverage(store.db);
+}
+
+/** ISO time of the store's last write (the data's `as_of`); `now` when nothing was ever written. */
+async function asOf(store: Store, now: Date): Promise<string> {
+  return (await readStats(store.db)).updatedAt ?? now.toISOString();
+}
+
+/** A page of transactions with the total number of matches. */
+export interface TransactionPage {
+  total: number;
+  /** ISO 8601 time of the store's last write: the page reflects the data as of then. */
+  as_of: string;
+  rows: TransactionRow[];
+}
+
+/**
+ * Transactions matching `filters`, sorted by time descending then hash ascending.
+ * @param page limit 1..100 and offset 0..1,000,000 (validated by the caller's schema)
+ */
+export async function listTransactions(store: Store, filters: ObservationFilters, page: { limit: number; offset: number }, now = new Date()): Promise<TransactionPage> {
+  const [total, rows, as_of] = await Promise.all([countMatches(store.db, filters), pageMatches(store.db, filters, page.limit, page.offset), asOf(store, now)]);
+  return { total, as_of, rows };
+}
+
+/** One transaction with its detail, or null when this archive has not recorded it (not proof of absence on chain). */
+export async function getTransaction(store: Store, hash: string): Promise<TransactionDetailRow | null> {
+  const r = await store.db.selectFrom('observations').select([...LIST_COLUMNS, 'detail']).where('hash', '=', hash.toLowerCase()).executeTakeFirst();
+  return r ? rowToDetail(r) : null;
+}
+
+/** Metrics window (contract section 8). */
+export const METRICS_WINDOW = 50_000;
+/** Export cap (contract section 8). */
+export const EXPORT_CAP = 10_000;
+
+/** The rule behind `nominal` and `fees` in Metrics (value_method). */
+export const VALUE_METHOD =
+  'nominal-usd-stablecoin-1to1: nominal is the exact sum of the analyzed observations\u2019 nominal values (tokens sent by the sender in non-fee TIP-20 transfers whose currency() is USD, at 1 dollar per token); observations with unknown nominal are skipped, not counted as zero. fees is the exact sum of known fees in fee-token units (6-decimal TIP-20 USD tokens). Fees are never part of nominal; neither measures revenue.';
+
+/** Metrics over the latest METRICS_WINDOW matches (contract section 2 "Metrics"). */
+export interface Metrics {
+  total: number;
+  analyzed: number;
+  truncated: boolean;
+  /** Exact decimal sum; null when no analyzed observation has a known nominal value. */
+  nominal: string | null;
+  /** Exact decimal sum; null when no analyzed observation has a known fee. */
+  fees: string | null;
+  nominal_known: number;
+  fees_known: number;
+  value_method: string;
+  /** success / (success + failed) among analyzed; null when none has a known execution. */
+  rate: number | null;
+  task_outcomes: null;
+}
+
+/**
+ * Aggregates the latest 50,000 matches by streaming their rows and summing with DecimalSum (exact bigint
+ * arithmetic; never floats, never SQL SUM over text). `total` counts all matches.
+ */
+export async function computeMetrics(store: Store, filters: ObservationFilters): Promise<Metrics> {
+  const total = await countMatches(store.db, filters);
+  const nominal = new DecimalSum();
+  const fees = new DecimalSum();
+  let analyzed = 0;
+  let success = 0;
+  let known = 0;
+  for await (const r of scanMatches(store.db, filters, METRICS_WINDOW, ['nominal', 'fee', 'execution'] as const)) {
+    analyzed++;
+    nominal.add(r.nominal);
+    fees.add(r.fee);
+    if (r.execution === 'success' || r.execution === 'failed') {
+      known++;
+      if (r.execution === 'success') success++;
+    }
+  }
+  return {
+    total,
+    analyzed,
+    truncated: total > METRICS_WINDOW,
+    nominal: nominal.count ? nominal.value() : null,
+    fees: fees.count ? fees.value() : null,
+    nominal_known: nominal.count,
+    fees_known: fees.count,
+    value_method: VALUE_METHOD,
+    rate: known ? success / known : null,
+    task_outcomes: null,
+  };
+}
+
+/**
+ * The newest 10,000 matches, newest first, as an async iterable of public rows (streamed in keyset steps;
+ * never materialised as one array).
+ */
+export async function* exportRows(store: Store, filters: ObservationFilters): AsyncGenerator<TransactionRow> {
+  for await (const r of scanMatches(store.db, filters, EXPORT_CAP, LIST_COLUMNS)) yield rowToTransaction(r);
+}
+
+/** What the store knows for /api/status (the route adds live components and service sources). */
+export interface StoreStatus {
+  chain_id: number;
+  /** The collector's source when one has run, else null. */
+  source: string | null;
+  /** now − newest collected block time, in whole seconds; null when nothing is collected. */
+  lag_seconds: number | null;
+  total_transactions: number;
+  checkpoint: Checkpoint | null;
+  collector: CollectorState | null;
+  coverage: string;
+  independent_consensus_verified: false;
+}
+
+/** Status of the chain data at `now`. */
+export async function getStatus(store: Store, now: Date): Promise<StoreStatus> {
+  const [stats, checkpoint, collector, coverage] = await Promise.all([readStats(store.db), getCheckpoint(store), getCollectorState(store), readCoverage(store.db)]);
+  return {
+    chain_id: CHAIN_ID,
+    source: collector?.source ?? null,
+    lag_seconds: stats.newestBlockTime == null ? null : Math.max(0, Math.floor(now.getTime() / 1000) - stats.newestBlockTime),
+    total_transactions: stats.count,
+    checkpoint,
+    collector,
+    coverage: summarizeCoverage(coverage),
+    independent_consensus_verified: false,
+  };
+}

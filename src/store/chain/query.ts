@@ -1,0 +1,139 @@
+/**
+ * Read queries over observations: filters, the public sort (time descending, then hash ascending), counting,
+ * pages and keyset scans. Deep pages use rank arithmetic on `seq` when the store is `ordered` and only time
+ * bounds apply; otherwise an index-only subquery picks the page's hashes before the rows are read.
+ */
+import type { ExpressionBuilder, Kysely, SelectQueryBuilder } from 'kysely';
+import type { Database } from '../schema.js';
+import { classifyQuery, isContractAddress, type ObservationFilters } from '../../domain/filters.js';
+import { LIST_COLUMNS, rowToTransaction, type TransactionRow } from './rows.js';
+
+type ObsQuery<O> = SelectQueryBuilder<Database, 'observations', O>;
+
+/** The filter as one WHERE expression (exact matches only, so each uses an index). */
+function filterExpression(f: ObservationFilters) {
+  return (eb: ExpressionBuilder<Database, 'observations'>) => {
+    const parts = [];
+    if (f.since !== undefined) parts.push(eb('time', '>=', f.since));
+    if (f.until !== undefined) parts.push(eb('time', '<', f.until));
+    if (f.q !== undefined) {
+      const t = classifyQuery(f.q);
+      if (t.kind === 'hash') parts.push(eb('hash', '=', t.value));
+      else if (t.kind === 'wallet') parts.push(eb.or([eb('sender', '=', t.value), eb('recipient', '=', t.value)]));
+      else parts.push(eb.or([eb('asset', '=', t.value), eb('exchange', '=', t.value)]));
+    }
+    if (f.asset !== undefined) parts.push(isContractAddress(f.asset) ? eb('asset_contract', '=', f.asset.toLowerCase()) : eb('asset', '=', f.asset));
+    if (f.exchange !== undefined) parts.push(f.exchange === 'unknown' ? eb('exchange', 'is', null) : eb('exchange', '=', f.exchange));
+    if (f.execution !== undefined) parts.push(eb('execution', '=', f.execution));
+    return eb.and(parts);
+  };
+}
+
+/** Applies the filters to a query over observations. */
+export function applyFilters<O>(qb: ObsQuery<O>, f: ObservationFilters): ObsQuery<O> {
+  return qb.where(filterExpression(f));
+}
+
+/** True when only time bounds apply, so rank arithmetic on seq can answer (given an ordered store). */
+function onlyTimeBounds(f: ObservationFilters): boolean {
+  return f.q === undefined && f.asset === undefined && f.exchange === undefined && f.execution === undefined;
+}
+
+/** The counters row (observation_count, ordered, updated_at). */
+export async function readStats(db: Kysely<Database>) {
+  const s = await db.selectFrom('chain_stats').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
+  return {
+    count: Number(s.observation_count),
+    ordered: s.ordered === 1,
+    newestBlockTime: s.newest_block_time == null ? null : Number(s.newest_block_time),
+    updatedAt: s.updated_at,
+  };
+}
+
+/**
+ * The seq range [lo, hi] holding exactly the matches of time-only filters in an ordered store
+ * (hi < lo when nothing matches). Two index probes, independent of the table's size.
+ */
+async function seqRange(db: Kysely<Database>, f: ObservationFilters, count: number): Promise<{ lo: number; hi: number }> {
+  let hi = count - 1;
+  let lo = 0;
+  if (f.until !== undefined) {
+    const r = await db.selectFrom('observations').select('seq').where('time', '<', f.until).orderBy('time', 'desc').orderBy('hash', 'asc').limit(1).executeTakeFirst();
+    hi = r ? Number(r.seq) : -1;
+  }
+  if (f.since !== undefined) {
+    const r = await db.selectFrom('observations').select('seq').where('time', '>=', f.since).orderBy('time', 'asc').orderBy('hash', 'desc').limit(1).executeTakeFirst();
+    lo = r ? Number(r.seq) : count;
+  }
+  return { lo, hi };
+}
+
+/**
+ * Number of observations matching `f`: the maintained counter when unfiltered, rank arithmetic for time
+ * bounds on an ordered store, else an indexed COUNT(*).
+ */
+export async function countMatches(db: Kysely<Database>, f: ObservationFilters): Promise<number> {
+  const stats = await readStats(db);
+  if (onlyTimeBounds(f) && (stats.ordered || (f.since === undefined && f.until === undefined))) {
+    if (f.since === undefined && f.until === undefined) return stats.count;
+    const { lo, hi } = await seqRange(db, f, stats.count);
+    return Math.max(0, hi - lo + 1);
+  }
+  const r = await applyFilters(db.selectFrom('observations'), f).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+/** One page of matches in the public order. */
+export async function pageMatches(db: Kysely<Database>, f: ObservationFilters, limit: number, offset: number): Promise<TransactionRow[]> {
+  const stats = await readStats(db);
+  if (stats.ordered && onlyTimeBounds(f)) {
+    const { lo, hi } = await seqRange(db, f, stats.count);
+    const top = hi - offset;
+    const bottom = Math.max(lo, top - limit + 1);
+    if (top < lo) return [];
+    const rows = await db.selectFrom('observations').select(LIST_COLUMNS).where('seq', '>=', bottom).where('seq', '<=', top).orderBy('seq', 'desc').execute();
+    return rows.map(rowToTransaction);
+  }
+  const page = applyFilters(db.selectFrom('observations'), f).select('hash').orderBy('time', 'desc').orderBy('hash', 'asc').limit(limit).offset(offset);
+  const rows = await db
+    .selectFrom('observations')
+    .select(LIST_COLUMNS)
+    .where('hash', 'in', page)
+    .orderBy('time', 'desc')
+    .orderBy('hash', 'asc')
+    .execute();
+  return rows.map(rowToTransaction);
+}
+
+/** Rows per keyset step of scanMatches. */
+const SCAN_BATCH = 2000;
+
+/**
+ * Streams up to `cap` matches in the public order with keyset steps of SCAN_BATCH rows (never an array of
+ * everything; works the same on both dialects without driver cursors).
+ * @param columns which columns each yielded row carries
+ */
+export async function* scanMatches<C extends keyof Database['observations'] & string>(
+  db: Kysely<Database>,
+  f: ObservationFilters,
+  cap: number,
+  columns: readonly C[],
+): AsyncGenerator<Pick<Database['observations'], C | 'time' | 'hash'>> {
+  let after: { time: number; hash: string } | null = null;
+  let left = cap;
+  const cols = [...new Set([...columns, 'time', 'hash'])] as C[];
+  while (left > 0) {
+    let qb = applyFilters(db.selectFrom('observations'), f).select(cols as never[]);
+    if (after) {
+      const k: { time: number; hash: string } = after;
+      qb = qb.where('time', '<=', k.time).where((eb) => eb.or([eb('time', '<', k.time), eb('hash', '>', k.hash)]));
+    }
+    const n = Math.min(SCAN_BATCH, left);
+    const rows = (await qb.orderBy('time', 'desc').orderBy('hash', 'asc').limit(n).execute()) as unknown as Pick<Database['observations'], C | 'time' | 'hash'>[];
+    for (const r of rows) yield r;
+    left -= rows.length;
+    if (rows.length < n) return;
+    const last = rows[rows.length - 1];
+    after = { time: Number(last.time), hash: last.hash };
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * Conversion between Observation objects and `observations` rows, and the public shapes served by the API.
+ */
+import type { Selectable } from 'kysely';
+import type { Execution, Integrity, Observation, ObservationDetail } from '../../domain/observation.js';
+import type { ObservationsTable } from '../tables/chain.js';
+
+/** The public Transaction members (contract section 2) as served in lists and the CSV export: no detail. */
+export interface TransactionRow {
+  hash: string;
+  /** Block timestamp, UTC Unix seconds. */
+  time: number;
+  height: number;
+  chain_id: number;
+  sender: string | null;
+  recipient: string | null;
+  asset: string | null;
+  asset_contract: string | null;
+  /** Exact decimal strings, null when unknown. */
+  amount: string | null;
+  nominal: string | null;
+  fee: string | null;
+  exchange: string | null;
+  protocol: string | null;
+  category: string | null;
+  execution: Execution;
+  decode: string;
+  integrity: Integrity;
+}
+
+/** TransactionRow plus the retained detail members (transaction, receipt, evidence, legs, calls, forensics, unknown). */
+export type TransactionDetailRow = TransactionRow & ObservationDetail;
+
+/** Columns read for list rows (everything but `detail`, which can be large). */
+export const LIST_COLUMNS = [
+  'hash', 'time', 'height', 'chain_id', 'sender', 'recipient', 'asset', 'asset_contract', 'amount', 'nominal', 'fee',
+  'exchange', 'protocol', 'category', 'execution', 'decode', 'integrity',
+] as const;
+
+type ListRow = Pick<Selectable<ObservationsTable>, (typeof LIST_COLUMNS)[number]>;
+
+/** Lower-cases an address-like value; keeps null. */
+const lower = (s: string | null) => (s == null ? null : s.toLowerCase());
+
+/** The row to insert for `o` at rank `seq`. Addresses are stored lower-case; integrity and detail as JSON text. */
+export function observationToRow(o: Observation, seq: number): ObservationsTable {
+  return {
+    hash: o.hash.toLowerCase(),
+    seq,
+    time: o.time,
+    height: o.height,
+    tx_index: o.tx_index,
+    chain_id: o.chain_id,
+    sender: lower(o.sender),
+    recipient: lower(o.recipient),
+    asset: o.asset,
+    asset_contract: lower(o.asset_contract),
+    amount: o.amount,
+    nominal: o.nominal,
+    fee: o.fee,
+    exchange: o.exchange,
+    protocol: o.protocol,
+    category: o.category,
+    execution: o.execution,
+    decode: o.decode,
+    integrity: JSON.stringify(o.integrity),
+    detail: JSON.stringify(o.detail),
+  };
+}
+
+/** A stored row as the public Transaction (numbers converted from PostgreSQL bigint strings, JSON parsed). */
+export function rowToTransaction(r: ListRow): TransactionRow {
+  return {
+    hash: r.hash,
+    time: Number(r.time),
+    height: Number(r.height),
+    chain_id: Number(r.chain_id),
+    sender: r.sender,
+    recipient: r.recipient,
+    asset: r.asset,
+    asset_contract: r.asset_contract,
+    amount: r.amount,
+    nominal: r.nominal,
+    fee: r.fee,
+    exchange: r.exchange,
+    protocol: r.protocol,
+    category: r.category,
+    execution: r.execution as Execution,
+    decode: r.decode,
+    integrity: JSON.parse(r.integrity) as Integrity,
+  };
+}
+
+/** A stored row with its detail as the public TransactionDetail. */
+export function rowToDetail(r: ListRow & { detail: string }): TransactionDetailRow {
+  const d = JSON.parse(r.detail) as Partial<ObservationDetail>;
+  return {
+    ...rowToTransaction(r),
+    transaction: d.transaction ?? null,
+    receipt: d.receipt ?? null,
+    evidence: d.evidence ?? null,
+    legs: d.legs ?? null,
+    calls: d.calls ?? null,
+    forensics: d.forensics ?? null,
+    unknown: d.unknown ?? null,
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * Inserting observations with a dense rank (`seq`) and the counters in chain_stats, inside the caller's
+ * transaction. Idempotent: a hash already stored is skipped, never rewritten.
+ */
+import type { Transaction } from 'kysely';
+import type { Observation } from '../../domain/observation.js';
+import type { Database } from '../schema.js';
+import type { DialectName } from '../db.js';
+import { observationToRow } from './rows.js';
+
+/** Rows per multi-row INSERT: 1000 × 20 columns stays under SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
+const INSERT_CHUNK = 1000;
+/** Hashes per existence check. */
+const LOOKUP_CHUNK = 500;
+
+/**
+ * Order in which seq grows: the reverse of the public sort (time descending, then hash ascending), so that
+ * "seq descending" is the public order while the store stays `ordered`. Negative when a comes first.
+ */
+export function seqOrder(a: { time: number; hash: string }, b: { time: number; hash: string }): number {
+  if (a.time !== b.time) return a.time - b.time;
+  return a.hash < b.hash ? 1 : a.hash > b.hash ? -1 : 0;
+}
+
+export interface InsertResult {
+  inserted: number;
+}
+
+/**
+ * Inserts the observations not yet stored (first occurrence of a hash wins), assigning seq = count, count+1, …
+ * in seqOrder, and updates chain_stats (count, ordered flag, last key, newest block time, updated_at).
+ * Takes chain_stats' row lock first on PostgreSQL so concurrent writers serialise (SQLite writers already do).
+ * @param newestBlockTime the newest block timestamp among the written blocks (UTC seconds), or null
+ * @param now ISO 8601 time of this write
+ */
+export async function insertObservations(
+  trx: Transaction<Database>,
+  dialect: DialectName,
+  observations: Observation[],
+  newestBlockTime: number | null,
+  now: string,
+): Promise<InsertResult> {
+  let statsQ = trx.selectFrom('chain_stats').selectAll().where('id', '=', 1);
+  if (dialect === 'postgres') statsQ = statsQ.forUpdate();
+  const stats = await statsQ.executeTakeFirstOrThrow();
+
+  const byHash = new Map<string, Observation>();
+  for (const o of observations) {
+    const h = o.hash.toLowerCase();
+    if (!byHash.has(h)) byHash.set(h, o);
+  }
+  const hashes = [...byHash.keys()];
+  for (let i = 0; i < hashes.length; i += LOOKUP_CHUNK) {
+    const existing = await trx.selectFrom('observations').select('hash').where('hash', 'in', hashes.slice(i, i + LOOKUP_CHUNK)).execute();
+    for (const e of existing) byHash.delete(e.hash);
+  }
+  const fresh = [...byHash.entries()].map(([hash, o]) => ({ hash, o })).sort((a, b) => seqOrder({ time: a.o.time, hash: a.hash }, { time: b.o.time, hash: b.hash }));
+
+  let count = Number(stats.observation_count);
+  let ordered = stats.ordered === 1;
+  let lastTime = stats.last_time == null ? null : Number(stats.last_time);
+  let lastHash = stats.last_hash;
+  if (fresh.length) {
+    const first = fresh[0];
+    if (ordered && lastTime !== null && lastHash !== null && seqOrder({ time: lastTime, hash: lastHash }, { time: first.o.time, hash: first.hash }) >= 0) ordered = false;
+    const rows = fresh.map((f, i) => observationToRow(f.o, count + i));
+    for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+      await trx.insertInto('observations').values(rows.slice(i, i + INSERT_CHUNK)).onConflict((oc) => oc.column('hash').doNothing()).execute();
+    }
+    count += fresh.length;
+    const last = fresh[fresh.length - 1];
+    lastTime = last.o.time;
+    lastHash = last.hash;
+  }
+  const prevNewest = stats.newest_block_time == null ? null : Number(stats.newest_block_time);
+  const newest = newestBlockTime == null ? prevNewest : prevNewest == null ? newestBlockTime : Math.max(prevNewest, newestBlockTime);
+  await trx
+    .updateTable('chain_stats')
+    .set({ observation_count: count, ordered: ordered ? 1 : 0, last_time: lastTime, last_hash: lastHash, newest_block_time: newest, updated_at: now })
+    .where('id', '=', 1)
+    .execute();
+  return { inserted: fresh.length };
+}
+
