@@ -1,0 +1,67 @@
+/**
+ * Network and asset normalisation for parsed offers.
+ *
+ * Networks become CAIP-2 ids (https://chainagnostic.org/CAIPs/caip-2). A value that already looks like CAIP-2
+ * (`namespace:reference`) is kept as is. x402 v1 names are mapped with the x402 library's own table
+ * (`EVM_NETWORK_CHAIN_ID_MAP` of `@x402/evm/v1`: "base-sepolia" → "eip155:84532", "base" → "eip155:8453"…),
+ * completed by the names below that table lacks (Tempo, Solana). A bare EVM chain id number is read as
+ * eip155. Anything else maps to null (unknown), never guessed.
+ *
+ * Decimals are known only for TIP-20 tokens on Tempo (always 6: every TIP-20 has decimals() == 6) and for the
+ * default assets `@x402/evm` ships (USDC on Base, Ethereum, Polygon…); elsewhere they are null.
+ */
+import { EVM_NETWORK_CHAIN_ID_MAP } from '@x402/evm/v1';
+import { findDefaultAsset } from '@x402/evm';
+
+/** Names not in the x402 library's table. Sources: viem `viem/chains` (tempo 4217, tempoModerato 42431); x402 v1 Solana names. */
+export const EXTRA_NETWORK_NAMES: Readonly<Record<string, string>> = {
+  tempo: 'eip155:4217',
+  'tempo-mainnet': 'eip155:4217',
+  'tempo-moderato': 'eip155:42431',
+  'tempo-testnet': 'eip155:42431',
+  solana: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+  'solana-devnet': 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
+};
+
+/** Tempo networks whose TIP-20 tokens all have 6 decimals. */
+const TEMPO_NETWORKS = new Set(['eip155:4217', 'eip155:42431']);
+const TIP20_PREFIX = '0x20c0000000000000000000';
+
+const CAIP2 = /^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/;
+
+/**
+ * Normalises a network name or id to CAIP-2.
+ * @param network as advertised ("base-sepolia", "eip155:84532", "4217", 4217…)
+ * @returns the CAIP-2 id, or null when absent or not mappable
+ */
+export function toCaip2(network: unknown): string | null {
+  if (typeof network === 'number' && Number.isSafeInteger(network) && network > 0) return `eip155:${network}`;
+  if (typeof network !== 'string') return null;
+  const n = network.trim();
+  if (/^\d+$/.test(n)) return `eip155:${BigInt(n).toString()}`;
+  if (CAIP2.test(n)) return n.toLowerCase().startsWith('eip155:') ? n.toLowerCase() : n;
+  const key = n.toLowerCase();
+  if (key in EXTRA_NETWORK_NAMES) return EXTRA_NETWORK_NAMES[key];
+  const chainId = (EVM_NETWORK_CHAIN_ID_MAP as Record<string, number>)[key];
+  return chainId ? `eip155:${chainId}` : null;
+}
+
+/**
+ * The decimals of an asset on a network when they are known (see the module comment), else null.
+ * @param network CAIP-2 id or null
+ * @param asset token address (any case) or currency code, or null
+ */
+export function knownDecimals(network: string | null, asset: string | null): number | null {
+  if (!network || !asset) return null;
+  const a = asset.toLowerCase();
+  if (TEMPO_NETWORKS.has(network) && a.startsWith(TIP20_PREFIX) && a.length === 42) return 6;
+  if (!network.startsWith('eip155:')) return null;
+  return findDefaultAsset(a, network as `${string}:${string}`)?.decimals ?? null;
+}
+
+/** Lower-cases a 0x-hex address; other strings (currency codes, Solana keys) are returned unchanged. */
+export function normaliseAddress(v: unknown): string | null {
+  if (typeof v !== 'string' || v.trim() === '') return null;
+  const s = v.trim();
+  return /^0x[0-9a-fA-F]+$/.test(s) ? s.toLowerCase() : s;
+}
