@@ -1,4 +1,150 @@
-import type { Migration } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type Migration } from 'kysely';
+
+/** True when the migration runs on PostgreSQL (serial ids and bytea differ from SQLite). */
+function isPostgres(db: Kysely<unknown>): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
 
 /** Migrations of the intel area, named "intel_NNNN_what" (unique across areas, applied in name order). */
-export const intelMigrations: Record<string, Migration> = {};
+export const intelMigrations: Record<string, Migration> = {
+  intel_0001_init: {
+    async up(db: Kysely<unknown>) {
+      const pg = isPostgres(db);
+      // An auto-increment integer id in both dialects (serial, not bigserial: pg returns int8 as a string).
+      const idType = pg ? sql`serial` : sql`integer`;
+      const bytesType = pg ? sql`bytea` : sql`blob`;
+
+      await db.schema
+        .createTable('intel_providers')
+        .addColumn('domain', 'text', (c) => c.primaryKey())
+        .addColumn('first_seen', 'text', (c) => c.notNull())
+        .addColumn('last_seen', 'text', (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable('intel_services')
+        .addColumn('service_id', 'text', (c) => c.primaryKey())
+        .addColumn('domain', 'text', (c) => c.notNull())
+        .addColumn('method', 'text', (c) => c.notNull())
+        .addColumn('url', 'text', (c) => c.notNull())
+        .addColumn('tool', 'text')
+        .addColumn('description', 'text')
+        .addColumn('first_seen', 'text', (c) => c.notNull())
+        .addColumn('last_seen', 'text', (c) => c.notNull())
+        .addColumn('sources', 'text', (c) => c.notNull())
+        .addColumn('last_snapshot_id', 'text')
+        .addColumn('last_checked_at', 'text')
+        .addColumn('last_outcome', 'text')
+        .addColumn('last_http_status', 'integer')
+        .addColumn('last_good_at', 'text')
+        .addColumn('failing_since', 'text')
+        .execute();
+      await db.schema.createIndex('intel_services_domain').on('intel_services').columns(['domain']).execute();
+      await db.schema.createIndex('intel_services_failing').on('intel_services').columns(['failing_since']).execute();
+      await db.schema.createIndex('intel_services_outcome').on('intel_services').columns(['last_outcome', 'domain']).execute();
+
+      await db.schema
+        .createTable('intel_sources')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('url', 'text', (c) => c.notNull())
+        .addColumn('last_attempt_at', 'text')
+        .addColumn('last_success_at', 'text')
+        .addColumn('last_error', 'text')
+        .addColumn('item_count', 'integer')
+        .addColumn('samples', 'text', (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable('intel_snapshots')
+        .addColumn('snapshot_id', 'text', (c) => c.primaryKey())
+        .addColumn('service_id', 'text', (c) => c.notNull())
+        .addColumn('domain', 'text', (c) => c.notNull())
+        .addColumn('checked_at', 'text', (c) => c.notNull())
+        .addColumn('http_status', 'integer')
+        .addColumn('latency_ms', 'integer')
+        .addColumn('outcome', 'text', (c) => c.notNull())
+        .addColumn('error', 'text')
+        .addColumn('evidence_hash', 'text')
+        .execute();
+      await db.schema.createIndex('intel_snapshots_service_time').on('intel_snapshots').columns(['service_id', 'checked_at']).execute();
+      await db.schema.createIndex('intel_snapshots_domain_time').on('intel_snapshots').columns(['domain', 'checked_at']).execute();
+
+      await db.schema
+        .createTable('intel_evidence')
+        .addColumn('snapshot_id', 'text', (c) => c.primaryKey())
+        .addColumn('sha256', 'text', (c) => c.notNull())
+        .addColumn('encoding', 'text', (c) => c.notNull())
+        .addColumn('bytes', bytesType, (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable('intel_offers')
+        .addColumn('id', idType, (c) => c.primaryKey())
+        .addColumn('service_id', 'text', (c) => c.notNull())
+        .addColumn('domain', 'text', (c) => c.notNull())
+        .addColumn('snapshot_id', 'text')
+        .addColumn('source_name', 'text')
+        .addColumn('observed_at', 'text', (c) => c.notNull())
+        .addColumn('protocol', 'text', (c) => c.notNull())
+        .addColumn('x402_version', 'integer')
+        .addColumn('scheme', 'text')
+        .addColumn('method', 'text')
+        .addColumn('network', 'text')
+        .addColumn('asset', 'text')
+        .addColumn('amount_atomic', 'text')
+        .addColumn('amount', 'text')
+        .addColumn('decimals', 'integer')
+        .addColumn('pay_to', 'text')
+        .addColumn('max_timeout_seconds', 'integer')
+        .addColumn('expires', 'text')
+        .addColumn('description', 'text')
+        .addColumn('resource', 'text')
+        .addColumn('extra', 'text')
+        .addColumn('source', 'text', (c) => c.notNull())
+        .addColumn('evidence_hash', 'text')
+        .execute();
+      await db.schema.createIndex('intel_offers_service_time').on('intel_offers').columns(['service_id', 'observed_at']).execute();
+      await db.schema.createIndex('intel_offers_domain_time').on('intel_offers').columns(['domain', 'observed_at']).execute();
+      await db.schema.createIndex('intel_offers_time').on('intel_offers').columns(['observed_at']).execute();
+      await db.schema.createIndex('intel_offers_snapshot').on('intel_offers').columns(['snapshot_id', 'network']).execute();
+
+      await db.schema
+        .createTable('intel_changes')
+        .addColumn('id', idType, (c) => c.primaryKey())
+        .addColumn('service_id', 'text', (c) => c.notNull())
+        .addColumn('domain', 'text', (c) => c.notNull())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('at', 'text', (c) => c.notNull())
+        .addColumn('before_snapshot_id', 'text')
+        .addColumn('after_snapshot_id', 'text', (c) => c.notNull())
+        .addColumn('before', 'text', (c) => c.notNull())
+        .addColumn('after', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('intel_changes_service_time').on('intel_changes').columns(['service_id', 'at']).execute();
+      await db.schema.createIndex('intel_changes_domain_time').on('intel_changes').columns(['domain', 'at']).execute();
+      await db.schema.createIndex('intel_changes_time').on('intel_changes').columns(['at']).execute();
+
+      await db.schema
+        .createTable('intel_collect_runs')
+        .addColumn('id', idType, (c) => c.primaryKey())
+        .addColumn('started_at', 'text', (c) => c.notNull())
+        .addColumn('finished_at', 'text')
+        .addColumn('services', 'integer')
+        .addColumn('snapshots', 'integer')
+        .addColumn('changes', 'integer')
+        .addColumn('error', 'text')
+        .execute();
+
+      await db.schema
+        .createTable('intel_archive_runs')
+        .addColumn('id', idType, (c) => c.primaryKey())
+        .addColumn('started_at', 'text', (c) => c.notNull())
+        .addColumn('finished_at', 'text', (c) => c.notNull())
+        .addColumn('checked', 'integer', (c) => c.notNull())
+        .addColumn('verified', 'integer', (c) => c.notNull())
+        .addColumn('failed', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
+};

@@ -1,3 +1,146 @@
-/** Tables of the intel area. Each table's row type: see the migrations in ../migrations/intel.ts. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface IntelTables {}
+/**
+ * Tables of the intel area (migrations in ../migrations/intel.ts). Times are ISO 8601 UTC strings as produced by
+ * Date.toISOString() (fixed width, so text order is time order); amounts are exact atomic integer strings or exact
+ * decimal strings; JSON members are stored as JSON text.
+ */
+import type { Generated } from 'kysely';
+
+/** A provider: an origin's domain (lower-case host; port only when not the default). */
+export interface IntelProviderRow {
+  domain: string;
+  first_seen: string;
+  last_seen: string;
+}
+
+/** A paid endpoint, with the running state of its checks (denormalised for listings). */
+export interface IntelServiceRow {
+  service_id: string;
+  domain: string;
+  method: string;
+  url: string;
+  tool: string | null;
+  description: string | null;
+  first_seen: string;
+  last_seen: string;
+  /** JSON array of source names that listed it. */
+  sources: string;
+  last_snapshot_id: string | null;
+  last_checked_at: string | null;
+  last_outcome: string | null;
+  last_http_status: number | null;
+  /** The last check whose outcome counts as good (payment_required, ok_without_payment). */
+  last_good_at: string | null;
+  /** The first failing check after the last good one; null while good or never checked. */
+  failing_since: string | null;
+}
+
+/** Freshness of one configured source (directory). */
+export interface IntelSourceRow {
+  name: string;
+  kind: string;
+  url: string;
+  last_attempt_at: string | null;
+  last_success_at: string | null;
+  last_error: string | null;
+  item_count: number | null;
+  /** JSON array of a few recent sample items ({method, url, tool}). */
+  samples: string;
+}
+
+/** One dated endpoint check. */
+export interface IntelSnapshotRow {
+  snapshot_id: string;
+  service_id: string;
+  domain: string;
+  checked_at: string;
+  http_status: number | null;
+  latency_ms: number | null;
+  outcome: string;
+  error: string | null;
+  evidence_hash: string | null;
+}
+
+/** The archived raw response of a snapshot: compressed bytes and the sha256 hex of the uncompressed bytes. */
+export interface IntelEvidenceRow {
+  snapshot_id: string;
+  sha256: string;
+  /** Compression of `bytes` ("gzip"). */
+  encoding: string;
+  bytes: Uint8Array;
+}
+
+/** One advertised payment option, from a snapshot (snapshot_id set) or a directory listing (source_name set). */
+export interface IntelOfferRow {
+  id: Generated<number>;
+  service_id: string;
+  domain: string;
+  snapshot_id: string | null;
+  source_name: string | null;
+  observed_at: string;
+  protocol: string;
+  x402_version: number | null;
+  scheme: string | null;
+  method: string | null;
+  network: string | null;
+  asset: string | null;
+  amount_atomic: string | null;
+  amount: string | null;
+  decimals: number | null;
+  pay_to: string | null;
+  max_timeout_seconds: number | null;
+  expires: string | null;
+  description: string | null;
+  resource: string | null;
+  /** JSON text or null. */
+  extra: string | null;
+  source: string;
+  evidence_hash: string | null;
+}
+
+/** A dated change between two snapshots (or a directory listing and a snapshot). */
+export interface IntelChangeRow {
+  id: Generated<number>;
+  service_id: string;
+  domain: string;
+  kind: string;
+  at: string;
+  before_snapshot_id: string | null;
+  after_snapshot_id: string;
+  /** JSON text. */
+  before: string;
+  after: string;
+}
+
+/** One pass of the collection loop. */
+export interface IntelCollectRunRow {
+  id: Generated<number>;
+  started_at: string;
+  finished_at: string | null;
+  services: number | null;
+  snapshots: number | null;
+  changes: number | null;
+  error: string | null;
+}
+
+/** One pass of the archive verification job. */
+export interface IntelArchiveRunRow {
+  id: Generated<number>;
+  started_at: string;
+  finished_at: string;
+  checked: number;
+  verified: number;
+  /** JSON array of snapshot ids whose stored bytes no longer match their evidence hash. */
+  failed: string;
+}
+
+export interface IntelTables {
+  intel_providers: IntelProviderRow;
+  intel_services: IntelServiceRow;
+  intel_sources: IntelSourceRow;
+  intel_snapshots: IntelSnapshotRow;
+  intel_evidence: IntelEvidenceRow;
+  intel_offers: IntelOfferRow;
+  intel_changes: IntelChangeRow;
+  intel_collect_runs: IntelCollectRunRow;
+  intel_archive_runs: IntelArchiveRunRow;
+}

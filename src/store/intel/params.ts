@@ -1,0 +1,250 @@
+/**
+ * The parameter and response shapes of the provider and intelligence endpoints, defined once (zod) and shared by
+ * the HTTP routes (validation + OpenAPI document) and the MCP tools (input and output schemas), so the two faces
+ * cannot disagree. Source of the rules: contract sections 4 ("Provider endpoints", "Intelligence endpoints") and 8.
+ */
+import { z } from 'zod';
+
+/** Probe outcomes (src/intel/types.ts ProbeOutcome), plus `unchecked` for a service never probed. */
+export const CHECK_VALUES = [
+  'payment_required',
+  'invalid_challenge',
+  'ok_without_payment',
+  'not_found',
+  'error',
+  'timeout',
+  'unreachable',
+  'refused',
+  'too_large',
+  'unchecked',
+] as const;
+
+const limit = z.coerce.number().int().min(1).max(100).default(30).describe('page size, 1..100 (default 30)');
+/** A boolean given as true/false in a query string or as a JSON boolean to an MCP tool. */
+const flag = z
+  .union([z.boolean(), z.enum(['true', 'false'])])
+  .transform((v) => v === true || v === 'true');
+
+/** A provider domain: lower-case host, with a port only when not the default. */
+export const DomainSchema = z
+  .string()
+  .min(1)
+  .max(260)
+  .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/, 'a host name (or [IPv6]) with an optional :port')
+  .transform((d) => d.toLowerCase())
+  .describe("provider domain: lower-case host, with ':port' only when not the default");
+
+/** GET /api/providers and the search_providers tool. */
+export const ProvidersQuery = z.object({
+  q: z
+    .string()
+    .max(140)
+    .regex(/^[A-Za-z0-9:._\-/ ]*$/, 'alphanumeric and : . _ - / and spaces')
+    .optional()
+    .describe('matches provider domain, service URL or description (case-insensitive substring), max 140 characters'),
+  network: z
+    .string()
+    .max(100)
+    .regex(/^[A-Za-z0-9:._-]+$/, 'a CAIP-2 network id such as eip155:4217')
+    .optional()
+    .describe('only services whose latest check advertises an offer on this CAIP-2 network'),
+  check: z.enum(CHECK_VALUES).optional().describe('only services whose latest check had this outcome (unchecked = never probed)'),
+  include_stale: flag.optional().describe('also list stale services (failing longer than the stale period); default false'),
+  limit,
+  offset: z.coerce.number().int().min(0).max(20_000).default(0).describe('providers to skip, 0..20,000 (default 0)'),
+});
+export type ProvidersQuery = z.infer<typeof ProvidersQuery>;
+
+/** GET /api/providers/{domain} and the get_provider tool. */
+export const ProviderParams = z.object({ domain: DomainSchema });
+export type ProviderParams = z.infer<typeof ProviderParams>;
+
+const unixSeconds = (what: string) => z.coerce.number().min(0).max(253402300799).describe(what);
+
+/** GET /api/intelligence/{offers,changes,history} and their tools. */
+export const IntelQuery = z.object({
+  domain: DomainSchema.optional(),
+  service_id: z
+    .string()
+    .regex(/^[a-f0-9]{64}$/, 'a service id: 64 lower-case hex characters')
+    .optional()
+    .describe('service id: sha256 hex of the canonical method and URL (docs/intelligence.md)'),
+  since: unixSeconds('inclusive lower bound, UTC Unix seconds').optional(),
+  until: unixSeconds('exclusive upper bound, UTC Unix seconds; fix it while paginating').optional(),
+  limit,
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0).describe('rows to skip, 0..1,000,000 (default 0)'),
+});
+export type IntelQuery = z.infer<typeof IntelQuery>;
+
+// ---- responses -------------------------------------------------------------------------------------------------
+
+/** Statements of what a response is not (contract sections 1 and 2). */
+export const DISCLAIMERS = {
+  providers:
+    'Provider listings and endpoint checks are observations. A listing or check does not establish a completed purchase. Prices are advertised offers, not charges or verified savings. Domain control does not prove wallet control. A new payment option does not establish a new independent provider. Unknown values are null.',
+  offers:
+    'Offers are advertised payment options, not charges, completed purchases or verified savings. A new payment option does not establish a new independent provider. Domain control does not prove wallet control. Unknown values are null.',
+  changes:
+    'Changes compare dated endpoint checks; they describe what was advertised, not what was charged or delivered. A new payment option does not establish a new independent provider.',
+  history:
+    'History lists dated endpoint checks with the offers they advertised. A check does not establish a completed purchase or a task outcome. Prices are advertised offers, not charges.',
+  status:
+    'Collection health of provider intelligence. Records are observations, not a complete list of providers: a missing record is not zero activity.',
+} as const;
+
+const disclaimer = z.string().describe('what this response is not: listings, checks and advertised prices do not establish purchases, charges or wallet control');
+const iso = z.string().describe('ISO 8601 UTC time');
+const isoOrNull = z.string().nullable();
+
+export const OfferSchema = z
+  .object({
+    protocol: z.enum(['x402', 'mpp']),
+    x402_version: z.number().int().nullable(),
+    scheme: z.string().nullable().describe('x402 scheme or MPP intent'),
+    method: z.string().nullable().describe('MPP method; null for x402'),
+    network: z.string().nullable().describe('CAIP-2 network id'),
+    asset: z.string().nullable(),
+    amount_atomic: z.string().nullable().describe('exact atomic integer string'),
+    amount: z.string().nullable().describe('exact decimal string in token units where the decimals are known'),
+    decimals: z.number().int().nullable(),
+    pay_to: z.string().nullable(),
+    max_timeout_seconds: z.number().nullable(),
+    expires: z.string().nullable(),
+    description: z.string().nullable(),
+    resource: z.string().nullable(),
+    extra: z.record(z.string(), z.unknown()).nullable(),
+    source: z.enum(['header', 'body', 'www-authenticate', 'openapi', 'well-known', 'directory']).describe('where the offer was read'),
+  })
+  .describe('an advertised payment option');
+
+export const StoredOfferSchema = OfferSchema.extend({
+  id: z.number().int(),
+  service_id: z.string(),
+  domain: z.string(),
+  snapshot_id: z.string().nullable().describe('the endpoint check it was read from (null for a directory listing)'),
+  source_name: z.string().nullable().describe('the directory source it was listed by (null for an endpoint check)'),
+  observed_at: iso,
+  evidence_hash: z.string().nullable().describe('sha256 hex of the archived raw response'),
+});
+
+export const CheckSchema = z.object({
+  snapshot_id: z.string(),
+  checked_at: iso,
+  outcome: z.string(),
+  http_status: z.number().int().nullable(),
+  latency_ms: z.number().nullable(),
+  error: z.string().nullable(),
+  evidence_hash: z.string().nullable(),
+});
+
+export const SourceFreshnessSchema = z.object({
+  name: z.string(),
+  kind: z.string(),
+  url: z.string(),
+  last_attempt_at: isoOrNull,
+  last_success_at: isoOrNull,
+  last_error: z.string().nullable(),
+  item_count: z.number().int().nullable(),
+  samples: z.array(z.unknown()).describe('a few recent items of the source'),
+});
+
+export const ServiceListingSchema = z.object({
+  service_id: z.string(),
+  method: z.string(),
+  url: z.string(),
+  tool: z.string().nullable(),
+  description: z.string().nullable(),
+  sources: z.array(z.string()),
+  first_seen: iso,
+  last_seen: iso,
+  stale: z.boolean().describe('failing for longer than the stale period; hidden from default search'),
+  last_good_check_at: isoOrNull.describe('the last check that answered as a paid (402) or free (2xx) endpoint'),
+  failing_since: isoOrNull,
+  latest_check: CheckSchema.nullable(),
+  offers: z.array(OfferSchema).describe('offers of the latest check'),
+});
+
+export const ProviderListingSchema = z.object({
+  domain: z.string(),
+  first_seen: iso,
+  last_seen: iso,
+  services: z.array(ServiceListingSchema),
+});
+
+export const ProvidersResponse = z
+  .object({
+    disclaimer,
+    as_of: iso,
+    total: z.number().int(),
+    limit: z.number().int(),
+    offset: z.number().int(),
+    stale_after_days: z.number(),
+    sources: z.array(SourceFreshnessSchema),
+    providers: z.array(ProviderListingSchema),
+  })
+  .loose();
+
+export const ProviderProfileResponse = z
+  .object({
+    disclaimer,
+    as_of: iso,
+    stale_after_days: z.number(),
+    provider: ProviderListingSchema.extend({
+      services: z.array(ServiceListingSchema.extend({ checks: z.array(CheckSchema).describe('recent dated checks, newest first (at most 20)') })),
+    }),
+  })
+  .loose();
+
+const page = { disclaimer, as_of: iso, total: z.number().int(), limit: z.number().int(), offset: z.number().int() };
+
+export const OffersResponse = z.object({ ...page, offers: z.array(StoredOfferSchema) }).loose();
+
+export const ChangeSchema = z.object({
+  id: z.number().int(),
+  service_id: z.string(),
+  domain: z.string(),
+  kind: z.string(),
+  at: iso,
+  before_snapshot_id: z.string().nullable(),
+  after_snapshot_id: z.string(),
+  before: z.unknown(),
+  after: z.unknown(),
+});
+export const ChangesResponse = z.object({ ...page, changes: z.array(ChangeSchema) }).loose();
+
+export const HistoryResponse = z
+  .object({
+    ...page,
+    checks: z.array(CheckSchema.extend({ service_id: z.string(), domain: z.string(), offers: z.array(OfferSchema) })),
+  })
+  .loose();
+
+export const IntelligenceStatusResponse = z
+  .object({
+    disclaimer,
+    as_of: iso,
+    collection: z.object({
+      available: z.boolean().describe('false until one collection run has finished; the list endpoints answer 503 until then'),
+      last_run: z
+        .object({ started_at: iso, finished_at: isoOrNull, services: z.number().nullable(), snapshots: z.number().nullable(), changes: z.number().nullable(), error: z.string().nullable() })
+        .nullable(),
+      last_successful_run_at: isoOrNull,
+    }),
+    sources: z.array(SourceFreshnessSchema),
+    history: z.object({
+      providers: z.number().int(),
+      services: z.number().int(),
+      services_stale: z.number().int(),
+      snapshots: z.number().int(),
+      offers: z.number().int(),
+      changes: z.number().int(),
+      first_check_at: isoOrNull,
+      last_check_at: isoOrNull,
+    }),
+    stale_after_days: z.number(),
+    archive_verification: z
+      .object({ started_at: iso, finished_at: iso, checked: z.number().int(), verified: z.number().int(), failed: z.array(z.string()) })
+      .nullable()
+      .describe('the latest archive verification run: evidence re-hashed, how many matched, which snapshot ids did not'),
+  })
+  .loose();

@@ -1,0 +1,354 @@
+/**
+ * The read side of provider intelligence: one function per endpoint, each returning the response body. The HTTP
+ * routes (src/api/routes/providers.ts, intelligence.ts) and the MCP tools (src/mcp) call these same functions
+ * with input parsed by the same zod shapes (./params.ts).
+ */
+import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
+import { BadRequest, NotFound, Unavailable } from '../../domain/errors.js';
+import type { Snapshot } from '../../intel/types.js';
+import type { Database } from '../schema.js';
+import type { Store } from '../db.js';
+import type { IntelServiceRow, IntelSnapshotRow } from '../tables/intel.js';
+import { DISCLAIMERS, type IntelQuery, type ProvidersQuery } from './params.js';
+import { isoFromUnix, isoTime, parseJson, rowToChange, rowToOffer, rowToSnapshot, rowToStoredOffer, type StoredChange, type StoredOffer } from './rows.js';
+import type { Offer } from '../../intel/types.js';
+
+/** What every query needs besides its parameters. */
+export interface QueryOptions {
+  /** Days a service may fail (since its first failing check after the last good one) before it is stale. */
+  staleAfterDays: number;
+  /** The current time (tests pin it); default now. */
+  now?: Date;
+}
+
+/** The ISO time before which a failing_since makes a service stale. */
+function staleCutoff(o: QueryOptions): string {
+  return new Date((o.now ?? new Date()).getTime() - o.staleAfterDays * 86_400_000).toISOString();
+}
+
+/** Escapes LIKE wildcards in user text (the pattern uses ESCAPE '\'). */
+function likePattern(q: string): string {
+  return `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+type ServiceQuery = SelectQueryBuilder<Database, 'intel_services', object>;
+
+/** Applies the search filters of ProvidersQuery to a query over intel_services. */
+function filterServices(qb: ServiceQuery, p: ProvidersQuery, o: QueryOptions): ServiceQuery {
+  let q = qb;
+  if (!p.include_stale) {
+    const cutoff = staleCutoff(o);
+    q = q.where((eb) => eb.or([eb('intel_services.failing_since', 'is', null), eb('intel_services.failing_since', '>', cutoff)]));
+  }
+  if (p.check === 'unchecked') q = q.where('intel_services.last_outcome', 'is', null);
+  else if (p.check) q = q.where('intel_services.last_outcome', '=', p.check);
+  if (p.network) {
+    const network = p.network;
+    q = q.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('intel_offers')
+          .select(sql`1`.as('one'))
+          .whereRef('intel_offers.snapshot_id', '=', 'intel_services.last_snapshot_id')
+          .where('intel_offers.network', '=', network),
+      ),
+    );
+  }
+  if (p.q && p.q.trim()) {
+    const pat = likePattern(p.q.trim());
+    const like = (eb: ExpressionBuilder<Database, 'intel_services'>, col: 'domain' | 'url' | 'description') =>
+      sql<boolean>`lower(${eb.ref(`intel_services.${col}`)}) like ${pat} escape '\\'`;
+    q = q.where((eb) => eb.or([like(eb, 'domain'), like(eb, 'url'), like(eb, 'description')]));
+  }
+  return q;
+}
+
+/** Latest-check and offers of each service, in the listing shape. */
+async function serviceListings(store: Store, services: IntelServiceRow[], o: QueryOptions) {
+  const snapIds = services.map((s) => s.last_snapshot_id).filter((x): x is string => x !== null);
+  const snaps = snapIds.length ? await store.db.selectFrom('intel_snapshots').selectAll().where('snapshot_id', 'in', snapIds).execute() : [];
+  const offers = snapIds.length ? await store.db.selectFrom('intel_offers').selectAll().where('snapshot_id', 'in', snapIds).orderBy('id').execute() : [];
+  const snapById = new Map(snaps.map((s) => [s.snapshot_id, s]));
+  const offersBySnap = new Map<string, Offer[]>();
+  for (const r of offers) {
+    const list = offersBySnap.get(r.snapshot_id!) ?? [];
+    list.push(rowToOffer(r));
+    offersBySnap.set(r.snapshot_id!, list);
+  }
+  const cutoff = staleCutoff(o);
+  return services.map((s) => {
+    const snap = s.last_snapshot_id ? snapById.get(s.last_snapshot_id) : undefined;
+    return {
+      service_id: s.service_id,
+      method: s.method,
+      url: s.url,
+      tool: s.tool,
+      description: s.description,
+      sources: JSON.parse(s.sources) as string[],
+      first_seen: s.first_seen,
+      last_seen: s.last_seen,
+      stale: s.failing_since !== null && s.failing_since <= cutoff,
+      last_good_check_at: s.last_good_at,
+      failing_since: s.failing_since,
+      latest_check: snap ? checkOf(snap) : null,
+      offers: (s.last_snapshot_id && offersBySnap.get(s.last_snapshot_id)) || [],
+    };
+  });
+}
+
+/** The public member set of a snapshot row. */
+function checkOf(s: IntelSnapshotRow) {
+  return {
+    snapshot_id: s.snapshot_id,
+    checked_at: s.checked_at,
+    outcome: s.outcome,
+    http_status: s.http_status,
+    latency_ms: s.latency_ms,
+    error: s.error,
+    evidence_hash: s.evidence_hash,
+  };
+}
+
+/**
+ * Source freshness: every configured source that has been attempted, by name.
+ * This is the `service_sources` member of /api/status (items: name, kind, url, last_attempt_at, last_success_at,
+ * last_error, item_count, samples).
+ */
+export async function getServiceSources(store: Store) {
+  const rows = await store.db.selectFrom('intel_sources').selectAll().orderBy('name').execute();
+  return rows.map((r) => ({ ...r, samples: parseJson<unknown[]>(r.samples) ?? [] }));
+}
+
+/**
+ * GET /api/providers: providers with at least one service matching the filters (stale services hidden unless
+ * include_stale), ordered by domain, with their matching services, latest dated checks and offers, the source
+ * freshness and pagination.
+ */
+export async function searchProviders(store: Store, p: ProvidersQuery, o: QueryOptions) {
+  const asOf = isoTime(o.now ?? new Date());
+  const base = filterServices(store.db.selectFrom('intel_services'), p, o);
+  const [count, page, sources] = await Promise.all([
+    base.select((eb) => eb.fn.count<number | string>('intel_services.domain').distinct().as('n')).executeTakeFirstOrThrow(),
+    base.select('intel_services.domain').distinct().orderBy('intel_services.domain').limit(p.limit).offset(p.offset).execute(),
+    getServiceSources(store),
+  ]);
+  const domains = page.map((r) => r.domain);
+  let providers: { domain: string; first_seen: string; last_seen: string; services: Awaited<ReturnType<typeof serviceListings>> }[] = [];
+  if (domains.length) {
+    const [provRows, svcRows] = await Promise.all([
+      store.db.selectFrom('intel_providers').selectAll().where('domain', 'in', domains).execute(),
+      filterServices(store.db.selectFrom('intel_services'), p, o).selectAll().where('intel_services.domain', 'in', domains).orderBy('url').orderBy('service_id').execute(),
+    ]);
+    const listings = await serviceListings(store, svcRows, o);
+    const byDomain = new Map(provRows.map((r) => [r.domain, { ...r, services: [] as typeof listings }]));
+    svcRows.forEach((s, i) => byDomain.get(s.domain)?.services.push(listings[i]));
+    providers = domains.map((d) => byDomain.get(d)!).filter(Boolean);
+  }
+  return {
+    disclaimer: DISCLAIMERS.providers,
+    as_of: asOf,
+    total: Number(count.n),
+    limit: p.limit,
+    offset: p.offset,
+    stale_after_days: o.staleAfterDays,
+    sources,
+    providers,
+  };
+}
+
+/**
+ * GET /api/providers/{domain}: the provider's profile with all its services (stale ones marked), their latest
+ * offers and their 20 most recent dated checks.
+ * @throws NotFound when the domain is not listed
+ */
+export async function getProvider(store: Store, domain: string, o: QueryOptions) {
+  const prov = await store.db.selectFrom('intel_providers').selectAll().where('domain', '=', domain).executeTakeFirst();
+  if (!prov) throw new NotFound(`provider ${domain} is not listed`);
+  const svcRows = await store.db.selectFrom('intel_services').selectAll().where('domain', '=', domain).orderBy('url').orderBy('service_id').execute();
+  const listings = await serviceListings(store, svcRows, o);
+  const services = await Promise.all(
+    listings.map(async (l) => ({
+      ...l,
+      checks: (
+        await store.db.selectFrom('intel_snapshots').selectAll().where('service_id', '=', l.service_id).orderBy('checked_at', 'desc').orderBy('snapshot_id', 'desc').limit(20).execute()
+      ).map(checkOf),
+    })),
+  );
+  return {
+    disclaimer: DISCLAIMERS.providers,
+    as_of: isoTime(o.now ?? new Date()),
+    stale_after_days: o.staleAfterDays,
+    provider: { ...prov, services },
+  };
+}
+
+/** Collection is available once one run has finished; remembered per store (it never becomes unavailable again). */
+const available = new WeakSet<Store>();
+
+/**
+ * Throws 503 while no collection run has finished yet: until then an empty answer would read as "no offers",
+ * and a missing record is not zero activity.
+ * @throws Unavailable (Retry-After 30)
+ */
+export async function assertCollectionAvailable(store: Store): Promise<void> {
+  if (available.has(store)) return;
+  const run = await store.db.selectFrom('intel_collect_runs').select('id').where('finished_at', 'is not', null).limit(1).executeTakeFirst();
+  if (!run) throw new Unavailable('collection temporarily unavailable: no provider collection run has finished yet; retry later', 30);
+  available.add(store);
+}
+
+type TimedTable = 'intel_offers' | 'intel_changes' | 'intel_snapshots';
+
+/** Applies domain, service_id, since (inclusive) and until (exclusive) to a time-ordered intel table. */
+function filterIntel<T extends TimedTable, Q extends SelectQueryBuilder<Database, T, object>>(qb: Q, timeCol: 'observed_at' | 'at' | 'checked_at', p: IntelQuery): Q {
+  let q = qb as unknown as SelectQueryBuilder<Database, TimedTable, object>;
+  if (p.domain) q = q.where('domain', '=', p.domain);
+  if (p.service_id) q = q.where('service_id', '=', p.service_id);
+  if (p.since !== undefined) q = q.where(sql.ref(timeCol), '>=', isoFromUnix(p.since));
+  if (p.until !== undefined) q = q.where(sql.ref(timeCol), '<', isoFromUnix(p.until));
+  return q as unknown as Q;
+}
+
+/** Rejects since ≥ until (an empty window is almost always a client mistake). @throws BadRequest naming `until` */
+function checkWindow(p: IntelQuery): void {
+  if (p.since !== undefined && p.until !== undefined && p.until <= p.since) throw new BadRequest("invalid query parameter 'until': must be greater than 'since'");
+}
+
+/** Pagination members of a list response. */
+function pageOf(p: IntelQuery, total: unknown, o: QueryOptions) {
+  return { as_of: isoTime(o.now ?? new Date()), total: Number(total), limit: p.limit, offset: p.offset };
+}
+
+/**
+ * GET /api/intelligence/offers: every retained offer (endpoint checks and directory listings), newest first
+ * (observed_at desc, id desc).
+ * @throws Unavailable before the first collection run; BadRequest when until ≤ since
+ */
+export async function listOffers(store: Store, p: IntelQuery, o: QueryOptions): Promise<{ disclaimer: string; as_of: string; total: number; limit: number; offset: number; offers: StoredOffer[] }> {
+  checkWindow(p);
+  await assertCollectionAvailable(store);
+  const base = filterIntel(store.db.selectFrom('intel_offers'), 'observed_at', p);
+  const [count, rows] = await Promise.all([
+    base.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
+    base.selectAll().orderBy('observed_at', 'desc').orderBy('id', 'desc').limit(p.limit).offset(p.offset).execute(),
+  ]);
+  return { disclaimer: DISCLAIMERS.offers, ...pageOf(p, count.n, o), offers: rows.map((r) => rowToStoredOffer({ ...r, id: Number(r.id) })) };
+}
+
+/**
+ * GET /api/intelligence/changes: dated change records, newest first (at desc, id desc).
+ * @throws Unavailable before the first collection run; BadRequest when until ≤ since
+ */
+export async function listChanges(store: Store, p: IntelQuery, o: QueryOptions): Promise<{ disclaimer: string; as_of: string; total: number; limit: number; offset: number; changes: StoredChange[] }> {
+  checkWindow(p);
+  await assertCollectionAvailable(store);
+  const base = filterIntel(store.db.selectFrom('intel_changes'), 'at', p);
+  const [count, rows] = await Promise.all([
+    base.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
+    base.selectAll().orderBy('at', 'desc').orderBy('id', 'desc').limit(p.limit).offset(p.offset).execute(),
+  ]);
+  return { disclaimer: DISCLAIMERS.changes, ...pageOf(p, count.n, o), changes: rows.map((r) => rowToChange({ ...r, id: Number(r.id) })) };
+}
+
+/**
+ * GET /api/intelligence/history: the dated checks of a service or a provider with the offers each advertised,
+ * newest first (checked_at desc, snapshot_id desc).
+ * @throws BadRequest naming `domain` when neither domain nor service_id is given, or when until ≤ since;
+ *   Unavailable before the first collection run
+ */
+export async function listHistory(store: Store, p: IntelQuery, o: QueryOptions) {
+  if (!p.domain && !p.service_id) throw new BadRequest("invalid query parameter 'domain': history requires 'domain' or 'service_id'");
+  checkWindow(p);
+  await assertCollectionAvailable(store);
+  const base = filterIntel(store.db.selectFrom('intel_snapshots'), 'checked_at', p);
+  const [count, rows] = await Promise.all([
+    base.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
+    base.selectAll().orderBy('checked_at', 'desc').orderBy('snapshot_id', 'desc').limit(p.limit).offset(p.offset).execute(),
+  ]);
+  const offers = await offersOfSnapshots(store, rows.map((r) => r.snapshot_id));
+  return {
+    disclaimer: DISCLAIMERS.history,
+    ...pageOf(p, count.n, o),
+    checks: rows.map((r) => ({ ...checkOf(r), service_id: r.service_id, domain: r.domain, offers: offers.get(r.snapshot_id) ?? [] })),
+  };
+}
+
+/** The offers of each snapshot id, in stored order. */
+async function offersOfSnapshots(store: Store, ids: string[]): Promise<Map<string, Offer[]>> {
+  const m = new Map<string, Offer[]>();
+  if (!ids.length) return m;
+  const rows = await store.db.selectFrom('intel_offers').selectAll().where('snapshot_id', 'in', ids).orderBy('id').execute();
+  for (const r of rows) {
+    const list = m.get(r.snapshot_id!) ?? [];
+    list.push(rowToOffer(r));
+    m.set(r.snapshot_id!, list);
+  }
+  return m;
+}
+
+/**
+ * The latest snapshot of a service (by checked_at, then snapshot_id) with its offers, or null when never checked.
+ * The collector diffs each new snapshot against it.
+ */
+export async function latestSnapshot(store: Store, serviceId: string): Promise<Snapshot | null> {
+  const r = await store.db
+    .selectFrom('intel_snapshots')
+    .selectAll()
+    .where('service_id', '=', serviceId)
+    .orderBy('checked_at', 'desc')
+    .orderBy('snapshot_id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (!r) return null;
+  return rowToSnapshot(r, (await offersOfSnapshots(store, [r.snapshot_id])).get(r.snapshot_id) ?? []);
+}
+
+/**
+ * GET /api/intelligence/status: collection health (last run, availability), source freshness, history coverage
+ * (counts and first/last check) and the latest archive verification result. Never 503: it reports the health.
+ */
+export async function intelligenceStatus(store: Store, o: QueryOptions) {
+  const db = store.db;
+  const n = (x: { n: number | string | bigint } | undefined) => Number(x?.n ?? 0);
+  const cutoff = staleCutoff(o);
+  const [lastRun, lastOk, sources, providers, services, stale, snapshots, offers, changes, span, archive] = await Promise.all([
+    db.selectFrom('intel_collect_runs').selectAll().orderBy('id', 'desc').limit(1).executeTakeFirst(),
+    db.selectFrom('intel_collect_runs').select('finished_at').where('finished_at', 'is not', null).where('error', 'is', null).orderBy('id', 'desc').limit(1).executeTakeFirst(),
+    getServiceSources(store),
+    db.selectFrom('intel_providers').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+    db.selectFrom('intel_services').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+    db.selectFrom('intel_services').select((eb) => eb.fn.countAll<number>().as('n')).where('failing_since', '<=', cutoff).executeTakeFirst(),
+    db.selectFrom('intel_snapshots').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+    db.selectFrom('intel_offers').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+    db.selectFrom('intel_changes').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+    db.selectFrom('intel_snapshots').select((eb) => [eb.fn.min('checked_at').as('first'), eb.fn.max('checked_at').as('last')]).executeTakeFirst(),
+    db.selectFrom('intel_archive_runs').selectAll().orderBy('id', 'desc').limit(1).executeTakeFirst(),
+  ]);
+  const finishedAny = await db.selectFrom('intel_collect_runs').select('id').where('finished_at', 'is not', null).limit(1).executeTakeFirst();
+  return {
+    disclaimer: DISCLAIMERS.status,
+    as_of: isoTime(o.now ?? new Date()),
+    collection: {
+      available: finishedAny !== undefined,
+      last_run: lastRun
+        ? { started_at: lastRun.started_at, finished_at: lastRun.finished_at, services: lastRun.services, snapshots: lastRun.snapshots, changes: lastRun.changes, error: lastRun.error }
+        : null,
+      last_successful_run_at: lastOk?.finished_at ?? null,
+    },
+    sources,
+    history: {
+      providers: n(providers),
+      services: n(services),
+      services_stale: n(stale),
+      snapshots: n(snapshots),
+      offers: n(offers),
+      changes: n(changes),
+      first_check_at: (span?.first as string | null) ?? null,
+      last_check_at: (span?.last as string | null) ?? null,
+    },
+    stale_after_days: o.staleAfterDays,
+    archive_verification: archive
+      ? { started_at: archive.started_at, finished_at: archive.finished_at, checked: archive.checked, verified: archive.verified, failed: JSON.parse(archive.failed) as string[] }
+      : null,
+  };
+}

@@ -1,0 +1,271 @@
+/**
+ * Writes of the intel area: services and providers, source freshness, snapshots with their evidence and offers,
+ * directory offers, changes, collection runs and archive verification runs. Every multi-row write is one
+ * transaction, so a crash never leaves a snapshot without its offers.
+ */
+import type { Change, Offer, Snapshot } from '../../intel/types.js';
+import type { Store } from '../db.js';
+import { changeToRow, GOOD_OUTCOMES, isoTime, offerToRow, rowToOffer, snapshotToRow } from './rows.js';
+
+/** A service as the collector saw it in a source listing. */
+export interface ServiceSighting {
+  service_id: string;
+  domain: string;
+  method: string;
+  url: string;
+  tool: string | null;
+  description: string | null;
+  /** Name of the source that listed it. */
+  source: string;
+  /** When it was seen (ISO 8601 or Date). */
+  seen_at: string | Date;
+}
+
+/**
+ * Inserts or refreshes a service and its provider: first_seen is kept, last_seen moves forward, the source name is
+ * added to `sources`, a non-null description replaces the stored one.
+ */
+export async function upsertService(store: Store, s: ServiceSighting): Promise<void> {
+  const at = isoTime(s.seen_at);
+  await store.db.transaction().execute(async (tx) => {
+    await tx
+      .insertInto('intel_providers')
+      .values({ domain: s.domain, first_seen: at, last_seen: at })
+      .onConflict((oc) => oc.column('domain').doUpdateSet({ last_seen: at }))
+      .execute();
+    const prev = await tx.selectFrom('intel_services').select(['sources', 'description']).where('service_id', '=', s.service_id).executeTakeFirst();
+    if (!prev) {
+      await tx
+        .insertInto('intel_services')
+        .values({
+          service_id: s.service_id,
+          domain: s.domain,
+          method: s.method,
+          url: s.url,
+          tool: s.tool,
+          description: s.description,
+          first_seen: at,
+          last_seen: at,
+          sources: JSON.stringify([s.source]),
+          last_snapshot_id: null,
+          last_checked_at: null,
+          last_outcome: null,
+          last_http_status: null,
+          last_good_at: null,
+          failing_since: null,
+        })
+        .execute();
+      return;
+    }
+    const sources = new Set(JSON.parse(prev.sources) as string[]);
+    sources.add(s.source);
+    await tx
+      .updateTable('intel_services')
+      .set({ last_seen: at, sources: JSON.stringify([...sources].sort()), description: s.description ?? prev.description })
+      .where('service_id', '=', s.service_id)
+      .execute();
+  });
+}
+
+/** The result of one attempt to read a source. */
+export interface SourceAttempt {
+  name: string;
+  kind: string;
+  url: string;
+  attempted_at: string | Date;
+  /** null when the attempt failed. */
+  item_count: number | null;
+  /** Error message when it failed; null on success. */
+  error: string | null;
+  /** A few recent items, e.g. {method, url, tool}; kept as given (at most 5). */
+  samples?: unknown[];
+}
+
+/**
+ * Records a source attempt: last_attempt_at always; last_success_at, item_count and samples only on success;
+ * last_error is set on failure and cleared on success.
+ */
+export async function recordSourceAttempt(store: Store, a: SourceAttempt): Promise<void> {
+  const at = isoTime(a.attempted_at);
+  const ok = a.error === null;
+  const samples = JSON.stringify((a.samples ?? []).slice(0, 5));
+  await store.db
+    .insertInto('intel_sources')
+    .values({
+      name: a.name,
+      kind: a.kind,
+      url: a.url,
+      last_attempt_at: at,
+      last_success_at: ok ? at : null,
+      last_error: a.error,
+      item_count: ok ? a.item_count : null,
+      samples: ok ? samples : '[]',
+    })
+    .onConflict((oc) =>
+      oc.column('name').doUpdateSet(
+        ok
+          ? { kind: a.kind, url: a.url, last_attempt_at: at, last_success_at: at, last_error: null, item_count: a.item_count, samples }
+          : { kind: a.kind, url: a.url, last_attempt_at: at, last_error: a.error },
+      ),
+    )
+    .execute();
+}
+
+/** Archived evidence of a snapshot: the compressed raw response and the sha256 hex of the uncompressed bytes. */
+export interface EvidenceBlob {
+  sha256: string;
+  /** Compression of `bytes` ("gzip"). */
+  encoding: string;
+  bytes: Uint8Array;
+}
+
+/**
+ * Stores one snapshot with its offers and evidence, and moves the service's check state forward: last check,
+ * last good check (outcomes in GOOD_OUTCOMES) and failing_since (the first failing check after the last good one).
+ * A snapshot older than the service's last check is stored but does not move the state back.
+ * @param domain the provider domain of the service (the service must exist: see upsertService)
+ * @throws when the snapshot id already exists
+ */
+export async function recordSnapshot(store: Store, s: Snapshot, domain: string, evidence: EvidenceBlob | null): Promise<void> {
+  const row = snapshotToRow(s, domain);
+  await store.db.transaction().execute(async (tx) => {
+    await tx.insertInto('intel_snapshots').values(row).execute();
+    if (evidence) {
+      await tx
+        .insertInto('intel_evidence')
+        .values({ snapshot_id: s.snapshot_id, sha256: evidence.sha256, encoding: evidence.encoding, bytes: evidence.bytes })
+        .execute();
+    }
+    if (s.offers.length) {
+      await tx
+        .insertInto('intel_offers')
+        .values(
+          s.offers.map((o) =>
+            offerToRow(o, { service_id: s.service_id, domain, snapshot_id: s.snapshot_id, source_name: null, observed_at: row.checked_at, evidence_hash: s.evidence_hash }),
+          ),
+        )
+        .execute();
+    }
+    const svc = await tx
+      .selectFrom('intel_services')
+      .select(['last_checked_at', 'last_good_at', 'failing_since'])
+      .where('service_id', '=', s.service_id)
+      .executeTakeFirst();
+    if (!svc || (svc.last_checked_at !== null && svc.last_checked_at > row.checked_at)) return;
+    const good = GOOD_OUTCOMES.includes(s.outcome);
+    await tx
+      .updateTable('intel_services')
+      .set({
+        last_snapshot_id: s.snapshot_id,
+        last_checked_at: row.checked_at,
+        last_outcome: s.outcome,
+        last_http_status: s.http_status,
+        last_good_at: good ? row.checked_at : svc.last_good_at,
+        failing_since: good ? null : (svc.failing_since ?? row.checked_at),
+      })
+      .where('service_id', '=', s.service_id)
+      .execute();
+  });
+}
+
+/**
+ * The offers a source (directory, well-known, openapi) last listed for a service, or [] when none were recorded.
+ */
+export async function latestDirectoryOffers(store: Store, serviceId: string, sourceName: string): Promise<Offer[]> {
+  const last = await store.db
+    .selectFrom('intel_offers')
+    .select('observed_at')
+    .where('service_id', '=', serviceId)
+    .where('source_name', '=', sourceName)
+    .orderBy('observed_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (!last) return [];
+  const rows = await store.db
+    .selectFrom('intel_offers')
+    .selectAll()
+    .where('service_id', '=', serviceId)
+    .where('source_name', '=', sourceName)
+    .where('observed_at', '=', last.observed_at)
+    .orderBy('id')
+    .execute();
+  return rows.map(rowToOffer);
+}
+
+/**
+ * Stores the offers a source lists for a service, unless they equal what that source listed last time (a listing
+ * that did not change is not re-stored, so the offers table grows with changes, not with polls).
+ * @returns true when a new listing was stored
+ */
+export async function recordDirectoryOffers(
+  store: Store,
+  at: { service_id: string; domain: string; source_name: string; observed_at: string | Date },
+  offers: Offer[],
+): Promise<boolean> {
+  if (!offers.length) return false;
+  const observed_at = isoTime(at.observed_at);
+  const where = { service_id: at.service_id, domain: at.domain, snapshot_id: null, source_name: at.source_name, observed_at, evidence_hash: null };
+  const prev = await latestDirectoryOffers(store, at.service_id, at.source_name);
+  // Compare in stored form (a round trip through the row), so an unchanged listing is recognised.
+  if (JSON.stringify(prev) === JSON.stringify(offers.map((o) => rowToOffer(offerToRow(o, where))))) return false;
+  await store.db
+    .insertInto('intel_offers')
+    .values(offers.map((o) => offerToRow(o, where)))
+    .execute();
+  return true;
+}
+
+/** Appends change records (ids are assigned by the store). */
+export async function insertChanges(store: Store, changes: Change[]): Promise<void> {
+  if (!changes.length) return;
+  await store.db.insertInto('intel_changes').values(changes.map(changeToRow)).execute();
+}
+
+/** Opens a collection run. @returns its id */
+export async function startCollectRun(store: Store, startedAt: string | Date = new Date()): Promise<number> {
+  const r = await store.db
+    .insertInto('intel_collect_runs')
+    .values({ started_at: isoTime(startedAt), finished_at: null, services: null, snapshots: null, changes: null, error: null })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(r.id);
+}
+
+/** Closes a collection run with its counts, or the error that stopped it. */
+export async function finishCollectRun(
+  store: Store,
+  id: number,
+  result: { services: number; snapshots: number; changes: number; error: string | null },
+  finishedAt: string | Date = new Date(),
+): Promise<void> {
+  await store.db
+    .updateTable('intel_collect_runs')
+    .set({ finished_at: isoTime(finishedAt), ...result })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Records the result of one archive verification pass. */
+export async function recordArchiveRun(
+  store: Store,
+  r: { started_at: string | Date; finished_at: string | Date; checked: number; verified: number; failed: string[] },
+): Promise<void> {
+  await store.db
+    .insertInto('intel_archive_runs')
+    .values({ started_at: isoTime(r.started_at), finished_at: isoTime(r.finished_at), checked: r.checked, verified: r.verified, failed: JSON.stringify(r.failed) })
+    .execute();
+}
+
+/**
+ * Reads archived evidence in snapshot-id order, `batch` rows at a time, for the verification job.
+ * @param after the last snapshot id of the previous batch ('' to start)
+ */
+export async function readEvidenceBatch(store: Store, after: string, batch: number): Promise<{ snapshot_id: string; sha256: string; encoding: string; bytes: Uint8Array }[]> {
+  return store.db
+    .selectFrom('intel_evidence')
+    .select(['snapshot_id', 'sha256', 'encoding', 'bytes'])
+    .where('snapshot_id', '>', after)
+    .orderBy('snapshot_id')
+    .limit(batch)
+    .execute();
+}

@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore, type Store } from '../../src/store/db.js';
+import {
+  getProvider,
+  getServiceSources,
+  insertChanges,
+  intelligenceStatus,
+  latestSnapshot,
+  listChanges,
+  listHistory,
+  listOffers,
+  recordDirectoryOffers,
+  recordSourceAttempt,
+  searchProviders,
+  IntelQuery,
+  ProvidersQuery,
+} from '../../src/store/intel-repo.js';
+import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
+import { NOW, offer, seed, SID_A, SID_B, SID_C } from './store-fixtures.js';
+
+const opts = { staleAfterDays: 7, now: NOW };
+const pq = (q: Record<string, unknown> = {}) => ProvidersQuery.parse(q);
+const iq = (q: Record<string, unknown> = {}) => IntelQuery.parse(q);
+
+describe.each(DIALECTS)('intel store on %s', (dialect) => {
+  let t: TestDb;
+  let store: Store;
+  beforeAll(async () => {
+    t = await createTestDb(dialect);
+    store = await openStore(t.url);
+    await seed(store);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await t?.drop();
+  });
+
+  it('round-trips a snapshot with its offers, exactly', async () => {
+    const s = await latestSnapshot(store, SID_A);
+    expect(s).toMatchObject({ snapshot_id: 's-a2', service_id: SID_A, checked_at: '2026-01-20T00:00:00.000Z', http_status: 402, latency_ms: 12, outcome: 'payment_required', error: null });
+    expect(s!.evidence_hash).toMatch(/^[a-f0-9]{64}$/);
+    expect(s!.offers).toEqual([offer({ amount_atomic: '20000', amount: '0.02' })]);
+    expect(await latestSnapshot(store, 'f'.repeat(64))).toBeNull();
+  });
+
+  it('keeps service check state: last good check and failing_since', async () => {
+    const p = await getProvider(store, 'gone.example', opts);
+    const svc = p.provider.services[0];
+    expect(svc).toMatchObject({ service_id: SID_C, stale: true, last_good_check_at: '2025-12-20T00:00:00.000Z', failing_since: '2026-01-01T00:00:00.000Z' });
+    expect(svc.latest_check).toMatchObject({ snapshot_id: 's-c3', outcome: 'unreachable', http_status: null });
+    expect(svc.checks.map((c) => c.snapshot_id)).toEqual(['s-c3', 's-c2', 's-c1']);
+  });
+
+  it('hides stale services from default search, shows them on request', async () => {
+    const def = await searchProviders(store, pq(), opts);
+    expect(def.providers.map((p) => p.domain)).toEqual(['api.alpha.example', 'beta.example']);
+    expect(def.total).toBe(2);
+    const all = await searchProviders(store, pq({ include_stale: 'true' }), opts);
+    expect(all.providers.map((p) => p.domain)).toEqual(['api.alpha.example', 'beta.example', 'gone.example']);
+    // With a longer stale period the failing service is listed by default, marked as failing but not stale.
+    const longer = await searchProviders(store, pq(), { ...opts, staleAfterDays: 60 });
+    const gone = longer.providers.find((p) => p.domain === 'gone.example')!;
+    expect(gone.services[0]).toMatchObject({ stale: false, failing_since: '2026-01-01T00:00:00.000Z' });
+  });
+
+  it('filters providers by q, network and check, with pagination', async () => {
+    expect((await searchProviders(store, pq({ q: 'WEATHER' }), opts)).providers.map((p) => p.domain)).toEqual(['api.alpha.example']);
+    expect((await searchProviders(store, pq({ q: 'beta.ex' }), opts)).providers.map((p) => p.domain)).toEqual(['beta.example']);
+    expect((await searchProviders(store, pq({ q: 'a_p' }), opts)).total).toBe(0);
+    expect((await searchProviders(store, pq({ network: 'eip155:8453', include_stale: true }), opts)).total).toBe(0);
+    expect((await searchProviders(store, pq({ network: 'eip155:4217' }), opts)).total).toBe(2);
+    expect((await searchProviders(store, pq({ check: 'unreachable', include_stale: 'true' }), opts)).providers.map((p) => p.domain)).toEqual(['gone.example']);
+    const page2 = await searchProviders(store, pq({ limit: 1, offset: 1 }), opts);
+    expect(page2).toMatchObject({ total: 2, limit: 1, offset: 1 });
+    expect(page2.providers.map((p) => p.domain)).toEqual(['beta.example']);
+    expect(page2.sources[0]).toMatchObject({ name: 'bazaar', item_count: 3, last_error: null, samples: [{ method: 'GET' }] });
+  });
+
+  it('lists offers newest first with since/until and service filters', async () => {
+    const all = await listOffers(store, iq({ service_id: SID_A }), opts);
+    expect(all.offers.map((o) => [o.snapshot_id, o.amount_atomic])).toEqual([
+      ['s-a2', '20000'],
+      ['s-a1', '10000'],
+    ]);
+    const since = Date.parse('2026-01-20T00:00:00Z') / 1000;
+    expect((await listOffers(store, iq({ service_id: SID_A, since }), opts)).offers.map((o) => o.snapshot_id)).toEqual(['s-a2']);
+    expect((await listOffers(store, iq({ service_id: SID_A, until: since }), opts)).offers.map((o) => o.snapshot_id)).toEqual(['s-a1']);
+    expect((await listOffers(store, iq({ domain: 'beta.example' }), opts)).offers[0]).toMatchObject({ protocol: 'mpp', method: 'tempo', service_id: SID_B });
+    await expect(listOffers(store, iq({ since: 10, until: 5 }), opts)).rejects.toThrow(/until/);
+  });
+
+  it('stores directory offers only when the listing changes', async () => {
+    const at = { service_id: SID_B, domain: 'beta.example', source_name: 'mpp-registry', observed_at: '2026-01-16T00:00:00Z' };
+    const listed = [offer({ protocol: 'mpp', x402_version: null, scheme: 'charge', method: 'tempo', source: 'directory' })];
+    expect(await recordDirectoryOffers(store, at, listed)).toBe(true);
+    expect(await recordDirectoryOffers(store, { ...at, observed_at: '2026-01-17T00:00:00Z' }, listed)).toBe(false);
+    expect(await recordDirectoryOffers(store, { ...at, observed_at: '2026-01-18T00:00:00Z' }, [{ ...listed[0], amount_atomic: '5' }])).toBe(true);
+    const rows = (await listOffers(store, iq({ service_id: SID_B }), opts)).offers.filter((o) => o.source_name === 'mpp-registry');
+    expect(rows.map((r) => [r.observed_at, r.amount_atomic, r.snapshot_id])).toEqual([
+      ['2026-01-18T00:00:00.000Z', '5', null],
+      ['2026-01-16T00:00:00.000Z', '10000', null],
+    ]);
+  });
+
+  it('round-trips changes and history', async () => {
+    await insertChanges(store, [
+      { service_id: SID_A, domain: 'api.alpha.example', kind: 'price_changed', at: '2026-01-20T00:00:00.000Z', before_snapshot_id: 's-a1', after_snapshot_id: 's-a2', before: { amount_atomic: '10000' }, after: { amount_atomic: '20000' } },
+    ]);
+    const ch = await listChanges(store, iq({ domain: 'api.alpha.example' }), opts);
+    expect(ch.total).toBe(1);
+    expect(ch.changes[0]).toMatchObject({ kind: 'price_changed', before_snapshot_id: 's-a1', after_snapshot_id: 's-a2', before: { amount_atomic: '10000' }, after: { amount_atomic: '20000' } });
+    const h = await listHistory(store, iq({ service_id: SID_C }), opts);
+    expect(h.checks.map((c) => [c.snapshot_id, c.outcome, c.offers.length])).toEqual([
+      ['s-c3', 'unreachable', 0],
+      ['s-c2', 'not_found', 0],
+      ['s-c1', 'payment_required', 1],
+    ]);
+    await expect(listHistory(store, iq({}), opts)).rejects.toThrow(/domain/);
+  });
+
+  it('reports status and source freshness, keeping the last success after a failure', async () => {
+    await recordSourceAttempt(store, { name: 'bazaar', kind: 'x402-discovery', url: 'https://facilitator.example/discovery/resources', attempted_at: '2026-01-31T12:00:00Z', item_count: null, error: 'HTTP 503' });
+    const [src] = await getServiceSources(store);
+    expect(src).toMatchObject({ last_attempt_at: '2026-01-31T12:00:00.000Z', last_success_at: '2026-01-31T00:00:00.000Z', last_error: 'HTTP 503', item_count: 3 });
+    const st = await intelligenceStatus(store, opts);
+    expect(st.collection).toMatchObject({ available: true, last_successful_run_at: '2026-01-31T00:01:00.000Z' });
+    expect(st.history).toMatchObject({ providers: 3, services: 3, services_stale: 1, snapshots: 6, first_check_at: '2025-12-20T00:00:00.000Z', last_check_at: '2026-01-30T00:00:00.000Z' });
+  });
+});
