@@ -1,0 +1,116 @@
+/**
+ * One unpaid probe of one service (issue 3, section 2): the request an unpaying client would send, through the
+ * SSRF-safe fetcher, turned into a dated Snapshot with its parsed offers and archived evidence. Never pays:
+ * no payment header is ever sent. Never throws for anything the provider does; every failure is an outcome.
+ *
+ * Requests: the service's method; `accept: application/json`; POST/PUT/PATCH carry `{}` as a JSON body.
+ * An MCP tool (svc.tool set) is probed as a JSON-RPC `tools/call` of that tool with empty arguments, POSTed.
+ */
+import { parseChallenge } from '../challenge/index.js';
+import { archiveEvidence, type ArchivedEvidence } from '../evidence.js';
+import { serviceId } from '../service-id.js';
+import type { ProbeOutcome, RawResponse, Snapshot } from '../types.js';
+import { FetchFailed, FetchRefused, FetchTimeout, FetchTooLarge, safeFetch, type SafeFetchOptions } from '../../net/safe-fetch.js';
+import { uuidv7 } from './snapshot-id.js';
+
+/** The service to probe: HTTP method, absolute URL, and the MCP tool name (null for plain HTTP). */
+export interface ProbeTarget {
+  method: string;
+  url: string;
+  tool?: string | null;
+}
+
+/** Fetch options of a probe (see SafeFetchOptions; `method`, `headers` and `body` are set by the probe). */
+export type ProbeOptions = Omit<SafeFetchOptions, 'method' | 'headers' | 'body'> & {
+  /** Clock, for tests; default () => new Date(). */
+  now?: () => Date;
+};
+
+export interface ProbeResult {
+  snapshot: Snapshot;
+  /** The archived raw response; null when nothing was received (refused, timeout, unreachable). */
+  evidence: ArchivedEvidence | null;
+  /** The raw response itself (for the prober's backoff and for callers that show it); null as for evidence. */
+  response: RawResponse | null;
+}
+
+const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
+
+function requestFor(t: ProbeTarget): Pick<SafeFetchOptions, 'method' | 'headers' | 'body'> {
+  if (t.tool) {
+    return {
+      method: 'POST',
+      headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: t.tool, arguments: {} } }),
+    };
+  }
+  const method = t.method.toUpperCase();
+  return WITH_BODY.has(method)
+    ? { method, headers: { accept: 'application/json', 'content-type': 'application/json' }, body: '{}' }
+    : { method, headers: { accept: 'application/json' } };
+}
+
+/** HTTP status → outcome for answers that are not 402. */
+export function outcomeForStatus(status: number): ProbeOutcome {
+  if (status >= 200 && status < 300) return 'ok_without_payment';
+  if (status === 404 || status === 410) return 'not_found';
+  return 'error';
+}
+
+/**
+ * Probes one service once, without paying.
+ * @param svc method, url, tool
+ * @param opts fetch limits (timeoutMs: ms total, default 10,000; maxBytes default 1 MiB), allowLoopback (tests/demo)
+ * @returns the snapshot (outcome, HTTP status, latency in milliseconds, offers), evidence and raw response
+ */
+export async function probeService(svc: ProbeTarget, opts: ProbeOptions = {}): Promise<ProbeResult> {
+  const now = opts.now ?? (() => new Date());
+  const started = now();
+  const t0 = performance.now();
+  const base = {
+    snapshot_id: uuidv7(started.getTime()),
+    service_id: serviceId(svc.method, svc.url, svc.tool ?? null),
+    checked_at: started.toISOString(),
+  };
+  const done = (
+    outcome: ProbeOutcome,
+    response: RawResponse | null,
+    error: string | null,
+    offers: Snapshot['offers'] = [],
+  ): ProbeResult => {
+    const evidence = response ? archiveEvidence(response) : null;
+    return {
+      snapshot: {
+        ...base,
+        http_status: response?.status ?? null,
+        latency_ms: response ? Math.round(performance.now() - t0) : null,
+        outcome,
+        error,
+        evidence_hash: evidence?.sha256 ?? null,
+        offers,
+      },
+      evidence,
+      response,
+    };
+  };
+  let response: RawResponse;
+  try {
+    response = await safeFetch(svc.url, { ...opts, ...requestFor(svc) });
+  } catch (err) {
+    if (err instanceof FetchTooLarge) return done('too_large', err.response, err.message);
+    if (err instanceof FetchRefused) return done('refused', null, err.message);
+    if (err instanceof FetchTimeout) return done('timeout', null, err.message);
+    if (err instanceof FetchFailed) {
+      const unreachable = err.reason === 'dns' || err.reason === 'connect';
+      return done(unreachable ? 'unreachable' : 'error', null, err.message);
+    }
+    return done('error', null, `probe failed: ${(err as Error)?.message ?? String(err)}`);
+  }
+  if (response.status === 402) {
+    const parsed = parseChallenge(response, { resourceUrl: svc.url });
+    if (parsed.offers.length === 0) return done('invalid_challenge', response, parsed.errors.join('; ') || 'no readable challenge');
+    return done('payment_required', response, null, parsed.offers);
+  }
+  const outcome = outcomeForStatus(response.status);
+  return done(outcome, response, outcome === 'ok_without_payment' ? null : `HTTP ${response.status}`);
+}
