@@ -29,6 +29,8 @@ const ConfigSchema = z.object({
   rpcConcurrency: z.coerce.number().int().min(1).max(64),
   /** Collector: milliseconds between polls of the finalized head once caught up. */
   pollIntervalMs: z.coerce.number().int().min(50),
+  /** PAYWATCH_RPC_TIMEOUT_MS: milliseconds before one JSON-RPC HTTP request is abandoned and retried. */
+  rpcTimeoutMs: z.coerce.number().int().min(100).max(600_000),
   /** Intake: PAYWATCH_SECRET (64 hex chars) or PAYWATCH_SECRET_FILE (a file holding them); null = not configured. */
   secret: z.string().nullable(),
   secretFile: z.string().nullable(),
@@ -63,6 +65,7 @@ export function loadConfig(flags: Flags = {}, env: NodeJS.ProcessEnv = process.e
     batchSize: pick(flags.batchSize, 'PAYWATCH_BATCH_SIZE', 50),
     rpcConcurrency: pick(flags.rpcConcurrency, 'PAYWATCH_RPC_CONCURRENCY', 8),
     pollIntervalMs: pick(flags.pollIntervalMs, 'PAYWATCH_POLL_MS', 1000),
+    rpcTimeoutMs: pick(flags.rpcTimeoutMs, 'PAYWATCH_RPC_TIMEOUT_MS', 10_000),
     secret: pick(flags.secret, 'PAYWATCH_SECRET', null),
     secretFile: pick(flags.secretFile, 'PAYWATCH_SECRET_FILE', null),
     keyGraceSeconds: pick(flags.keyGraceSeconds, 'PAYWATCH_KEY_GRACE_SECONDS', 86_400),

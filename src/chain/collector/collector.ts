@@ -14,7 +14,7 @@ import { firstLine, type TempoRpc } from '../rpc.js';
 import type { FetchedBlock } from '../types.js';
 import { decodeBlock, evaluateBlockIntegrity, getCheckpoint, saveCollectorState, tokenAddressesOf, writeBlocks, type TokenRegistry } from './deps.js';
 import { fetchConsistentRun, InconsistentAnswerError } from './fetch.js';
-import { RateMeter, type CollectorPhase, type CollectorStatus } from './state.js';
+import { RateMeter, toStoredState, type CollectorPhase, type CollectorStatus } from './state.js';
 
 /** Blocks behind the finalized head where a fresh store starts when no `from` is given (issue 2, section 1). */
 export const DEFAULT_BACKFILL_BLOCKS = 10_000;
@@ -196,7 +196,7 @@ export class Collector {
     const addresses = new Set<string>();
     for (const f of fetched) for (const a of tokenAddressesOf(f)) addresses.add(a.toLowerCase());
     const tokens = await this.o.tokens.resolve([...addresses]);
-    const blocks = fetched.map((f) => decodeBlock(f, tokens, evaluateBlockIntegrity(f)));
+    const blocks = await Promise.all(fetched.map(async (f) => decodeBlock(f, tokens, await evaluateBlockIntegrity(f))));
     await writeBlocks(this.o.store, blocks, { height: lastHeight, hash: lastHash });
     return blocks.reduce((n, b) => n + b.observations.length, 0);
   }
@@ -226,7 +226,7 @@ export class Collector {
   private async save(force: boolean): Promise<void> {
     if (!force && Date.now() - this.lastSaved < 1000) return;
     this.lastSaved = Date.now();
-    await saveCollectorState(this.o.store, this.status());
+    await saveCollectorState(this.o.store, toStoredState(this.status()));
   }
 
   private async finish(): Promise<void> {

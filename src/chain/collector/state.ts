@@ -2,6 +2,7 @@
  * The collector's live state, as shown by /api/status (`collector`) and saved in the store so that `serve`
  * in another process can show it too. Rates are measured over a sliding window of recent writes.
  */
+import type { CollectorState } from '../../store/chain-repo.js';
 
 /**
  * - `starting`: connecting, reading the checkpoint;
@@ -30,6 +31,24 @@ export interface CollectorStatus {
   source: string;
   started_at: string;
   updated_at: string;
+}
+
+/**
+ * The form kept in the store (chain-repo's CollectorState), read by /api/status in processes that do not run the
+ * collector. `starting` is stored as `running`: the store's states are the public ones.
+ */
+export function toStoredState(s: CollectorStatus): CollectorState {
+  return {
+    state: s.state === 'starting' ? 'running' : s.state,
+    source: s.source,
+    last_block: s.last_block,
+    finalized_head: s.finalized_head,
+    rate_tx_per_s: s.rate?.transactions_per_second ?? null,
+    rate_blocks_per_s: s.rate?.blocks_per_second ?? null,
+    last_error: s.last_error?.message ?? null,
+    last_error_at: s.last_error?.at ?? null,
+    updated_at: s.updated_at,
+  };
 }
 
 /** Width of the ingest-rate window, milliseconds. */

@@ -2,5 +2,8 @@
  * Every CLI command, in help order. Each module exports `register(program)`; add one line per command.
  */
 import type { Command } from 'commander';
+import { register as start } from './start.js';
+import { register as collect } from './collect.js';
+import { register as serve } from './serve.js';
 
-export const commands: ((program: Command) => void)[] = [];
+export const commands: ((program: Command) => void)[] = [start, collect, serve];

@@ -1,0 +1,62 @@
+/**
+ * Wires a collector for a command: connects to the node (checking chain id 4217), takes the store's
+ * collector lock, and builds the token registry over a viem public client on the same node.
+ */
+import { createPublicClient, http, type PublicClient } from 'viem';
+import { tempo } from 'viem/chains';
+import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
+import type { Store } from '../../store/db.js';
+import { acquireCollectorLock, type CollectorLock } from '../../store/collector-lock.js';
+import { TempoRpc } from '../rpc.js';
+import { Collector, type CollectorOptions } from './collector.js';
+import { TokenRegistry } from './deps.js';
+
+export { Collector, CollectorFailed, DEFAULT_BACKFILL_BLOCKS } from './collector.js';
+export type { CollectorStatus, CollectorPhase } from './state.js';
+
+/** A collector ready to `run()`, with the lock it holds. */
+export interface LaunchedCollector {
+  collector: Collector;
+  rpc: TempoRpc;
+  /** Releases the store lock (call after `run()` has returned). */
+  release(): Promise<void>;
+}
+
+/**
+ * Takes the store's collector lock, then connects to `config.rpcUrl` and builds a Collector.
+ * @param store the open store; `config.db` must be the value it was opened with (the lock is per store)
+ * @throws CollectorLockedError when another collector holds the store; WrongChainError / RpcUnavailableError
+ *   from TempoRpc.connect (the lock is released again in those cases)
+ */
+export async function launchCollector(
+  config: Config,
+  store: Store,
+  log: Logger,
+  opts: Pick<CollectorOptions, 'once' | 'onProgress' | 'stallAfterMs'> = {},
+): Promise<LaunchedCollector> {
+  const lock: CollectorLock = await acquireCollectorLock(store, config.db);
+  try {
+    const rpc = await TempoRpc.connect({
+      url: config.rpcUrl,
+      concurrency: config.rpcConcurrency,
+      timeoutMs: config.rpcTimeoutMs,
+      onRetry: ({ attempt, delayMs, error }) => log.debug({ attempt, delayMs, err: error }, 'rpc retry'),
+    });
+    const client = createPublicClient({ chain: tempo, transport: http(config.rpcUrl, { batch: true, retryCount: 5, timeout: config.rpcTimeoutMs }) });
+    const collector = new Collector({
+      store,
+      rpc,
+      tokens: new TokenRegistry(client as PublicClient),
+      log: log.child({ component: 'collector' }),
+      from: config.from,
+      batchSize: config.batchSize,
+      pollIntervalMs: config.pollIntervalMs,
+      ...opts,
+    });
+    return { collector, rpc, release: () => lock.release() };
+  } catch (e) {
+    await lock.release();
+    throw e;
+  }
+}

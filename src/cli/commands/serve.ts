@@ -1,0 +1,56 @@
+/**
+ * `paywatch serve`: the public API only, over the configured store (another process may be collecting into it).
+ */
+import type { Command } from 'commander';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { buildApp } from '../../api/app.js';
+import type { AppContext } from '../../api/context.js';
+import type { Config } from '../../config.js';
+import { openStore, type Store } from '../../store/db.js';
+import { addCommonOptions } from '../main.js';
+import { createLogger } from '../progress.js';
+import { action, CliError, configFrom, untilSignal } from '../run.js';
+
+/**
+ * Builds the API app and listens on `config.host:config.port`.
+ * @param components live component state for /api/status (e.g. `collector`)
+ * @returns the listening app and the base URL (`http://host:port`)
+ * @throws CliError with a one-line message when the address is taken or not allowed
+ */
+export async function listenApi(config: Config, store: Store, log: Logger, components = new Map<string, () => unknown>()): Promise<{ app: FastifyInstance; url: string }> {
+  const ctx: AppContext = { store, config, components, log: log.child({ component: 'api' }) };
+  const app = await buildApp(ctx);
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (e) {
+    await app.close().catch(() => {});
+    throw new CliError(`cannot listen on ${config.host}:${config.port}: ${(e as Error).message}`);
+  }
+  const addr = app.server.address();
+  const port = addr && typeof addr === 'object' ? addr.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  return { app, url: `http://${host}:${port}` };
+}
+
+/** Registers `serve` on the program. */
+export function register(program: Command): void {
+  addCommonOptions(program.command('serve'))
+    .description('serve the public API over the store (no collection)')
+    .action(
+      action(async (opts: Record<string, unknown>) => {
+        const config = configFrom(opts);
+        const log = createLogger(config);
+        const store = await openStore(config.db);
+        try {
+          const { app, url } = await listenApi(config, store, log);
+          log.info({ url, store: store.location }, `API listening on ${url}/api/status`);
+          const signal = await untilSignal();
+          log.info({ signal }, 'shutting down');
+          await app.close();
+        } finally {
+          await store.close();
+        }
+      }),
+    );
+}
