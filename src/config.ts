@@ -29,6 +29,30 @@ const ConfigSchema = z.object({
   rpcConcurrency: z.coerce.number().int().min(1).max(64),
   /** Collector: milliseconds between polls of the finalized head once caught up. */
   pollIntervalMs: z.coerce.number().int().min(50),
+  /** Intel: PAYWATCH_INTEL_STALE_DAYS, days a service may keep failing before its listing is stale (hidden from default search). */
+  intelStaleDays: z.coerce.number().min(0).max(3650),
+  /** Intel: PAYWATCH_INTEL_INTERVAL_SECONDS between collection runs (sources, then probes); default hourly. */
+  intelIntervalSeconds: z.coerce.number().int().min(1),
+  /** Trust check: `--verify-port` / PAYWATCH_VERIFY_PORT, the trust-check listener's port (default 8081). */
+  verifyPort: port,
+  /** Trust check: PAYWATCH_VERIFY_URL, the address the trust-check service advertises; null = http://host:verifyPort. */
+  verifyUrl: z.url({ protocol: /^https?$/ }).nullable(),
+  /** Trust check: PAYWATCH_VERIFY_TIMEOUT_MS (total budget for fetching a checked URL, all hops) and PAYWATCH_VERIFY_MAX_BYTES (body cap). */
+  verifyTimeoutMs: z.coerce.number().int().min(100).max(60_000),
+  verifyMaxBytes: z.coerce.number().int().min(1024).max(16 * 1024 * 1024),
+  /** Trust check: PAYWATCH_VERIFY_ALLOW_LOOPBACK=1 lets checks reach 127.0.0.1 (local demo and tests only). */
+  verifyAllowLoopback: z.preprocess((v) => v === true || v === '1' || v === 'true', z.boolean()),
+  /** Trust check: PAYWATCH_VERIFY_KEYS_PER_HOUR, free keys POST /v1/keys issues per client address per hour. */
+  verifyKeysPerHour: z.coerce.number().int().min(1),
+  /** Trust check x402 per-call payment: payTo (PAYWATCH_X402_PAY_TO; null = per-call payment off), token, network, facilitator. */
+  x402PayTo: z.string().regex(/^0x[0-9a-fA-F]{40}$/).nullable(),
+  x402Asset: z.string().regex(/^0x[0-9a-fA-F]{40}$/).nullable(),
+  /** EIP-712 domain name and version of the x402 token (the exact scheme signs against them), and its decimals. */
+  x402AssetName: z.string().min(1),
+  x402AssetVersion: z.string().min(1),
+  x402AssetDecimals: z.coerce.number().int().min(0).max(36),
+  x402Network: z.string().regex(/^[a-z0-9-]+:[A-Za-z0-9-]+$/),
+  x402FacilitatorUrl: z.url({ protocol: /^https?$/ }).nullable(),
   /** PAYWATCH_RPC_TIMEOUT_MS: milliseconds before one JSON-RPC HTTP request is abandoned and retried. */
   rpcTimeoutMs: z.coerce.number().int().min(100).max(600_000),
   /** Intake: PAYWATCH_SECRET (64 hex chars) or PAYWATCH_SECRET_FILE (a file holding them); null = not configured. */
@@ -65,6 +89,21 @@ export function loadConfig(flags: Flags = {}, env: NodeJS.ProcessEnv = process.e
     batchSize: pick(flags.batchSize, 'PAYWATCH_BATCH_SIZE', 50),
     rpcConcurrency: pick(flags.rpcConcurrency, 'PAYWATCH_RPC_CONCURRENCY', 8),
     pollIntervalMs: pick(flags.pollIntervalMs, 'PAYWATCH_POLL_MS', 1000),
+    intelStaleDays: pick(flags.intelStaleDays, 'PAYWATCH_INTEL_STALE_DAYS', 7),
+    intelIntervalSeconds: pick(flags.intelIntervalSeconds, 'PAYWATCH_INTEL_INTERVAL_SECONDS', 3600),
+    verifyPort: pick(flags.verifyPort, 'PAYWATCH_VERIFY_PORT', 8081),
+    verifyUrl: pick(flags.verifyUrl, 'PAYWATCH_VERIFY_URL', null),
+    verifyTimeoutMs: pick(flags.verifyTimeoutMs, 'PAYWATCH_VERIFY_TIMEOUT_MS', 10_000),
+    verifyMaxBytes: pick(flags.verifyMaxBytes, 'PAYWATCH_VERIFY_MAX_BYTES', 1024 * 1024),
+    verifyAllowLoopback: pick(flags.verifyAllowLoopback, 'PAYWATCH_VERIFY_ALLOW_LOOPBACK', '0'),
+    verifyKeysPerHour: pick(flags.verifyKeysPerHour, 'PAYWATCH_VERIFY_KEYS_PER_HOUR', 5),
+    x402PayTo: pick(flags.x402PayTo, 'PAYWATCH_X402_PAY_TO', null),
+    x402Asset: pick(flags.x402Asset, 'PAYWATCH_X402_ASSET', null),
+    x402AssetName: pick(flags.x402AssetName, 'PAYWATCH_X402_ASSET_NAME', 'USD Coin'),
+    x402AssetVersion: pick(flags.x402AssetVersion, 'PAYWATCH_X402_ASSET_VERSION', '2'),
+    x402AssetDecimals: pick(flags.x402AssetDecimals, 'PAYWATCH_X402_ASSET_DECIMALS', 6),
+    x402Network: pick(flags.x402Network, 'PAYWATCH_X402_NETWORK', 'eip155:4217'),
+    x402FacilitatorUrl: pick(flags.x402FacilitatorUrl, 'PAYWATCH_X402_FACILITATOR_URL', null),
     rpcTimeoutMs: pick(flags.rpcTimeoutMs, 'PAYWATCH_RPC_TIMEOUT_MS', 10_000),
     secret: pick(flags.secret, 'PAYWATCH_SECRET', null),
     secretFile: pick(flags.secretFile, 'PAYWATCH_SECRET_FILE', null),

@@ -4,5 +4,10 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
+import { providerRoutes } from './providers.js';
+import { intelligenceRoutes } from './intelligence.js';
 
-export const routePlugins: FastifyPluginAsync<AppContext>[] = [];
+export const routePlugins: FastifyPluginAsync<AppContext>[] = [
+  providerRoutes,
+  intelligenceRoutes,
+];

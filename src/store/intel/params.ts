@@ -248,3 +248,6 @@ export const IntelligenceStatusResponse = z
       .describe('the latest archive verification run: evidence re-hashed, how many matched, which snapshot ids did not'),
   })
   .loose();
+
+/** The contract's error body (section 7). */
+export const ErrorBody = z.object({ error: z.string() }).describe('what went wrong, naming the parameter');

@@ -1,0 +1,84 @@
+/**
+ * GET /api/intelligence/{status,offers,changes,history} (contract section 4 "Intelligence endpoints", 7, 8).
+ * Thin: zod parses the input (shapes shared with the MCP tools), one query function answers. The list endpoints
+ * answer 503 with Retry-After until the first collection run has finished (see assertCollectionAvailable).
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { AppContext } from '../context.js';
+import {
+  ChangesResponse,
+  ErrorBody,
+  HistoryResponse,
+  IntelligenceStatusResponse,
+  IntelQuery,
+  intelligenceStatus,
+  listChanges,
+  listHistory,
+  listOffers,
+  OffersResponse,
+} from '../../store/intel-repo.js';
+
+/** Registers the intelligence routes. */
+export const intelligenceRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) => {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  const opts = () => ({ staleAfterDays: ctx.config.intelStaleDays });
+  const errors = { 400: ErrorBody, 503: ErrorBody };
+
+  app.get(
+    '/api/intelligence/status',
+    {
+      schema: {
+        tags: ['intelligence'],
+        summary: 'Collection health',
+        description: 'Collection health (last run, availability), source freshness, history coverage and the latest archive verification result.',
+        response: { 200: IntelligenceStatusResponse, 503: ErrorBody },
+      },
+    },
+    async () => intelligenceStatus(ctx.store, opts()),
+  );
+
+  app.get(
+    '/api/intelligence/offers',
+    {
+      schema: {
+        tags: ['intelligence'],
+        summary: 'Retained payment options',
+        description:
+          'Every retained advertised payment option (from endpoint checks and directory listings), newest first, with exact atomic amounts, snapshot ids and evidence hashes. Offers are advertisements, not charges. 503 until the first collection run has finished.',
+        querystring: IntelQuery,
+        response: { 200: OffersResponse, ...errors },
+      },
+    },
+    async (req) => listOffers(ctx.store, req.query, opts()),
+  );
+
+  app.get(
+    '/api/intelligence/changes',
+    {
+      schema: {
+        tags: ['intelligence'],
+        summary: 'Dated changes',
+        description:
+          'Dated change records (offer added/removed, price, payTo, asset, network, status, invalid challenge, directory drift), newest first; each cites the snapshots it compares. 503 until the first collection run has finished.',
+        querystring: IntelQuery,
+        response: { 200: ChangesResponse, ...errors },
+      },
+    },
+    async (req) => listChanges(ctx.store, req.query, opts()),
+  );
+
+  app.get(
+    '/api/intelligence/history',
+    {
+      schema: {
+        tags: ['intelligence'],
+        summary: 'Observation history',
+        description: 'Dated endpoint checks of a service or provider with the offers each advertised, newest first. domain or service_id is required. 503 until the first collection run has finished.',
+        querystring: IntelQuery,
+        response: { 200: HistoryResponse, ...errors },
+      },
+    },
+    async (req) => listHistory(ctx.store, req.query, opts()),
+  );
+};

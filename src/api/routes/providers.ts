@@ -1,0 +1,43 @@
+/**
+ * GET /api/providers and GET /api/providers/{domain} (contract section 4 "Provider endpoints"). Thin: zod parses
+ * the input (shapes shared with the MCP tools), one query function answers.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { AppContext } from '../context.js';
+import { ErrorBody, getProvider, ProviderParams, ProviderProfileResponse, ProvidersQuery, ProvidersResponse, searchProviders } from '../../store/intel-repo.js';
+
+/** Registers the provider routes. */
+export const providerRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) => {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  const opts = () => ({ staleAfterDays: ctx.config.intelStaleDays });
+
+  app.get(
+    '/api/providers',
+    {
+      schema: {
+        tags: ['providers'],
+        summary: 'Search provider listings',
+        description:
+          'Providers (origin domains) with their paid services, the latest dated endpoint check and advertised offers of each, source freshness and pagination. Stale services (failing longer than `stale_after_days`) are hidden unless include_stale=true; their history stays. A listing does not establish a completed purchase; domain control does not prove wallet control.',
+        querystring: ProvidersQuery,
+        response: { 200: ProvidersResponse, 400: ErrorBody, 503: ErrorBody },
+      },
+    },
+    async (req) => searchProviders(ctx.store, req.query, opts()),
+  );
+
+  app.get(
+    '/api/providers/:domain',
+    {
+      schema: {
+        tags: ['providers'],
+        summary: 'Provider profile',
+        description: 'One provider with all its services (stale ones marked with the date of their last good check), the offers of their latest check and their recent dated checks. 404 when not listed.',
+        params: ProviderParams,
+        response: { 200: ProviderProfileResponse, 400: ErrorBody, 404: ErrorBody, 503: ErrorBody },
+      },
+    },
+    async (req) => getProvider(ctx.store, req.params.domain, opts()),
+  );
+};
