@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { buildApp } from '../../src/api/app.js';
+import { loadConfig } from '../../src/config.js';
+import { openStore, type Store } from '../../src/store/db.js';
+import { ChangesResponse, HistoryResponse, IntelligenceStatusResponse, OffersResponse, ProviderProfileResponse, ProvidersResponse } from '../../src/store/intel-repo.js';
+import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
+import { seed, SID_A, SID_C } from './store-fixtures.js';
+
+/** Builds the real app over a fresh store; `seeded` adds the fixture providers and a finished collection run. */
+async function appOver(dialect: (typeof DIALECTS)[number], seeded: boolean) {
+  const t = await createTestDb(dialect);
+  const store = await openStore(t.url);
+  if (seeded) await seed(store);
+  const app = await buildApp({ store, config: loadConfig({ db: t.url }, {}), components: new Map() }, { logger: false });
+  return { t, store, app };
+}
+
+describe.each(DIALECTS)('provider and intelligence routes on %s', (dialect) => {
+  let t: TestDb;
+  let store: Store;
+  let app: FastifyInstance;
+  beforeAll(async () => ({ t, store, app } = await appOver(dialect, true)));
+  afterAll(async () => {
+    await app?.close();
+    await store?.close();
+    await t?.drop();
+  });
+  const get = (url: string) => app.inject({ method: 'GET', url });
+
+  it.each([
+    ['/api/providers?limit=0', 'limit'],
+    ['/api/providers?limit=101', 'limit'],
+    ['/api/providers?offset=20001', 'offset'],
+    [`/api/providers?q=${'a'.repeat(141)}`, 'q'],
+    ['/api/providers?q=%3Cscript%3E', 'q'],
+    ['/api/providers?check=bogus', 'check'],
+    ['/api/providers?include_stale=yes', 'include_stale'],
+    ['/api/intelligence/offers?service_id=ABC', 'service_id'],
+    ['/api/intelligence/offers?since=yesterday', 'since'],
+    ['/api/intelligence/changes?offset=1000001', 'offset'],
+    ['/api/intelligence/changes?until=1&since=5', 'until'],
+    ['/api/intelligence/history?limit=5', 'domain'],
+    ['/api/intelligence/history?domain=a%20b', 'domain'],
+  ])('GET %s → 400 naming %s', async (url, param) => {
+    const r = await get(url);
+    expect(r.statusCode).toBe(400);
+    expect(r.json().error).toContain(`'${param}'`);
+  });
+
+  it('404 {error} for a provider that is not listed', async () => {
+    const r = await get('/api/providers/nobody.example');
+    expect(r.statusCode).toBe(404);
+    expect(r.json()).toEqual({ error: 'provider nobody.example is not listed' });
+  });
+
+  it('hides the stale listing by default and shows it, marked, on request', async () => {
+    const def = ProvidersResponse.parse((await get('/api/providers')).json());
+    expect(def.providers.map((p) => p.domain)).toEqual(['api.alpha.example', 'beta.example']);
+    expect(def.disclaimer).toMatch(/does not establish a completed purchase/);
+    const all = ProvidersResponse.parse((await get('/api/providers?include_stale=true')).json());
+    const gone = all.providers.find((p) => p.domain === 'gone.example')!;
+    expect(gone.services[0]).toMatchObject({ stale: true, last_good_check_at: '2025-12-20T00:00:00.000Z' });
+    // The stale service's history stays.
+    const h = HistoryResponse.parse((await get(`/api/intelligence/history?service_id=${SID_C}`)).json());
+    expect(h.total).toBe(3);
+  });
+
+  it('serves a profile with services, offers and dated checks (domain case-insensitive)', async () => {
+    const r = await get('/api/providers/API.Alpha.Example');
+    expect(r.statusCode).toBe(200);
+    const p = ProviderProfileResponse.parse(r.json());
+    expect(p.provider.services[0]).toMatchObject({ service_id: SID_A, offers: [{ amount_atomic: '20000', amount: '0.02' }] });
+    expect(p.provider.services[0].checks.map((c) => c.snapshot_id)).toEqual(['s-a2', 's-a1']);
+  });
+
+  it('serves offers, changes, history and status in their documented shapes', async () => {
+    const o = OffersResponse.parse((await get(`/api/intelligence/offers?service_id=${SID_A}&limit=1`)).json());
+    expect(o).toMatchObject({ total: 2, limit: 1, offset: 0 });
+    expect(o.offers[0]).toMatchObject({ snapshot_id: 's-a2', amount_atomic: '20000' });
+    expect(o.offers[0].evidence_hash).toMatch(/^[a-f0-9]{64}$/);
+    expect(o.disclaimer).toMatch(/not charges/);
+    const c = ChangesResponse.parse((await get('/api/intelligence/changes?domain=api.alpha.example')).json());
+    expect(c.total).toBe(0);
+    const h = HistoryResponse.parse((await get('/api/intelligence/history?domain=api.alpha.example&since=1768867200')).json());
+    expect(h.checks.map((x) => x.snapshot_id)).toEqual(['s-a2']);
+    const s = IntelligenceStatusResponse.parse((await get('/api/intelligence/status')).json());
+    expect(s.collection.available).toBe(true);
+    expect(s.history.services_stale).toBe(1);
+  });
+
+  it('describes the routes and the disclaimer member in a valid OpenAPI 3.1 document', async () => {
+    const doc = (await get('/api/openapi.json')).json();
+    for (const p of ['/api/providers', '/api/providers/{domain}', '/api/intelligence/status', '/api/intelligence/offers', '/api/intelligence/changes', '/api/intelligence/history']) {
+      expect(doc.paths[p]?.get, p).toBeTruthy();
+    }
+    const okSchema = doc.paths['/api/intelligence/offers'].get.responses['200'].content['application/json'].schema;
+    expect(okSchema.properties.disclaimer.description).toMatch(/not/);
+    const v = new Validator();
+    const res = await v.validate(doc);
+    expect(res.errors ?? []).toEqual([]);
+    expect(res.valid).toBe(true);
+  });
+});
+
+describe('intelligence before the first collection run', () => {
+  it('answers 503 {error} with Retry-After on the list endpoints, and status reports it', async () => {
+    const { t, store, app } = await appOver('sqlite', false);
+    try {
+      for (const url of ['/api/intelligence/offers', '/api/intelligence/changes', '/api/intelligence/history?domain=a.example']) {
+        const r = await app.inject({ method: 'GET', url });
+        expect(r.statusCode, url).toBe(503);
+        expect(r.headers['retry-after']).toBe('30');
+        expect(r.json().error).toMatch(/collection temporarily unavailable/);
+      }
+      const s = await app.inject({ method: 'GET', url: '/api/intelligence/status' });
+      expect(s.statusCode).toBe(200);
+      expect(s.json().collection).toEqual({ available: false, last_run: null, last_successful_run_at: null });
+    } finally {
+      await app.close();
+      await store.close();
+      await t.drop();
+    }
+  });
+});
