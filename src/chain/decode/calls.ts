@@ -1,0 +1,50 @@
+/**
+ * The calls of a transaction: each call of a Tempo 0x76 batch (`calls[]`), or the single `to`/`input` of other
+ * types, with target, selector, function name and decoded arguments where a known ABI (./abi.ts) decodes them.
+ */
+import { decodeFunctionData, type Abi } from 'viem';
+import type { RpcTransaction } from '../types.js';
+import { abiForCall } from './abi.js';
+import { TIP20_PREFIX } from './constants.js';
+import { plain, quantity } from './json.js';
+
+/** One decoded call. `function` and `args` are null when no known ABI decodes the calldata. */
+export type DecodedCall = {
+  index: number;
+  /** Lower-case target, or null for contract creation. */
+  target: string | null;
+  /** 0x + 8 hex digits, or null when the input is shorter than a selector. */
+  selector: string | null;
+  function: string | null;
+  /** Decoded arguments by name (JSON-safe: integers as strings, addresses lower-case). */
+  args: Record<string, unknown> | null;
+  /** Native value, atomic integer string (always "0" on Tempo, which forbids native value). */
+  value: string;
+};
+
+/** The calls of a transaction (0x76 `calls`, else its `to`/`input`); never throws. */
+export function callsOf(tx: RpcTransaction, tokens: { isToken(address: string): boolean }): DecodedCall[] {
+  const raw: { to: unknown; input: unknown; value: unknown }[] = Array.isArray(tx.calls)
+    ? (tx.calls as Record<string, unknown>[]).map((c) => ({ to: c.to, input: c.input ?? c.data, value: c.value }))
+    : [{ to: tx.to, input: tx.input ?? tx.data, value: tx.value }];
+  return raw.map((c, index) => decodeCall(index, c.to, c.input, c.value, tokens));
+}
+
+function decodeCall(index: number, to: unknown, input: unknown, value: unknown, tokens: { isToken(address: string): boolean }): DecodedCall {
+  const target = typeof to === 'string' ? to.toLowerCase() : null;
+  const data = typeof input === 'string' && /^0x([0-9a-f]{2})*$/i.test(input) ? (input.toLowerCase() as `0x${string}`) : '0x';
+  const selector = data.length >= 10 ? data.slice(0, 10) : null;
+  const call: DecodedCall = { index, target, selector, function: null, args: null, value: (quantity(value) ?? 0n).toString() };
+  if (!target || !selector) return call;
+  const abi: Abi = abiForCall(target, selector, target.startsWith(TIP20_PREFIX) || tokens.isToken(target));
+  try {
+    const d = decodeFunctionData({ abi, data });
+    const fn = abi.find((i) => i.type === 'function' && i.name === d.functionName && i.inputs.length === (d.args?.length ?? 0));
+    const names = fn && fn.type === 'function' ? fn.inputs.map((p, k) => p.name || `arg${k}`) : [];
+    call.function = d.functionName;
+    call.args = Object.fromEntries((d.args ?? []).map((v, k) => [names[k] ?? `arg${k}`, plain(v)]));
+  } catch {
+    /* unknown selector or malformed calldata: function stays null */
+  }
+  return call;
+}

@@ -1,0 +1,58 @@
+/**
+ * The decoder: pure functions from a fetched finalized block to its observations (issue 2 section 4; every rule
+ * and choice is written down in docs/decoding.md). No I/O: token metadata comes in as a TokenMap, integrity as
+ * already-evaluated stages.
+ *
+ * @example
+ * const tokens = await registry.resolve(tokenAddressesOf(fetched));
+ * const observations = decodeBlock(fetched, tokens, evaluateBlockIntegrity(fetched));
+ */
+import { toEventSelector, type AbiEvent } from 'viem';
+import { Abis } from 'viem/tempo';
+import type { BlockObservations, Integrity } from '../../domain/observation.js';
+import type { BlockIntegrity, FetchedBlock, TokenMap } from '../types.js';
+import { quantity } from './json.js';
+import { decodeTransaction } from './transaction.js';
+
+export { decodeTransaction, nominalOf, isSystem } from './transaction.js';
+export { feeAtomic } from './fee.js';
+export { isMppMemo, MPP_TAG, VENUES, CATEGORIES, type Category } from './constants.js';
+
+/**
+ * Every log emitter of the block's receipts that may be a token (lower-case, unique, in first-seen order):
+ * emitters of logs whose topic0 is the TIP-20/ERC-20 Transfer or TransferWithMemo event. Others (DEX, nonce
+ * manager…) are left out so the registry does not eth_call them.
+ */
+export function tokenAddressesOf(fetched: FetchedBlock): string[] {
+  const out = new Set<string>();
+  for (const r of fetched.receipts)
+    for (const l of r?.logs ?? []) if (l.topics?.[0] && TOKEN_TOPICS.has(l.topics[0].toLowerCase())) out.add(String(l.address).toLowerCase());
+  return [...out];
+}
+
+/** topic0 of Transfer(address,address,uint256) and TransferWithMemo(address,address,uint256,bytes32). */
+const TOKEN_TOPICS = new Set(
+  Abis.tip20.filter((i) => i.type === 'event' && (i.name === 'Transfer' || i.name === 'TransferWithMemo')).map((e) => toEventSelector(e as AbiEvent).toLowerCase()),
+);
+
+/**
+ * Decodes every transaction of a block (failed ones included) into one Observation each, in block order.
+ * @param fetched the block, its receipts (null = no receipt → execution unknown), source and fetch time
+ * @param tokens metadata for (at least) tokenAddressesOf(fetched); a missing entry is unknown, never guessed
+ * @param integrity integrity of each transaction by index; a missing entry becomes score 0 with unknown stages
+ */
+export function decodeBlock(fetched: FetchedBlock, tokens: TokenMap, integrity: BlockIntegrity): BlockObservations {
+  const { block } = fetched;
+  return {
+    height: Number(quantity(block.number)),
+    hash: block.hash.toLowerCase() as `0x${string}`,
+    time: Number(quantity(block.timestamp)),
+    observations: block.transactions.map((_, i) => decodeTransaction(fetched, i, tokens, integrity[i] ?? notEvaluated())),
+  };
+}
+
+/** The integrity of a transaction nobody evaluated: both stages unknown, score 0 (never a pass). */
+function notEvaluated(): Integrity {
+  const stage = (level: number, label: string) => ({ level, label, status: 'unknown' as const, reason: 'integrity was not evaluated for this transaction' });
+  return { score: 0, maximum: 5, version: '1', scope: 'transaction-in-finalized-block', stages: [stage(1, 'finalized receipt'), stage(2, 'block commitment')], independent_consensus_verified: false };
+}

@@ -1,0 +1,50 @@
+/**
+ * Converts decoded ABI values and RPC objects into JSON-safe detail values: bigints become decimal strings,
+ * addresses lower-case, hex quantities of the node's transaction become decimal strings.
+ */
+import { isAddress } from 'viem';
+
+/**
+ * Makes a decoded ABI value JSON-safe: bigint → base-10 string, address → lower-case, arrays/objects recursed.
+ * @example plain([1n, '0xAbC…']) // ['1', '0xabc…']
+ */
+export function plain(value: unknown): unknown {
+  if (typeof value === 'bigint') return value.toString();
+  if (typeof value === 'string') return isAddress(value, { strict: false }) ? value.toLowerCase() : value;
+  if (Array.isArray(value)) return value.map(plain);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
+  return value;
+}
+
+/** Members of a JSON-RPC transaction (and of its 0x76 calls) that are hex quantities. */
+const QUANTITIES = new Set([
+  'nonce', 'gas', 'gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas', 'maxFeePerBlobGas', 'value', 'chainId',
+  'nonceKey', 'validBefore', 'validAfter', 'blockNumber', 'transactionIndex', 'blockTimestamp', 'v', 'yParity',
+]);
+
+/**
+ * The node's transaction with every hex quantity as a base-10 string (nonceKey can exceed 2^53, so strings),
+ * addresses lower-case, everything else as given. `type` stays as the node wrote it ("0x76").
+ * @param tx a JSON-RPC transaction object
+ */
+export function transactionDetail(tx: Record<string, unknown>): Record<string, unknown> {
+  return quantitiesToDecimal(tx) as Record<string, unknown>;
+}
+
+function quantitiesToDecimal(value: unknown, key?: string): unknown {
+  if (typeof value === 'string') {
+    if (key && QUANTITIES.has(key) && /^0x[0-9a-f]*$/i.test(value)) return value === '0x' ? '0' : BigInt(value).toString();
+    return isAddress(value, { strict: false }) ? value.toLowerCase() : value;
+  }
+  if (Array.isArray(value)) return value.map((v) => quantitiesToDecimal(v));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, quantitiesToDecimal(v, k)]));
+  return value;
+}
+
+/** Parses a hex (or decimal) JSON-RPC quantity as bigint; null when absent or malformed. */
+export function quantity(value: unknown): bigint | null {
+  if (typeof value === 'bigint') return value;
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);
+  if (typeof value !== 'string' || !/^(0x[0-9a-f]+|\d+)$/i.test(value)) return null;
+  return BigInt(value);
+}

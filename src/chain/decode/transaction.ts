@@ -1,0 +1,141 @@
+/**
+ * One finalized transaction → one Observation (issue 2 section 4). Pure: everything comes from the fetched
+ * block, the token metadata and the integrity already evaluated.
+ */
+import { sumDecimals } from '../../domain/money.js';
+import { CHAIN_ID, type Execution, type Integrity, type Leg, type Observation } from '../../domain/observation.js';
+import type { FetchedBlock, RpcReceipt, RpcTransaction, TokenMap } from '../types.js';
+import { callsOf } from './calls.js';
+import { categoryOf, exchangeOf, protocolOf } from './classify.js';
+import { ZERO_ADDRESS } from './constants.js';
+import { feeOf } from './fee.js';
+import { quantity, transactionDetail } from './json.js';
+import { legsOf } from './legs.js';
+import { decodeLog, logDetail } from './logs.js';
+
+/**
+ * Decodes transaction `index` of a fetched block.
+ * @param fetched the block with its receipts
+ * @param index position in `block.transactions`
+ * @param tokens metadata of every token the block's logs mention (missing = unknown)
+ * @param integrity the transaction's evaluated integrity
+ */
+export function decodeTransaction(fetched: FetchedBlock, index: number, tokens: TokenMap, integrity: Integrity): Observation {
+  const { block } = fetched;
+  const tx = block.transactions[index];
+  const receipt = fetched.receipts[index] ?? null;
+  const sender = typeof tx.from === 'string' ? tx.from.toLowerCase() : null;
+  const system = isSystem(tx);
+  const isToken = (a: string) => tokens.get(a)?.decimals != null;
+  const calls = callsOf(tx, { isToken });
+  const firstTarget = calls.find((c) => c.target)?.target ?? null;
+
+  const base = {
+    hash: tx.hash.toLowerCase() as `0x${string}`,
+    time: Number(quantity(block.timestamp)),
+    height: Number(quantity(block.number)),
+    tx_index: index,
+    chain_id: CHAIN_ID,
+    sender,
+    integrity,
+  };
+  const evidence = {
+    block_hash: block.hash.toLowerCase(),
+    block_height: base.height,
+    tx_index: index,
+    source: fetched.source,
+    fetched_at: fetched.fetchedAt,
+    finalized_height: fetched.finalizedHeight,
+  };
+
+  if (!receipt) {
+    // Without a receipt nothing about effects is known: execution unknown, legs/fee unknown.
+    return {
+      ...base,
+      recipient: firstTarget,
+      asset: null, asset_contract: null, amount: null, nominal: null, fee: null, exchange: null, protocol: null,
+      category: system ? 'system' : categoryOf({ system, exchange: null, calls, legs: [], primary: null }),
+      execution: 'unknown',
+      decode: 'none: no receipt',
+      detail: { transaction: transactionDetail(tx), receipt: null, evidence, legs: null, calls, forensics: [], unknown: null },
+    };
+  }
+
+  const logs = receipt.logs.map((l, i) => decodeLog(l, i));
+  const fee = feeOf(receipt, logs, tx.feeToken);
+  const { legs, unknownDecimals, forensics: legForensics } = legsOf(logs, tokens, fee.log_index);
+  const primary = legs.find((g) => g.from === sender) ?? legs[0] ?? null;
+  const exchange = exchangeOf(calls, logs);
+  const unknown = logs.filter((l) => l.event === null).map((l) => ({ log_index: l.log_index, address: l.address, topics: l.topics, data: l.data }));
+  const undecodedCalls = calls.filter((c) => c.selector && !c.function).length;
+
+  return {
+    ...base,
+    recipient: primary?.to ?? firstTarget,
+    asset: primary?.asset ?? null,
+    asset_contract: primary?.asset_contract ?? null,
+    amount: primary?.amount ?? null,
+    nominal: nominalOf(legs, sender, tokens),
+    fee: system ? null : fee.fee,
+    exchange,
+    protocol: protocolOf(legs, calls, logs),
+    category: categoryOf({ system, exchange, calls, legs, primary }),
+    execution: executionOf(receipt),
+    decode: decodeLevel(unknownDecimals, unknown.length, undecodedCalls),
+    detail: {
+      transaction: transactionDetail(tx),
+      receipt: {
+        status: executionOf(receipt),
+        gas_used: quantity(receipt.gasUsed)?.toString() ?? null,
+        effective_gas_price: quantity(receipt.effectiveGasPrice)?.toString() ?? null,
+        cumulative_gas_used: quantity(receipt.cumulativeGasUsed)?.toString() ?? null,
+        fee_token: fee.fee_token,
+        fee_payer: fee.fee_payer,
+        fee_atomic: fee.computed_atomic,
+        fee_log_atomic: fee.logged_atomic,
+        fee_log_index: fee.log_index,
+        logs: logs.map(logDetail),
+      },
+      evidence,
+      legs,
+      calls,
+      forensics: [...fee.forensics, ...legForensics],
+      unknown,
+    },
+  };
+}
+
+/**
+ * Nominal dollar value: the sum of the sender's non-fee legs in tokens whose currency() is "USD" (and whose
+ * decimals are known), at 1 dollar per token; null when no such leg exists. The fee leg is never a leg.
+ */
+export function nominalOf(legs: Leg[], sender: string | null, tokens: TokenMap): string | null {
+  return sumDecimals(
+    legs
+      .filter((g) => g.from === sender && tokens.get(g.asset_contract)?.currency === 'USD' && tokens.get(g.asset_contract)?.decimals != null)
+      .map((g) => g.amount),
+  );
+}
+
+/** success (status 1), failed (status 0), unknown (anything else). */
+function executionOf(receipt: RpcReceipt): Execution {
+  const s = quantity(receipt.status);
+  return s === 1n ? 'success' : s === 0n ? 'failed' : 'unknown';
+}
+
+/** A system transaction: sender is the zero address, or a legacy transaction with r = s = 0 (domain notes). */
+export function isSystem(tx: RpcTransaction): boolean {
+  if (String(tx.from).toLowerCase() === ZERO_ADDRESS) return true;
+  const r = quantity(tx.r);
+  const s = quantity(tx.s);
+  return r === 0n && s === 0n;
+}
+
+/** "full", or "partial: <reasons>" (atomic amounts for unknown decimals, undecoded logs or calls). */
+function decodeLevel(unknownDecimals: string[], unknownLogs: number, undecodedCalls: number): string {
+  const reasons: string[] = [];
+  if (unknownDecimals.length) reasons.push(`atomic amounts, decimals unknown for ${unknownDecimals.join(' ')}`);
+  if (unknownLogs) reasons.push(`${unknownLogs} undecoded log(s)`);
+  if (undecodedCalls) reasons.push(`${undecodedCalls} undecoded call(s)`);
+  return reasons.length ? `partial: ${reasons.join('; ')}` : 'full';
+}
