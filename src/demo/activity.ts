@@ -49,6 +49,10 @@ export interface ExpectedObservation {
   fee_token: string;
 }
 
+/** The expected members a step states; the rest (hash, height, fee, defaults) are filled in when recorded. */
+type Expect = Omit<ExpectedObservation, 'label' | 'hash' | 'height' | 'fee' | 'execution' | 'fee_payer' | 'fee_token'> &
+  Partial<Pick<ExpectedObservation, 'execution' | 'fee_payer' | 'fee_token'>>;
+
 /** The ground truth of one generateActivity run. */
 export interface GroundTruth {
   /** Every transaction the generator sent, in chain order (the node holds no others). */
@@ -108,14 +112,8 @@ export async function generateActivity(rpcUrl: string): Promise<GroundTruth> {
   const c2 = wallet(a2);
   const truth: ExpectedObservation[] = [];
 
-  /** Sends, waits for the receipt, checks the expected status and records the expected observation. */
-  const step = async (
-    label: string,
-    send: () => Promise<Hash>,
-    expect: Omit<ExpectedObservation, 'label' | 'hash' | 'height' | 'fee' | 'execution' | 'fee_payer' | 'fee_token'> &
-      Partial<Pick<ExpectedObservation, 'execution' | 'fee_payer' | 'fee_token'>>,
-  ): Promise<{ logs: Log[] }> => {
-    const hash = await send();
+  /** Waits for the receipt, checks the expected status and records the expected observation. */
+  const record = async (label: string, hash: Hash, expect: Expect): Promise<{ logs: Log[] }> => {
     const r = await c0.waitForTransactionReceipt({ hash, pollingInterval: 20 });
     const execution = expect.execution ?? 'success';
     if ((r.status === 'success') !== (execution === 'success')) throw new Error(`activity step "${label}" ended ${r.status}, expected ${execution}`);
@@ -134,6 +132,20 @@ export async function generateActivity(rpcUrl: string): Promise<GroundTruth> {
       fee_token: lc(expect.fee_token ?? TOKENS.alpha),
     });
     return r;
+  };
+  /** Sends one transaction (automine: its own block) and records it. */
+  const step = async (label: string, send: () => Promise<Hash>, expect: Expect) => record(label, await send(), expect);
+  /** Sends several transactions with automine off, mines them into ONE block, and records them (tx_index > 0). */
+  const oneBlock = async (steps: [string, () => Promise<Hash>, Expect][]) => {
+    await c0.request({ method: 'evm_setAutomine' as never, params: [false] as never });
+    try {
+      const hashes: Hash[] = [];
+      for (const [, send] of steps) hashes.push(await send());
+      await c0.request({ method: 'evm_mine' as never, params: [] as never });
+      for (const [i, [label, , expect]] of steps.entries()) await record(label, hashes[i], expect);
+    } finally {
+      await c0.request({ method: 'evm_setAutomine' as never, params: [true] as never });
+    }
   };
   const usd = (token: string, amount: string) => ({ asset: SYMBOLS[token], asset_contract: token, amount });
 
@@ -226,6 +238,16 @@ export async function generateActivity(rpcUrl: string): Promise<GroundTruth> {
     } as never), {
     sender: a1.address, recipient: Addresses.stablecoinDex, ...usd(TOKENS.pathUsd, '10'), nominal: '10', exchange: VENUES.stablecoinDex, protocol: null, category: 'swap',
   });
+
+  // 8. Three transfers from three accounts in one block (tx_index 0, 1, 2).
+  await oneBlock([
+    ['same-block transfer 1 of 3', () => Actions.token.transfer(c0, { token: TOKENS.beta, to: a4.address, amount: units('0.1'), gas: GAS }),
+      { sender: a0.address, recipient: a4.address, ...usd(TOKENS.beta, '0.1'), nominal: '0.1', exchange: null, protocol: null, category: 'transfer' }],
+    ['same-block transfer 2 of 3', () => Actions.token.transfer(c1, { token: TOKENS.alpha, to: a4.address, amount: units('0.2'), gas: GAS }),
+      { sender: a1.address, recipient: a4.address, ...usd(TOKENS.alpha, '0.2'), nominal: '0.2', exchange: null, protocol: null, category: 'transfer' }],
+    ['same-block MPP charge 3 of 3', () => Actions.token.transfer(c2, { token: TOKENS.pathUsd, to: a4.address, amount: units('0.03'), memo: mppMemo('api.example.com', 'agent-9', 'challenge-3'), gas: GAS }),
+      { sender: a2.address, recipient: a4.address, ...usd(TOKENS.pathUsd, '0.03'), nominal: '0.03', exchange: null, protocol: 'mpp', category: 'payment' }],
+  ]);
 
   const lastTxHeight = Math.max(...truth.map((t) => t.height));
   // Two empty blocks: the finalized tag (latest − 2 with --slots-in-an-epoch 1) then covers the last transaction.
