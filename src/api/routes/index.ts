@@ -6,8 +6,14 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
 import { providerRoutes } from './providers.js';
 import { intelligenceRoutes } from './intelligence.js';
+import { intakeRoutes } from './intake.js';
+import { operatorRoutes } from './operator.js';
+import { mcpRoutes } from '../../mcp/route.js';
 
 export const routePlugins: FastifyPluginAsync<AppContext>[] = [
   providerRoutes,
   intelligenceRoutes,
+  intakeRoutes,
+  operatorRoutes,
+  mcpRoutes,
 ];
