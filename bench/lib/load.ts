@@ -3,8 +3,9 @@
  * baseline (a Fastify route returning a fixed body of a given size) that each result is compared with.
  */
 import autocannon from 'autocannon';
-import Fastify from 'fastify';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { freePort } from '../../src/chain/anvil.js';
 import { dirname } from 'node:path';
 
 export interface LoadResult {
@@ -65,25 +66,72 @@ export async function measure(name: string, url: string, opts: LoadOptions = {})
   };
 }
 
-/**
- * Starts the bare-route baseline: Fastify answering GET /bare with a fixed JSON body of about `bytes` bytes.
- * @returns its URL and a stop function
- */
-export async function startBareRoute(bytes: number): Promise<{ url: string; stop: () => Promise<void> }> {
-  const app = Fastify({ logger: false });
-  const body = JSON.stringify({ pad: 'x'.repeat(Math.max(0, bytes - 10)) });
-  app.get('/bare', async (_req, reply) => reply.header('content-type', 'application/json').send(body));
-  app.post('/bare', async (_req, reply) => reply.header('content-type', 'application/json').send(body));
-  const address = await app.listen({ port: 0, host: '127.0.0.1' });
-  return { url: `${address}/bare`, stop: () => app.close() };
+/** A server running as a child process (so load generator and server do not share an event loop). */
+export interface ChildServer {
+  /** Base URL, http://127.0.0.1:PORT */
+  url: string;
+  pid: number;
+  /** Resident set size of the child now, in bytes (from /proc). */
+  rss(): number;
+  stop(): Promise<void>;
 }
 
-/** Peak resident-set growth sampler: call `stop()` to get the max growth in bytes since `start`. */
-export function sampleRss(pid = process.pid, everyMs = 20): { stop: () => number } {
-  if (pid !== process.pid) throw new Error('only this process is sampled');
-  const start = process.memoryUsage().rss;
+/**
+ * Spawns `node ARGS…` and waits until GET `readyPath` on `port` answers (any status), at most `timeoutMs`.
+ * @throws Error with the child's last stderr when it exits or does not answer in time
+ */
+export async function spawnServer(args: string[], port: number, opts: { readyPath?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<ChildServer> {
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}): ${stderr.trim()}`);
+    try {
+      await fetch(url + (opts.readyPath ?? '/'));
+      break;
+    } catch {
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`server did not answer on ${url}: ${stderr.trim()}`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return {
+    url,
+    pid: child.pid!,
+    rss: () => {
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+      return m ? Number(m[1]) * 1024 : 0;
+    },
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const done = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 3000);
+      await done;
+      clearTimeout(t);
+    },
+  };
+}
+
+/**
+ * Starts the bare-route baseline in its own process: Fastify answering /bare with a fixed JSON body of about
+ * `bytes` bytes (the same size as the responses it is compared with).
+ */
+export async function startBareRoute(bytes: number): Promise<ChildServer & { bareUrl: string }> {
+  const port = await freePort();
+  const s = await spawnServer(['bin/run-ts.js', 'bench/lib/bare-server.ts', String(bytes), String(port)], port, { readyPath: '/bare' });
+  return { ...s, bareUrl: `${s.url}/bare` };
+}
+
+/** Samples a child server's RSS every `everyMs` ms; `stop()` returns the peak growth in bytes over the start. */
+export function sampleChildRss(server: ChildServer, everyMs = 20): { stop: () => number } {
+  const start = server.rss();
   let peak = start;
-  const t = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), everyMs);
+  const t = setInterval(() => (peak = Math.max(peak, server.rss())), everyMs);
   return { stop: () => (clearInterval(t), peak - start) };
 }
 

@@ -1,0 +1,141 @@
+/**
+ * API benchmark (issue 2 §9): a store seeded with 1,000,000 synthetic observations, served by `paywatch serve`
+ * in its own process, measured with autocannon on loopback beside a bare Fastify route returning a body of the
+ * same size, on SQLite and PostgreSQL. Results: bench/results/api.{json,md}.
+ * Run: node bin/run-ts.js bench/api.ts [--count N] [--dialect sqlite|postgres] [--duration S]
+ * The seeded stores are kept (bench/tmp/, database paywatch_bench) and reused when they hold N rows.
+ */
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { sql } from 'kysely';
+import { openStore } from '../src/store/db.js';
+import { seedStore } from '../src/store/seed.js';
+import { freePort } from '../src/chain/anvil.js';
+import { loadTable, measure, sampleChildRss, spawnServer, startBareRoute, writeResults, type LoadResult } from './lib/load.js';
+
+const { values } = parseArgs({
+  options: {
+    count: { type: 'string', default: '1000000' },
+    dialect: { type: 'string', multiple: true },
+    duration: { type: 'string', default: '8' },
+  },
+});
+const COUNT = Number(values.count);
+const DURATION = Number(values.duration);
+const DIALECTS = (values.dialect?.length ? values.dialect : ['sqlite', 'postgres']) as ('sqlite' | 'postgres')[];
+const PG_ADMIN = process.env.PAYWATCH_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** Returns a store location holding exactly COUNT synthetic observations, seeding it when needed. */
+async function seededStore(dialect: 'sqlite' | 'postgres'): Promise<{ db: string; seeded_s: number | null }> {
+  let db = `sqlite:bench/tmp/api-${COUNT}.sqlite`;
+  if (dialect === 'postgres') {
+    const name = `paywatch_bench_${COUNT}`;
+    const admin = new pg.Client({ connectionString: PG_ADMIN });
+    await admin.connect();
+    const exists = await admin.query('select 1 from pg_database where datname = $1', [name]);
+    if (!exists.rowCount) await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    const u = new URL(PG_ADMIN);
+    u.pathname = `/${name}`;
+    db = u.toString();
+  }
+  const store = await openStore(db);
+  const have = Number((await sql<{ n: number }>`select count(*) as n from observations`.execute(store.db)).rows[0].n);
+  let seeded_s: number | null = null;
+  if (have !== COUNT) {
+    if (have > 0) throw new Error(`${db} holds ${have} rows, not ${COUNT}: delete it and run again`);
+    process.stderr.write(`seeding ${COUNT} observations into ${store.location}…\n`);
+    const r = await seedStore(store, { count: COUNT, onProgress: (n) => n % 100_000 < 5000 && process.stderr.write(`  ${n}\n`) });
+    seeded_s = r.seconds;
+  }
+  if (dialect === 'postgres') await sql`analyze`.execute(store.db);
+  await store.close();
+  return { db, seeded_s };
+}
+
+interface DialectReport {
+  dialect: string;
+  rows: number;
+  seeded_s: number | null;
+  bare: LoadResult;
+  results: LoadResult[];
+  export_peak_rss_growth_mb: number;
+  targets: Record<string, { value: number; target: string; pass: boolean }>;
+}
+
+async function benchDialect(dialect: 'sqlite' | 'postgres'): Promise<DialectReport> {
+  const { db, seeded_s } = await seededStore(dialect);
+  const port = await freePort();
+  const server = await spawnServer(['bin/paywatch.js', 'serve', '--db', db, '--port', String(port), '--log-level', 'warn'], port, {
+    readyPath: '/api/status',
+    env: { PAYWATCH_RATE_LIMIT: '100000000' },
+  });
+  try {
+    const api = `${server.url}/api`;
+    const first = (await (await fetch(`${api}/transactions?limit=30`)).json()) as { rows: { hash: string; asset_contract: string | null }[] };
+    const body = await (await fetch(`${api}/transactions`)).text();
+    const hash = first.rows[0].hash;
+    const asset = first.rows.find((r) => r.asset_contract)?.asset_contract ?? '';
+    const bare = await startBareRoute(Buffer.byteLength(body));
+    const run = (name: string, url: string, connections = 10) => measure(name, url, { duration: DURATION, connections });
+    try {
+      const bareResult = await run('bare route (same body size)', bare.bareUrl);
+      const results: LoadResult[] = [];
+      results.push(await run('GET /api/transactions', `${api}/transactions`));
+      results.push(await run('GET /api/transactions?asset=CONTRACT', `${api}/transactions?asset=${asset}`));
+      results.push(await run('GET /api/transactions?offset=100000', `${api}/transactions?offset=100000`));
+      results.push(await run('GET /api/transactions?offset=1000000', `${api}/transactions?offset=1000000`));
+      results.push(await run('GET /api/transactions/{hash}', `${api}/transactions/${hash}`));
+      results.push(await run('GET /api/metrics', `${api}/metrics`, 4));
+      const rss = sampleChildRss(server);
+      results.push(await run('GET /api/export', `${api}/export`, 2));
+      const exportGrowth = rss.stop();
+      const byName = (n: string) => results.find((r) => r.name === n)!;
+      const share = (n: string) => byName(n).req_per_s / bareResult.req_per_s;
+      const p99Ratio = byName('GET /api/transactions?offset=1000000').p99_ms / Math.max(byName('GET /api/transactions').p99_ms, 1);
+      const mb = exportGrowth / 2 ** 20;
+      return {
+        dialect,
+        rows: COUNT,
+        seeded_s,
+        bare: bareResult,
+        results,
+        export_peak_rss_growth_mb: Number(mb.toFixed(1)),
+        targets: {
+          'default list ≥ 0.4 × bare req/s': { value: Number(share('GET /api/transactions').toFixed(2)), target: '≥ 0.4', pass: share('GET /api/transactions') >= 0.4 },
+          'detail ≥ 0.4 × bare req/s': { value: Number(share('GET /api/transactions/{hash}').toFixed(2)), target: '≥ 0.4', pass: share('GET /api/transactions/{hash}') >= 0.4 },
+          'offset=1000000 p99 < 10 × default p99': { value: Number(p99Ratio.toFixed(2)), target: '< 10', pass: p99Ratio < 10 },
+          'export peak RSS growth < 64 MB': { value: Number(mb.toFixed(1)), target: '< 64', pass: mb < 64 },
+        },
+      };
+    } finally {
+      await bare.stop();
+    }
+  } finally {
+    await server.stop();
+  }
+}
+
+const reports: DialectReport[] = [];
+for (const d of DIALECTS) reports.push(await benchDialect(d));
+
+const md = [
+  `# API benchmark`,
+  ``,
+  `Command: \`node bin/run-ts.js bench/api.ts --count ${COUNT}\` (autocannon, ${DURATION} s per case after a 1 s warm-up, 10 connections; metrics 4, export 2). Server: \`paywatch serve\` in its own process. Machine: ${process.platform} ${process.arch}, 2 cores, Node ${process.version}. Run at ${new Date().toISOString()}.`,
+  ``,
+  ...reports.flatMap((r) => [
+    `## ${r.dialect} (${r.rows.toLocaleString('en')} observations${r.seeded_s ? `, seeded in ${r.seeded_s.toFixed(0)} s` : ''})`,
+    ``,
+    loadTable([r.bare, ...r.results], r.bare),
+    ``,
+    `Export peak RSS growth of the server: ${r.export_peak_rss_growth_mb} MB.`,
+    ``,
+    `| target | value | pass |`,
+    `|---|---:|---|`,
+    ...Object.entries(r.targets).map(([k, v]) => `| ${k} | ${v.value} | ${v.pass ? 'yes' : 'NO'} |`),
+    ``,
+  ]),
+].join('\n');
+writeResults('api', reports, md);
+process.stdout.write(md);
