@@ -94,7 +94,7 @@ afterAll(async () => {
 });
 
 describe('integrity on blocks fetched from a real anvil node in Tempo mode', () => {
-  it('one-transaction blocks of every type (0, 1, 2, 4, 0x76; reverted; sponsored) all score 2 with both roots matching', async () => {
+  it('one-transaction blocks of every type (0, 1, 2, 4, 0x76; reverted; sponsored) all score 2 with both roots and the header hash matching', async () => {
     const types = new Set<string>();
     const statuses = new Set<string>();
     expect(singles.length).toBe(8);
@@ -102,7 +102,7 @@ describe('integrity on blocks fetched from a real anvil node in Tempo mode', () 
       const f = await fetchBlock(h);
       expect(findInconsistencies(f, h)).toEqual([]);
       const c = await blockCommitment(f);
-      expect([c.transactionsRoot.match, c.receiptsRoot.match]).toEqual([true, true]);
+      expect([c.transactionsRoot.match, c.receiptsRoot.match, c.blockHash.match]).toEqual([true, true, true]);
       const integrity = await evaluateBlockIntegrity(f, new Date(), c);
       expect(integrity.map((i) => i.score)).toEqual(f.block.transactions.map(() => 2));
       for (const tx of f.block.transactions) types.add(tx.type);

@@ -5,8 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { Hash, Rlp } from 'ox';
-import { blockCommitment, commitmentEvidence, encodeReceipt, encodeTransaction, evaluateBlockIntegrity, findInconsistencies, UnsupportedEncodingError } from '../../src/chain/integrity/index.js';
+import { Hash, Hex, Rlp } from 'ox';
+import { blockCommitment, checkBlockHash, commitmentEvidence, encodeReceipt, encodeTransaction, evaluateBlockIntegrity, findInconsistencies, UnsupportedEncodingError } from '../../src/chain/integrity/index.js';
 import type { FetchedBlock, RpcReceipt, RpcTransaction } from '../../src/chain/types.js';
 import { copy, integrityCases } from '../fixtures/integrity/cases.js';
 
@@ -23,11 +23,12 @@ describe('integrity over a recorded block of 32 transactions (types 0, 1, 2, 4, 
   });
   integrityCases(() => many);
 
-  it('commitmentEvidence gives both roots and the transaction hash check for an observation', async () => {
+  it('commitmentEvidence gives both roots, the header hash check and the transaction hash check for an observation', async () => {
     const c = await blockCommitment(many);
     expect(commitmentEvidence(c, 3)).toEqual({
       transactionsRoot: { expected: many.block.transactionsRoot, computed: many.block.transactionsRoot, match: true },
       receiptsRoot: { expected: many.block.receiptsRoot, computed: many.block.receiptsRoot, match: true },
+      blockHash: { expected: many.block.hash, encoding: 'ethereum', match: true },
       transactionHash: { computed: many.block.transactions[3]!.hash, match: true },
     });
   });
@@ -92,6 +93,35 @@ describe('canonical encodings', () => {
     expect(Rlp.toHex(encodeReceipt(legacy))).toHaveLength(4);
     expect(encodeReceipt(tempo).startsWith('0x76')).toBe(true);
     expect(Rlp.toHex(`0x${encodeReceipt(tempo).slice(4)}`)).toHaveLength(4);
+  });
+});
+
+describe('block hash from the header', () => {
+  it('anvil hashes the plain Ethereum header; a changed header member no longer reproduces the hash', () => {
+    expect(checkBlockHash(many.block)).toEqual({ expected: many.block.hash, encoding: 'ethereum', match: true });
+    const f = copy(many);
+    f.block.stateRoot = `0x${'ee'.repeat(32)}`;
+    expect(checkBlockHash(f.block)).toMatchObject({ encoding: null, match: false, reason: 'neither the Tempo nor the Ethereum header encoding reproduces the block hash' });
+  });
+
+  it('a block hashed as a Tempo header rlp([generalGasLimit, sharedGasLimit, timestampMillisPart, header]) is recognised as such', () => {
+    // The list written out member by member, from tempoxyz/tempo crates/primitives/src/header.rs (TempoHeader).
+    const b = many.block;
+    const q = (v: unknown) => (BigInt(v as string) === 0n ? '0x' : Hex.fromNumber(BigInt(v as string)));
+    const inner = [b.parentHash, b.sha3Uncles, b.miner, b.stateRoot, b.transactionsRoot, b.receiptsRoot, b.logsBloom, q(b.difficulty), q(b.number), q(b.gasLimit), q(b.gasUsed),
+      q(b.timestamp), b.extraData, b.mixHash, b.nonce, q(b.baseFeePerGas), b.withdrawalsRoot, q(b.blobGasUsed), q(b.excessBlobGas), b.parentBeaconBlockRoot, b.requestsHash] as Hex.Hex[];
+    const f = copy(many);
+    f.block.mainBlockGeneralGasLimit = '0x1c9c380';
+    f.block.sharedGasLimit = '0x2faf08';
+    f.block.timestampMillisPart = '0x1f4';
+    f.block.hash = Hash.keccak256(Rlp.fromHex(['0x01c9c380', '0x2faf08', '0x01f4', inner]));
+    expect(checkBlockHash(f.block)).toEqual({ expected: f.block.hash, encoding: 'tempo', match: true });
+  });
+
+  it('a header member missing: not computed (match null), never a pass', () => {
+    const f = copy(many);
+    delete (f.block as Record<string, unknown>).stateRoot;
+    expect(checkBlockHash(f.block)).toMatchObject({ match: null, reason: 'header member stateRoot is missing or not hex' });
   });
 });
 

@@ -9,6 +9,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { Hash, Hex } from 'ox';
 import type { FetchedBlock, RpcReceipt } from '../types.js';
 import { encodeReceipt, encodeTransaction, UnsupportedEncodingError } from './encoding.js';
+import { checkBlockHash, type HeaderCheck } from './header.js';
 
 /** One recomputed root beside the header's. `computed` and `match` are null when it could not be recomputed. */
 export interface RootCheck {
@@ -32,10 +33,15 @@ export interface TransactionHashCheck {
   reason?: string;
 }
 
-/** What stage 2 needs of a block, computed once: both roots and, by transaction index, each hash check. */
+/**
+ * What stage 2 needs of a block, computed once: both roots, the block hash recomputed from the header (which
+ * binds those roots to the hash the chain references; informational, see ./header.ts) and, by transaction
+ * index, each hash check.
+ */
 export interface BlockCommitment {
   transactionsRoot: RootCheck;
   receiptsRoot: RootCheck;
+  blockHash: HeaderCheck;
   transactions: TransactionHashCheck[];
 }
 
@@ -76,7 +82,8 @@ function attempt(encode: () => Hex.Hex): Hex.Hex | Error {
 
 /**
  * Recomputes the block commitment of a fetched block: every transaction's hash from its canonical encoding,
- * the transactionsRoot from all transactions and the receiptsRoot from all receipts.
+ * the transactionsRoot from all transactions, the receiptsRoot from all receipts, and the block hash from the
+ * header.
  *
  * A root is left uncomputed (computed: null, match: null, with `reason`) when any item cannot be rebuilt —
  * an unknown transaction type, a missing receipt — because a partial trie proves nothing.
@@ -101,5 +108,5 @@ export async function blockCommitment(f: FetchedBlock): Promise<BlockCommitment>
     f.receipts.length === txs.length
       ? await checkRoot(f.block.receiptsRoot, encodedReceipts, 'receipt')
       : uncomputed(f.block.receiptsRoot, `receipt count ${f.receipts.length} differs from transaction count ${txs.length}`);
-  return { transactionsRoot, receiptsRoot, transactions };
+  return { transactionsRoot, receiptsRoot, blockHash: checkBlockHash(f.block), transactions };
 }

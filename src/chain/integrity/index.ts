@@ -9,6 +9,7 @@ import type { BlockIntegrity, FetchedBlock, RpcReceipt, RpcTransaction } from '.
 import { blockCommitment, type BlockCommitment, type RootCheck } from './commitment.js';
 
 export { blockCommitment, type BlockCommitment, type RootCheck, type TransactionHashCheck } from './commitment.js';
+export { checkBlockHash, type HeaderCheck } from './header.js';
 export { findInconsistencies } from './consistency.js';
 export { encodeReceipt, encodeTransaction, UnsupportedEncodingError } from './encoding.js';
 
@@ -65,6 +66,12 @@ function describeRoot(name: string, r: RootCheck): string {
   return `${name} not recomputed (${r.reason})`;
 }
 
+/** Describes the header hash check for a stage reason; it informs, it does not decide (see ./header.ts). */
+function describeHeader(h: BlockCommitment['blockHash']): string {
+  if (h.match === true) return `block hash recomputed from the header (${h.encoding} encoding) and matched`;
+  return `block hash not reproduced from the header (${h.reason}; not counted)`;
+}
+
 /**
  * Stage 2: the transaction's canonical encoding hashes to its hash, and the transactionsRoot recomputed from
  * all the block's transactions equals the header's. The receiptsRoot is recomputed too: a mismatch fails the
@@ -74,7 +81,7 @@ function describeRoot(name: string, r: RootCheck): string {
 function blockCommitmentStage(c: BlockCommitment, index: number, tx: RpcTransaction): IntegrityStage {
   const stage = (status: IntegrityStage['status'], reason: string): IntegrityStage => ({ level: 2, label: STAGE_LABELS[2], status, reason });
   const h = c.transactions[index];
-  const roots = `${describeRoot('transactionsRoot', c.transactionsRoot)}; ${describeRoot('receiptsRoot', c.receiptsRoot)}`;
+  const roots = `${describeRoot('transactionsRoot', c.transactionsRoot)}; ${describeRoot('receiptsRoot', c.receiptsRoot)}; ${describeHeader(c.blockHash)}`;
   if (!h) return stage('unknown', `transaction ${index} is not in the block commitment`);
   if (h.match === false) return stage('fail', `keccak256 of the re-encoded type ${String(tx.type)} transaction is ${h.computed}, not its stated hash ${tx.hash}`);
   if (c.transactionsRoot.match === false) return stage('fail', roots);
@@ -121,12 +128,12 @@ export async function evaluateBlockIntegrity(f: FetchedBlock, now: Date = new Da
 
 /**
  * The roots checked for a block and the hash check of one of its transactions, shaped for an observation's
- * `evidence.roots` member: `{transactionsRoot, receiptsRoot, transactionHash}`, each `{expected?, computed,
- * match, reason?}` with lower-case hex.
+ * `evidence.roots` member: `{transactionsRoot, receiptsRoot, blockHash, transactionHash}` (RootCheck,
+ * RootCheck, HeaderCheck, TransactionHashCheck), lower-case hex.
  *
  * @param c the block's commitment (blockCommitment(f))
  * @param index the transaction's index in the block
  */
 export function commitmentEvidence(c: BlockCommitment, index: number): Record<string, unknown> {
-  return { transactionsRoot: c.transactionsRoot, receiptsRoot: c.receiptsRoot, transactionHash: c.transactions[index] ?? null };
+  return { transactionsRoot: c.transactionsRoot, receiptsRoot: c.receiptsRoot, blockHash: c.blockHash, transactionHash: c.transactions[index] ?? null };
 }

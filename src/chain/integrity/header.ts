@@ -1,0 +1,90 @@
+/**
+ * Recomputes a block's hash from the header fields the node served, which ties the transactionsRoot and
+ * receiptsRoot that stage 2 checks to the block hash that the finalized chain references.
+ *
+ * Two encodings are tried, because they differ between the real chain and the local test node:
+ * - Tempo: keccak256(rlp([generalGasLimit, sharedGasLimit, timestampMillisPart, ethereumHeader])) —
+ *   tempoxyz/tempo `crates/primitives/src/header.rs` (TempoHeader, RlpEncodable field order).
+ *   Not yet compared with a real mainnet block here (the public RPC was unreachable when this was written).
+ * - Ethereum: keccak256(rlp(ethereumHeader)) — what anvil's Tempo mode hashes (seen on @foundry-rs/anvil).
+ * ethereumHeader = [parentHash, sha3Uncles, miner, stateRoot, transactionsRoot, receiptsRoot, logsBloom,
+ * difficulty, number, gasLimit, gasUsed, timestamp, extraData, mixHash, nonce] followed by the optional
+ * members of later forks in order: baseFeePerGas (EIP-1559), withdrawalsRoot (EIP-4895), blobGasUsed and
+ * excessBlobGas (EIP-4844), parentBeaconBlockRoot (EIP-4788), requestsHash (EIP-7685).
+ */
+import { Hash, Hex, Rlp } from 'ox';
+import type { RpcBlock } from '../types.js';
+
+/** The result of recomputing a block hash from its header. */
+export interface HeaderCheck {
+  /** The block hash the node stated (lower-case hex). */
+  expected: string;
+  /** The header encoding whose hash equals `expected`; null when none did. */
+  encoding: 'tempo' | 'ethereum' | null;
+  /** True when one encoding reproduces the stated hash; null when the header could not be encoded. */
+  match: boolean | null;
+  /** Why it did not match or could not be encoded; absent on a match. */
+  reason?: string;
+}
+
+const QUANTITY = 'q';
+const DATA = 'd';
+/** Ethereum header members in RLP order, with their JSON-RPC names; the `optional` ones appear by fork. */
+const BASE: [string, typeof QUANTITY | typeof DATA][] = [
+  ['parentHash', DATA], ['sha3Uncles', DATA], ['miner', DATA], ['stateRoot', DATA], ['transactionsRoot', DATA],
+  ['receiptsRoot', DATA], ['logsBloom', DATA], ['difficulty', QUANTITY], ['number', QUANTITY], ['gasLimit', QUANTITY],
+  ['gasUsed', QUANTITY], ['timestamp', QUANTITY], ['extraData', DATA], ['mixHash', DATA], ['nonce', DATA],
+];
+const OPTIONAL: [string, typeof QUANTITY | typeof DATA][] = [
+  ['baseFeePerGas', QUANTITY], ['withdrawalsRoot', DATA], ['blobGasUsed', QUANTITY], ['excessBlobGas', QUANTITY],
+  ['parentBeaconBlockRoot', DATA], ['requestsHash', DATA],
+];
+
+/** A JSON-RPC value as an RLP item: quantities minimal big-endian (zero empty), data as is. */
+function item(block: RpcBlock, name: string, kind: string): Hex.Hex {
+  const v = block[name];
+  if (typeof v !== 'string' || !/^0x[0-9a-fA-F]*$/.test(v)) throw new Error(`header member ${name} is missing or not hex`);
+  if (kind === DATA) return v as Hex.Hex;
+  const n = BigInt(v);
+  return n === 0n ? '0x' : Hex.fromNumber(n);
+}
+
+/** The Ethereum header list of a block; optional members stop at the first one the node left out. */
+function ethereumHeader(block: RpcBlock): Hex.Hex[] {
+  const list = BASE.map(([name, kind]) => item(block, name, kind));
+  for (const [name, kind] of OPTIONAL) {
+    if (block[name] === undefined || block[name] === null) break;
+    list.push(item(block, name, kind));
+  }
+  return list;
+}
+
+/**
+ * Recomputes the block hash from the header members the node served and compares it with the stated hash,
+ * under the Tempo header encoding and the plain Ethereum one (see the module comment).
+ *
+ * @param block the node's block (eth_getBlockByNumber)
+ * @returns which encoding matched, or match false with the reason, or match null when a member is missing;
+ *   never throws
+ */
+export function checkBlockHash(block: RpcBlock): HeaderCheck {
+  const expected = typeof block.hash === 'string' ? block.hash.toLowerCase() : String(block.hash);
+  let inner: Hex.Hex[];
+  try {
+    inner = ethereumHeader(block);
+  } catch (e) {
+    return { expected, encoding: null, match: null, reason: (e as Error).message };
+  }
+  const candidates: ['tempo' | 'ethereum', () => Hex.Hex][] = [
+    ['tempo', () => Rlp.fromHex([item(block, 'mainBlockGeneralGasLimit', QUANTITY), item(block, 'sharedGasLimit', QUANTITY), item(block, 'timestampMillisPart', QUANTITY), inner])],
+    ['ethereum', () => Rlp.fromHex(inner)],
+  ];
+  for (const [encoding, encode] of candidates) {
+    try {
+      if (Hash.keccak256(encode()) === expected) return { expected, encoding, match: true };
+    } catch {
+      /* a Tempo member is missing: try the next encoding */
+    }
+  }
+  return { expected, encoding: null, match: false, reason: 'neither the Tempo nor the Ethereum header encoding reproduces the block hash' };
+}
