@@ -3,6 +3,7 @@
  * frozen object. Areas add their own members here (and a flag in src/cli) rather than reading process.env.
  */
 import { z } from 'zod';
+import { DEFAULT_SOURCES_SPEC, parseSources } from './intel/sources/config.js';
 
 export const DEFAULT_DB = './data/paywatch.sqlite';
 export const DEFAULT_RPC = 'https://rpc.tempo.xyz';
@@ -33,6 +34,8 @@ const ConfigSchema = z.object({
   intelStaleDays: z.coerce.number().min(0).max(3650),
   /** Intel: PAYWATCH_INTEL_INTERVAL_SECONDS between collection runs (sources, then probes); default hourly. */
   intelIntervalSeconds: z.coerce.number().int().min(1),
+  /** Intel: `--sources` / PAYWATCH_SOURCES, the directories to collect (`[name=]kind:url,…` or `@file.json`; src/intel/sources/config.ts). */
+  sources: z.string().min(1).superRefine((v, ctx) => { try { parseSources(v); } catch (e) { ctx.addIssue({ code: 'custom', message: (e as Error).message }); } }),
   /** Trust check: `--verify-port` / PAYWATCH_VERIFY_PORT, the trust-check listener's port (default 8081). */
   verifyPort: port,
   /** Trust check: PAYWATCH_VERIFY_URL, the address the trust-check service advertises; null = http://host:verifyPort. */
@@ -91,6 +94,7 @@ export function loadConfig(flags: Flags = {}, env: NodeJS.ProcessEnv = process.e
     pollIntervalMs: pick(flags.pollIntervalMs, 'PAYWATCH_POLL_MS', 1000),
     intelStaleDays: pick(flags.intelStaleDays, 'PAYWATCH_INTEL_STALE_DAYS', 7),
     intelIntervalSeconds: pick(flags.intelIntervalSeconds, 'PAYWATCH_INTEL_INTERVAL_SECONDS', 3600),
+    sources: pick(flags.sources, 'PAYWATCH_SOURCES', DEFAULT_SOURCES_SPEC),
     verifyPort: pick(flags.verifyPort, 'PAYWATCH_VERIFY_PORT', 8081),
     verifyUrl: pick(flags.verifyUrl, 'PAYWATCH_VERIFY_URL', null),
     verifyTimeoutMs: pick(flags.verifyTimeoutMs, 'PAYWATCH_VERIFY_TIMEOUT_MS', 10_000),

@@ -1,0 +1,26 @@
+/** JSON over the safe fetcher, for collectors: one GET, 2xx required, JSON required. */
+import { safeFetch } from '../../net/safe-fetch.js';
+import type { CollectOptions } from './types.js';
+
+export const DEFAULT_SOURCE_TIMEOUT_MS = 15_000;
+export const DEFAULT_SOURCE_MAX_BYTES = 8 * 1024 * 1024;
+
+/**
+ * GETs `url` and parses JSON.
+ * @throws FetchError subclasses (refused, timeout, too large, unreachable), or Error naming the status or the
+ *   JSON problem
+ */
+export async function fetchJson(url: string, opts: CollectOptions): Promise<unknown> {
+  const r = await safeFetch(url, {
+    headers: { accept: 'application/json' },
+    timeoutMs: opts.timeoutMs ?? DEFAULT_SOURCE_TIMEOUT_MS,
+    maxBytes: opts.maxBytes ?? DEFAULT_SOURCE_MAX_BYTES,
+    allowLoopback: opts.allowLoopback,
+  });
+  if (r.status < 200 || r.status > 299) throw new Error(`HTTP ${r.status} from ${new URL(r.url).host}`);
+  try {
+    return JSON.parse(Buffer.from(r.body).toString('utf8'));
+  } catch {
+    throw new Error(`answer from ${new URL(r.url).host} is not JSON`);
+  }
+}

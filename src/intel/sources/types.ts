@@ -1,0 +1,58 @@
+/**
+ * Shapes shared by the source collectors. A source is one configured directory (or one origin's
+ * self-description); collecting it yields discovered services and its freshness.
+ */
+import type { DiscoveredService } from '../types.js';
+
+/**
+ * Kinds of source:
+ * - "bazaar": an x402 facilitator; `url` is the facilitator base, the collector reads `{url}/discovery/resources`.
+ * - "mpp-registry": a catalog in the `https://mpp.dev/api/services` format; `url` is the catalog itself.
+ * - "well-known": an origin; the collector reads `{origin}/.well-known/x402`.
+ * - "openapi": an origin; the collector reads `{origin}/openapi.json` (`x-payment-info`, `x-service-info`).
+ */
+export type SourceKind = 'bazaar' | 'mpp-registry' | 'well-known' | 'openapi';
+
+export interface SourceConfig {
+  /** Unique name, recorded on every service it yields (DiscoveredService.source). */
+  name: string;
+  kind: SourceKind;
+  url: string;
+}
+
+/** Freshness of one source (feeds `service_sources` in /api/status and /api/intelligence/status). */
+export interface SourceFreshness {
+  name: string;
+  kind: SourceKind;
+  url: string;
+  /** ISO 8601 of the last collection attempt, or null when never tried. */
+  last_attempt_at: string | null;
+  /** ISO 8601 of the last successful collection, or null when none succeeded. */
+  last_success_at: string | null;
+  /** Message of the last failure; null when the last attempt succeeded. */
+  last_error: string | null;
+  /** Services yielded by the last successful collection; null when none succeeded. */
+  item_count: number | null;
+}
+
+export interface CollectResult {
+  services: DiscoveredService[];
+  freshness: SourceFreshness;
+  /** Items skipped as unreadable, one line each (not fatal). */
+  warnings: string[];
+}
+
+/** Fetch options every collector accepts. */
+export interface CollectOptions {
+  /** Allow loopback addresses (tests and the demo only). */
+  allowLoopback?: boolean;
+  /** Per-request budget in ms; default 15,000. */
+  timeoutMs?: number;
+  /** Per-response cap in bytes; default 8 MiB (directory pages are larger than probe answers). */
+  maxBytes?: number;
+  /** Bazaar: items per page (default 100) and page limit (default 100). */
+  pageSize?: number;
+  maxPages?: number;
+  /** Clock, for tests. */
+  now?: () => Date;
+}
