@@ -9,6 +9,7 @@ import { intelligenceRoutes } from './intelligence.js';
 import { intakeRoutes } from './intake.js';
 import { operatorRoutes } from './operator.js';
 import { mcpRoutes } from '../../mcp/route.js';
+import { chainRoutes } from './chain.js';
 
 export const routePlugins: FastifyPluginAsync<AppContext>[] = [
   providerRoutes,
@@ -16,4 +17,5 @@ export const routePlugins: FastifyPluginAsync<AppContext>[] = [
   intakeRoutes,
   operatorRoutes,
   mcpRoutes,
+  chainRoutes,
 ];

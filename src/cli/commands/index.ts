@@ -5,5 +5,6 @@ import type { Command } from 'commander';
 import { register as start } from './start.js';
 import { register as collect } from './collect.js';
 import { register as serve } from './serve.js';
+import { register as operator } from './operator.js';
 
-export const commands: ((program: Command) => void)[] = [start, collect, serve];
+export const commands: ((program: Command) => void)[] = [start, collect, serve, operator];

@@ -1,0 +1,85 @@
+/**
+ * POST /api/protocol-events and POST /api/intelligence/outcomes: the private signed intake (docs/intake.md;
+ * contract sections 4, 5, 6). Inside this plugin only, JSON bodies are kept as raw bytes so the HMAC is
+ * verified on exactly what was sent, before any parsing. Hidden from the public OpenAPI document.
+ */
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import { HttpError, Unavailable } from '../../domain/errors.js';
+import { loadMasterSecret } from '../../secrets/index.js';
+import { KeyVault } from '../../intake/keys.js';
+import { acceptOutcome, acceptProtocolEvent, authenticate, type Sender } from '../../intake/deliver.js';
+import type { SenderKind } from '../../store/intake/senders.js';
+import { nowSeconds } from '../../intake/operator.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the intake plugin once the signature verified. */
+    intakeSender?: Sender;
+  }
+}
+
+const UNSUPPORTED = 'unsupported content type: send the body as application/json';
+
+/** Registers the intake routes. */
+export const intakeRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
+  // A bad secret stops the server at start; a missing one only disables the intake (503), not the public API.
+  const master = loadMasterSecret(ctx.config);
+  const vault = master ? new KeyVault(master) : null;
+
+  // Name the limit on 413; everything else goes on to the app's error handler (a throw here reaches the parent's).
+  app.setErrorHandler((err: { code?: string }) => {
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') throw new HttpError(413, `request body too large: the limit is ${app.initialConfig.bodyLimit ?? 262_144} bytes`);
+    throw err;
+  });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser('*', (_req, _payload, done) => done(new HttpError(415, UNSUPPORTED), undefined));
+
+  const verify = (kind: SenderKind) => async (req: FastifyRequest) => {
+    if (!Buffer.isBuffer(req.body)) throw new HttpError(415, UNSUPPORTED);
+    if (!vault) throw new Unavailable('intake not configured: the server has no PAYWATCH_SECRET', 60);
+    const h = req.headers;
+    const one = (v: string | string[] | undefined) => (Array.isArray(v) ? undefined : v);
+    req.intakeSender = await authenticate(
+      ctx.store,
+      vault,
+      kind,
+      {
+        senderId: one(kind === 'connection' ? h['x-svc-connection'] : h['x-svc-producer']),
+        timestamp: one(h['x-svc-timestamp']),
+        signature: one(h['x-svc-signature']),
+        body: req.body,
+      },
+      nowSeconds(),
+    );
+  };
+
+  // Per authenticated sender, counted after the signature verified, so nobody can spend another sender's quota.
+  const rateLimit = {
+    max: ctx.config.intakeRateLimitPerMinute,
+    timeWindow: 60_000,
+    hook: 'preHandler' as const,
+    keyGenerator: (req: FastifyRequest) => `intake:${req.intakeSender!.id}`,
+    errorResponseBuilder: (_req: FastifyRequest, c: { max: number; ttl: number }) =>
+      new HttpError(429, `rate limited: at most ${c.max} deliveries per minute per sender; retry after ${Math.ceil(c.ttl / 1000)} s`, Math.ceil(c.ttl / 1000)),
+  };
+
+  app.post(
+    '/api/protocol-events',
+    { schema: { hide: true }, config: { rateLimit }, preValidation: verify('connection') },
+    async (req, reply) => {
+      const r = await acceptProtocolEvent(ctx.store, req.intakeSender!, req.body as Buffer, new Date());
+      return reply.code(r.status).send(r.receipt);
+    },
+  );
+
+  app.post(
+    '/api/intelligence/outcomes',
+    { schema: { hide: true }, config: { rateLimit }, preValidation: verify('producer') },
+    async (req, reply) => {
+      const r = await acceptOutcome(ctx.store, req.intakeSender!, req.body as Buffer, new Date());
+      return reply.code(r.status).send(r.receipt);
+    },
+  );
+};

@@ -1,0 +1,35 @@
+/**
+ * GET /api/operator/{events,outcomes,costs}: the HTTP operator reads of private intake records
+ * (docs/intake.md). Authorization: Bearer <operator token> is checked before anything else, and every failure
+ * gets the same 401, so nothing about the stored data leaks. Hidden from the public OpenAPI document and MCP.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { AppContext } from '../context.js';
+import { HttpError } from '../../domain/errors.js';
+import { costSummary, isOperatorToken, readEvents, readOutcomes } from '../../intake/operator.js';
+import { OperatorCostsQuery, OperatorListQuery } from '../../intake/query.js';
+
+const DENIED = 'operator token required: send Authorization: Bearer <operator token>';
+
+/** Registers the operator read routes. */
+export const operatorRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) => {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+
+  app.addHook('onRequest', async (req, reply) => {
+    const m = /^Bearer ([^\s]+)$/.exec(req.headers.authorization ?? '');
+    if (!m || !(await isOperatorToken(ctx.store, m[1]))) {
+      reply.header('www-authenticate', 'Bearer realm="paywatch-operator"');
+      throw new HttpError(401, DENIED);
+    }
+    // Private data: never cached by shared caches.
+    reply.header('cache-control', 'private, no-store');
+  });
+
+  app.get('/api/operator/events', { schema: { hide: true, querystring: OperatorListQuery } }, async (req) => readEvents(ctx.store, req.query));
+  app.get('/api/operator/outcomes', { schema: { hide: true, querystring: OperatorListQuery } }, async (req) => readOutcomes(ctx.store, req.query));
+  app.get('/api/operator/costs', { schema: { hide: true, querystring: OperatorCostsQuery } }, async (req) => {
+    const { period, ...f } = req.query;
+    return costSummary(ctx.store, f, period);
+  });
+};

@@ -1,0 +1,229 @@
+/**
+ * Operator actions (issued from the CLI) and operator reads (CLI and HTTP): connections, producers, operator
+ * tokens, stored events and outcomes, and exact cost summaries. Every secret is returned once, at issuance.
+ */
+import type { Store } from '../store/db.js';
+import { insertSender, listSenders, revokeSender, rotateSenderKey, type SenderInfo, type SenderKind } from '../store/intake/senders.js';
+import { insertOperatorToken, liveOperatorTokenHash, listOperatorTokens, revokeOperatorToken, type OperatorTokenInfo } from '../store/intake/tokens.js';
+import { listOutcomes, listProtocolEvents, outcomeCharges, type RecordFilter } from '../store/intake/records.js';
+import { DecimalSum } from '../domain/money.js';
+import { constantTimeEqual, newId, newToken, sha256Hex } from '../secrets/index.js';
+import type { KeyVault } from './keys.js';
+import type { Protocol } from './protocols.js';
+
+export type { SenderInfo, OperatorTokenInfo, RecordFilter };
+
+/** Current UTC Unix seconds. */
+export const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+
+/** A newly issued sender: its id and key (shown once, never stored in clear). */
+export interface IssuedSender {
+  id: string;
+  name: string;
+  protocol: string | null;
+  key: string;
+}
+
+/**
+ * Creates a connection (with `protocol`) or a producer (protocol null) with a fresh key.
+ * @returns the id and the clear key, which no later call returns again
+ */
+export async function issueSender(store: Store, vault: KeyVault, kind: SenderKind, name: string, protocol: Protocol | null): Promise<IssuedSender> {
+  const id = newId(kind === 'connection' ? 'conn' : 'prod');
+  const { key, sealed } = vault.issue();
+  await insertSender(store, { id, kind, name, protocol }, sealed, nowSeconds());
+  return { id, name, protocol, key };
+}
+
+/**
+ * Rotates a sender's key; the previous key keeps verifying for `graceSeconds`.
+ * @returns the new clear key (shown once) and when the old key stops verifying (UTC Unix seconds)
+ * @throws NotFound when the sender is unknown or revoked
+ */
+export async function rotateSender(store: Store, vault: KeyVault, kind: SenderKind, id: string, graceSeconds: number): Promise<{ id: string; key: string; previous_key_expires_at: number }> {
+  const { key, sealed } = vault.issue();
+  const expires = await rotateSenderKey(store, kind, id, sealed, nowSeconds(), graceSeconds);
+  return { id, key, previous_key_expires_at: expires };
+}
+
+/** Revokes a sender at once (no grace). @throws NotFound when unknown or already revoked */
+export async function revokeSenderNow(store: Store, kind: SenderKind, id: string): Promise<void> {
+  await revokeSender(store, kind, id, nowSeconds());
+}
+
+/** Lists senders of a kind (no key material). */
+export async function senders(store: Store, kind: SenderKind): Promise<SenderInfo[]> {
+  return listSenders(store, kind, nowSeconds());
+}
+
+/** Operator token format: `<id>.<secret>`; the id finds the row, the secret's hash is compared in constant time. */
+const TOKEN = /^(op_[0-9a-f]{16})\.(pwop_[A-Za-z0-9_-]{43})$/;
+
+/** Issues an operator token. @returns its id and the token (shown once) */
+export async function issueOperatorToken(store: Store, name: string): Promise<{ id: string; name: string; token: string }> {
+  const id = newId('op');
+  const token = `${id}.${newToken('pwop')}`;
+  await insertOperatorToken(store, { id, name, tokenSha256: sha256Hex(token) }, nowSeconds());
+  return { id, name, token };
+}
+
+/** Lists operator tokens (never the tokens). */
+export async function operatorTokens(store: Store): Promise<OperatorTokenInfo[]> {
+  return listOperatorTokens(store);
+}
+
+/** Revokes an operator token. @throws NotFound when unknown or already revoked */
+export async function revokeOperatorTokenNow(store: Store, id: string): Promise<void> {
+  await revokeOperatorToken(store, id, nowSeconds());
+}
+
+/**
+ * True when `token` is a live operator token. Constant-time on the hash; a malformed token costs the same
+ * single lookup, so timing tells nothing about which tokens exist.
+ */
+export async function isOperatorToken(store: Store, token: string): Promise<boolean> {
+  const m = TOKEN.exec(token);
+  const stored = await liveOperatorTokenHash(store, m ? m[1] : 'op_0000000000000000');
+  return constantTimeEqual(sha256Hex(token), stored ?? '0'.repeat(64)) && m !== null && stored !== null;
+}
+
+/** A protocol event as operators read it: envelope members, receipt and the native record. */
+export interface EventView {
+  connection_id: string;
+  event_id: string;
+  environment: 'test' | 'live';
+  protocol: string;
+  event_type: string;
+  event_time: number;
+  received_at: string;
+  body_sha256: string;
+  /** The native record, parsed from the stored exact body bytes (whose sha256 is body_sha256). */
+  record: unknown;
+}
+
+/** A page of records. */
+export interface Page<T> {
+  environment: 'test' | 'live';
+  total: number;
+  limit: number;
+  offset: number;
+  rows: T[];
+}
+
+/** Reads protocol events of one environment (since/until on event_time, UTC Unix seconds). */
+export async function readEvents(store: Store, f: RecordFilter): Promise<Page<EventView>> {
+  const { total, rows } = await listProtocolEvents(store, f);
+  return {
+    environment: f.environment,
+    total,
+    limit: f.limit,
+    offset: f.offset,
+    rows: rows.map((r) => ({
+      connection_id: r.connection_id,
+      event_id: r.event_id,
+      environment: r.environment,
+      protocol: r.protocol,
+      event_type: r.event_type,
+      event_time: Number(r.event_time),
+      received_at: r.received_at,
+      body_sha256: r.body_sha256,
+      record: (JSON.parse(Buffer.from(r.body).toString('utf8')) as { record: unknown }).record,
+    })),
+  };
+}
+
+/** An outcome record as operators read it: the record as sent (evidence content replaced by its size), plus receipt. */
+export interface OutcomeView {
+  producer_id: string;
+  event_id: string;
+  environment: 'test' | 'live';
+  occurred_at: number;
+  received_at: string;
+  body_sha256: string;
+  /** Byte length of the retained result evidence, or null when none was sent. */
+  evidence_bytes: number | null;
+  record: Record<string, unknown>;
+}
+
+/** Reads outcome records of one environment (since/until on occurred_at, UTC Unix seconds). */
+export async function readOutcomes(store: Store, f: RecordFilter): Promise<Page<OutcomeView>> {
+  const { total, rows } = await listOutcomes(store, f);
+  return {
+    environment: f.environment,
+    total,
+    limit: f.limit,
+    offset: f.offset,
+    rows: rows.map((r) => {
+      const record = JSON.parse(Buffer.from(r.body).toString('utf8')) as Record<string, unknown>;
+      delete record.evidence;
+      return {
+        producer_id: r.producer_id,
+        event_id: r.event_id,
+        environment: r.environment,
+        occurred_at: Number(r.occurred_at),
+        received_at: r.received_at,
+        body_sha256: r.body_sha256,
+        evidence_bytes: r.evidence == null ? null : Buffer.from(r.evidence).length,
+        record,
+      };
+    }),
+  };
+}
+
+/** One exact sum: charges of one group in one asset on one network (different assets are never added). */
+export interface CostLine {
+  asset: string;
+  network: string;
+  /** Exact decimal string, the sum of the reported charge amounts. */
+  total: string;
+  /** Number of outcome records summed. */
+  outcomes: number;
+}
+
+/** Reported cost summaries: what producers said they paid, not verified charges. */
+export interface CostSummary {
+  environment: 'test' | 'live';
+  since: number | null;
+  until: number | null;
+  period: 'day' | 'month';
+  by_service: (CostLine & { service_id: string | null; service_url: string | null })[];
+  by_producer: (CostLine & { producer_id: string })[];
+  /** Period start as YYYY-MM-DD (day) or YYYY-MM (month), UTC, of occurred_at. */
+  by_period: (CostLine & { period: string })[];
+}
+
+/** Groups charges by a key and sums each group exactly with DecimalSum. */
+function sumBy<R extends { charge_amount: string; charge_asset: string; charge_network: string }, K extends object>(
+  rows: R[],
+  key: (r: R) => K,
+): (CostLine & K)[] {
+  const groups = new Map<string, { k: K; asset: string; network: string; sum: DecimalSum }>();
+  for (const r of rows) {
+    const k = key(r);
+    const id = JSON.stringify([k, r.charge_asset, r.charge_network]);
+    let g = groups.get(id);
+    if (!g) groups.set(id, (g = { k, asset: r.charge_asset, network: r.charge_network, sum: new DecimalSum() }));
+    g.sum.add(r.charge_amount);
+  }
+  return [...groups.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, g]) => ({ ...g.k, asset: g.asset, network: g.network, total: g.sum.value(), outcomes: g.sum.count }));
+}
+
+/**
+ * Sums reported charges exactly per service, per producer and per period (UTC day or month of occurred_at),
+ * each split by asset and network.
+ */
+export async function costSummary(store: Store, f: Omit<RecordFilter, 'limit' | 'offset'>, period: 'day' | 'month'): Promise<CostSummary> {
+  const rows = await outcomeCharges(store, f);
+  const cut = period === 'day' ? 10 : 7;
+  return {
+    environment: f.environment,
+    since: f.since ?? null,
+    until: f.until ?? null,
+    period,
+    by_service: sumBy(rows, (r) => ({ service_id: r.service_id, service_url: r.service_url })),
+    by_producer: sumBy(rows, (r) => ({ producer_id: r.producer_id })),
+    by_period: sumBy(rows, (r) => ({ period: new Date(Number(r.occurred_at) * 1000).toISOString().slice(0, cut) })),
+  };
+}
