@@ -256,3 +256,5 @@ export async function generateActivity(rpcUrl: string): Promise<GroundTruth> {
   const latestHeight = Number(await c0.getBlockNumber({ cacheTime: 0 }));
   return { transactions: truth, lastTxHeight, latestHeight, sponsoredAccepted, eurToken: { address: eur, symbol: 'PWEUR', currency: 'EUR' } };
 }
+
+export { generateLoad, type LoadOptions } from './activity/load.js';
