@@ -144,6 +144,8 @@ export async function safeFetch(url: string, opts: SafeFetchOptions = {}): Promi
       const agent = pinnedAgent(addresses);
       try {
         const res = await send(target, method, body, opts, agent, controller.signal);
+        // Destroying the body (cap, redirect, abort) emits an error; it is handled where it matters, not here.
+        res.body.on('error', () => {});
         const headers = flattenHeaders(res.headers);
         if (REDIRECTS.has(res.statusCode) && maxRedirects > 0) {
           res.body.destroy();
