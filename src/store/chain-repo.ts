@@ -17,7 +17,7 @@ export type { HeightInterval } from './chain/coverage.js';
 export type { TransactionRow, TransactionDetailRow } from './chain/rows.js';
 
 /** The collector's recorded state, shown in /api/status. Rates are per second of wall time; times ISO 8601. */
-export interface CollectorState {
+export type CollectorState = {
   state: 'running' | 'catching_up' | 'stalled' | 'error' | 'stopped';
   /** RPC URL without credentials. */
   source: string;
@@ -28,15 +28,15 @@ export interface CollectorState {
   last_error: string | null;
   last_error_at: string | null;
   updated_at: string;
-}
+};
 
 /** The last block written in order, and when. */
-export interface Checkpoint {
+export type Checkpoint = {
   height: number;
   hash: string;
   /** ISO 8601. */
   updated_at: string;
-}
+};
 
 /**
  * Writes blocks in ONE database transaction: every observation (idempotent: a stored hash is skipped), the
@@ -137,7 +137,7 @@ export const VALUE_METHOD =
   'nominal-usd-stablecoin-1to1: nominal is the exact sum of the analyzed observations\u2019 nominal values (tokens sent by the sender in non-fee TIP-20 transfers whose currency() is USD, at 1 dollar per token); observations with unknown nominal are skipped, not counted as zero. fees is the exact sum of known fees in fee-token units (6-decimal TIP-20 USD tokens). Fees are never part of nominal; neither measures revenue.';
 
 /** Metrics over the latest METRICS_WINDOW matches (contract section 2 "Metrics"). */
-export interface Metrics {
+export type Metrics = {
   total: number;
   analyzed: number;
   truncated: boolean;
@@ -151,7 +151,7 @@ export interface Metrics {
   /** success / (success + failed) among analyzed; null when none has a known execution. */
   rate: number | null;
   task_outcomes: null;
-}
+};
 
 /**
  * Aggregates the latest 50,000 matches by streaming their rows and summing with DecimalSum (exact bigint
@@ -196,8 +196,8 @@ export async function* exportRows(store: Store, filters: ObservationFilters): As
 }
 
 /** What the store knows for /api/status (the route adds live components and service sources). */
-export interface StoreStatus {
-  chain_id: number;
+export type StoreStatus = {
+  chain_id: typeof CHAIN_ID;
   /** The collector's source when one has run, else null. */
   source: string | null;
   /** now − newest collected block time, in whole seconds; null when nothing is collected. */
@@ -207,7 +207,7 @@ export interface StoreStatus {
   collector: CollectorState | null;
   coverage: string;
   independent_consensus_verified: false;
-}
+};
 
 /** Status of the chain data at `now`. */
 export async function getStatus(store: Store, now: Date): Promise<StoreStatus> {

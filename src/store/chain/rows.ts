@@ -2,16 +2,19 @@
  * Conversion between Observation objects and `observations` rows, and the public shapes served by the API.
  */
 import type { Selectable } from 'kysely';
-import type { Execution, Integrity, Observation, ObservationDetail } from '../../domain/observation.js';
+import { CHAIN_ID, type Execution, type Integrity, type Observation, type ObservationDetail } from '../../domain/observation.js';
 import type { ObservationsTable } from '../tables/chain.js';
 
+/** Integrity as a plain object type (a type literal, so it is assignable to the schemas' open object types). */
+export type IntegrityJson = { [K in keyof Integrity]: Integrity[K] };
+
 /** The public Transaction members (contract section 2) as served in lists and the CSV export: no detail. */
-export interface TransactionRow {
+export type TransactionRow = {
   hash: string;
   /** Block timestamp, UTC Unix seconds. */
   time: number;
   height: number;
-  chain_id: number;
+  chain_id: typeof CHAIN_ID;
   sender: string | null;
   recipient: string | null;
   asset: string | null;
@@ -25,11 +28,11 @@ export interface TransactionRow {
   category: string | null;
   execution: Execution;
   decode: string;
-  integrity: Integrity;
-}
+  integrity: IntegrityJson;
+};
 
 /** TransactionRow plus the retained detail members (transaction, receipt, evidence, legs, calls, forensics, unknown). */
-export type TransactionDetailRow = TransactionRow & ObservationDetail;
+export type TransactionDetailRow = TransactionRow & { [K in keyof ObservationDetail]: ObservationDetail[K] };
 
 /** Columns read for list rows (everything but `detail`, which can be large). */
 export const LIST_COLUMNS = [
@@ -74,7 +77,7 @@ export function rowToTransaction(r: ListRow): TransactionRow {
     hash: r.hash,
     time: Number(r.time),
     height: Number(r.height),
-    chain_id: Number(r.chain_id),
+    chain_id: Number(r.chain_id) as typeof CHAIN_ID,
     sender: r.sender,
     recipient: r.recipient,
     asset: r.asset,
