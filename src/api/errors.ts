@@ -8,7 +8,7 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { HttpError } from '../domain/errors.js';
 
 /** Error codes and messages that mean the store (SQLite or PostgreSQL) cannot answer right now. */
-const STORE_DOWN = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|57P0[1-3]|08\d\d\d|53300|SQLITE_BUSY|SQLITE_CANTOPEN|SQLITE_IOERR|Connection terminated|timeout exceeded when trying to connect|database is locked|pool.*(ended|destroyed)|driver has already been destroyed/i;
+const STORE_DOWN = /ECONNREFUSED|3D000|ECONNRESET|ETIMEDOUT|57P0[1-3]|08\d\d\d|53300|SQLITE_BUSY|SQLITE_CANTOPEN|SQLITE_IOERR|Connection terminated|timeout exceeded when trying to connect|database is locked|pool.*(ended|destroyed)|driver has already been destroyed/i;
 
 /** True when `err` says the database is unreachable or busy, rather than that the request is wrong. */
 export function isStoreUnavailable(err: unknown): boolean {
@@ -16,13 +16,26 @@ export function isStoreUnavailable(err: unknown): boolean {
   return STORE_DOWN.test(`${e?.code ?? ''} ${e?.message ?? ''}`);
 }
 
+/** One validation issue as fastify-type-provider-zod reports it (keyword = zod issue code). */
+interface ValidationIssue {
+  keyword?: string;
+  instancePath?: string;
+  message?: string;
+  params?: { keys?: string[] };
+}
+
 /** Turns a zod issue list into one sentence naming the parameter. */
 function describeValidation(err: FastifyError): string {
-  const v = (err as unknown as { validation: { instancePath?: string; message?: string; params?: { issue?: { path?: unknown[] } } }[] }).validation;
+  const v = (err as unknown as { validation: ValidationIssue[] }).validation;
   const where = (err as unknown as { validationContext?: string }).validationContext ?? 'request';
   const first = v[0];
-  const path = (first?.params?.issue?.path ?? first?.instancePath?.split('/').filter(Boolean) ?? []).join('.');
   const kind = where === 'querystring' ? 'query parameter' : where === 'params' ? 'path parameter' : where === 'headers' ? 'header' : 'body member';
+  // Unknown parameters are refused rather than ignored, so a misspelt filter never silently widens a query.
+  const keys = first?.params?.keys;
+  if (first?.keyword === 'unrecognized_keys' && keys?.length) {
+    return `unknown ${kind}${keys.length > 1 ? 's' : ''} ${keys.map((k) => `'${k.slice(0, 40)}'`).join(', ')}`;
+  }
+  const path = (first?.instancePath?.split('/').filter(Boolean) ?? []).join('.');
   return path ? `invalid ${kind} '${path}': ${first?.message ?? 'invalid value'}` : `invalid ${where}: ${first?.message ?? 'invalid value'}`;
 }
 

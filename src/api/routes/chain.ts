@@ -1,0 +1,164 @@
+/**
+ * The public chain observation endpoints (contract section 4): status, coverage, transactions, transaction
+ * detail, metrics and the CSV export. Thin: parse with the shared schemas, call one repository function, shape.
+ */
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext } from '../context.js';
+import { NotFound } from '../../domain/errors.js';
+import { ExportQuery, FiltersQuery, HashParams, TransactionsQuery } from '../../domain/filters.js';
+import { type CollectorState, computeMetrics, getCoverage, getStatus, getTransaction, listTransactions, exportRows } from '../../store/chain-repo.js';
+import { ErrorBody, publicErrorResponses } from '../schemas/common.js';
+import { CoverageSchema, MetricsSchema, StatusSchema, TransactionDetailSchema, TransactionListSchema } from '../schemas/chain.js';
+import { csvExport } from './chain-export.js';
+
+/** Seconds clients and caches may reuse an answer: the five-second polling rule (contract section 8). */
+const FRESH = 'public, max-age=5';
+/** A recorded finalized transaction never changes. */
+const IMMUTABLE = 'public, max-age=3600';
+
+const tags = ['chain'];
+
+/** The origin of a URL (scheme, host, port): no credentials, path or query (which may carry API keys). */
+function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}
+
+const cache = (reply: FastifyReply, value: string) => reply.header('cache-control', value);
+
+/** Route plugin; register with the AppContext as options. */
+export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) => {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+
+  app.get(
+    '/api/status',
+    {
+      schema: {
+        tags,
+        summary: 'Source freshness, collector state and coverage summary',
+        querystring: z.strictObject({}),
+        response: { 200: StatusSchema, ...publicErrorResponses },
+      },
+    },
+    async (_req, reply) => {
+      const s = await getStatus(ctx.store, new Date());
+      // A collector running in this process is fresher than its last recorded row.
+      const live = ctx.components.get('collector')?.() as CollectorState | undefined;
+      const recorded = live ?? s.collector;
+      const serviceSources = (ctx.components.get('service_sources')?.() as Record<string, unknown>[] | undefined) ?? [];
+      cache(reply, FRESH);
+      const { source, ...collector } = recorded ?? { source: null, state: null };
+      return { ...s, source: originOf(source ?? ctx.config.rpcUrl), collector, service_sources: serviceSources };
+    },
+  );
+
+  app.get(
+    '/api/coverage',
+    {
+      schema: {
+        tags,
+        summary: 'Recorded block-height intervals (gaps are not zero activity)',
+        querystring: z.strictObject({}),
+        response: { 200: CoverageSchema, ...publicErrorResponses },
+      },
+    },
+    async (_req, reply) => {
+      const intervals = await getCoverage(ctx.store);
+      cache(reply, FRESH);
+      return { intervals: intervals.map((i) => ({ ...i, blocks: i.last - i.first + 1 })), historical: null };
+    },
+  );
+
+  app.get(
+    '/api/transactions',
+    {
+      schema: {
+        tags,
+        summary: 'Observed finalized transactions, time descending then hash ascending',
+        description: 'Pagination: requests share no frozen snapshot; fix until, deduplicate hashes and reconcile late arrivals.',
+        querystring: TransactionsQuery,
+        response: { 200: TransactionListSchema, ...publicErrorResponses },
+      },
+    },
+    async (req, reply) => {
+      const { limit, offset, ...filters } = req.query;
+      const page = await listTransactions(ctx.store, filters, { limit, offset });
+      cache(reply, FRESH);
+      return { total: page.total, limit, offset, as_of: page.as_of, rows: page.rows };
+    },
+  );
+
+  app.get(
+    '/api/transactions/:hash',
+    {
+      schema: {
+        tags,
+        summary: 'One observed transaction with its retained detail',
+        params: HashParams,
+        querystring: z.strictObject({}),
+        response: {
+          200: TransactionDetailSchema,
+          ...publicErrorResponses,
+          404: ErrorBody.describe('Not recorded in this archive; not proof that the transaction does not exist on chain.'),
+        },
+      },
+    },
+    async (req, reply) => {
+      const t = await getTransaction(ctx.store, req.params.hash);
+      if (!t) {
+        cache(reply, FRESH);
+        throw new NotFound(`transaction ${req.params.hash.toLowerCase()} is not recorded in this archive; this is not proof that it does not exist on chain`);
+      }
+      cache(reply, IMMUTABLE);
+      return t;
+    },
+  );
+
+  app.get(
+    '/api/metrics',
+    {
+      schema: {
+        tags,
+        summary: 'Aggregates over the latest 50,000 matching observations',
+        querystring: FiltersQuery,
+        response: { 200: MetricsSchema, ...publicErrorResponses },
+      },
+    },
+    async (req, reply) => {
+      const m = await computeMetrics(ctx.store, req.query);
+      cache(reply, FRESH);
+      return m;
+    },
+  );
+
+  app.get(
+    '/api/export',
+    {
+      schema: {
+        tags,
+        summary: 'CSV export of the newest 10,000 matches, newest first (offset is ignored)',
+        description: 'Columns: see docs/api-chain.md. Exact decimal strings; *_unit columns state units; an empty cell is null (unknown). Full integrity stages and raw evidence are only in the JSON endpoints.',
+        querystring: ExportQuery,
+        produces: ['text/csv', 'application/json'],
+        response: {
+          200: { description: 'CSV with a header row.', content: { 'text/csv': { schema: z.string() } } },
+          ...publicErrorResponses,
+        },
+      },
+    },
+    async (req, reply) => {
+      // Read the first rows before answering, so a store outage is still a JSON {error} with 503.
+      const body = await csvExport(exportRows(ctx.store, req.query));
+      cache(reply, FRESH);
+      reply.header('content-type', 'text/csv; charset=utf-8');
+      reply.header('content-disposition', `attachment; filename="paywatch-transactions-${new Date().toISOString().slice(0, 19).replace(/[-:]/g, '')}Z.csv"`);
+      // The CSV stream's chunks are strings; the declared 200 type is the document's `string`.
+      return reply.send(body as unknown as string);
+    },
+  );
+};

@@ -1,0 +1,138 @@
+/**
+ * Response schemas of the chain observation endpoints (contract section 2). They generate the OpenAPI
+ * document and are checked in tests against real answers. Objects allow extra members where the contract does.
+ */
+import { z } from 'zod';
+import { CHAIN_ID } from '../../domain/observation.js';
+
+const decimal = (what: string) => z.string().regex(/^-?\d+(\.\d+)?$/).nullable().describe(`${what}: exact decimal string (no exponent, no float); null when unknown.`);
+const address = (what: string) => z.string().nullable().describe(`${what}: lower-case 0x address; null when unknown.`);
+
+export const IntegrityStageSchema = z
+  .object({
+    level: z.int().describe('Stage level (1 finalized receipt, 2 block commitment).'),
+    label: z.string().describe('Stage name.'),
+    status: z.enum(['pass', 'fail', 'unknown']).describe('pass, fail, or unknown when the stage could not be evaluated.'),
+    reason: z.string().describe('What was checked and what was found.'),
+  })
+  .describe('One evaluated integrity stage.');
+
+export const IntegritySchema = z
+  .looseObject({
+    score: z.int().min(0).max(5).describe('Number of consecutive passed stages from stage 1.'),
+    maximum: z.literal(5).describe('Constant 5.'),
+    version: z.string().describe('Version of the integrity rules.'),
+    stages: z.array(IntegrityStageSchema).describe('Evaluated stages (currently levels 1 and 2).'),
+    scope: z.string().describe('What was checked, e.g. transaction-in-finalized-block.'),
+    name: z.string().optional().describe('Optional name.'),
+    status: z.string().optional().describe('Optional overall status.'),
+    label: z.string().optional().describe('Optional label.'),
+    evaluated_at: z.iso.datetime({ offset: true }).optional().describe('When the stages were evaluated.'),
+    independent_consensus_verified: z.boolean().optional().describe('Always false: consensus is not independently verified.'),
+  })
+  .describe('Evidence available for this observation; describes evidence, not honesty or task success.');
+
+const transactionShape = {
+  hash: z.string().regex(/^0x[0-9a-fA-F]{64}$/).describe('Transaction hash.'),
+  time: z.int().describe('Block timestamp, UTC Unix seconds reported by the source block.'),
+  height: z.int().describe('Block height.'),
+  integrity: IntegritySchema,
+  chain_id: z.literal(CHAIN_ID).describe('Constant 4217 (Tempo mainnet).'),
+  sender: address('Sender wallet (the transaction\u2019s from); identifies an account, not a verified bot'),
+  recipient: address('Recipient of the primary leg, else the transaction\u2019s (or first call\u2019s) to'),
+  asset: z.string().nullable().describe('Token symbol of the primary leg (from the chain; symbols can be ambiguous); null when unknown.'),
+  asset_contract: address('Token contract of the primary leg'),
+  amount: decimal('Amount of the primary leg in token units (atomic integer when decimals are unknown)'),
+  nominal: decimal('Dollar value of what the sender sent in USD tokens at 1 dollar per token, fee excluded'),
+  fee: decimal('Fee in fee-token units'),
+  exchange: z.string().nullable().describe('Venue name when the transaction trades; null when none was identified.'),
+  protocol: z.string().nullable().describe('Identified protocol (e.g. mpp); null when none.'),
+  category: z.string().nullable().describe('Category (transfer, payment, swap, liquidity, mint, burn, contract_call, system).'),
+  execution: z.enum(['success', 'failed', 'unknown']).describe('success, failed (receipt status 0), or unknown (no receipt).'),
+  decode: z.string().describe('How completely the transaction was decoded (full, partial, none).'),
+};
+
+export const TransactionSchema = z.looseObject(transactionShape).describe('One observed finalized transaction.');
+
+const retained = (what: string) => z.unknown().optional().describe(`${what}; retained observation data, may be absent or null for older samples.`);
+
+export const TransactionDetailSchema = z
+  .looseObject({
+    ...transactionShape,
+    transaction: retained('The node\u2019s transaction, numbers as strings'),
+    receipt: retained('Receipt: status, gas, fee token, fee payer, logs'),
+    evidence: retained('Where and when it was read: block hash, transaction index, source, roots checked'),
+    legs: retained('Every TIP-20 value movement except the fee transfer'),
+    calls: retained('Calls of a 0x76 batch with target, selector and decoded arguments'),
+    forensics: retained('Anything odd: fee mismatch, redirected transfer, virtual-address hops'),
+    unknown: retained('Logs no known ABI decodes'),
+  })
+  .describe('A transaction with its retained detail.');
+
+export const TransactionListSchema = z
+  .object({
+    total: z.int().min(0).describe('Number of all matching observations.'),
+    limit: z.int().describe('Page size used.'),
+    offset: z.int().describe('Rows skipped.'),
+    as_of: z.iso.datetime({ offset: true }).describe('Time of the store\u2019s last write reflected by this page. Separate requests share no frozen snapshot: fix until, deduplicate hashes.'),
+    rows: z.array(TransactionSchema).describe('Matches sorted by time descending, then hash ascending.'),
+  })
+  .describe('A page of observed transactions.');
+
+export const StatusSchema = z
+  .looseObject({
+    chain_id: z.literal(CHAIN_ID).describe('Constant 4217.'),
+    source: z.string().nullable().describe('Origin of the JSON-RPC source the collector reads (credentials and path removed).'),
+    lag_seconds: z.number().nullable().describe('Now minus the time of the newest collected finalized block, seconds; null when nothing is collected.'),
+    total_transactions: z.int().describe('Observations stored.'),
+    checkpoint: z
+      .object({ height: z.int(), hash: z.string(), updated_at: z.string() })
+      .nullable()
+      .describe('Last block written in order (height, hash, when); null on a fresh store.'),
+    collector: z
+      .looseObject({
+        state: z.string().nullable().describe('running, catching_up, stalled, error, stopped, or null when no collector has run.'),
+        last_block: z.int().nullable().optional(),
+        finalized_head: z.int().nullable().optional(),
+        rate_tx_per_s: z.number().nullable().optional(),
+        rate_blocks_per_s: z.number().nullable().optional(),
+        last_error: z.string().nullable().optional(),
+        last_error_at: z.string().nullable().optional(),
+        updated_at: z.string().nullable().optional(),
+      })
+      .describe('The collector\u2019s state, ingest rate and last error (live when it runs in this process).'),
+    coverage: z.string().describe('Summary of the collected block intervals; gaps are not zero activity.'),
+    service_sources: z.array(z.looseObject({})).describe('Freshness of the provider (machine-payment service) sources.'),
+    independent_consensus_verified: z.literal(false).describe('Always false.'),
+  })
+  .describe('Source freshness and collector state.');
+
+export const CoverageSchema = z
+  .looseObject({
+    intervals: z
+      .array(
+        z.object({
+          first: z.int().describe('First block height (inclusive).'),
+          last: z.int().describe('Last block height (inclusive).'),
+          blocks: z.int().describe('Number of blocks in the interval.'),
+        }),
+      )
+      .describe('Continuous observed block intervals, lowest first. Gaps between them do not mean zero activity.'),
+    historical: z.looseObject({}).nullable().describe('Historical sampling coverage; null (none kept).'),
+  })
+  .describe('Which block intervals were recorded.');
+
+export const MetricsSchema = z
+  .looseObject({
+    total: z.int().describe('All matching observations.'),
+    analyzed: z.int().describe('Observations aggregated: the latest 50,000 matches at most.'),
+    truncated: z.boolean().describe('True when the 50,000 cap applied.'),
+    nominal: z.string().nullable().describe('Exact decimal sum of known nominal values (USD tokens at 1 dollar per token); null when none is known.'),
+    fees: z.string().nullable().describe('Exact decimal sum of known fees in fee-token units; null when none is known.'),
+    nominal_known: z.int().describe('Analyzed observations with a known nominal value.'),
+    fees_known: z.int().describe('Analyzed observations with a known fee.'),
+    value_method: z.string().describe('The rule behind nominal and fees.'),
+    rate: z.number().min(0).max(1).nullable().describe('Share of success among analyzed observations with known execution; null if none.'),
+    task_outcomes: z.null().describe('Always null: chain activity does not establish task outcomes.'),
+  })
+  .describe('Aggregates over the latest matching observations; nominal values do not measure revenue.');
