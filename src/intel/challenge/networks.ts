@@ -27,7 +27,7 @@ export const EXTRA_NETWORK_NAMES: Readonly<Record<string, string>> = {
 const TEMPO_NETWORKS = new Set(['eip155:4217', 'eip155:42431']);
 const TIP20_PREFIX = '0x20c0000000000000000000';
 
-const CAIP2 = /^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/;
+const CAIP2 = /^([-a-zA-Z0-9]{3,8}):([-_a-zA-Z0-9]{1,32})$/;
 
 /**
  * Normalises a network name or id to CAIP-2.
@@ -39,7 +39,9 @@ export function toCaip2(network: unknown): string | null {
   if (typeof network !== 'string') return null;
   const n = network.trim();
   if (/^\d+$/.test(n)) return `eip155:${BigInt(n).toString()}`;
-  if (CAIP2.test(n)) return n.toLowerCase().startsWith('eip155:') ? n.toLowerCase() : n;
+  const caip = CAIP2.exec(n);
+  // The namespace is lower-case by CAIP-2; the reference keeps its case (Solana genesis hashes are base58).
+  if (caip) return `${caip[1].toLowerCase()}:${caip[2]}`;
   const key = n.toLowerCase();
   if (key in EXTRA_NETWORK_NAMES) return EXTRA_NETWORK_NAMES[key];
   const chainId = (EVM_NETWORK_CHAIN_ID_MAP as Record<string, number>)[key];
