@@ -1,0 +1,243 @@
+/**
+ * Store functions of the trust-check service: API keys (hashed), per-key monthly metering with
+ * reserve-then-commit, the log of completed checks, and the on-chain activity of a payTo address.
+ * Works on SQLite and PostgreSQL alike; no SQL elsewhere in src/trust.
+ */
+import { sql } from 'kysely';
+import type { Store } from './db.js';
+import type { TrustApiKeyRow, TrustCheckRow, TrustUsageRow } from './tables/trust.js';
+import type { Offer } from '../intel/types.js';
+import { rowToOffer } from './intel/rows.js';
+
+export type { TrustApiKeyRow, TrustCheckRow, TrustUsageRow };
+
+/** Inserts a new API key row. @throws on a duplicate id or key hash (constraint error from the driver) */
+export async function insertApiKey(store: Store, row: TrustApiKeyRow): Promise<void> {
+  await store.db.insertInto('trust_api_keys').values(row).execute();
+}
+
+/**
+ * The key row whose stored hash equals `keyHash`, or null. The caller still compares the hashes in
+ * constant time (src/trust/keys.ts); this lookup only finds the candidate by its unique index.
+ */
+export async function findApiKeyByHash(store: Store, keyHash: string): Promise<TrustApiKeyRow | null> {
+  const row = await store.db.selectFrom('trust_api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+  return row ?? null;
+}
+
+/** Every key (never the key itself), newest first. */
+export async function listApiKeys(store: Store): Promise<TrustApiKeyRow[]> {
+  return store.db.selectFrom('trust_api_keys').selectAll().orderBy('created_at', 'desc').orderBy('id').execute();
+}
+
+/**
+ * Marks a key revoked at `at` (ISO 8601).
+ * @returns true when an active key with that id existed; false when unknown or already revoked
+ */
+export async function revokeApiKey(store: Store, id: string, at: string): Promise<boolean> {
+  const r = await store.db.updateTable('trust_api_keys').set({ revoked_at: at }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/**
+ * Reserves one check for `keyId` in `month` ("YYYY-MM", UTC) when `used + reserved < quota` (no limit when
+ * `quota` is null). The reservation is a single conditional UPDATE, so parallel requests can never overrun the
+ * quota: PostgreSQL re-checks the condition on the locked row, SQLite has one writer.
+ * @returns true when reserved; false when the quota is used up
+ */
+export async function reserveCheck(store: Store, keyId: string, month: string, quota: number | null): Promise<boolean> {
+  await store.db
+    .insertInto('trust_usage')
+    .values({ key_id: keyId, month, used: 0, reserved: 0 })
+    .onConflict((oc) => oc.columns(['key_id', 'month']).doNothing())
+    .execute();
+  let q = store.db
+    .updateTable('trust_usage')
+    .set({ reserved: sql`reserved + 1` })
+    .where('key_id', '=', keyId)
+    .where('month', '=', month);
+  if (quota !== null) q = q.where(sql<boolean>`used + reserved < ${quota}`);
+  const r = await q.executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** Turns a reservation into one successful, metered check (used + 1, reserved − 1). */
+export async function commitCheck(store: Store, keyId: string, month: string): Promise<void> {
+  await store.db
+    .updateTable('trust_usage')
+    .set({ used: sql`used + 1`, reserved: sql`reserved - 1` })
+    .where('key_id', '=', keyId)
+    .where('month', '=', month)
+    .where('reserved', '>', 0)
+    .execute();
+}
+
+/** Gives a reservation back without metering (the check failed on our side or the input was bad). */
+export async function releaseCheck(store: Store, keyId: string, month: string): Promise<void> {
+  await store.db
+    .updateTable('trust_usage')
+    .set({ reserved: sql`reserved - 1` })
+    .where('key_id', '=', keyId)
+    .where('month', '=', month)
+    .where('reserved', '>', 0)
+    .execute();
+}
+
+/** One line of usage: a key, its plan and its successful checks in a month. */
+export interface UsageLine {
+  key_id: string;
+  prefix: string;
+  plan: 'free' | 'paid';
+  label: string | null;
+  month: string;
+  /** Successful (metered) checks. */
+  checks: number;
+}
+
+/**
+ * Usage per key for `month` ("YYYY-MM"), optionally for one key and/or one plan; keys with no usage row in
+ * that month are left out (a missing row means no metered check was recorded, which here is exact).
+ */
+export async function usageForMonth(store: Store, month: string, filter: { keyId?: string; plan?: 'free' | 'paid' } = {}): Promise<UsageLine[]> {
+  let q = store.db
+    .selectFrom('trust_usage')
+    .innerJoin('trust_api_keys', 'trust_api_keys.id', 'trust_usage.key_id')
+    .select(['trust_usage.key_id', 'trust_api_keys.prefix', 'trust_api_keys.plan', 'trust_api_keys.label', 'trust_usage.month', 'trust_usage.used'])
+    .where('trust_usage.month', '=', month);
+  if (filter.keyId) q = q.where('trust_usage.key_id', '=', filter.keyId);
+  if (filter.plan) q = q.where('trust_api_keys.plan', '=', filter.plan);
+  const rows = await q.orderBy('trust_usage.key_id').execute();
+  return rows.map((r) => ({ key_id: r.key_id, prefix: r.prefix, plan: r.plan, label: r.label, month: r.month, checks: Number(r.used) }));
+}
+
+/** The raw usage counter of one key and month (used and in-flight reservations), or null when none exists. */
+export async function usageCounter(store: Store, keyId: string, month: string): Promise<TrustUsageRow | null> {
+  const r = await store.db.selectFrom('trust_usage').selectAll().where('key_id', '=', keyId).where('month', '=', month).executeTakeFirst();
+  return r ? { ...r, used: Number(r.used), reserved: Number(r.reserved) } : null;
+}
+
+/**
+ * Sets the counter of a key and month directly (operator corrections and test set-up, e.g. "a key at 990").
+ */
+export async function setUsage(store: Store, keyId: string, month: string, used: number): Promise<void> {
+  await store.db
+    .insertInto('trust_usage')
+    .values({ key_id: keyId, month, used, reserved: 0 })
+    .onConflict((oc) => oc.columns(['key_id', 'month']).doUpdateSet({ used, reserved: 0 }))
+    .execute();
+}
+
+/** Appends one completed check to the log. */
+export async function recordCheck(store: Store, row: TrustCheckRow): Promise<void> {
+  await store.db.insertInto('trust_checks').values(row).execute();
+}
+
+/** A completed check by its snapshot id, or null. */
+export async function getCheck(store: Store, snapshotId: string): Promise<TrustCheckRow | null> {
+  return (await store.db.selectFrom('trust_checks').selectAll().where('snapshot_id', '=', snapshotId).executeTakeFirst()) ?? null;
+}
+
+/** A service as the intelligence store lists it, with its check counts (read by the trust check). */
+export interface ServiceListing {
+  service_id: string;
+  domain: string;
+  url: string;
+  first_seen: string;
+  last_checked_at: string | null;
+  /** Source names that listed it (directories, or the prober's own name). */
+  sources: string[];
+  checks_total: number;
+  /** Checks that found a parseable 402 (outcome payment_required). */
+  checks_healthy: number;
+}
+
+/** The listing of `serviceId` with its dated check counts, or null when the service is not listed. */
+export async function findServiceListing(store: Store, serviceId: string): Promise<ServiceListing | null> {
+  const s = await store.db.selectFrom('intel_services').selectAll().where('service_id', '=', serviceId).executeTakeFirst();
+  if (!s) return null;
+  const counts = await store.db
+    .selectFrom('intel_snapshots')
+    .select((eb) => [eb.fn.countAll<number | string>().as('total'), eb.fn.sum<number | string | null>(sql`case when outcome = 'payment_required' then 1 else 0 end`).as('healthy')])
+    .where('service_id', '=', serviceId)
+    .executeTakeFirstOrThrow();
+  let sources: string[] = [];
+  try {
+    sources = JSON.parse(s.sources) as string[];
+  } catch {
+    sources = [];
+  }
+  return {
+    service_id: s.service_id,
+    domain: s.domain,
+    url: s.url,
+    first_seen: s.first_seen,
+    last_checked_at: s.last_checked_at,
+    sources,
+    checks_total: Number(counts.total),
+    checks_healthy: Number(counts.healthy ?? 0),
+  };
+}
+
+/**
+ * The offers of the service's latest snapshot that found a parseable 402 strictly before `before` (ISO 8601),
+ * falling back to its latest directory-advertised offers; null when neither exists.
+ */
+export async function lastKnownOffers(store: Store, serviceId: string, before: string): Promise<{ snapshot_id: string | null; checked_at: string; offers: Offer[] } | null> {
+  const snap = await store.db
+    .selectFrom('intel_snapshots')
+    .select(['snapshot_id', 'checked_at'])
+    .where('service_id', '=', serviceId)
+    .where('outcome', '=', 'payment_required')
+    .where('checked_at', '<', before)
+    .orderBy('checked_at', 'desc')
+    .orderBy('snapshot_id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (snap) {
+    const rows = await store.db.selectFrom('intel_offers').selectAll().where('snapshot_id', '=', snap.snapshot_id).orderBy('id').execute();
+    if (rows.length) return { snapshot_id: snap.snapshot_id, checked_at: snap.checked_at, offers: rows.map(rowToOffer) };
+  }
+  const last = await store.db
+    .selectFrom('intel_offers')
+    .select('observed_at')
+    .where('service_id', '=', serviceId)
+    .where('snapshot_id', 'is', null)
+    .where('observed_at', '<', before)
+    .orderBy('observed_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (!last) return null;
+  const rows = await store.db.selectFrom('intel_offers').selectAll().where('service_id', '=', serviceId).where('snapshot_id', 'is', null).where('observed_at', '=', last.observed_at).orderBy('id').execute();
+  return { snapshot_id: null, checked_at: last.observed_at, offers: rows.map(rowToOffer) };
+}
+
+/** Observed payments received by an address: count and first/last block time (UTC Unix seconds). */
+export interface ReceivedPayments {
+  count: number;
+  first_time_unix: number | null;
+  last_time_unix: number | null;
+}
+
+/**
+ * Successful observed transactions whose recipient is `address`, or one of whose TIP-20 legs pays it
+ * (legs are kept in the detail JSON as `{"from":…,"to":"0x…",…}`). Counts observations, not amounts: the
+ * chain store holds observations, not a complete feed, so zero here means "none observed".
+ * @param address lower-case 0x address (40 hex digits); anything else yields zero without querying
+ */
+export async function receivedPayments(store: Store, address: string): Promise<ReceivedPayments> {
+  const a = address.toLowerCase();
+  if (!/^0x[0-9a-f]{40}$/.test(a)) return { count: 0, first_time_unix: null, last_time_unix: null };
+  const r = await store.db
+    .selectFrom('observations')
+    .select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.min('time').as('first'), eb.fn.max('time').as('last')])
+    .where('execution', '=', 'success')
+    .where((eb) => eb.or([eb('recipient', '=', a), eb('detail', 'like', `%"to":"${a}"%`)]))
+    .executeTakeFirstOrThrow();
+  const n = Number(r.n);
+  return { count: n, first_time_unix: n ? Number(r.first) : null, last_time_unix: n ? Number(r.last) : null };
+}
+
+/** Records the x402 settlement of a per-call check: payer (lower-case) and settlement transaction hash. */
+export async function setCheckPayment(store: Store, snapshotId: string, payer: string | null, tx: string): Promise<void> {
+  await store.db.updateTable('trust_checks').set({ payer, payment_tx: tx }).where('snapshot_id', '=', snapshotId).execute();
+}

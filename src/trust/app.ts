@@ -1,0 +1,181 @@
+/**
+ * The trust-check service on its own listener (contract: POST {verify_url}/v1/check): API keys, metering,
+ * x402 per-call payment, its own OpenAPI 3.1 document at GET /v1/openapi.json. Errors are `{error}` through
+ * the same handler as the public API (src/api/errors.ts).
+ */
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import swagger from '@fastify/swagger';
+import rateLimit from '@fastify/rate-limit';
+import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { AppContext } from '../api/context.js';
+import { installErrorHandling } from '../api/errors.js';
+import { HttpError } from '../domain/errors.js';
+import type { Resolver } from '../net/safe-fetch.js';
+import { setCheckPayment } from '../store/trust-repo.js';
+import { assetResolver, type AssetResolver } from './assets.js';
+import { runCheck } from './check.js';
+import { authenticateApiKey, bearerToken, issueApiKey } from './keys.js';
+import { CHECK_PRICE_DOLLARS, FREE_MONTHLY_CHECKS, reserve } from './metering.js';
+import { paymentGate } from './payment.js';
+import { CheckAnswer, CheckRequest, Errors, KeyAnswer } from './schemas.js';
+import type { GatherOptions } from './gather.js';
+
+/** Largest request body the check service reads (a URL of 2,048 characters fits many times over). */
+export const VERIFY_BODY_LIMIT = 16 * 1024;
+
+export interface BuildVerifyAppOptions {
+  /** pino logger options or false for silence (tests). */
+  logger?: boolean | object;
+  /** DNS resolver override for the safe fetcher (tests). */
+  resolve?: Resolver;
+  /** Asset resolver override (default: static list + TIP-20 calls to config.rpcUrl). */
+  assets?: AssetResolver;
+}
+
+/** The address the service advertises: PAYWATCH_VERIFY_URL or http://host:verifyPort. */
+export function verifyBaseUrl(ctx: AppContext): string {
+  return (ctx.config.verifyUrl ?? `http://${ctx.config.host.includes(':') ? `[${ctx.config.host}]` : ctx.config.host}:${ctx.config.verifyPort}`).replace(/\/$/, '');
+}
+
+function sendHeaders(reply: FastifyReply, headers: Record<string, string>): void {
+  for (const [k, v] of Object.entries(headers)) reply.header(k, v);
+}
+
+/**
+ * Creates the trust-check app; call `listen` or `inject` on it.
+ * @param ctx store and configuration (the same AppContext as the public API)
+ */
+export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOptions = {}): Promise<FastifyInstance> {
+  const { config, store } = ctx;
+  const app = Fastify({
+    logger: opts.logger ?? { level: config.logLevel },
+    trustProxy: false,
+    bodyLimit: VERIFY_BODY_LIMIT,
+    disableRequestLogging: true,
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(() => (data: unknown) => JSON.stringify(data));
+  installErrorHandling(app);
+
+  const base = verifyBaseUrl(ctx);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'paywatch trust-check API',
+        version: '1.0.0',
+        description: `Should an agent pay this URL? POST /v1/check fetches the URL once without paying, parses its 402 challenge and weighs it against provider history, on-chain observations and ownership proofs. Access: Authorization: Bearer <API_KEY> (free key: POST /v1/keys, ${FREE_MONTHLY_CHECKS} successful checks per UTC month), or pay ${CHECK_PRICE_DOLLARS} dollars per call with x402 and no key. Failed checks are never metered or settled. Scores describe evidence, not honesty or task success; domain control does not prove wallet control.`,
+      },
+      servers: [{ url: base }],
+      components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer' } } },
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(rateLimit, {
+    global: true,
+    max: config.rateLimitPerMinute,
+    timeWindow: 60_000,
+    errorResponseBuilder: (_req, c) => new HttpError(429, `rate limited: at most ${c.max} requests per ${c.after} per client; retry after ${Math.ceil(c.ttl / 1000)} s`, Math.ceil(c.ttl / 1000)),
+  });
+
+  const gather: Omit<GatherOptions, 'now'> = {
+    store,
+    assets: opts.assets ?? assetResolver(config.rpcUrl),
+    timeoutMs: config.verifyTimeoutMs,
+    maxBytes: config.verifyMaxBytes,
+    allowLoopback: config.verifyAllowLoopback,
+    resolve: opts.resolve,
+  };
+  const gate = paymentGate(config, `${base}/v1/check`);
+
+  app.post(
+    '/v1/keys',
+    {
+      config: { rateLimit: { max: config.verifyKeysPerHour, timeWindow: 3_600_000 } },
+      schema: {
+        summary: 'Issue a free API key (shown once)',
+        description: `Issues a free-plan key: ${FREE_MONTHLY_CHECKS} successful checks per UTC calendar month. The key is shown once and stored hashed. Rate-limited to ${config.verifyKeysPerHour} keys per client address per hour.`,
+        response: { 201: KeyAnswer, 429: Errors[429], 503: Errors[503] },
+      },
+    },
+    async (_req, reply) => {
+      const { key, row } = await issueApiKey(store, 'free', 'api');
+      return reply.code(201).header('cache-control', 'no-store').send({ key, key_id: row.id, plan: row.plan, monthly_checks: FREE_MONTHLY_CHECKS, created_at: row.created_at });
+    },
+  );
+
+  app.post(
+    '/v1/check',
+    {
+      schema: {
+        summary: 'Check whether to pay a URL',
+        description: 'Fetches the URL once without paying and answers with a verdict, reasons, the offers seen now and the signals used. A do_not_pay verdict is a successful (metered) check; a validation error, a refused address or a failure of ours is not metered or settled.',
+        security: [{ apiKey: [] }, {}],
+        body: CheckRequest,
+        response: { 200: CheckAnswer, 400: Errors[400], 401: Errors[401], 402: Errors[402], 429: Errors[429], 503: Errors[503] },
+      },
+    },
+    async (req, typedReply) => {
+      // Answers are plain JSON.stringify'd (see the serializer above); the zod response types are for the document.
+      const reply = typedReply as unknown as FastifyReply;
+      const token = bearerToken(req.headers.authorization);
+      if (token === 'malformed') throw new HttpError(401, 'Authorization must be "Bearer <API_KEY>"');
+      if (token !== null) {
+        const key = await authenticateApiKey(store, token);
+        if (!key) throw new HttpError(401, 'invalid or revoked API key');
+        const reservation = await reserve(store, key);
+        try {
+          const answer = await runCheck(req.body.url, { ...gather, now: new Date() }, { keyId: key.id, payer: null });
+          await reservation.commit();
+          return reply.header('cache-control', 'no-store').send(answer);
+        } catch (e) {
+          await reservation.release().catch(() => undefined);
+          throw e;
+        }
+      }
+      if (!gate) throw new HttpError(401, 'missing API key: send Authorization: Bearer <API_KEY>; get a free key with POST /v1/keys');
+      const decision = await gate.process(req);
+      if (decision.kind === 'respond') {
+        sendHeaders(reply, decision.headers);
+        return reply.code(decision.status).send(decision.body);
+      }
+      let answer;
+      try {
+        answer = await runCheck(req.body.url, { ...gather, now: new Date() }, { keyId: null, payer: decision.payer });
+      } catch (e) {
+        await decision.cancel(e instanceof HttpError ? e.status : 500);
+        throw e;
+      }
+      const settled = await decision.settle();
+      if (!settled.ok) {
+        sendHeaders(reply, settled.headers);
+        return reply.code(settled.status).send(settled.body);
+      }
+      await setCheckPayment(store, answer.snapshot_id, settled.payer, settled.transaction);
+      sendHeaders(reply, settled.headers);
+      return reply.header('cache-control', 'private, no-store').send(answer);
+    },
+  );
+
+  app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  return app;
+}
+
+/** A running trust-check listener. */
+export interface VerifyServer {
+  app: FastifyInstance;
+  /** The address it listens on, e.g. http://127.0.0.1:8081. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the app and listens on config.host:config.verifyPort (the lead calls this from `paywatch start`
+ * and `paywatch demo`; `paywatch verify` runs it alone).
+ * @throws when the port cannot be bound
+ */
+export async function startVerifyServer(ctx: AppContext, opts: BuildVerifyAppOptions = {}): Promise<VerifyServer> {
+  const app = await buildVerifyApp(ctx, opts);
+  const address = await app.listen({ host: ctx.config.host, port: ctx.config.verifyPort });
+  return { app, url: address, close: () => app.close() };
+}

@@ -1,0 +1,260 @@
+/**
+ * The trust-check signal engine: a pure function from gathered evidence to a verdict with reasons.
+ * Every rule here is documented in docs/trust-check.md (same codes, same thresholds). No I/O.
+ *
+ * Verdict rule: any critical reason → do_not_pay; else any warning → caution; else pay.
+ */
+import { toDecimal } from '../domain/money.js';
+import type { Offer } from '../intel/types.js';
+import { networkKind, TEMPO_NETWORKS } from './networks.js';
+import type { AssetInfo, Assessment, Reason, Severity, Signals, TrustEvidence, Verdict } from './types.js';
+
+/** A price this many times above or below history is treated as a decimal-versus-atomic mistake or worse. */
+export const PRICE_ANOMALY_FACTOR = 1000n;
+/** Dollars per call above which a price is flagged high (warning) and implausible (critical). */
+export const PRICE_HIGH_DOLLARS = 100n;
+export const PRICE_IMPLAUSIBLE_DOLLARS = 10_000n;
+/** A listing younger than this is "new" (warning): seconds. */
+export const NEW_LISTING_SECONDS = 7 * 24 * 3600;
+/** Share of healthy checks below which the listing is flagged unhealthy. */
+export const HEALTHY_SHARE_MIN = 0.8;
+
+const INTEGER = /^\d+$/;
+
+/**
+ * Assesses a URL from its evidence.
+ * @param ev evidence gathered by gatherEvidence (src/trust/gather.ts)
+ * @param now the check time (for listing age), default now
+ * @returns the verdict, the reasons (criticals first) and the signals used
+ */
+export function assessTrust(ev: TrustEvidence, now: Date = new Date()): Assessment {
+  const reasons: Reason[] = [];
+  const add = (code: string, severity: Severity, message: string, evidence: Record<string, unknown> = {}) => reasons.push({ code, severity, message, evidence });
+
+  liveReasons(ev, add);
+  const https = ev.url.toLowerCase().startsWith('https:');
+  if (https) add('https', 'info', 'the URL uses https', { url: ev.url });
+  else add('not_https', 'warning', 'the URL uses plain http: the challenge and the answer can be altered in transit', { url: ev.url });
+
+  listingReasons(ev, now, add);
+  const history = historyReasons(ev, add);
+  const price = priceReasons(ev, add);
+  assetReasons(ev, add);
+  payToReasons(ev, add);
+  ownershipReasons(ev, add);
+
+  const networks = unique(ev.offers.map((o) => o.network)).map((network) => ({ network, kind: networkKind(network) }));
+  for (const n of networks) {
+    if (n.kind === 'testnet') add('testnet', 'info', `network ${n.network} is a test network: its tokens carry no real value`, { network: n.network });
+    else if (n.kind === 'mainnet') add('mainnet', 'info', `network ${n.network} is a main network`, { network: n.network });
+    else add('network_unknown', 'warning', `network ${n.network ?? '(not stated)'} is not one we recognise`, { network: n.network });
+  }
+
+  const order: Record<Severity, number> = { critical: 0, warning: 1, info: 2 };
+  reasons.sort((a, b) => order[a.severity] - order[b.severity]);
+  const verdict: Verdict = reasons.some((r) => r.severity === 'critical') ? 'do_not_pay' : reasons.some((r) => r.severity === 'warning') ? 'caution' : 'pay';
+
+  const signals: Signals = {
+    live_challenge: { outcome: ev.live.outcome, http_status: ev.live.http_status, offers: ev.offers.length },
+    https,
+    listing: { listed: ev.listing !== null, first_seen: ev.listing?.first_seen ?? null, checks_total: ev.listing?.checks_total ?? null, checks_healthy: ev.listing?.checks_healthy ?? null },
+    history,
+    price,
+    assets: ev.assets,
+    pay_to_activity: ev.pay_to_activity,
+    ownership: ev.ownership.status,
+    networks,
+    directory: { listed: (ev.listing?.directory_sources.length ?? 0) > 0, sources: ev.listing?.directory_sources ?? [] },
+  };
+  return { verdict, reasons, signals };
+}
+
+type Add = (code: string, severity: Severity, message: string, evidence?: Record<string, unknown>) => void;
+
+function unique<T>(xs: T[]): T[] {
+  return [...new Set(xs)];
+}
+
+/** Signal "a live, parseable 402 challenge now". */
+function liveReasons(ev: TrustEvidence, add: Add): void {
+  const l = ev.live;
+  const at = { http_status: l.http_status, final_url: l.final_url, error: l.error };
+  if (l.redirect_refused) {
+    add('redirect_refused', 'critical', 'the URL redirects to a private, loopback or otherwise refused address; it was not followed', at);
+    return;
+  }
+  switch (l.outcome) {
+    case 'payment_required':
+      if (ev.offers.length > 0) add('payment_required_live', 'info', `the URL answers 402 now with ${ev.offers.length} parseable payment offer(s)`, at);
+      else add('challenge_invalid', 'critical', 'the URL answers 402 but offers no usable payment option', { ...at, errors: ev.challenge_errors });
+      return;
+    case 'invalid_challenge':
+      add('challenge_invalid', 'critical', 'the URL answers 402 but its challenge cannot be parsed', { ...at, errors: ev.challenge_errors });
+      return;
+    case 'ok_without_payment':
+      add('no_payment_required', 'critical', 'the URL answered without asking for payment: there is nothing to pay', at);
+      return;
+    case 'not_found':
+      add('not_found', 'critical', 'the URL answers not found', at);
+      return;
+    case 'timeout':
+      add('unreachable', 'critical', 'the URL did not answer within the time budget', at);
+      return;
+    case 'unreachable':
+    case 'refused':
+      add('unreachable', 'critical', 'the URL could not be reached', at);
+      return;
+    case 'too_large':
+      add('response_too_large', 'critical', 'the URL answered with a body over the size cap', at);
+      return;
+    default:
+      add('http_error', 'critical', `the URL answered HTTP ${l.http_status ?? '?'} instead of a 402 challenge`, at);
+  }
+}
+
+/** Signals "listed provider and service, first seen when, checks healthy" and "directory presence". */
+function listingReasons(ev: TrustEvidence, now: Date, add: Add): void {
+  const li = ev.listing;
+  if (!li) {
+    add('not_listed', 'warning', 'this service is not in our provider intelligence: no history to compare with', {});
+    return;
+  }
+  add('listed', 'info', `listed under provider ${li.provider_domain}`, { provider_domain: li.provider_domain, service_id: li.service_id, first_seen: li.first_seen });
+  if (li.first_seen && now.getTime() - Date.parse(li.first_seen) < NEW_LISTING_SECONDS * 1000) {
+    add('listed_recently', 'warning', 'first seen less than 7 days ago', { first_seen: li.first_seen });
+  }
+  if (li.checks_total !== null && li.checks_healthy !== null && li.checks_total > 0) {
+    const share = li.checks_healthy / li.checks_total;
+    if (share < HEALTHY_SHARE_MIN) add('checks_unhealthy', 'warning', `only ${li.checks_healthy} of ${li.checks_total} dated checks found a parseable 402`, { checks_total: li.checks_total, checks_healthy: li.checks_healthy });
+    else add('checks_healthy', 'info', `${li.checks_healthy} of ${li.checks_total} dated checks found a parseable 402`, { checks_total: li.checks_total, checks_healthy: li.checks_healthy });
+  }
+  if (li.directory_sources.length > 0) add('directory_listed', 'info', `listed in ${li.directory_sources.join(', ')}`, { sources: li.directory_sources });
+  else add('directory_absent', 'info', 'found by probing, not listed in any directory we read', {});
+}
+
+/** Offers comparable with a live one: same protocol, network and asset. */
+function sameMarket(a: Offer, b: Offer): boolean {
+  return a.protocol === b.protocol && a.network === b.network && (a.asset ?? '').toLowerCase() === (b.asset ?? '').toLowerCase();
+}
+
+/** Ratio live/history as an exact decimal string (6 fraction digits, truncated). */
+function ratio(live: bigint, hist: bigint): string | null {
+  if (hist === 0n) return null;
+  return toDecimal((live * 1_000_000n) / hist, 6);
+}
+
+/** Signal "payTo, asset, network and price consistent with history". */
+function historyReasons(ev: TrustEvidence, add: Add): Signals['history'] {
+  const hist = ev.history?.offers ?? [];
+  const none: Signals['history'] = { compared: false, pay_to_consistent: null, asset_consistent: null, network_consistent: null, price_ratio: null };
+  if (hist.length === 0 || ev.offers.length === 0) return none;
+  const histPayTo = new Set(hist.map((o) => o.pay_to).filter((x): x is string => x !== null));
+  const histNetworks = new Set(hist.map((o) => o.network));
+  let payToOk = true;
+  let assetOk = true;
+  let networkOk = true;
+  let priceRatio: string | null = null;
+  const at = { history_snapshot_id: ev.history?.snapshot_id ?? null, history_checked_at: ev.history?.checked_at ?? null };
+  for (const o of ev.offers) {
+    if (o.pay_to && histPayTo.size > 0 && !histPayTo.has(o.pay_to)) {
+      payToOk = false;
+      add('pay_to_changed', 'critical', `payTo ${o.pay_to} differs from the payTo seen before (${[...histPayTo].join(', ')}): money would go to a different wallet`, { ...at, pay_to: o.pay_to, previous_pay_to: [...histPayTo] });
+    }
+    if (!histNetworks.has(o.network)) {
+      networkOk = false;
+      add('network_changed', 'warning', `network ${o.network ?? '(none)'} was not offered before`, { ...at, network: o.network, previous_networks: [...histNetworks] });
+      continue;
+    }
+    const comparable = hist.filter((h) => sameMarket(h, o));
+    if (comparable.length === 0) {
+      assetOk = false;
+      add('asset_changed', 'warning', `asset ${o.asset ?? '(none)'} on ${o.network} was not offered before`, { ...at, asset: o.asset, previous_assets: unique(hist.filter((h) => h.network === o.network).map((h) => h.asset)) });
+      continue;
+    }
+    const h = comparable.find((c) => c.scheme === o.scheme) ?? comparable[0];
+    if (o.amount_atomic && h.amount_atomic && INTEGER.test(o.amount_atomic) && INTEGER.test(h.amount_atomic)) {
+      const live = BigInt(o.amount_atomic);
+      const prev = BigInt(h.amount_atomic);
+      priceRatio = ratio(live, prev);
+      const ev2 = { ...at, amount_atomic: o.amount_atomic, previous_amount_atomic: h.amount_atomic, ratio: priceRatio };
+      if (prev > 0n && (live >= prev * PRICE_ANOMALY_FACTOR || live * PRICE_ANOMALY_FACTOR <= prev)) {
+        add('price_anomaly', 'critical', `price is ${priceRatio ?? '?'} times the price seen before: likely a decimal-versus-atomic mistake or a bait`, ev2);
+      } else if (live !== prev) {
+        add('price_changed', 'warning', `price changed from ${h.amount_atomic} to ${o.amount_atomic} atomic units`, ev2);
+      }
+    }
+  }
+  if (payToOk && assetOk && networkOk && !ev.offers.some((o) => o.pay_to === null)) {
+    add('history_consistent', 'info', 'payTo, asset and network match what was seen before', { ...at, pay_to: [...histPayTo] });
+  }
+  return { compared: true, pay_to_consistent: payToOk, asset_consistent: assetOk, network_consistent: networkOk, price_ratio: priceRatio };
+}
+
+function assetFor(ev: TrustEvidence, o: Offer): AssetInfo | undefined {
+  return ev.assets.find((a) => a.network === o.network && (a.asset ?? '').toLowerCase() === (o.asset ?? '').toLowerCase());
+}
+
+/** Signal "price sane for the asset (decimal-versus-atomic mistakes)". */
+function priceReasons(ev: TrustEvidence, add: Add): Signals['price'] {
+  const out: Signals['price'] = [];
+  for (const o of ev.offers) {
+    const info = assetFor(ev, o);
+    const decimals = info?.decimals ?? o.decimals ?? null;
+    const atomic = o.amount_atomic;
+    const at = { network: o.network, asset: o.asset, amount_atomic: atomic, decimals };
+    if (atomic === null) {
+      add('price_missing', 'warning', 'the offer states no amount', at);
+      out.push({ network: o.network, asset: o.asset, amount_atomic: null, amount: null, dollars: null });
+      continue;
+    }
+    if (!INTEGER.test(atomic)) {
+      add('amount_not_atomic', 'critical', `amount ${JSON.stringify(atomic)} is not an integer of atomic units: a decimal amount in an atomic field`, at);
+      out.push({ network: o.network, asset: o.asset, amount_atomic: atomic, amount: null, dollars: null });
+      continue;
+    }
+    const amount = decimals !== null ? toDecimal(atomic, decimals) : null;
+    const usd = info?.currency === 'USD' && decimals !== null;
+    const dollars = usd ? amount : null;
+    out.push({ network: o.network, asset: o.asset, amount_atomic: atomic, amount, dollars });
+    if (BigInt(atomic) === 0n) {
+      add('price_zero', 'warning', 'the offer asks for zero', at);
+    } else if (usd) {
+      const scale = 10n ** BigInt(decimals);
+      const a = BigInt(atomic);
+      if (a > PRICE_IMPLAUSIBLE_DOLLARS * scale) add('price_implausible', 'critical', `price ${dollars} dollars per call is implausible for a machine payment: likely an atomic amount given in whole tokens`, { ...at, dollars });
+      else if (a > PRICE_HIGH_DOLLARS * scale) add('price_high', 'warning', `price ${dollars} dollars per call is high`, { ...at, dollars });
+      else add('price_sane', 'info', `price ${dollars} dollars per call`, { ...at, dollars });
+    }
+  }
+  return out;
+}
+
+/** Signal "asset is a known token on that network (Tempo: a TIP-20 whose currency is known)". */
+function assetReasons(ev: TrustEvidence, add: Add): void {
+  for (const o of ev.offers) {
+    const info = assetFor(ev, o);
+    const at = { network: o.network, asset: o.asset, symbol: info?.symbol ?? null, currency: info?.currency ?? null, source: info?.source ?? null };
+    if (info?.known) add('asset_known', 'info', `asset ${info.symbol ?? o.asset} (${info.currency ?? '?'}) is a known token on ${o.network}`, at);
+    else if (o.network && TEMPO_NETWORKS.has(o.network)) add('asset_unknown', 'warning', `asset ${o.asset ?? '(none)'} is not a TIP-20 token with a known currency on ${o.network}`, at);
+    else add('asset_unknown', 'warning', `asset ${o.asset ?? '(none)'} is not a token we know on ${o.network ?? '(no network)'}`, at);
+  }
+}
+
+/** Signal "payTo has received observed payments on chain". */
+function payToReasons(ev: TrustEvidence, add: Add): void {
+  for (const p of ev.pay_to_activity) {
+    const at = { pay_to: p.pay_to, network: p.network, count: p.count, first_time_unix: p.first_time_unix, last_time_unix: p.last_time_unix };
+    if (p.count === null) add('pay_to_activity_unknown', 'info', `we do not observe ${p.network ?? 'that network'}: payments to ${p.pay_to} are unknown (not zero)`, at);
+    else if (p.count > 0) add('pay_to_observed_payments', 'info', `${p.pay_to} received ${p.count} observed payment(s) on chain`, at);
+    else add('pay_to_no_observed_payments', 'warning', `no observed payments to ${p.pay_to} in our chain observations (records are observations, not a complete feed)`, at);
+  }
+}
+
+/** Signal "ownership proof (EIP-191 signature of the origin by the payTo)". */
+function ownershipReasons(ev: TrustEvidence, add: Add): void {
+  const ow = ev.ownership;
+  const at = { origin: ow.origin, proofs: ow.proofs, verified_pay_to: ow.verified_pay_to, error: ow.error };
+  if (ow.status === 'valid') add('ownership_proof_valid', 'info', `the payTo signed the origin ${ow.origin} (EIP-191): the wallet claims this site; it does not prove the site controls the wallet's intent`, at);
+  else if (ow.status === 'invalid') add('ownership_proof_invalid', 'critical', `/.well-known/x402 publishes ownership proofs, but none is a signature of ${ow.origin} by the payTo`, at);
+  else add('ownership_proof_absent', 'info', 'no ownership proof published in /.well-known/x402', at);
+}

@@ -1,0 +1,38 @@
+/**
+ * Resolves what an offer's asset is on its network, for the "known token" and "price sanity" signals:
+ * first the static list (src/trust/networks.ts), then, for a TIP-20 address on the Tempo network our RPC
+ * serves, the chain itself (TIP-20 `currency()`, `symbol()`, `decimals()` through src/chain/tokens.ts).
+ */
+import { createPublicClient, http } from 'viem';
+import { tempo } from 'viem/chains';
+import { TokenRegistry } from '../chain/tokens.js';
+import { STATIC_TOKENS, TEMPO_NETWORKS, TIP20_PREFIX, tokenKey } from './networks.js';
+import type { AssetInfo } from './types.js';
+
+/** Looks up one asset. Never throws: an unreachable chain leaves the asset unknown. */
+export type AssetResolver = (network: string | null, asset: string | null) => Promise<AssetInfo>;
+
+/**
+ * Builds a resolver.
+ * @param rpcUrl Tempo JSON-RPC URL (chain id 4217) used for TIP-20 lookups on eip155:4217; null = static list only
+ * @param timeoutMs per RPC request, milliseconds
+ */
+export function assetResolver(rpcUrl: string | null, timeoutMs = 2000): AssetResolver {
+  const registry = rpcUrl ? new TokenRegistry(createPublicClient({ chain: tempo, transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 0 }) }) as never) : null;
+  return async (network, asset) => {
+    const a = asset?.toLowerCase() ?? null;
+    const unknown: AssetInfo = { network, asset: a, known: false, symbol: null, currency: null, decimals: null, source: null };
+    if (!a) return unknown;
+    const st = STATIC_TOKENS.get(tokenKey(network, a));
+    if (st) return { network, asset: a, known: true, symbol: st.symbol, currency: st.currency, decimals: st.decimals, source: 'static' };
+    if (network === 'eip155:4217' && registry && TEMPO_NETWORKS.has(network) && a.startsWith(TIP20_PREFIX) && /^0x[0-9a-f]{40}$/.test(a)) {
+      try {
+        const info = (await registry.resolve([a])).get(a);
+        if (info && info.currency) return { network, asset: a, known: true, symbol: info.symbol, currency: info.currency, decimals: info.decimals, source: 'chain' };
+      } catch {
+        /* chain not reachable: the asset stays unknown */
+      }
+    }
+    return unknown;
+  };
+}

@@ -1,0 +1,85 @@
+/**
+ * One trust check end to end: gather evidence (I/O), assess it (pure), archive what was fetched, record the
+ * check, and shape the public answer of POST /v1/check. Never pays the target.
+ */
+import type { Store } from '../store/db.js';
+import { archiveEvidence } from '../intel/evidence.js';
+import { uuidv7 } from '../intel/probe/snapshot-id.js';
+import type { Offer } from '../intel/types.js';
+import { recordCheck } from '../store/trust-repo.js';
+import { assessTrust } from './assess.js';
+import { gatherEvidence, type GatherOptions } from './gather.js';
+import type { Reason, Signals, Verdict } from './types.js';
+
+/** The contract's disclaimers (section 1), included in every answer. */
+export const DISCLAIMERS = [
+  'Scores and verdicts describe the available evidence, not honesty or task success.',
+  'Domain control does not prove wallet control.',
+  'Offers are advertisements, not charges; a listing or endpoint response does not establish a completed purchase.',
+  'Chain records are observations, not a complete feed: a missing record does not mean zero activity.',
+  'This check never pays the target.',
+] as const;
+
+/** The answer of POST /v1/check (every member documented in GET /v1/openapi.json). */
+export interface CheckAnswer {
+  url: string;
+  /** ISO 8601. */
+  checked_at: string;
+  verdict: Verdict;
+  reasons: Reason[];
+  /** Offers parsed from the live answer now. */
+  offers: Offer[];
+  provider: { domain: string; first_seen: string | null } | null;
+  service: { service_id: string; first_seen: string | null; last_checked: string | null; checks_total: number | null; checks_healthy: number | null; sources: string[] } | null;
+  signals: Signals;
+  /** Id of this check's snapshot (UUID v7) and the sha256 hex of the archived evidence (null when nothing was received). */
+  snapshot_id: string;
+  evidence_hash: string | null;
+  disclaimers: readonly string[];
+}
+
+/** Who the check is for, recorded with it. */
+export interface CheckPayer {
+  keyId: string | null;
+  payer: string | null;
+}
+
+/**
+ * Runs a check of `url` and records it.
+ * @throws BadRequest for a refused URL (nothing fetched); store errors (→ 503)
+ */
+export async function runCheck(url: string, o: GatherOptions, who: CheckPayer = { keyId: null, payer: null }): Promise<CheckAnswer> {
+  const now = o.now ?? new Date();
+  const { evidence, raw } = await gatherEvidence(url, { ...o, now });
+  const { verdict, reasons, signals } = assessTrust(evidence, now);
+  const archived = raw ? archiveEvidence(raw) : null;
+  const li = evidence.listing;
+  const answer: CheckAnswer = {
+    url,
+    checked_at: now.toISOString(),
+    verdict,
+    reasons,
+    offers: evidence.offers,
+    provider: li ? { domain: li.provider_domain, first_seen: li.first_seen } : null,
+    service: li
+      ? { service_id: li.service_id, first_seen: li.first_seen, last_checked: li.last_checked, checks_total: li.checks_total, checks_healthy: li.checks_healthy, sources: li.directory_sources }
+      : null,
+    signals,
+    snapshot_id: uuidv7(now.getTime()),
+    evidence_hash: archived?.sha256 ?? null,
+    disclaimers: DISCLAIMERS,
+  };
+  await recordCheck(o.store, {
+    snapshot_id: answer.snapshot_id,
+    url,
+    checked_at: answer.checked_at,
+    verdict,
+    evidence_hash: answer.evidence_hash,
+    key_id: who.keyId,
+    payer: who.payer,
+    payment_tx: null,
+    answer: JSON.stringify(answer),
+    evidence: archived?.bytes ?? null,
+  });
+  return answer;
+}

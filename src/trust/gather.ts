@@ -1,0 +1,155 @@
+/**
+ * Gathers the evidence of one trust check (all the I/O of a check): one unpaid GET of the URL through the
+ * safe fetcher, its challenge parsed, the service's listing and history from the intelligence store, the
+ * assets resolved, the payTo's observed payments from the chain store, and the ownership proofs of
+ * `/.well-known/x402`. Never pays anything: no payment header is ever sent.
+ */
+import type { Store } from '../store/db.js';
+import type { Offer, ProbeOutcome, RawResponse } from '../intel/types.js';
+import { parseChallenge } from '../intel/challenge/index.js';
+import { serviceId } from '../intel/service-id.js';
+import { FetchError, FetchRefused, FetchTimeout, FetchTooLarge, safeFetch, vetUrl, type Resolver } from '../net/safe-fetch.js';
+import { findServiceListing, lastKnownOffers, receivedPayments } from '../store/trust-repo.js';
+import { BadRequest } from '../domain/errors.js';
+import type { AssetResolver } from './assets.js';
+import { proofsOf, verifyOwnership } from './ownership.js';
+import type { LiveFetch, OwnershipEvidence, PayToActivity, TrustEvidence } from './types.js';
+
+/** Networks our chain store observes (the "payTo received observed payments" signal is only known there). */
+const OBSERVED_NETWORKS = new Set(['eip155:4217']);
+/** Cap for /.well-known/x402 (a small JSON document). */
+const WELL_KNOWN_MAX_BYTES = 64 * 1024;
+
+export interface GatherOptions {
+  store: Store;
+  assets: AssetResolver;
+  /** Total budget for fetching the URL and its well-known document, milliseconds. */
+  timeoutMs: number;
+  /** Body cap, bytes. */
+  maxBytes: number;
+  /** Tests and the local demo only. */
+  allowLoopback: boolean;
+  /** DNS resolver override (tests). */
+  resolve?: Resolver;
+  /** Check time; default now. */
+  now?: Date;
+}
+
+/** Evidence plus the raw response it rests on (null when nothing was received). */
+export interface Gathered {
+  evidence: TrustEvidence;
+  raw: RawResponse | null;
+}
+
+/**
+ * Gathers everything assessTrust needs about `url`.
+ * @param url absolute http(s) URL (validated by the route: ≤ 2,048 characters)
+ * @throws BadRequest when the URL itself is refused (private, loopback, link-local or metadata address, a
+ *   name resolving to one, credentials, other scheme): nothing is fetched
+ * @throws the store's error when the store cannot answer (mapped to 503 by the error handler)
+ */
+export async function gatherEvidence(url: string, o: GatherOptions): Promise<Gathered> {
+  const now = o.now ?? new Date();
+  const started = Date.now();
+  const fetchOpts = { allowLoopback: o.allowLoopback, resolve: o.resolve };
+  try {
+    await vetUrl(url, fetchOpts);
+  } catch (e) {
+    if (e instanceof FetchRefused) throw new BadRequest(`refused url: ${e.message}`);
+    // A name that does not resolve is the target's failure, reported as "unreachable" below.
+  }
+
+  let raw: RawResponse | null = null;
+  let live: LiveFetch;
+  try {
+    raw = await safeFetch(url, { ...fetchOpts, timeoutMs: o.timeoutMs, maxBytes: o.maxBytes, maxRedirects: 3, headers: { accept: 'application/json' } });
+    live = { outcome: 'error', http_status: raw.status, error: null, final_url: raw.url, redirect_refused: false };
+  } catch (e) {
+    live = failedFetch(e);
+    if (e instanceof FetchTooLarge) raw = e.response;
+  }
+
+  let offers: Offer[] = [];
+  let challengeErrors: string[] = [];
+  if (raw && live.outcome === 'error' && live.error === null) {
+    if (raw.status === 402) {
+      const parsed = parseChallenge({ status: raw.status, headers: raw.headers, body: raw.body }, { resourceUrl: url });
+      offers = parsed.offers;
+      challengeErrors = parsed.errors;
+      live.outcome = offers.length > 0 ? 'payment_required' : 'invalid_challenge';
+    } else if (raw.status >= 200 && raw.status < 300) live.outcome = 'ok_without_payment';
+    else if (raw.status === 404 || raw.status === 410) live.outcome = 'not_found';
+    else live.error = `HTTP ${raw.status}`;
+  }
+
+  const sid = serviceId('GET', url);
+  const [listing, history] = await Promise.all([findServiceListing(o.store, sid), lastKnownOffers(o.store, sid, now.toISOString())]);
+
+  const markets = uniqueBy(offers, (x) => `${x.network}|${x.asset}`);
+  const assets = await Promise.all(markets.map((x) => o.assets(x.network, x.asset)));
+
+  const payTos = uniqueBy(offers.filter((x) => x.pay_to), (x) => `${x.network}|${x.pay_to}`);
+  const payToActivity: PayToActivity[] = await Promise.all(
+    payTos.map(async (x) => {
+      if (!x.network || !OBSERVED_NETWORKS.has(x.network)) return { pay_to: x.pay_to!, network: x.network, count: null, first_time_unix: null, last_time_unix: null };
+      const r = await receivedPayments(o.store, x.pay_to!);
+      return { pay_to: x.pay_to!, network: x.network, ...r };
+    }),
+  );
+
+  const remaining = Math.max(100, o.timeoutMs - (Date.now() - started));
+  const ownership = offers.length > 0 ? await readOwnership(url, offers, { ...fetchOpts, timeoutMs: remaining }) : { status: 'absent' as const, origin: new URL(url).origin, proofs: 0, verified_pay_to: [], error: null };
+
+  const evidence: TrustEvidence = {
+    url,
+    live,
+    offers,
+    challenge_errors: challengeErrors,
+    listing: listing && {
+      provider_domain: listing.domain,
+      service_id: listing.service_id,
+      first_seen: listing.first_seen,
+      last_checked: listing.last_checked_at,
+      checks_total: listing.checks_total,
+      checks_healthy: listing.checks_healthy,
+      directory_sources: listing.sources,
+    },
+    history: history && { snapshot_id: history.snapshot_id, checked_at: history.checked_at, offers: history.offers },
+    assets,
+    pay_to_activity: payToActivity,
+    ownership,
+  };
+  return { evidence, raw };
+}
+
+function uniqueBy<T>(xs: T[], key: (x: T) => string): T[] {
+  const seen = new Map<string, T>();
+  for (const x of xs) if (!seen.has(key(x))) seen.set(key(x), x);
+  return [...seen.values()];
+}
+
+/** Maps a safe-fetch failure of the checked URL to a live-fetch outcome. */
+function failedFetch(e: unknown): LiveFetch {
+  const base = { http_status: null, final_url: null, redirect_refused: false };
+  const msg = e instanceof FetchError ? e.message : 'could not fetch the URL';
+  let outcome: ProbeOutcome = 'unreachable';
+  if (e instanceof FetchRefused) return { ...base, outcome: 'refused', error: msg, redirect_refused: true };
+  if (e instanceof FetchTimeout) outcome = 'timeout';
+  else if (e instanceof FetchTooLarge) return { ...base, outcome: 'too_large', error: msg, http_status: e.response.status, final_url: e.response.url };
+  return { ...base, outcome, error: msg };
+}
+
+/** Fetches `/.well-known/x402` of the URL's origin and verifies its ownership proofs. Never throws. */
+async function readOwnership(url: string, offers: Offer[], opts: { allowLoopback: boolean; resolve?: Resolver; timeoutMs: number }): Promise<OwnershipEvidence> {
+  const origin = new URL(url).origin;
+  const payTos = offers.map((x) => x.pay_to).filter((x): x is string => x !== null);
+  let proofs: string[] = [];
+  let error: string | null = null;
+  try {
+    const r = await safeFetch(`${origin}/.well-known/x402`, { ...opts, maxBytes: WELL_KNOWN_MAX_BYTES, maxRedirects: 0, headers: { accept: 'application/json' } });
+    if (r.status === 200) proofs = proofsOf(JSON.parse(Buffer.from(r.body).toString('utf8')));
+  } catch (e) {
+    error = e instanceof FetchError ? e.message : 'well-known document is not JSON';
+  }
+  return verifyOwnership(origin, payTos, proofs, error);
+}

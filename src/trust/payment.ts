@@ -1,0 +1,160 @@
+/**
+ * x402 per-call payment for POST /v1/check without a key (contract section 5 and 8: 0.01 dollars per
+ * successful call). Built on the x402 libraries: x402ResourceServer + x402HTTPResourceServer from
+ * @x402/core/server with the @x402/evm exact scheme, verifying and settling through the configured facilitator
+ * (HTTPFacilitatorClient). Settlement happens only after the check succeeded; a failed check is never settled.
+ */
+import type { FastifyRequest } from 'fastify';
+import { HTTPFacilitatorClient, x402HTTPResourceServer, x402ResourceServer, getFacilitatorResponseError, type HTTPAdapter, type HTTPRequestContext } from '@x402/core/server';
+import { ExactEvmScheme } from '@x402/evm/exact/server';
+import type { Config } from '../config.js';
+import { HttpError, Unavailable } from '../domain/errors.js';
+import { CHECK_PRICE_DOLLARS } from './metering.js';
+
+/** The route the payment protects. */
+export const CHECK_ROUTE = 'POST /v1/check';
+
+/** Atomic amount of 0.01 dollars in a token with `decimals` decimals (1 token = 1 dollar). */
+export function checkPriceAtomic(decimals: number): string {
+  const [int, frac = ''] = CHECK_PRICE_DOLLARS.split('.');
+  return BigInt(int + frac.padEnd(decimals, '0').slice(0, decimals)).toString();
+}
+
+/** What processPayment decided. */
+export type PaymentDecision =
+  /** No valid payment: send this 402 (or other) answer as is. */
+  | { kind: 'respond'; status: number; headers: Record<string, string>; body: unknown }
+  /** Payment verified: run the check, then call settle() (success) or cancel() (failure). */
+  | { kind: 'verified'; payer: string | null; settle(): Promise<SettleOutcome>; cancel(status: number): Promise<void> };
+
+/** Result of settling after a successful check. */
+export type SettleOutcome = { ok: true; headers: Record<string, string>; transaction: string; payer: string | null } | { ok: false; status: number; headers: Record<string, string>; body: unknown };
+
+/** Per-call payment gate; null when x402 is not configured (then a request without a key gets 401). */
+export interface PaymentGate {
+  /** The request's payment state: 402 to send, or a verified payment to settle after the check. */
+  process(req: FastifyRequest): Promise<PaymentDecision>;
+}
+
+/** Fastify request → the x402 library's HTTP adapter. */
+function adapter(req: FastifyRequest): HTTPAdapter {
+  const header = (name: string) => {
+    const v = req.headers[name.toLowerCase()];
+    return Array.isArray(v) ? v[0] : v;
+  };
+  return {
+    getHeader: header,
+    getMethod: () => req.method,
+    getPath: () => req.url.split('?')[0],
+    getUrl: () => `${req.protocol}://${req.host}${req.url}`,
+    getAcceptHeader: () => header('accept') ?? '',
+    getUserAgent: () => header('user-agent') ?? '',
+  };
+}
+
+/**
+ * A v1-compatible 402 body next to the v2 PAYMENT-REQUIRED header: `{error, x402Version: 1, accepts}` with
+ * v1 field names (maxAmountRequired, resource). The network stays CAIP-2 (v1 clients that only know names
+ * such as "base-sepolia" read the header instead).
+ */
+function v1Body(headers: Record<string, string>, error: string, resourceUrl: string): unknown {
+  const encoded = Object.entries(headers).find(([k]) => k.toLowerCase() === 'payment-required')?.[1];
+  let accepts: unknown[] = [];
+  if (encoded) {
+    try {
+      const pr = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8')) as { accepts?: Record<string, unknown>[]; resource?: { url?: string; description?: string; mimeType?: string } };
+      accepts = (pr.accepts ?? []).map((a) => ({
+        scheme: a.scheme,
+        network: a.network,
+        maxAmountRequired: a.amount,
+        asset: a.asset,
+        payTo: a.payTo,
+        resource: pr.resource?.url ?? resourceUrl,
+        description: pr.resource?.description ?? 'paywatch trust check',
+        mimeType: 'application/json',
+        maxTimeoutSeconds: a.maxTimeoutSeconds,
+        extra: a.extra,
+      }));
+    } catch {
+      accepts = [];
+    }
+  }
+  return { error, x402Version: 1, accepts };
+}
+
+/**
+ * Builds the payment gate from the configuration.
+ * @returns null when x402PayTo, x402Asset or x402FacilitatorUrl is not set
+ */
+export function paymentGate(config: Config, resourceUrl: string): PaymentGate | null {
+  if (!config.x402PayTo || !config.x402Asset || !config.x402FacilitatorUrl) return null;
+  const facilitator = new HTTPFacilitatorClient({ url: config.x402FacilitatorUrl, timeoutMs: 15_000 });
+  const server = new x402ResourceServer(facilitator).register(config.x402Network as `${string}:${string}`, new ExactEvmScheme());
+  const http = new x402HTTPResourceServer(server, {
+    [CHECK_ROUTE]: {
+      accepts: {
+        scheme: 'exact',
+        network: config.x402Network as `${string}:${string}`,
+        payTo: config.x402PayTo.toLowerCase(),
+        price: { amount: checkPriceAtomic(config.x402AssetDecimals), asset: config.x402Asset.toLowerCase(), extra: { name: config.x402AssetName, version: config.x402AssetVersion } },
+        maxTimeoutSeconds: 120,
+      },
+      resource: resourceUrl,
+      description: `paywatch trust check: ${CHECK_PRICE_DOLLARS} dollars per successful check`,
+      mimeType: 'application/json',
+    },
+  });
+  let ready: Promise<void> | null = null;
+  const init = async () => {
+    ready ??= http.initialize().catch((e) => {
+      ready = null;
+      throw e;
+    });
+    try {
+      await ready;
+    } catch (e) {
+      throw new Unavailable(`payment facilitator unavailable: ${(getFacilitatorResponseError(e) ?? (e as Error)).message}`.slice(0, 300), 10);
+    }
+  };
+
+  return {
+    async process(req) {
+      await init();
+      const a = adapter(req);
+      const context: HTTPRequestContext = { adapter: a, path: a.getPath(), method: req.method, paymentHeader: a.getHeader('payment-signature') ?? a.getHeader('x-payment') };
+      let result;
+      try {
+        result = await http.processHTTPRequest(context);
+      } catch (e) {
+        throw new Unavailable(`payment facilitator unavailable: ${(e as Error).message}`.slice(0, 300), 10);
+      }
+      if (result.type === 'no-payment-required') throw new HttpError(500, 'payment route not configured');
+      if (result.type === 'payment-error') {
+        const r = result.response;
+        const given = (r.body as { error?: string } | undefined)?.error;
+        const error = context.paymentHeader
+          ? `payment rejected: ${given ?? 'the payment did not verify'}`
+          : `payment required: send Authorization: Bearer <API_KEY> (free key: POST /v1/keys), or pay ${CHECK_PRICE_DOLLARS} dollars per call with x402 (PAYMENT-REQUIRED header)`;
+        return { kind: 'respond', status: r.status, headers: r.headers, body: v1Body(r.headers, error, resourceUrl) };
+      }
+      const { paymentPayload, paymentRequirements, declaredExtensions, cancellationDispatcher } = result;
+      const payer = ((paymentPayload.payload as { authorization?: { from?: string } })?.authorization?.from ?? null)?.toLowerCase() ?? null;
+      return {
+        kind: 'verified',
+        payer,
+        async settle() {
+          try {
+            const s = await http.processSettlement(paymentPayload, paymentRequirements, declaredExtensions, { request: context });
+            if (s.success) return { ok: true, headers: s.headers, transaction: s.transaction, payer: s.payer?.toLowerCase() ?? payer };
+            return { ok: false, status: s.response.status, headers: s.response.headers, body: { ...(s.response.body as object), error: `payment settlement failed: ${s.errorReason ?? 'unknown reason'}` } };
+          } catch (e) {
+            return { ok: false, status: 503, headers: { 'retry-after': '10' }, body: { error: `payment facilitator unavailable during settlement: ${(e as Error).message}`.slice(0, 300) } };
+          }
+        },
+        async cancel(status) {
+          await cancellationDispatcher.cancel({ reason: 'handler_failed', responseStatus: status }).catch(() => undefined);
+        },
+      };
+    },
+  };
+}

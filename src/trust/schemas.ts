@@ -1,0 +1,120 @@
+/**
+ * zod schemas of the trust-check API: they validate requests and generate GET /v1/openapi.json, so the
+ * document and the code cannot disagree. Every member of the answer is described here.
+ */
+import { z } from 'zod';
+
+/** Longest URL a check accepts (issue 5). */
+export const MAX_URL_LENGTH = 2048;
+
+export const CheckRequest = z
+  .object({
+    url: z
+      .string()
+      .max(MAX_URL_LENGTH, `url: at most ${MAX_URL_LENGTH} characters`)
+      .url({ protocol: /^https?$/, message: 'url: an absolute http or https URL' })
+      .describe('The address of the paid resource to check: absolute http or https, at most 2,048 characters.'),
+  })
+  .strict();
+
+const ErrorBody = z.object({ error: z.string() }).describe('Error: {error} with a message naming the problem.');
+
+const Reason = z.object({
+  code: z.string().describe('Stable machine-readable code (docs/trust-check.md lists every code and its rule).'),
+  severity: z.enum(['info', 'warning', 'critical']).describe('critical → do_not_pay; warning → caution; info only → pay.'),
+  message: z.string(),
+  evidence: z.record(z.string(), z.unknown()).describe('The observed values the reason rests on.'),
+});
+
+const Offer = z
+  .object({
+    protocol: z.enum(['x402', 'mpp']),
+    x402_version: z.number().int().nullable(),
+    scheme: z.string().nullable().describe('x402 scheme or MPP intent.'),
+    method: z.string().nullable().describe('MPP payment method; null for x402.'),
+    network: z.string().nullable().describe('CAIP-2 network id.'),
+    asset: z.string().nullable().describe('Token contract (lower-case) or currency code.'),
+    amount_atomic: z.string().nullable().describe('Exact atomic integer amount.'),
+    amount: z.string().nullable().describe('Exact decimal amount in token units where decimals are known, else null.'),
+    decimals: z.number().int().nullable(),
+    pay_to: z.string().nullable().describe('payTo (x402) or recipient (MPP), lower-case.'),
+    max_timeout_seconds: z.number().nullable(),
+    expires: z.string().nullable(),
+    description: z.string().nullable(),
+    resource: z.string().nullable(),
+    extra: z.record(z.string(), z.unknown()).nullable(),
+    source: z.string().describe('Where the offer was read: header, body, www-authenticate.'),
+  })
+  .describe('A payment option advertised by the URL now (an advertisement, not a charge).');
+
+const AssetInfo = z.object({
+  network: z.string().nullable(),
+  asset: z.string().nullable(),
+  known: z.boolean().describe('A token we recognise on that network (Tempo: a TIP-20 whose currency() is known).'),
+  symbol: z.string().nullable(),
+  currency: z.string().nullable(),
+  decimals: z.number().int().nullable(),
+  source: z.enum(['static', 'chain', 'config']).nullable(),
+});
+
+const PayToActivity = z.object({
+  pay_to: z.string(),
+  network: z.string().nullable(),
+  count: z.number().int().nullable().describe('Observed successful transactions paying this address; null = network not observed (unknown, not zero).'),
+  first_time_unix: z.number().int().nullable().describe('UTC Unix seconds of the first observed payment.'),
+  last_time_unix: z.number().int().nullable().describe('UTC Unix seconds of the last observed payment.'),
+});
+
+const Signals = z
+  .object({
+    live_challenge: z.object({ outcome: z.string().describe('payment_required, invalid_challenge, ok_without_payment, not_found, error, timeout, unreachable, refused, too_large'), http_status: z.number().int().nullable(), offers: z.number().int() }),
+    https: z.boolean(),
+    listing: z.object({ listed: z.boolean(), first_seen: z.string().nullable(), checks_total: z.number().int().nullable(), checks_healthy: z.number().int().nullable() }),
+    history: z.object({
+      compared: z.boolean(),
+      pay_to_consistent: z.boolean().nullable(),
+      asset_consistent: z.boolean().nullable(),
+      network_consistent: z.boolean().nullable(),
+      price_ratio: z.string().nullable().describe('Live price / historical price, exact decimal (6 fraction digits, truncated).'),
+    }),
+    price: z.array(z.object({ network: z.string().nullable(), asset: z.string().nullable(), amount_atomic: z.string().nullable(), amount: z.string().nullable(), dollars: z.string().nullable().describe('Exact decimal dollars for USD tokens (1 dollar per token); null otherwise.') })),
+    assets: z.array(AssetInfo),
+    pay_to_activity: z.array(PayToActivity),
+    ownership: z.enum(['valid', 'invalid', 'absent']).describe('EIP-191 signature of the origin by the payTo in /.well-known/x402.'),
+    networks: z.array(z.object({ network: z.string().nullable(), kind: z.enum(['mainnet', 'testnet', 'unknown']) })),
+    directory: z.object({ listed: z.boolean(), sources: z.array(z.string()) }),
+  })
+  .describe('Every signal the verdict used.');
+
+export const CheckAnswer = z.object({
+  url: z.string().describe('The URL checked, as given.'),
+  checked_at: z.string().describe('ISO 8601 time of the check.'),
+  verdict: z.enum(['pay', 'caution', 'do_not_pay']),
+  reasons: z.array(Reason).describe('Reasons, critical first.'),
+  offers: z.array(Offer).describe('Offers seen now.'),
+  provider: z.object({ domain: z.string(), first_seen: z.string().nullable() }).nullable().describe('The matching provider if listed, else null.'),
+  service: z
+    .object({ service_id: z.string(), first_seen: z.string().nullable(), last_checked: z.string().nullable(), checks_total: z.number().int().nullable(), checks_healthy: z.number().int().nullable(), sources: z.array(z.string()) })
+    .nullable()
+    .describe('The matching service if listed, else null.'),
+  signals: Signals,
+  snapshot_id: z.string().describe('Id of this check (UUID v7).'),
+  evidence_hash: z.string().nullable().describe('sha256 hex of the archived raw response (gzip of its canonical form); null when nothing was received.'),
+  disclaimers: z.array(z.string()).describe('Scores describe evidence, not honesty or task success; domain control does not prove wallet control.'),
+});
+
+export const KeyAnswer = z.object({
+  key: z.string().describe('The API key. Shown once: it is stored hashed and cannot be shown again.'),
+  key_id: z.string(),
+  plan: z.enum(['free', 'paid']),
+  monthly_checks: z.number().int().nullable().describe('Successful checks per UTC calendar month (null = unlimited, metered).'),
+  created_at: z.string(),
+});
+
+export const Errors = {
+  400: ErrorBody.describe('Bad body or URL, or a refused address (private, loopback, link-local, metadata).'),
+  401: ErrorBody.describe('Missing or bad API key where no per-call payment is offered.'),
+  402: z.object({ error: z.string(), x402Version: z.literal(1), accepts: z.array(z.record(z.string(), z.unknown())) }).describe('Payment required: the PAYMENT-REQUIRED header carries the x402 v2 requirements; the body is v1-compatible.'),
+  429: ErrorBody.describe('Free quota used (the message names the paid options) or rate limited; see Retry-After.'),
+  503: ErrorBody.describe('Our store or payment facilitator is down; retry after Retry-After seconds. Not metered, not settled.'),
+};

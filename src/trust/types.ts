@@ -1,0 +1,125 @@
+/**
+ * The evidence a trust check gathers and the answer it gives. Evidence is plain data collected by
+ * src/trust/gather.ts (I/O); src/trust/assess.ts turns it into a verdict with no I/O.
+ * Amounts are exact atomic integer strings or exact decimal strings; times are ISO 8601 unless named *_unix.
+ */
+import type { Offer, ProbeOutcome } from '../intel/types.js';
+
+export type Verdict = 'pay' | 'caution' | 'do_not_pay';
+export type Severity = 'info' | 'warning' | 'critical';
+
+/** One machine-readable reason. `code` is stable (docs/trust-check.md lists every code and its rule). */
+export interface Reason {
+  code: string;
+  severity: Severity;
+  message: string;
+  /** The observed values the reason rests on. */
+  evidence: Record<string, unknown>;
+}
+
+/** Outcome of the unpaid request to the URL. */
+export interface LiveFetch {
+  outcome: ProbeOutcome;
+  http_status: number | null;
+  /** Error detail for failures; null otherwise. */
+  error: string | null;
+  /** URL after redirects, or null when no response. */
+  final_url: string | null;
+  /** True when a redirect pointed at a refused (private, loopback…) address. */
+  redirect_refused: boolean;
+}
+
+/** The service as our intelligence store lists it. */
+export interface Listing {
+  provider_domain: string;
+  service_id: string;
+  /** ISO 8601 of the first snapshot, or null when unknown. */
+  first_seen: string | null;
+  /** ISO 8601 of the latest snapshot before this check, or null. */
+  last_checked: string | null;
+  /** Dated endpoint checks counted and how many were healthy (a parseable 402); null when unknown. */
+  checks_total: number | null;
+  checks_healthy: number | null;
+  /** Names of directory sources that list the service (empty when found only by probing). */
+  directory_sources: string[];
+}
+
+/** The offers last seen for the service before this check (its history). */
+export interface OfferHistory {
+  snapshot_id: string | null;
+  /** ISO 8601. */
+  checked_at: string | null;
+  offers: Offer[];
+}
+
+/** What we know about an offer's asset on its network. */
+export interface AssetInfo {
+  network: string | null;
+  asset: string | null;
+  /** True when the asset is a token we recognise on that network (Tempo: a TIP-20 whose currency() is known). */
+  known: boolean;
+  symbol: string | null;
+  /** ISO 4217-like currency ("USD", "EUR") or null when unknown. */
+  currency: string | null;
+  decimals: number | null;
+  /** Where the facts came from: 'static' list, 'chain' call, 'config', or null when unknown. */
+  source: 'static' | 'chain' | 'config' | null;
+}
+
+/** Observed payments received by a payTo, from our own chain observations (Tempo only). */
+export interface PayToActivity {
+  pay_to: string;
+  network: string | null;
+  /** null = we do not observe that network, so activity is unknown (not zero). */
+  count: number | null;
+  first_time_unix: number | null;
+  last_time_unix: number | null;
+}
+
+/** EIP-191 ownership proofs in /.well-known/x402. */
+export interface OwnershipEvidence {
+  status: 'valid' | 'invalid' | 'absent';
+  /** The origin string that was signed. */
+  origin: string;
+  proofs: number;
+  /** payTo addresses with a valid proof. */
+  verified_pay_to: string[];
+  /** Why the document could not be used, or null. */
+  error: string | null;
+}
+
+/** Everything assessTrust needs. */
+export interface TrustEvidence {
+  url: string;
+  live: LiveFetch;
+  /** Offers parsed from the live answer (empty when none). */
+  offers: Offer[];
+  /** Parser complaints about the live challenge. */
+  challenge_errors: string[];
+  listing: Listing | null;
+  history: OfferHistory | null;
+  assets: AssetInfo[];
+  pay_to_activity: PayToActivity[];
+  ownership: OwnershipEvidence;
+}
+
+/** The signals reported in the answer, one member per signal (docs/trust-check.md). */
+export interface Signals {
+  live_challenge: { outcome: ProbeOutcome; http_status: number | null; offers: number };
+  https: boolean;
+  listing: { listed: boolean; first_seen: string | null; checks_total: number | null; checks_healthy: number | null };
+  history: { compared: boolean; pay_to_consistent: boolean | null; asset_consistent: boolean | null; network_consistent: boolean | null; price_ratio: string | null };
+  price: { network: string | null; asset: string | null; amount_atomic: string | null; amount: string | null; dollars: string | null }[];
+  assets: AssetInfo[];
+  pay_to_activity: PayToActivity[];
+  ownership: OwnershipEvidence['status'];
+  networks: { network: string | null; kind: 'mainnet' | 'testnet' | 'unknown' }[];
+  directory: { listed: boolean; sources: string[] };
+}
+
+/** The output of assessTrust. */
+export interface Assessment {
+  verdict: Verdict;
+  reasons: Reason[];
+  signals: Signals;
+}
