@@ -10,6 +10,7 @@ import { Hash, Hex } from 'ox';
 import type { FetchedBlock, RpcReceipt } from '../types.js';
 import { encodeReceipt, encodeTransaction, UnsupportedEncodingError } from './encoding.js';
 import { checkBlockHash, type HeaderCheck } from './header.js';
+import { lowerHex } from './rpc-values.js';
 
 /** One recomputed root beside the header's. `computed` and `match` are null when it could not be recomputed. */
 export interface RootCheck {
@@ -54,7 +55,7 @@ async function trieRoot(items: readonly Hex.Hex[]): Promise<string> {
 
 /** The header's root as stated, lower-cased for comparison. */
 function stated(root: unknown): string {
-  return typeof root === 'string' ? root.toLowerCase() : String(root);
+  return lowerHex(root) ?? String(root);
 }
 
 /** A RootCheck that could not be computed, with the reason. */
@@ -97,7 +98,7 @@ export async function blockCommitment(f: FetchedBlock): Promise<BlockCommitment>
   const transactions: TransactionHashCheck[] = encodedTxs.map((enc, i) => {
     if (enc instanceof Error) return { computed: null, match: null, reason: enc.message };
     const computed = Hash.keccak256(enc);
-    return { computed, match: computed === String(txs[i]!.hash).toLowerCase() };
+    return { computed, match: computed === lowerHex(txs[i]!.hash) };
   });
   const encodedReceipts = txs.map((_, i) => {
     const r: RpcReceipt | null | undefined = f.receipts[i];

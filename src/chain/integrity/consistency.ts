@@ -3,20 +3,9 @@
  * stores anything. An answer that fails any check is retried, never stored (issue 2, section 3).
  */
 import type { FetchedBlock } from '../types.js';
+import { lowerHex as hex, quantityOf as quantity } from './rpc-values.js';
 
 const HASH32 = /^0x[0-9a-fA-F]{64}$/;
-
-/** Parses a JSON-RPC quantity (0x hex) to a number; null when it is not one. */
-function quantity(v: unknown): number | null {
-  if (typeof v !== 'string' || !/^0x[0-9a-fA-F]+$/.test(v)) return null;
-  const n = Number.parseInt(v, 16);
-  return Number.isSafeInteger(n) ? n : null;
-}
-
-/** Lower-cases a hex string for comparison; anything else becomes null. */
-function hex(v: unknown): string | null {
-  return typeof v === 'string' ? v.toLowerCase() : null;
-}
 
 /**
  * Finds every way a fetched block disagrees with itself or with the height it was requested for.

@@ -10,6 +10,7 @@
 import { Hex, Rlp, TxEnvelopeEip1559, TxEnvelopeEip2930, TxEnvelopeEip7702, TxEnvelopeLegacy } from 'ox';
 import { Transaction as TempoTransaction, TxEnvelopeTempo } from 'ox/tempo';
 import type { RpcReceipt, RpcTransaction } from '../types.js';
+import { rlpQuantity as quantity } from './rpc-values.js';
 
 /** Thrown when a transaction or receipt cannot be re-encoded; `message` says why (it becomes an `unknown` reason). */
 export class UnsupportedEncodingError extends Error {
@@ -66,12 +67,6 @@ export function encodeTransaction(tx: RpcTransaction): Hex.Hex {
   } catch (e) {
     throw new UnsupportedEncodingError(`transaction type ${type} could not be re-encoded: ${(e as Error).message.split('\n')[0]}`);
   }
-}
-
-/** A JSON-RPC quantity as RLP wants it: minimal big-endian bytes, zero as the empty string. */
-function quantity(v: string): Hex.Hex {
-  const n = BigInt(v);
-  return n === 0n ? '0x' : Hex.fromNumber(n);
 }
 
 /**

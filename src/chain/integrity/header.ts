@@ -14,6 +14,7 @@
  */
 import { Hash, Hex, Rlp } from 'ox';
 import type { RpcBlock } from '../types.js';
+import { lowerHex, rlpQuantity } from './rpc-values.js';
 
 /** The result of recomputing a block hash from its header. */
 export interface HeaderCheck {
@@ -44,9 +45,7 @@ const OPTIONAL: [string, typeof QUANTITY | typeof DATA][] = [
 function item(block: RpcBlock, name: string, kind: string): Hex.Hex {
   const v = block[name];
   if (typeof v !== 'string' || !/^0x[0-9a-fA-F]*$/.test(v)) throw new Error(`header member ${name} is missing or not hex`);
-  if (kind === DATA) return v as Hex.Hex;
-  const n = BigInt(v);
-  return n === 0n ? '0x' : Hex.fromNumber(n);
+  return kind === DATA ? (v as Hex.Hex) : rlpQuantity(v);
 }
 
 /** The Ethereum header list of a block; optional members stop at the first one the node left out. */
@@ -68,7 +67,7 @@ function ethereumHeader(block: RpcBlock): Hex.Hex[] {
  *   never throws
  */
 export function checkBlockHash(block: RpcBlock): HeaderCheck {
-  const expected = typeof block.hash === 'string' ? block.hash.toLowerCase() : String(block.hash);
+  const expected = lowerHex(block.hash) ?? String(block.hash);
   let inner: Hex.Hex[];
   try {
     inner = ethereumHeader(block);

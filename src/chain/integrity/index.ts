@@ -7,6 +7,7 @@
 import type { Integrity, IntegrityStage } from '../../domain/observation.js';
 import type { BlockIntegrity, FetchedBlock, RpcReceipt, RpcTransaction } from '../types.js';
 import { blockCommitment, type BlockCommitment, type RootCheck } from './commitment.js';
+import { lowerHex, quantityOf as quantity } from './rpc-values.js';
 
 export { blockCommitment, type BlockCommitment, type RootCheck, type TransactionHashCheck } from './commitment.js';
 export { checkBlockHash, type HeaderCheck } from './header.js';
@@ -22,16 +23,9 @@ export const INTEGRITY_MAXIMUM = 5 as const;
 
 export const STAGE_LABELS = { 1: 'finalized receipt', 2: 'block commitment' } as const;
 
-/** A JSON-RPC quantity as a number; null when absent or malformed. */
-function quantity(v: unknown): number | null {
-  if (typeof v !== 'string' || !/^0x[0-9a-fA-F]+$/.test(v)) return null;
-  const n = Number.parseInt(v, 16);
-  return Number.isSafeInteger(n) ? n : null;
-}
-
 /** Case-insensitive equality of two hex strings; false when either is not a string. */
 function sameHex(a: unknown, b: unknown): boolean {
-  return typeof a === 'string' && typeof b === 'string' && a.toLowerCase() === b.toLowerCase();
+  return lowerHex(a) !== null && lowerHex(a) === lowerHex(b);
 }
 
 /**
