@@ -7,8 +7,7 @@ import { BaseError, ContractFunctionRevertedError, ContractFunctionZeroDataError
 import { Abis } from 'viem/tempo';
 import type { TokenInfo, TokenMap } from './types.js';
 
-/** Addresses read per round (each costs three eth_calls), and eth_calls in flight at once. */
-const CHUNK = 50;
+/** eth_calls in flight at once (each address costs three). */
 const CONCURRENCY = 8;
 
 type Member = 'symbol' | 'currency' | 'decimals';
@@ -37,10 +36,9 @@ export class TokenRegistry {
   async resolve(addresses: string[]): Promise<TokenMap> {
     const wanted = [...new Set(addresses.map((a) => a.toLowerCase()))];
     const fresh = wanted.filter((a) => !this.cache.has(a));
-    for (let i = 0; i < fresh.length; i += CHUNK) {
-      const chunk = fresh.slice(i, i + CHUNK);
-      const read = this.read(chunk);
-      chunk.forEach((a, j) => {
+    if (fresh.length) {
+      const read = this.read(fresh);
+      fresh.forEach((a, j) => {
         const p = read.then((infos) => infos[j]);
         this.cache.set(a, p);
         // A failed read is forgotten so the next resolve() asks again.

@@ -52,9 +52,9 @@ export function categoryOf(p: { system: boolean; exchange: string | null; calls:
     if (p.primary.kind === 'burn') return 'burn';
     return p.legs.some((g) => g.memo) ? 'payment' : 'transfer';
   }
-  const fn = p.calls.find((c) => c.function)?.function ?? null;
   const first = p.calls.find((c) => c.function);
-  if (!fn || !first) return 'contract_call';
+  const fn = first?.function;
+  if (!first || !fn) return 'contract_call';
   if (first.target === STABLECOIN_DEX && DEX_SWAPS.has(fn)) return 'swap';
   if (/^mint/.test(fn) && first.target !== FEE_MANAGER) return 'mint';
   if (/^burn/.test(fn) && first.target !== FEE_MANAGER) return 'burn';

@@ -27,16 +27,17 @@ export interface DecodedLog {
  * @param position its position in the receipt, used when `logIndex` is missing
  */
 export function decodeLog(log: RpcLog, position: number): DecodedLog {
+  const topics = Array.isArray(log.topics) ? log.topics : [];
   const base = {
     log_index: Number(quantity(log.logIndex) ?? BigInt(position)),
     address: String(log.address).toLowerCase(),
-    topics: log.topics,
-    data: log.data,
+    topics,
+    data: typeof log.data === 'string' ? log.data : '0x',
   };
-  const candidates = log.topics.length ? EVENTS_BY_TOPIC.get(log.topics[0].toLowerCase()) ?? [] : [];
+  const candidates = topics.length ? EVENTS_BY_TOPIC.get(String(topics[0]).toLowerCase()) ?? [] : [];
   for (const { source, event } of candidates) {
     try {
-      const d = decodeEventLog({ abi: [event], topics: log.topics as [`0x${string}`, ...`0x${string}`[]], data: log.data, strict: true });
+      const d = decodeEventLog({ abi: [event], topics: topics as [`0x${string}`, ...`0x${string}`[]], data: base.data, strict: true });
       return { ...base, event: d.eventName, abi: source, args: (d.args ?? {}) as Record<string, unknown> };
     } catch {
       /* next candidate: same topic0 can have a different indexed layout */

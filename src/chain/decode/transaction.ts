@@ -61,7 +61,7 @@ export function decodeTransaction(fetched: FetchedBlock, index: number, tokens: 
     };
   }
 
-  const logs = receipt.logs.map((l, i) => decodeLog(l, i));
+  const logs = (Array.isArray(receipt.logs) ? receipt.logs : []).map((l, i) => decodeLog(l, i));
   const fee = feeOf(receipt, logs, tx.feeToken);
   const { legs, unknownDecimals, forensics: legForensics } = legsOf(logs, tokens, fee.log_index);
   const primary = legs.find((g) => g.from === sender) ?? legs[0] ?? null;
