@@ -9,7 +9,7 @@ import { startAnvil, type AnvilNode } from '../../src/chain/anvil.js';
 import { decodeBlock, tokenAddressesOf } from '../../src/chain/decode/index.js';
 import { evaluateBlockIntegrity } from '../../src/chain/integrity/index.js';
 import { TokenRegistry } from '../../src/chain/tokens.js';
-import { generateActivity, type GroundTruth } from '../../src/demo/activity.js';
+import { generateActivity, generateLoad, type GroundTruth } from '../../src/demo/activity.js';
 import type { Observation } from '../../src/domain/observation.js';
 import { fetchBlocks } from '../fixtures/record-chain.js';
 
@@ -85,5 +85,22 @@ describe('TokenRegistry', () => {
     up = true;
     const tokens = await registry.resolve(['0x20c0000000000000000000000000000000000001']);
     expect(tokens.get('0x20c0000000000000000000000000000000000001')?.symbol).toBe('AlphaUSD');
+  });
+});
+
+describe('generateLoad', () => {
+  it('packs the requested transactions into full blocks of decodable transfers, then finalizes them', async () => {
+    const start = Number(await client.getBlockNumber({ cacheTime: 0 }));
+    const res = await generateLoad(node.rpcUrl, { transactions: 25, perBlock: 10 });
+    expect(res).toEqual({ hashes: 25, blocks: 3 });
+    const blocks = await fetchBlocks(client, node.rpcUrl, start + 1, start + 3);
+    expect(blocks.map((f) => f.block.transactions.length)).toEqual([10, 10, 5]);
+    const registry = new TokenRegistry(client);
+    for (const f of blocks) {
+      const obs = decodeBlock(f, await registry.resolve(tokenAddressesOf(f)), []).observations;
+      expect(obs.every((o) => o.execution === 'success' && o.category === 'transfer' && o.amount === '0.000001')).toBe(true);
+    }
+    const finalized = await client.getBlock({ blockTag: 'finalized' });
+    expect(Number(finalized.number)).toBeGreaterThanOrEqual(start + 3);
   });
 });
