@@ -1,0 +1,121 @@
+/**
+ * Shared set-up for the trust-check tests: a store, the verify app listening on loopback, seeding of provider
+ * history (through the intel store's own write functions) and of chain observations (through the chain store).
+ */
+import type { AddressInfo } from 'node:net';
+import { openStore, type Store } from '../../src/store/db.js';
+import { loadConfig, type Flags } from '../../src/config.js';
+import { buildVerifyApp, type BuildVerifyAppOptions } from '../../src/trust/app.js';
+import type { FastifyInstance } from 'fastify';
+import { createTestDb, type TestDb, type TestDialect } from '../helpers/db.js';
+import { recordSnapshot, upsertService } from '../../src/store/intel-repo.js';
+import { providerDomain, serviceId } from '../../src/intel/service-id.js';
+import { uuidv7 } from '../../src/intel/probe/snapshot-id.js';
+import { parseChallenge } from '../../src/intel/challenge/index.js';
+import { safeFetch } from '../../src/net/safe-fetch.js';
+import type { Offer } from '../../src/intel/types.js';
+import { writeBlocks } from '../../src/store/chain-repo.js';
+import type { Observation } from '../../src/domain/observation.js';
+
+export interface VerifyHarness {
+  store: Store;
+  db: TestDb;
+  app: FastifyInstance;
+  /** http://127.0.0.1:PORT */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Opens a fresh store and starts the verify app on a free loopback port. */
+export async function startVerify(dialect: TestDialect, flags: Flags = {}, opts: BuildVerifyAppOptions = {}): Promise<VerifyHarness> {
+  const db = await createTestDb(dialect);
+  const store = await openStore(db.url);
+  const config = loadConfig({ db: db.url, logLevel: 'silent', verifyAllowLoopback: '1', verifyTimeoutMs: 5000, ...flags }, {});
+  const app = await buildVerifyApp({ store, config, components: new Map() }, { logger: false, ...opts });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const port = (app.server.address() as AddressInfo).port;
+  return {
+    store,
+    db,
+    app,
+    url: `http://127.0.0.1:${port}`,
+    close: async () => {
+      await app.close();
+      await store.close();
+      await db.drop();
+    },
+  };
+}
+
+/** POSTs JSON to the verify app. */
+export async function post(base: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; json: any }> {
+  const r = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const text = await r.text();
+  let json: unknown = null;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = text;
+  }
+  return { status: r.status, headers: r.headers, json };
+}
+
+/** The offers a URL advertises now (an unpaid GET, parsed by the intel parser). */
+export async function liveOffers(url: string): Promise<Offer[]> {
+  const r = await safeFetch(url, { allowLoopback: true });
+  return parseChallenge({ status: r.status, headers: r.headers, body: r.body }, { resourceUrl: url }).offers;
+}
+
+/**
+ * Lists `url` in the intel store as first seen `daysAgo` days ago, with `checks` dated checks that all found
+ * `offers` (a real history, written by the intel store's own functions).
+ */
+export async function seedHistory(store: Store, url: string, offers: Offer[], daysAgo = 30, checks = 3, source = 'bazaar'): Promise<void> {
+  const sid = serviceId('GET', url);
+  const domain = providerDomain(url);
+  const t0 = Date.now() - daysAgo * 86_400_000;
+  await upsertService(store, { service_id: sid, domain, method: 'GET', url, tool: null, description: 'seeded', source, seen_at: new Date(t0) });
+  for (let i = 0; i < checks; i++) {
+    const t = t0 + i * 3_600_000;
+    await recordSnapshot(
+      store,
+      { snapshot_id: uuidv7(t), service_id: sid, checked_at: new Date(t).toISOString(), http_status: 402, latency_ms: 5, outcome: 'payment_required', error: null, evidence_hash: null, offers },
+      domain,
+      null,
+    );
+  }
+}
+
+/** Writes one finalized block with one successful TIP-20 transfer of `amount` pathUSD from `from` to `to`. */
+export async function seedPayment(store: Store, from: string, to: string, height: number, time: number): Promise<void> {
+  const hash = `0x${height.toString(16).padStart(64, 'a')}` as `0x${string}`;
+  const token = '0x20c0000000000000000000000000000000000000';
+  const obs: Observation = {
+    hash,
+    time,
+    height,
+    tx_index: 0,
+    chain_id: 4217,
+    sender: from,
+    recipient: token,
+    asset: 'pathUSD',
+    asset_contract: token,
+    amount: '0.01',
+    nominal: '0.01',
+    fee: '0.001',
+    exchange: null,
+    protocol: 'x402',
+    category: 'transfer',
+    execution: 'success',
+    decode: 'ok',
+    integrity: { score: 0, maximum: 5, version: '1', scope: 'test', stages: [] },
+    // The payTo appears only as a leg's `to` (the transaction's `to` is the token contract), as for a real TIP-20 transfer.
+    detail: { transaction: null, receipt: null, evidence: null, legs: [{ from, to, asset: 'pathUSD', asset_contract: token, amount: '0.01', amount_atomic: '10000', log_index: 0 }], calls: null, forensics: null, unknown: null },
+  };
+  await writeBlocks(store, [{ height, hash, time, observations: [obs] }], { height, hash });
+}
+
+/** Reason codes of an answer, by severity. */
+export function codes(answer: { reasons: { code: string; severity: string }[] }, severity?: string): string[] {
+  return answer.reasons.filter((r) => !severity || r.severity === severity).map((r) => r.code);
+}
