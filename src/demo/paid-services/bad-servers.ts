@@ -5,10 +5,10 @@
  * - `/slow?ms=N`: waits N ms (default 5,000) before answering 200.
  * - `/oversized?bytes=N`: 200 with an N-byte body (default 2 MiB), streamed, no content-length.
  * - `/redirect?to=URL`: 302 to URL. `/redirect-loop`: 302 to itself, forever.
- * - `/rate-limited?retry=S`: 429 with `Retry-After: S` (default 1).
+ * - `/rate-limited?retry=S&status=N`: N (default 429) with `Retry-After: S` (default 1; `retry=none` omits it).
  * - `/inflight?ms=N`: 200 after N ms (default 50), counting requests in flight (see `maxInFlight`).
  * - anything else: 200 `{ok: true}`.
- * Every request is counted per path in `hits`.
+ * Every request is counted per path in `hits`, with its arrival time (epoch ms) in `hitTimes`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 
@@ -17,6 +17,8 @@ export interface BadServers {
   origin: string;
   /** Requests seen, by path (without query). */
   hits: Map<string, number>;
+  /** Arrival times (epoch ms) of the requests, by path. */
+  hitTimes: Map<string, number[]>;
   /** Highest number of requests in flight at once on `/inflight`, since start or the last reset(). */
   maxInFlight(): number;
   /** Clears hits and maxInFlight. */
@@ -32,6 +34,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 export async function startBadServers(host = '127.0.0.1'): Promise<BadServers> {
   const hits = new Map<string, number>();
+  const hitTimes = new Map<string, number[]>();
   let inFlight = 0;
   let maxInFlight = 0;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -44,6 +47,7 @@ export async function startBadServers(host = '127.0.0.1'): Promise<BadServers> {
       return Number.isFinite(v) && v > 0 ? v : dflt;
     };
     hits.set(url.pathname, (hits.get(url.pathname) ?? 0) + 1);
+    hitTimes.set(url.pathname, [...(hitTimes.get(url.pathname) ?? []), Date.now()]);
     switch (url.pathname) {
       case '/malformed':
         res.writeHead(402, { 'payment-required': '%%% not base64 %%%', 'content-type': 'application/json' });
@@ -72,7 +76,7 @@ export async function startBadServers(host = '127.0.0.1'): Promise<BadServers> {
         res.writeHead(302, { location: '/redirect-loop' });
         return void res.end();
       case '/rate-limited':
-        res.writeHead(429, { 'retry-after': String(num('retry', 1)) });
+        res.writeHead(num('status', 429), url.searchParams.get('retry') === 'none' ? {} : { 'retry-after': String(num('retry', 1)) });
         return void res.end('{"error":"slow down"}');
       case '/inflight':
         inFlight++;
@@ -97,9 +101,11 @@ export async function startBadServers(host = '127.0.0.1'): Promise<BadServers> {
   return {
     origin: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     hits,
+    hitTimes,
     maxInFlight: () => maxInFlight,
     reset: () => {
       hits.clear();
+      hitTimes.clear();
       maxInFlight = 0;
     },
     stop: () =>

@@ -108,6 +108,15 @@ export class Prober {
     };
   }
 
+  /**
+   * When the host of `url` may be contacted again (epoch ms), or null when it is not in backoff.
+   * @throws TypeError when url is not an absolute URL
+   */
+  backoffUntil(url: string): number | null {
+    const h = this.hosts.get(providerDomain(url));
+    return h && h.notBefore > Date.now() ? h.notBefore : null;
+  }
+
   private async runOne(svc: ProbeTarget, host: HostState): Promise<ProbeResult> {
     const wait = host.notBefore - Date.now();
     if (wait > 0) await sleep(wait);
