@@ -6,5 +6,6 @@ import { register as start } from './start.js';
 import { register as collect } from './collect.js';
 import { register as serve } from './serve.js';
 import { register as operator } from './operator.js';
+import { register as seed } from './seed.js';
 
-export const commands: ((program: Command) => void)[] = [start, collect, serve, operator];
+export const commands: ((program: Command) => void)[] = [start, collect, serve, operator, seed];
