@@ -6,8 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Hash, Hex, Rlp } from 'ox';
-import { blockCommitment, checkBlockHash, commitmentEvidence, encodeReceipt, encodeTransaction, evaluateBlockIntegrity, findInconsistencies, UnsupportedEncodingError } from '../../src/chain/integrity/index.js';
+import { blockCommitment, checkBlockHash, commitmentEvidence, withCommitmentEvidence, encodeReceipt, encodeTransaction, evaluateBlockIntegrity, findInconsistencies, UnsupportedEncodingError } from '../../src/chain/integrity/index.js';
 import type { FetchedBlock, RpcReceipt, RpcTransaction } from '../../src/chain/types.js';
+import type { Observation } from '../../src/domain/observation.js';
 import { copy, integrityCases } from '../fixtures/integrity/cases.js';
 
 const load = (name: string): FetchedBlock => JSON.parse(readFileSync(new URL(`../fixtures/integrity/${name}`, import.meta.url), 'utf8')) as FetchedBlock;
@@ -31,6 +32,18 @@ describe('integrity over a recorded block of 32 transactions (types 0, 1, 2, 4, 
       blockHash: { expected: many.block.hash, encoding: 'ethereum', match: true },
       transactionHash: { computed: many.block.transactions[3]!.hash, match: true },
     });
+  });
+
+  it('withCommitmentEvidence adds evidence.roots by tx_index and keeps the other evidence members', async () => {
+    const c = await blockCommitment(many);
+    const detail = { transaction: null, receipt: null, legs: null, calls: null, forensics: null, unknown: null };
+    const obs = (tx_index: number, evidence: Record<string, unknown> | null) => ({ tx_index, detail: { ...detail, evidence } }) as unknown as Observation;
+    const block = { height: 1, hash: many.block.hash, time: 0, observations: [obs(5, { source: 'x' }), obs(7, null)] };
+    const out = withCommitmentEvidence(block, c);
+    expect(out.observations[0]!.detail.evidence).toEqual({ source: 'x', roots: commitmentEvidence(c, 5) });
+    expect(out.observations[1]!.detail.evidence).toEqual({ roots: commitmentEvidence(c, 7) });
+    expect((out.observations[1]!.detail.evidence!.roots as { transactionHash: { computed: string } }).transactionHash.computed).toBe(many.block.transactions[7]!.hash);
+    expect(block.observations[0]!.detail.evidence).toEqual({ source: 'x' });
   });
 
   it('a receipt count that differs from the transaction count leaves the receiptsRoot uncomputed, with the reason', async () => {

@@ -4,7 +4,7 @@
  * from stage 1. A stage that cannot be evaluated is `unknown` with the reason, never `pass`.
  * Pure: everything comes from the FetchedBlock; no I/O.
  */
-import type { Integrity, IntegrityStage } from '../../domain/observation.js';
+import type { BlockObservations, Integrity, IntegrityStage } from '../../domain/observation.js';
 import type { BlockIntegrity, FetchedBlock, RpcReceipt, RpcTransaction } from '../types.js';
 import { blockCommitment, type BlockCommitment, type RootCheck } from './commitment.js';
 import { lowerHex, quantityOf as quantity } from './rpc-values.js';
@@ -130,4 +130,22 @@ export async function evaluateBlockIntegrity(f: FetchedBlock, now: Date = new Da
  */
 export function commitmentEvidence(c: BlockCommitment, index: number): Record<string, unknown> {
   return { transactionsRoot: c.transactionsRoot, receiptsRoot: c.receiptsRoot, blockHash: c.blockHash, transactionHash: c.transactions[index] ?? null };
+}
+
+/**
+ * Puts the block's recomputed commitment into each observation's `detail.evidence.roots`
+ * (commitmentEvidence of the observation's `tx_index`), keeping every other evidence member.
+ *
+ * @param b the decoded block (decodeBlock's answer); not modified
+ * @param c the same block's commitment (blockCommitment(f))
+ * @returns a copy of `b` whose observations carry `evidence.roots`
+ */
+export function withCommitmentEvidence(b: BlockObservations, c: BlockCommitment): BlockObservations {
+  return {
+    ...b,
+    observations: b.observations.map((o) => ({
+      ...o,
+      detail: { ...o.detail, evidence: { ...(o.detail.evidence ?? {}), roots: commitmentEvidence(c, o.tx_index) } },
+    })),
+  };
 }
