@@ -1,0 +1,123 @@
+/**
+ * x402 per-call payment end to end on a local chain: anvil (Tempo mode, chain id 4217), an ERC-20 with EIP-3009
+ * deployed from test/fixtures/contracts (compiled with solc), the demo's local facilitator (`x402Facilitator`
+ * from @x402/core/facilitator with the @x402/evm exact scheme, served over HTTP on loopback), the verify app
+ * configured to charge 0.01 tokens per check in that token, and a client paying with @x402/fetch.
+ * Settlement moves the token on chain (asserted by balance); a failed check is not settled.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { Hono } from 'hono';
+import { createPublicClient, createWalletClient, defineChain, http, type Abi } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { x402Client, wrapFetchWithPayment, decodePaymentResponseHeader } from '@x402/fetch';
+import { ExactEvmScheme } from '@x402/evm/exact/client';
+import { ANVIL_KEYS, startAnvil, type AnvilNode } from '../../src/chain/anvil.js';
+import { mountFacilitator } from '../../src/demo/paid-services/facilitator.js';
+import { listen, type Listening } from '../../src/demo/paid-services/listen.js';
+import { startBadServers, type BadServers } from '../../src/demo/paid-services/index.js';
+import { getCheck } from '../../src/store/trust-repo.js';
+import { post, startVerify, type VerifyHarness } from './helpers.js';
+
+const artifact = JSON.parse(readFileSync(new URL('../fixtures/contracts/Eip3009Token.json', import.meta.url), 'utf8')) as { abi: Abi; bytecode: `0x${string}` };
+const local = defineChain({ id: 4217, name: 'anvil-tempo', nativeCurrency: { name: 'USD', symbol: 'USD', decimals: 18 }, rpcUrls: { default: { http: ['http://127.0.0.1'] } } });
+
+const deployer = privateKeyToAccount(ANVIL_KEYS[0]);
+const agent = privateKeyToAccount(ANVIL_KEYS[2]);
+const operator = privateKeyToAccount(ANVIL_KEYS[3]).address.toLowerCase();
+
+let anvil: AnvilNode;
+let facilitator: Listening;
+let bad: BadServers;
+let h: VerifyHarness;
+let token: `0x${string}`;
+let balanceOf: (a: string) => Promise<bigint>;
+
+beforeAll(async () => {
+  anvil = await startAnvil();
+  const transport = http(anvil.rpcUrl);
+  const pub = createPublicClient({ chain: local, transport });
+  const wallet = createWalletClient({ account: deployer, chain: local, transport });
+  const hash = await wallet.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, args: ['Test USD', 'TUSD'], gas: 3_000_000n });
+  const receipt = await pub.waitForTransactionReceipt({ hash });
+  token = receipt.contractAddress!;
+  const mint = await wallet.writeContract({ address: token, abi: artifact.abi, functionName: 'mint', args: [agent.address, 1_000_000n], gas: 200_000n });
+  await pub.waitForTransactionReceipt({ hash: mint });
+  balanceOf = async (a) => (await pub.readContract({ address: token, abi: artifact.abi, functionName: 'balanceOf', args: [a] })) as bigint;
+
+  const app = new Hono();
+  mountFacilitator(app, { rpcUrl: anvil.rpcUrl, privateKey: ANVIL_KEYS[0] });
+  facilitator = await listen(app);
+  bad = await startBadServers();
+  h = await startVerify('sqlite', {
+    rpcUrl: anvil.rpcUrl,
+    x402PayTo: operator,
+    x402Asset: token,
+    x402AssetName: 'Test USD',
+    x402AssetVersion: '1',
+    x402Network: 'eip155:4217',
+    x402FacilitatorUrl: facilitator.origin,
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await h?.close();
+  await facilitator?.close();
+  await bad?.stop();
+  await anvil?.stop();
+});
+
+/** @x402/fetch with the exact EVM scheme, allowing our test token (capped at 0.01 tokens per payment). */
+function payingFetch() {
+  const client = x402Client.fromConfig({
+    schemes: [{ network: 'eip155:4217', client: new ExactEvmScheme(agent) }],
+    spendControls: { allowedAssets: [{ network: 'eip155:4217', asset: token, maxAmountPerPayment: '10000' }] },
+  });
+  return wrapFetchWithPayment(fetch, client);
+}
+
+describe('x402 per-call payment', () => {
+  it('no key and no payment: 402 with a v2 PAYMENT-REQUIRED header for 0.01 tokens and a v1-compatible body', async () => {
+    const r = await post(h.url, '/v1/check', { url: `${bad.origin}/free` });
+    expect(r.status).toBe(402);
+    const pr = JSON.parse(Buffer.from(r.headers.get('payment-required')!, 'base64').toString('utf8'));
+    expect(pr.x402Version).toBe(2);
+    expect(pr.accepts[0]).toMatchObject({ scheme: 'exact', network: 'eip155:4217', amount: '10000', asset: token.toLowerCase(), payTo: operator });
+    expect(r.json.x402Version).toBe(1);
+    expect(r.json.accepts[0]).toMatchObject({ maxAmountRequired: '10000', payTo: operator, scheme: 'exact' });
+    expect(r.json.error).toMatch(/payment required/);
+  });
+
+  it('a client paying with @x402/fetch gets the check; settlement moves 0.01 tokens on chain', async () => {
+    const pay = payingFetch();
+    const before = { agent: await balanceOf(agent.address), operator: await balanceOf(operator) };
+    const res = await pay(`${h.url}/v1/check`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: `${bad.origin}/free` }) });
+    const body = await res.json();
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    expect(body.verdict).toBe('do_not_pay');
+    const settlement = decodePaymentResponseHeader(res.headers.get('payment-response')!);
+    expect(settlement.success).toBe(true);
+    expect(settlement.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(await balanceOf(agent.address)).toBe(before.agent - 10_000n);
+    expect(await balanceOf(operator)).toBe(before.operator + 10_000n);
+    const row = await getCheck(h.store, body.snapshot_id);
+    expect(row).toMatchObject({ payer: agent.address.toLowerCase(), payment_tx: settlement.transaction, key_id: null });
+  });
+
+  it('a paid request whose check fails (refused address) is answered 400 and not settled', async () => {
+    const pay = payingFetch();
+    const before = { agent: await balanceOf(agent.address), operator: await balanceOf(operator) };
+    const res = await pay(`${h.url}/v1/check`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'http://169.254.169.254/latest/meta-data/' }) });
+    expect(res.status).toBe(400);
+    expect((await res.json()).error).toMatch(/refused/);
+    expect(res.headers.get('payment-response')).toBeNull();
+    expect(await balanceOf(agent.address)).toBe(before.agent);
+    expect(await balanceOf(operator)).toBe(before.operator);
+  });
+
+  it('a forged payment signature is rejected with 402 and nothing moves', async () => {
+    const r = await post(h.url, '/v1/check', { url: `${bad.origin}/free` }, { 'payment-signature': Buffer.from(JSON.stringify({ x402Version: 2, payload: {} })).toString('base64') });
+    expect(r.status).toBe(402);
+    expect(r.json.error).toMatch(/payment/);
+  });
+});
