@@ -24,30 +24,22 @@ import { tempo } from 'viem/chains';
 import { Abis, Actions, Addresses } from 'viem/tempo';
 import { ANVIL_KEYS } from '../chain/anvil.js';
 import { VENUES } from '../chain/decode/constants.js';
-import type { Execution } from '../domain/observation.js';
+import type { Observation } from '../domain/observation.js';
+
+/** Observation members the ground truth states for every generated transaction. */
+type TruthMembers = 'hash' | 'height' | 'recipient' | 'asset' | 'asset_contract' | 'amount' | 'nominal' | 'fee' | 'execution' | 'exchange' | 'protocol';
 
 /** What the decoder must produce for one generated transaction (the public Transaction members it sets). */
-export interface ExpectedObservation {
+export type ExpectedObservation = Pick<Observation, TruthMembers> & {
   /** What the step did, for test names ("plain transfer", "0x76 batch"…). */
   label: string;
-  hash: `0x${string}`;
-  height: number;
   sender: string;
-  recipient: string | null;
-  asset: string | null;
-  asset_contract: string | null;
-  amount: string | null;
-  nominal: string | null;
-  fee: string | null;
-  execution: Execution;
-  exchange: string | null;
-  protocol: string | null;
   category: string;
   /** Lower-case fee payer (differs from sender when sponsored). */
   fee_payer: string;
   /** Lower-case fee token. */
   fee_token: string;
-}
+};
 
 /** The expected members a step states; the rest (hash, height, fee, defaults) are filled in when recorded. */
 type Expect = Omit<ExpectedObservation, 'label' | 'hash' | 'height' | 'fee' | 'execution' | 'fee_payer' | 'fee_token'> &
