@@ -230,4 +230,26 @@ describe('decoding rules', () => {
     expect(out.observations[1].integrity.score).toBe(0);
     expect(out.observations[1].integrity.stages.every((s) => s.status === 'unknown')).toBe(true);
   });
+
+  it('writes the node transaction with numbers as base-10 strings (nonceKey of an expiring nonce is 2^256 − 1)', () => {
+    const fx = loadChainFixtures();
+    const { block, index } = fx.find('fee-sponsored transfer');
+    const t = decode(block, index, fx.tokens).detail.transaction!;
+    expect(t.nonceKey).toBe((2n ** 256n - 1n).toString());
+    expect(t.gas).toBe('3000000');
+    expect(t.chainId).toBe('4217');
+    expect(t.type).toBe('0x76');
+    expect((t.calls as { value: string }[])[0].value).toBe('0');
+  });
+
+  it('keeps a call no ABI decodes with its selector and marks decode partial (calldata altered)', () => {
+    const fx = loadChainFixtures();
+    const { block, index } = fx.find('plain transfer');
+    const call = (block.block.transactions[index].calls as { input: string }[])[0];
+    call.input = '0xdeadbeef' + call.input.slice(10);
+    const o = decode(block, index, fx.tokens);
+    expect(o.detail.calls![0]).toMatchObject({ selector: '0xdeadbeef', function: null, args: null });
+    expect(o.decode).toBe('partial: 1 undecoded call(s)');
+    expect(o.category).toBe('transfer'); // the legs still say what happened
+  });
 });
