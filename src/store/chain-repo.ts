@@ -156,15 +156,16 @@ export type Metrics = {
 /**
  * Aggregates the latest 50,000 matches by streaming their rows and summing with DecimalSum (exact bigint
  * arithmetic; never floats, never SQL SUM over text). `total` counts all matches.
+ * @param window how many of the latest matches to aggregate (the contract's 50,000; smaller only in tests)
  */
-export async function computeMetrics(store: Store, filters: ObservationFilters): Promise<Metrics> {
+export async function computeMetrics(store: Store, filters: ObservationFilters, window = METRICS_WINDOW): Promise<Metrics> {
   const total = await countMatches(store.db, filters);
   const nominal = new DecimalSum();
   const fees = new DecimalSum();
   let analyzed = 0;
   let success = 0;
   let known = 0;
-  for await (const r of scanMatches(store.db, filters, METRICS_WINDOW, ['nominal', 'fee', 'execution'] as const)) {
+  for await (const r of scanMatches(store.db, filters, window, ['nominal', 'fee', 'execution'] as const)) {
     analyzed++;
     nominal.add(r.nominal);
     fees.add(r.fee);
@@ -176,7 +177,7 @@ export async function computeMetrics(store: Store, filters: ObservationFilters):
   return {
     total,
     analyzed,
-    truncated: total > METRICS_WINDOW,
+    truncated: total > window,
     nominal: nominal.count ? nominal.value() : null,
     fees: fees.count ? fees.value() : null,
     nominal_known: nominal.count,

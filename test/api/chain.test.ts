@@ -156,6 +156,36 @@ describe('chain API limits and outages', () => {
     }
   });
 
+  it('status shows the live collector of this process over the recorded state', async () => {
+    const live = { state: 'catching_up', source: 'http://user:secret@127.0.0.1:8545/key123', last_block: 7, finalized_head: 9, rate_tx_per_s: 4, rate_blocks_per_s: 2, last_error: null, last_error_at: null, updated_at: new Date().toISOString() };
+    const f = await apiFixture('sqlite', blocks.slice(0, 3), {}, new Map([['collector', () => live], ['service_sources', () => [{ name: 'bazaar', fresh: true }]]]));
+    try {
+      const r = (await f.app.inject('/api/status')).json();
+      expect(r.collector).toMatchObject({ state: 'catching_up', last_block: 7, finalized_head: 9, rate_tx_per_s: 4 });
+      expect(r.source).toBe('http://127.0.0.1:8545');
+      expect(JSON.stringify(r)).not.toContain('secret');
+      expect(JSON.stringify(r)).not.toContain('key123');
+      expect(r.service_sources).toEqual([{ name: 'bazaar', fresh: true }]);
+    } finally {
+      await f.close();
+    }
+  });
+
+  it('export stops at the newest 10,000 matches', async () => {
+    const big = makeBlocks({ count: 10_050, seed: 5, maxTxPerBlock: 40 });
+    const f = await apiFixture('sqlite', big);
+    try {
+      const r = await f.app.inject('/api/export');
+      const recs = parse(r.body, { columns: true }) as Record<string, string>[];
+      expect(recs.length).toBe(10_000);
+      expect(recs.map((x) => x.hash)).toEqual(observationsOf(big).sort(publicOrder).slice(0, 10_000).map((o) => o.hash));
+      const m = (await f.app.inject('/api/metrics')).json();
+      expect(m).toMatchObject({ total: 10_050, analyzed: 10_050, truncated: false });
+    } finally {
+      await f.close();
+    }
+  });
+
   it('never answers 5xx to random query strings (fast-check)', async () => {
     const f = await apiFixture('sqlite', blocks);
     try {

@@ -159,6 +159,14 @@ describe.each(DIALECTS)('chain store on %s', (dialect) => {
         }
       });
 
+      it('metrics aggregate only the latest window of matches and say so', async () => {
+        const m = await computeMetrics(s, {}, 50);
+        const latest = current.slice(0, 50);
+        expect(m).toMatchObject({ total: current.length, analyzed: 50, truncated: true });
+        expect(m.nominal).toBe(sumDecimals(latest.map((o) => o.nominal)));
+        expect(m.fees).toBe(sumDecimals(latest.map((o) => o.fee)));
+      });
+
       it('export parses as CSV and matches the list', async () => {
         for (const [name, f] of filters.slice(0, 8)) {
           const text = await new Response((await csvExport(exportRows(s, f))) as unknown as ReadableStream).text();
