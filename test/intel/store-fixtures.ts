@@ -3,7 +3,7 @@ import { archiveEvidence } from '../../src/intel/evidence.js';
 import { serviceId } from '../../src/intel/service-id.js';
 import type { Offer, Snapshot } from '../../src/intel/types.js';
 import type { Store } from '../../src/store/db.js';
-import { finishCollectRun, recordSnapshot, recordSourceAttempt, startCollectRun, upsertService } from '../../src/store/intel-repo.js';
+import { finishCollectRun, recordSnapshot, saveSourceFreshness, startCollectRun, upsertService } from '../../src/store/intel-repo.js';
 
 export const PAY_A = '0x1111111111111111111111111111111111111111';
 export const PAY_B = '0x2222222222222222222222222222222222222222';
@@ -69,7 +69,11 @@ export async function storeSnap(store: Store, s: Snapshot, domain: string): Prom
  */
 export const NOW = new Date('2026-02-01T00:00:00.000Z');
 export async function seed(store: Store): Promise<void> {
-  await recordSourceAttempt(store, { name: 'bazaar', kind: 'x402-discovery', url: 'https://facilitator.example/discovery/resources', attempted_at: '2026-01-31T00:00:00Z', item_count: 3, error: null, samples: [{ method: 'GET', url: URL_A }] });
+  await saveSourceFreshness(
+    store,
+    { name: 'bazaar', kind: 'bazaar', url: 'https://facilitator.example', last_attempt_at: '2026-01-31T00:00:00Z', last_success_at: '2026-01-31T00:00:00Z', last_error: null, item_count: 3 },
+    [{ method: 'GET', url: URL_A }],
+  );
   await upsertService(store, { service_id: SID_A, domain: 'api.alpha.example', method: 'GET', url: URL_A, tool: null, description: 'Weather now', source: 'bazaar', seen_at: '2025-12-01T00:00:00Z' });
   await upsertService(store, { service_id: SID_B, domain: 'beta.example', method: 'POST', url: URL_B, tool: null, description: 'Web search', source: 'bazaar', seen_at: '2025-12-01T00:00:00Z' });
   await upsertService(store, { service_id: SID_C, domain: 'gone.example', method: 'GET', url: URL_C, tool: null, description: 'Old thing', source: 'bazaar', seen_at: '2025-12-01T00:00:00Z' });

@@ -10,7 +10,7 @@ import {
   listHistory,
   listOffers,
   recordDirectoryOffers,
-  recordSourceAttempt,
+  saveSourceFreshness,
   searchProviders,
   IntelQuery,
   ProvidersQuery,
@@ -118,10 +118,23 @@ describe.each(DIALECTS)('intel store on %s', (dialect) => {
     await expect(listHistory(store, iq({}), opts)).rejects.toThrow(/domain/);
   });
 
-  it('reports status and source freshness, keeping the last success after a failure', async () => {
-    await recordSourceAttempt(store, { name: 'bazaar', kind: 'x402-discovery', url: 'https://facilitator.example/discovery/resources', attempted_at: '2026-01-31T12:00:00Z', item_count: null, error: 'HTTP 503' });
+  it('reports status and source freshness; samples survive a failed attempt', async () => {
+    await saveSourceFreshness(
+      store,
+      { name: 'bazaar', kind: 'bazaar', url: 'https://facilitator.example', last_attempt_at: '2026-01-31T12:00:00Z', last_success_at: '2026-01-31T00:00:00Z', last_error: 'HTTP 503', item_count: 3 },
+      null,
+    );
     const [src] = await getServiceSources(store);
-    expect(src).toMatchObject({ last_attempt_at: '2026-01-31T12:00:00.000Z', last_success_at: '2026-01-31T00:00:00.000Z', last_error: 'HTTP 503', item_count: 3 });
+    expect(src).toEqual({
+      name: 'bazaar',
+      kind: 'bazaar',
+      url: 'https://facilitator.example',
+      last_attempt_at: '2026-01-31T12:00:00.000Z',
+      last_success_at: '2026-01-31T00:00:00.000Z',
+      last_error: 'HTTP 503',
+      item_count: 3,
+      samples: [{ method: 'GET', url: 'https://api.alpha.example/weather' }],
+    });
     const st = await intelligenceStatus(store, opts);
     expect(st.collection).toMatchObject({ available: true, last_successful_run_at: '2026-01-31T00:01:00.000Z' });
     expect(st.history).toMatchObject({ providers: 3, services: 3, services_stale: 1, snapshots: 6, first_check_at: '2025-12-20T00:00:00.000Z', last_check_at: '2026-01-30T00:00:00.000Z' });

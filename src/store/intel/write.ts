@@ -67,48 +67,40 @@ export async function upsertService(store: Store, s: ServiceSighting): Promise<v
   });
 }
 
-/** The result of one attempt to read a source. */
-export interface SourceAttempt {
+/** Freshness of one source as the source collector computes it (src/intel/sources SourceFreshness). */
+export interface SourceFreshnessRecord {
   name: string;
   kind: string;
   url: string;
-  attempted_at: string | Date;
-  /** null when the attempt failed. */
+  last_attempt_at: string | null;
+  last_success_at: string | null;
+  last_error: string | null;
   item_count: number | null;
-  /** Error message when it failed; null on success. */
-  error: string | null;
-  /** A few recent items, e.g. {method, url, tool}; kept as given (at most 5). */
-  samples?: unknown[];
 }
 
 /**
- * Records a source attempt: last_attempt_at always; last_success_at, item_count and samples only on success;
- * last_error is set on failure and cleared on success.
+ * Saves a source's freshness as given (the collector keeps last success and item count across failures).
+ * @param samples a few recent items ({method, url, tool}), at most 5 kept; null keeps the stored samples
  */
-export async function recordSourceAttempt(store: Store, a: SourceAttempt): Promise<void> {
-  const at = isoTime(a.attempted_at);
-  const ok = a.error === null;
-  const samples = JSON.stringify((a.samples ?? []).slice(0, 5));
+export async function saveSourceFreshness(store: Store, f: SourceFreshnessRecord, samples: unknown[] | null): Promise<void> {
+  const norm = (t: string | null) => (t === null ? null : isoTime(t));
+  const row = { kind: f.kind, url: f.url, last_attempt_at: norm(f.last_attempt_at), last_success_at: norm(f.last_success_at), last_error: f.last_error, item_count: f.item_count };
+  const json = samples === null ? null : JSON.stringify(samples.slice(0, 5));
   await store.db
     .insertInto('intel_sources')
-    .values({
-      name: a.name,
-      kind: a.kind,
-      url: a.url,
-      last_attempt_at: at,
-      last_success_at: ok ? at : null,
-      last_error: a.error,
-      item_count: ok ? a.item_count : null,
-      samples: ok ? samples : '[]',
-    })
-    .onConflict((oc) =>
-      oc.column('name').doUpdateSet(
-        ok
-          ? { kind: a.kind, url: a.url, last_attempt_at: at, last_success_at: at, last_error: null, item_count: a.item_count, samples }
-          : { kind: a.kind, url: a.url, last_attempt_at: at, last_error: a.error },
-      ),
-    )
+    .values({ name: f.name, ...row, samples: json ?? '[]' })
+    .onConflict((oc) => oc.column('name').doUpdateSet(json === null ? row : { ...row, samples: json }))
     .execute();
+}
+
+/** The stored freshness of a source, or null when never recorded. */
+export async function loadSourceFreshness(store: Store, name: string): Promise<SourceFreshnessRecord | null> {
+  const r = await store.db
+    .selectFrom('intel_sources')
+    .select(['name', 'kind', 'url', 'last_attempt_at', 'last_success_at', 'last_error', 'item_count'])
+    .where('name', '=', name)
+    .executeTakeFirst();
+  return r ?? null;
 }
 
 /** Archived evidence of a snapshot: the compressed raw response and the sha256 hex of the uncompressed bytes. */
@@ -257,15 +249,27 @@ export async function recordArchiveRun(
 }
 
 /**
- * Reads archived evidence in snapshot-id order, `batch` rows at a time, for the verification job.
+ * Reads archived evidence in snapshot-id order, `batch` rows at a time, for the verification job, with the
+ * evidence hash its snapshot cites (null when the snapshot row is missing).
  * @param after the last snapshot id of the previous batch ('' to start)
  */
-export async function readEvidenceBatch(store: Store, after: string, batch: number): Promise<{ snapshot_id: string; sha256: string; encoding: string; bytes: Uint8Array }[]> {
+export async function readEvidenceBatch(
+  store: Store,
+  after: string,
+  batch: number,
+): Promise<{ snapshot_id: string; sha256: string; encoding: string; bytes: Uint8Array; evidence_hash: string | null }[]> {
   return store.db
     .selectFrom('intel_evidence')
-    .select(['snapshot_id', 'sha256', 'encoding', 'bytes'])
-    .where('snapshot_id', '>', after)
-    .orderBy('snapshot_id')
+    .leftJoin('intel_snapshots', 'intel_snapshots.snapshot_id', 'intel_evidence.snapshot_id')
+    .select(['intel_evidence.snapshot_id', 'intel_evidence.sha256', 'intel_evidence.encoding', 'intel_evidence.bytes', 'intel_snapshots.evidence_hash'])
+    .where('intel_evidence.snapshot_id', '>', after)
+    .orderBy('intel_evidence.snapshot_id')
     .limit(batch)
     .execute();
+}
+
+/** The services the collector probes: every known service, in a stable order. */
+export async function listProbeTargets(store: Store): Promise<{ service_id: string; domain: string; method: string; url: string; tool: string | null; sources: string[] }[]> {
+  const rows = await store.db.selectFrom('intel_services').select(['service_id', 'domain', 'method', 'url', 'tool', 'sources']).orderBy('domain').orderBy('service_id').execute();
+  return rows.map((r) => ({ ...r, sources: JSON.parse(r.sources) as string[] }));
 }

@@ -1,0 +1,239 @@
+/**
+ * The provider-intelligence collection loop (issue 3): read every configured source, upsert the services it lists
+ * (and the offers it advertises for them), probe every known service once with the polite Prober, store each
+ * snapshot with its evidence and offers, and derive the dated changes against the service's previous snapshot
+ * (src/intel/changes.ts). Plus the archive verification job, which re-hashes stored evidence.
+ * All SQL stays in src/store/intel-repo.ts.
+ */
+import type { AppContext } from '../api/context.js';
+import {
+  finishCollectRun,
+  insertChanges,
+  latestDirectoryOffers,
+  latestSnapshot,
+  listProbeTargets,
+  loadSourceFreshness,
+  readEvidenceBatch,
+  recordArchiveRun,
+  recordDirectoryOffers,
+  recordSnapshot,
+  saveSourceFreshness,
+  startCollectRun,
+  upsertService,
+} from '../store/intel-repo.js';
+import type { Store } from '../store/db.js';
+import { diffSnapshots, directoryDriftChanges } from './changes.js';
+import { verifyEvidence } from './evidence.js';
+import { Prober, type ProbeResult } from './probe/index.js';
+import { providerDomain, serviceId } from './service-id.js';
+import { collectSource, DEFAULT_SOURCES, parseSources, type SourceConfig, type SourceFreshness } from './sources/index.js';
+import type { Offer } from './types.js';
+
+/** Minimal logger (pino-compatible). */
+export interface IntelLog {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+}
+
+export interface CollectOptions {
+  /** The sources to read; default DEFAULT_SOURCES. */
+  sources?: readonly SourceConfig[];
+  /** Let sources and probes reach loopback addresses (tests and the demo only). */
+  allowLoopback?: boolean;
+  /** Probe budget per request in milliseconds (default: the prober's, 10,000). */
+  probeTimeoutMs?: number;
+  /** Probes in flight across hosts (default 8; per host always 1). */
+  concurrency?: number;
+  /** Reuse a prober (keeps per-host backoff across runs); default a new one per run. */
+  prober?: Prober;
+  log?: IntelLog;
+}
+
+/** Counts of one collection run. */
+export interface CollectSummary {
+  run_id: number;
+  sources: number;
+  sources_failed: number;
+  services: number;
+  snapshots: number;
+  changes: number;
+  /** Probes whose result could not be stored (the run goes on). */
+  store_errors: number;
+}
+
+/**
+ * Runs one collection pass and records it in intel_collect_runs (a pass whose sources all failed still counts as
+ * finished: it is recorded with an error message, and the routes stop answering 503 once any pass finished).
+ * @returns the counts of the pass
+ * @throws only when the store itself fails outside a single probe (the run is then closed with the error)
+ */
+export async function collectOnce(store: Store, opts: CollectOptions = {}): Promise<CollectSummary> {
+  const sources = opts.sources ?? DEFAULT_SOURCES;
+  const runId = await startCollectRun(store);
+  const sum: CollectSummary = { run_id: runId, sources: sources.length, sources_failed: 0, services: 0, snapshots: 0, changes: 0, store_errors: 0 };
+  try {
+    for (const src of sources) {
+      if (!(await readSource(store, src, opts))) sum.sources_failed++;
+    }
+    const targets = await listProbeTargets(store);
+    sum.services = targets.length;
+    const prober = opts.prober ?? newProber(opts);
+    await Promise.all(
+      targets.map(async (t) => {
+        try {
+          const result = await prober.probe({ method: t.method, url: t.url, tool: t.tool });
+          // Await first: `sum.changes += await …` would read sum.changes before the await and lose concurrent counts.
+          const written = await storeProbe(store, result, t.sources, t.domain);
+          sum.changes += written;
+          sum.snapshots++;
+        } catch (err) {
+          sum.store_errors++;
+          opts.log?.warn({ err: (err as Error).message, url: t.url }, 'probe result not stored');
+        }
+      }),
+    );
+    const allFailed = sources.length > 0 && sum.sources_failed === sources.length;
+    await finishCollectRun(store, runId, { services: sum.services, snapshots: sum.snapshots, changes: sum.changes, error: allFailed ? 'every source failed' : null });
+    opts.log?.info({ ...sum }, 'intel collection run finished');
+    return sum;
+  } catch (err) {
+    await finishCollectRun(store, runId, { services: sum.services, snapshots: sum.snapshots, changes: sum.changes, error: (err as Error).message }).catch(() => {});
+    throw err;
+  }
+}
+
+/** A prober with the given limits; unset ones keep the prober's defaults (undefined must not override them). */
+function newProber(opts: CollectOptions): Prober {
+  const set = Object.entries({ allowLoopback: opts.allowLoopback, timeoutMs: opts.probeTimeoutMs, concurrency: opts.concurrency }).filter(([, v]) => v !== undefined);
+  return new Prober(Object.fromEntries(set));
+}
+
+/** Reads one source and stores its freshness, services and listed offers. @returns false when the source failed */
+async function readSource(store: Store, src: SourceConfig, opts: CollectOptions): Promise<boolean> {
+  const prev = (await loadSourceFreshness(store, src.name)) as SourceFreshness | null;
+  const res = await collectSource(src, prev, { allowLoopback: opts.allowLoopback });
+  const ok = res.freshness.last_error === null;
+  const samples = ok ? res.services.slice(0, 5).map((s) => ({ method: s.method, url: s.url, tool: s.tool })) : null;
+  await saveSourceFreshness(store, res.freshness, samples);
+  if (!ok) opts.log?.warn({ source: src.name, error: res.freshness.last_error }, 'source failed');
+  const seenAt = res.freshness.last_attempt_at ?? new Date().toISOString();
+  for (const d of res.services) {
+    let id: string;
+    let domain: string;
+    try {
+      id = serviceId(d.method, d.url, d.tool);
+      domain = providerDomain(d.url);
+    } catch {
+      continue; // not an absolute URL: the source collector already warned
+    }
+    await upsertService(store, { service_id: id, domain, method: d.method.toUpperCase(), url: d.url, tool: d.tool, description: d.description, source: d.source, seen_at: seenAt });
+    if (d.offers.length) await recordDirectoryOffers(store, { service_id: id, domain, source_name: d.source, observed_at: seenAt }, d.offers);
+  }
+  return ok;
+}
+
+/**
+ * Stores one probe result and the changes it introduces (against the service's previous snapshot, and against the
+ * offers its directories list).
+ * @param sourceNames the sources listing the service (their latest listed offers are checked for drift)
+ * @returns the number of change records written
+ */
+export async function storeProbe(store: Store, result: ProbeResult, sourceNames: readonly string[], domain: string): Promise<number> {
+  const snap = result.snapshot;
+  const prev = await latestSnapshot(store, snap.service_id);
+  const evidence = result.evidence ? { sha256: result.evidence.sha256, encoding: 'gzip', bytes: result.evidence.bytes } : null;
+  await recordSnapshot(store, snap, domain, evidence);
+  const listed: Offer[] = [];
+  for (const name of sourceNames) listed.push(...(await latestDirectoryOffers(store, snap.service_id, name)));
+  const changes = [...diffSnapshots(prev, snap, { domain }), ...directoryDriftChanges(listed, prev, snap, { domain })];
+  await insertChanges(store, changes);
+  return changes.length;
+}
+
+/** The result of one archive verification pass. */
+export interface ArchiveVerification {
+  checked: number;
+  verified: number;
+  /** Snapshot ids whose stored bytes do not hash to the evidence hash their snapshot cites. */
+  failed: string[];
+}
+
+/**
+ * Re-hashes every archived evidence row and compares it with the evidence hash its snapshot cites (and with the
+ * hash stored beside the bytes); records the pass in intel_archive_runs (shown by /api/intelligence/status).
+ * @param batch rows read per query (default 500)
+ */
+export async function verifyArchive(store: Store, batch = 500): Promise<ArchiveVerification> {
+  const started = new Date();
+  const out: ArchiveVerification = { checked: 0, verified: 0, failed: [] };
+  let after = '';
+  for (;;) {
+    const rows = await readEvidenceBatch(store, after, batch);
+    if (!rows.length) break;
+    for (const r of rows) {
+      out.checked++;
+      const ok = r.evidence_hash !== null && r.sha256 === r.evidence_hash && verifyEvidence(r.bytes, r.evidence_hash);
+      if (ok) out.verified++;
+      else out.failed.push(r.snapshot_id);
+    }
+    after = rows[rows.length - 1].snapshot_id;
+  }
+  await recordArchiveRun(store, { started_at: started, finished_at: new Date(), ...out });
+  return out;
+}
+
+/** A running collector: its state for /api/status and a way to stop it. */
+export interface IntelCollector {
+  /** Stops scheduling; resolves when the run in progress has finished. */
+  stop(): Promise<void>;
+  /** The latest summary, the running flag and the last error. */
+  state(): { running: boolean; last: CollectSummary | null; last_error: string | null; last_verification: ArchiveVerification | null };
+}
+
+/**
+ * Starts the collection loop in this process: one pass now, then one every `config.intelIntervalSeconds`, each
+ * followed by an archive verification pass; never two at once. Registers its state as component `intel_collector`
+ * in `ctx.components`. Sources: `opts.sources`, else the `sources` setting when the configuration has one
+ * (parseSources), else DEFAULT_SOURCES.
+ */
+export function startIntelCollector(ctx: AppContext, opts: CollectOptions = {}): IntelCollector {
+  const spec = (ctx.config as { sources?: string | null }).sources;
+  const sources = opts.sources ?? (spec ? parseSources(spec) : DEFAULT_SOURCES);
+  const prober = opts.prober ?? newProber(opts);
+  const log = opts.log ?? ctx.log;
+  let running = false;
+  let stopped = false;
+  let last: CollectSummary | null = null;
+  let lastError: string | null = null;
+  let lastVerification: ArchiveVerification | null = null;
+  let timer: NodeJS.Timeout | undefined;
+  let current: Promise<void> = Promise.resolve();
+
+  const pass = async () => {
+    if (stopped) return;
+    running = true;
+    try {
+      last = await collectOnce(ctx.store, { ...opts, sources, prober, log });
+      lastVerification = await verifyArchive(ctx.store);
+      lastError = null;
+    } catch (err) {
+      lastError = (err as Error).message;
+      log?.warn({ err: lastError }, 'intel collection run failed');
+    } finally {
+      running = false;
+    }
+    if (!stopped) timer = setTimeout(() => (current = pass()), ctx.config.intelIntervalSeconds * 1000);
+  };
+  current = pass();
+  const collector: IntelCollector = {
+    stop: async () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await current;
+    },
+    state: () => ({ running, last, last_error: lastError, last_verification: lastVerification }),
+  };
+  ctx.components.set('intel_collector', collector.state);
+  return collector;
+}
+
