@@ -12,9 +12,7 @@ import { PaymentInfo, ServiceInfo } from 'mppx/discovery';
 import type { Offer } from '../types.js';
 import { normaliseAddress } from './networks.js';
 import { atomicAmount, parseX402Payload, withDecimal } from './x402.js';
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
+import { isObject, str } from './guards.js';
 
 const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'] as const;
 

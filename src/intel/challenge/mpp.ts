@@ -8,9 +8,7 @@ import { Challenge } from 'mppx';
 import type { Offer } from '../types.js';
 import { normaliseAddress } from './networks.js';
 import { atomicAmount, withDecimal, type ParseResult } from './x402.js';
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
+import { isObject, str } from './guards.js';
 
 /** Start of each `Payment` auth-scheme in a (possibly merged) WWW-Authenticate value. */
 const PAYMENT_START = /(?:^|,)\s*Payment\s+(?=[A-Za-z][\w-]*\s*=)/gi;

@@ -8,15 +8,13 @@
 import { toDecimal } from '../../domain/money.js';
 import type { Offer, OfferSource } from '../types.js';
 import { knownDecimals, normaliseAddress, toCaip2 } from './networks.js';
+import { isObject, str } from './guards.js';
 
 export interface ParseResult {
   offers: Offer[];
   /** One line per problem, naming the field ("accepts[1].payTo missing"). Never thrown. */
   errors: string[];
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
 
 /**
  * Reads an atomic integer amount: a base-10 integer string (leading zeros dropped) or a safe integer number.

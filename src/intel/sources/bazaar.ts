@@ -8,9 +8,7 @@ import { parseX402Payload } from '../challenge/x402.js';
 import type { DiscoveredService } from '../types.js';
 import { fetchJson } from './fetch-json.js';
 import type { CollectOptions } from './types.js';
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
+import { isObject, str } from '../challenge/guards.js';
 
 /** The discovery URL of one page. */
 export function bazaarPageUrl(facilitator: string, limit: number, offset: number, type = 'http'): string {

@@ -12,9 +12,7 @@ import { normaliseAddress } from '../challenge/networks.js';
 import type { DiscoveredService, Offer } from '../types.js';
 import { fetchJson } from './fetch-json.js';
 import type { CollectOptions } from './types.js';
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
+import { isObject, str } from '../challenge/guards.js';
 
 /** Joins a service base URL and an endpoint path, keeping the base's own path ("/v1" + "/x" → "/v1/x"). */
 export function joinUrl(base: string, path: string): string | null {
