@@ -21,6 +21,7 @@ export const INTEGRITY_SCOPE = 'transaction-in-finalized-block';
 /** Contract section 2: `maximum` is the constant 5 (only stages 1 and 2 are defined so far). */
 export const INTEGRITY_MAXIMUM = 5 as const;
 
+/** The label of each stage level, as served in `stages[].label`. */
 export const STAGE_LABELS = { 1: 'finalized receipt', 2: 'block commitment' } as const;
 
 /** Case-insensitive equality of two hex strings; false when either is not a string. */
@@ -95,7 +96,8 @@ function score(stages: IntegrityStage[]): number {
  * Evaluates the integrity of every transaction of a fetched block.
  *
  * @param f the block with full transactions, its receipts (receipts[i] for transactions[i], null = none) and the
- *   source's finalized height when read
+ *   source's finalized height when read; a block that findInconsistencies accepted (a missing transactions
+ *   array throws TypeError)
  * @param now the evaluation time written to `evaluated_at` (ISO 8601); default the current time
  * @param commitment the block's recomputed commitment when the caller already has it (from blockCommitment(f));
  *   computed here otherwise. Pass it to compute the tries once per block when it also goes into `evidence`.
