@@ -97,8 +97,9 @@ describe('generateLoad', () => {
     expect(blocks.map((f) => f.block.transactions.length)).toEqual([10, 10, 5]);
     const registry = new TokenRegistry(client);
     for (const f of blocks) {
-      const obs = decodeBlock(f, await registry.resolve(tokenAddressesOf(f)), []).observations;
-      expect(obs.every((o) => o.execution === 'success' && o.category === 'transfer' && o.amount === '0.000001')).toBe(true);
+      const obs = decodeBlock(f, await registry.resolve(tokenAddressesOf(f)), await evaluateBlockIntegrity(f)).observations;
+      expect(f.block.transactions.every((t) => t.type === '0x76')).toBe(true);
+      expect(obs.every((o) => o.execution === 'success' && o.category === 'transfer' && o.amount === '0.000001' && o.integrity.score === 2)).toBe(true);
     }
     const finalized = await client.getBlock({ blockTag: 'finalized' });
     expect(Number(finalized.number)).toBeGreaterThanOrEqual(start + 3);

@@ -1,12 +1,13 @@
 /**
  * Bulk load for the ingest benchmark: many small TIP-20 transfers packed into many blocks, fast. Automine is
- * switched off; each round signs `perBlock` Tempo (0x76) transfers locally (explicit nonce, gas and fees, so no
- * per-transaction RPC), submits them in one JSON-RPC batch, and mines one block with `evm_mine`.
+ * switched off; each round submits `perBlock` Tempo (0x76) transfers from anvil's unlocked dev accounts with
+ * `eth_sendTransaction` in one JSON-RPC batch (anvil signs and assigns nonces, so the client does no per-
+ * transaction signing or nonce bookkeeping), then mines one block with `evm_mine`.
  */
-import { createClient, http, type Hex } from 'viem';
+import { createClient, encodeFunctionData, http, numberToHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { tempo } from 'viem/chains';
-import { Actions } from 'viem/tempo';
+import { Abis } from 'viem/tempo';
 import { ANVIL_KEYS } from '../../chain/anvil.js';
 
 export interface LoadOptions {
@@ -16,65 +17,43 @@ export interface LoadOptions {
   perBlock: number;
 }
 
-/** Fee token of the load (AlphaUSD, pre-deployed and funded by anvil's genesis). */
-const FEE_TOKEN = '0x20c0000000000000000000000000000000000001';
+/** The transferred token and fee token (AlphaUSD, pre-deployed and funded by anvil's genesis). */
+const TOKEN = '0x20c0000000000000000000000000000000000001';
 /** A single-call TIP-20 transfer uses about 35,000 gas on anvil; this leaves room. */
-const GAS = 100_000n;
+const GAS = numberToHex(100_000);
 
 /**
- * Fills blocks with signed TIP-20 transfers between anvil's dev accounts (ANVIL_KEYS), round-robin senders.
- * Leaves automine on again and mines two empty blocks at the end so the finalized head (latest − 2) covers all.
- * @param rpcUrl an anvil node in Tempo mode
+ * Fills blocks with single-call 0x76 TIP-20 transfers (1 atomic unit each) between anvil's dev accounts,
+ * round-robin senders. Turns automine back on and mines two empty blocks at the end, so the finalized head
+ * (latest − 2) covers every loaded block.
+ * @param rpcUrl an anvil node in Tempo mode (its dev accounts must be unlocked, as they are by default)
  * @returns how many transactions were sent and how many blocks they fill (ceil(transactions / perBlock))
  * @throws Error when the node rejects a transaction or a mined block holds fewer transactions than sent
  */
 export async function generateLoad(rpcUrl: string, opts: LoadOptions): Promise<{ hashes: number; blocks: number }> {
   if (!(opts.transactions >= 1 && opts.perBlock >= 1)) throw new Error('generateLoad: transactions and perBlock must be ≥ 1');
-  const accounts = ANVIL_KEYS.map((k) => privateKeyToAccount(k));
+  const senders = ANVIL_KEYS.map((k) => privateKeyToAccount(k).address);
   const client = createClient({ chain: tempo, transport: http(rpcUrl, { batch: { batchSize: 1000 }, timeout: 60_000 }) });
   const rpc = <T>(method: string, params: unknown[] = []) => client.request({ method: method as never, params: params as never }) as Promise<T>;
-  const gasPrice = BigInt(await rpc<Hex>('eth_gasPrice'));
-  const nonces = await Promise.all(accounts.map(async (a) => Number(BigInt(await rpc<Hex>('eth_getTransactionCount', [a.address, 'latest'])))));
-  const serializer = tempo.serializers!.transaction!;
-  const sign = (first: number, n: number) =>
-    Promise.all(
-      Array.from({ length: n }, (_, k) => {
-        const i = first + k;
-        const s = i % accounts.length;
-        const to = accounts[(s + 1 + (i % (accounts.length - 1))) % accounts.length].address;
-        return accounts[s].signTransaction(
-          {
-            chainId: tempo.id,
-            calls: [Actions.token.transfer.call({ token: FEE_TOKEN, to, amount: 1n })],
-            feeToken: FEE_TOKEN,
-            nonce: nonces[s]++,
-            gas: GAS,
-            maxFeePerGas: gasPrice * 3n,
-            maxPriorityFeePerGas: 0n,
-          } as never,
-          { serializer: serializer as never },
-        );
-      }),
-    );
-  const submitAndMine = async (raws: Hex[]) => {
-    await Promise.all(raws.map((raw) => rpc('eth_sendRawTransaction', [raw])));
-    await rpc('evm_mine');
-    const block = await rpc<{ transactions: unknown[] }>('eth_getBlockByNumber', ['latest', false]);
-    if (block.transactions.length !== raws.length) throw new Error(`generateLoad: mined block holds ${block.transactions.length} transactions, ${raws.length} were sent`);
+  const transfer = (i: number) => {
+    const from = senders[i % senders.length];
+    const to = senders[(i + 1 + (i % (senders.length - 1))) % senders.length];
+    const data = encodeFunctionData({ abi: Abis.tip20, functionName: 'transfer', args: [to, 1n] });
+    // Anvil turns a 0x76 request's to/data into its single call.
+    return { from, type: '0x76', feeToken: TOKEN, to: TOKEN, data, gas: GAS };
   };
   let sent = 0;
   let blocks = 0;
   await rpc('evm_setAutomine', [false]);
   try {
-    let raws = await sign(0, Math.min(opts.perBlock, opts.transactions));
-    while (raws.length) {
-      // The node mines this block while the next one is signed here.
-      const mined = submitAndMine(raws);
-      sent += raws.length;
+    while (sent < opts.transactions) {
+      const n = Math.min(opts.perBlock, opts.transactions - sent);
+      await Promise.all(Array.from({ length: n }, (_, k) => rpc('eth_sendTransaction', [transfer(sent + k)])));
+      await rpc('evm_mine');
+      const count = Number(await rpc<string>('eth_getBlockTransactionCountByNumber', ['latest']));
+      if (count !== n) throw new Error(`generateLoad: mined block holds ${count} transactions, ${n} were sent`);
+      sent += n;
       blocks++;
-      const next = sign(sent, Math.min(opts.perBlock, opts.transactions - sent));
-      await mined;
-      raws = await next;
     }
   } finally {
     await rpc('evm_setAutomine', [true]);
