@@ -7,6 +7,7 @@ import { ANVIL_KEYS } from '../../src/chain/anvil.js';
 import { loadConfig } from '../../src/config.js';
 import { startBadServers, startPaidServices, type BadServers, type PaidServices, PATH_USD } from '../../src/demo/paid-services/index.js';
 import { serviceId } from '../../src/intel/service-id.js';
+import { probeService } from '../../src/intel/probe/index.js';
 import { collectSource, DEFAULT_SOURCES, DEFAULT_SOURCES_SPEC, mppRegistryServices, parseSources, type SourceConfig } from '../../src/intel/sources/index.js';
 
 describe('source collectors against the local directory and real paid services', () => {
@@ -40,6 +41,18 @@ describe('source collectors against the local directory and real paid services',
     ]);
     expect(v1.offers.map((o) => [o.x402_version, o.network, o.amount_atomic, o.amount])).toEqual([[1, 'eip155:84532', '2000', '0.002']]);
     expect(v1.description).toBe('A joke (x402 v1 demo)');
+  });
+
+  it('lists a lagging price when the demo is told to (directory drift), while the endpoint answers the live one', async () => {
+    ps.setDirectoryPrice('x402-v1-joke', '1500');
+    try {
+      const r = await collectSource({ name: 'lag', kind: 'bazaar', url: ps.directoryUrl }, null, opts);
+      expect(r.services.find((s) => s.url === svc('x402-v1-joke').url)!.offers[0].amount_atomic).toBe('1500');
+      const live = await probeService(svc('x402-v1-joke'), opts);
+      expect(live.snapshot.offers[0].amount_atomic).toBe('2000');
+    } finally {
+      ps.setDirectoryPrice('x402-v1-joke', null);
+    }
   });
 
   it('reads the MPP registry format', async () => {

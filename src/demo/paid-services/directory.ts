@@ -6,7 +6,8 @@
  *   as real directories mix them.
  * - `GET /api/services`: the MPP registry format (`{version, services: [{id, name, serviceUrl, description,
  *   categories, endpoints: [{method, path, description, payment: {intent, method, currency, decimals, amount}}]}]}`).
- * Both are built from the services' current terms on every request.
+ * Both are built from the services' current terms on every request (the price being `listedPrice` when set, so a
+ * directory that lags behind the endpoint can be shown).
  */
 import type { Hono } from 'hono';
 import type { ServiceDefinition } from './services.js';
@@ -20,12 +21,13 @@ export interface ListedService {
 function bazaarItem({ def, origin }: ListedService) {
   const resource = `${origin}${def.path}`;
   const t = def.terms;
+  const price = t.listedPrice ?? t.price;
   const common = { resource, type: 'http', lastUpdated: t.updatedAt, metadata: { name: def.name, description: def.description } };
   if (def.protocol === 'x402-v2') {
     return {
       ...common,
       x402Version: 2,
-      accepts: t.assets.map((asset) => ({ scheme: 'exact', network: 'eip155:4217', amount: t.price, asset, payTo: t.payTo, maxTimeoutSeconds: 300 })),
+      accepts: t.assets.map((asset) => ({ scheme: 'exact', network: 'eip155:4217', amount: price, asset, payTo: t.payTo, maxTimeoutSeconds: 300 })),
     };
   }
   return {
@@ -34,7 +36,7 @@ function bazaarItem({ def, origin }: ListedService) {
     accepts: t.assets.map((asset) => ({
       scheme: 'exact',
       network: 'base-sepolia',
-      maxAmountRequired: t.price,
+      maxAmountRequired: price,
       resource,
       description: def.description,
       mimeType: 'application/json',
@@ -76,7 +78,7 @@ export function mountDirectory(app: Hono, list: () => ListedService[]): void {
             method: 'GET',
             path: def.path,
             description: def.description,
-            payment: { intent: 'charge', method: 'tempo', currency, decimals: 6, amount: def.terms.price },
+            payment: { intent: 'charge', method: 'tempo', currency, decimals: 6, amount: def.terms.listedPrice ?? def.terms.price },
           })),
         })),
     }),

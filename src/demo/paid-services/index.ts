@@ -47,6 +47,8 @@ export interface PaidServices {
   terms(name: string): ServiceTerms;
   /** Sets the price (atomic integer string, applies to every offer of the service). */
   setPrice(name: string, atomic: string): void;
+  /** Makes the directory list `atomic` instead of the live price (directory drift); null follows the live price. */
+  setDirectoryPrice(name: string, atomic: string | null): void;
   /** Sets the payTo / recipient (0x address). */
   setPayTo(name: string, address: string): void;
   /** Makes the route answer `status` with `{error}` (e.g. 404) instead of 402; null restores the challenge. */
@@ -67,21 +69,21 @@ function definitions(): ServiceDefinition[] {
       protocol: 'x402-v2',
       path: '/weather',
       description: 'Weather report (x402 v2 demo)',
-      terms: { price: '10000', payTo: addr(1), assets: [PATH_USD, ALPHA_USD], status: null, updatedAt: now },
+      terms: { price: '10000', payTo: addr(1), assets: [PATH_USD, ALPHA_USD], status: null, updatedAt: now, listedPrice: null },
     },
     {
       name: 'x402-v1-joke',
       protocol: 'x402-v1',
       path: '/joke',
       description: 'A joke (x402 v1 demo)',
-      terms: { price: '2000', payTo: addr(2), assets: [BASE_SEPOLIA_USDC], status: null, updatedAt: now },
+      terms: { price: '2000', payTo: addr(2), assets: [BASE_SEPOLIA_USDC], status: null, updatedAt: now, listedPrice: null },
     },
     {
       name: 'mpp-search',
       protocol: 'mpp',
       path: '/search',
       description: 'Web search (MPP demo)',
-      terms: { price: '10000', payTo: addr(3), assets: [PATH_USD], status: null, updatedAt: now },
+      terms: { price: '10000', payTo: addr(3), assets: [PATH_USD], status: null, updatedAt: now, listedPrice: null },
     },
   ];
 }
@@ -133,6 +135,10 @@ export async function startPaidServices(opts: PaidServicesOptions = {}): Promise
     setPrice: (name, atomic) => {
       if (!/^\d+$/.test(atomic)) throw new Error(`price must be an atomic integer string, got ${atomic}`);
       change(name, (t) => (t.price = atomic));
+    },
+    setDirectoryPrice: (name, atomic) => {
+      if (atomic !== null && !/^\d+$/.test(atomic)) throw new Error(`price must be an atomic integer string, got ${atomic}`);
+      change(name, (t) => (t.listedPrice = atomic));
     },
     setPayTo: (name, address) => {
       if (!/^0x[0-9a-fA-F]{40}$/.test(address)) throw new Error(`payTo must be a 0x address, got ${address}`);

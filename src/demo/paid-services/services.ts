@@ -38,6 +38,8 @@ export interface ServiceTerms {
   status: number | null;
   /** ISO time of the last change (the directory's lastUpdated). */
   updatedAt: string;
+  /** Price the directory lists instead of `price` (to show directory drift); null = the live price. */
+  listedPrice: string | null;
 }
 
 export interface ServiceDefinition {
