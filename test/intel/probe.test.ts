@@ -177,6 +177,20 @@ describe('Prober', () => {
     expect(errors).toHaveLength(2);
   });
 
+  it('runs rounds on a schedule over the current list, and stops', async () => {
+    bad.reset();
+    let lists = 0;
+    const prober = new Prober({ allowLoopback: true });
+    const schedule = prober.every(() => {
+      lists++;
+      return [{ method: 'GET', url: `${bad.origin}/round` }];
+    }, 3_600_000);
+    await schedule.idle();
+    schedule.stop();
+    expect(lists).toBe(1);
+    expect(bad.hits.get('/round')).toBe(1);
+  });
+
   it('parses Retry-After as seconds or an HTTP-date', () => {
     expect(retryAfterMs('3')).toBe(3000);
     expect(retryAfterMs(new Date(10_000).toUTCString(), 4_000)).toBe(6000);
