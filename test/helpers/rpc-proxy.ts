@@ -18,6 +18,8 @@ export interface RpcProxyOptions {
   skipFirst?: number;
   /** Forwarded requests between two faults (default 2). */
   every?: number;
+  /** Methods answered with JSON-RPC error -32601 "method not found", as a node without them would. */
+  unsupported?: string[];
 }
 
 export interface RpcProxy {
@@ -74,9 +76,27 @@ export async function startRpcProxy(opts: RpcProxyOptions): Promise<RpcProxy> {
   let seen = 0;
   let sinceFault = Number.POSITIVE_INFINITY;
 
-  const forward = async (body: string) => {
+  const unsupported = new Set(opts.unsupported ?? []);
+  const upstream = async (body: string) => {
     const r = await fetch(opts.upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     return { status: r.status, text: await r.text() };
+  };
+  /** Forwards the call(s), answering unsupported methods itself (merged back into the batch answer). */
+  const forward = async (body: string) => {
+    if (unsupported.size === 0) return upstream(body);
+    const parsed = JSON.parse(body) as { id: unknown; method: string } | { id: unknown; method: string }[];
+    const calls = Array.isArray(parsed) ? parsed : [parsed];
+    const refused = calls.filter((c) => unsupported.has(c.method)).map((c) => ({ jsonrpc: '2.0', id: c.id, error: { code: -32601, message: `the method ${c.method} does not exist/is not available` } }));
+    const rest = calls.filter((c) => !unsupported.has(c.method));
+    if (refused.length === 0) return upstream(body);
+    let answers: unknown[] = [];
+    if (rest.length > 0) {
+      const r = await upstream(JSON.stringify(rest));
+      if (r.status !== 200) return r;
+      answers = JSON.parse(r.text) as unknown[];
+    }
+    const all = [...answers, ...refused];
+    return { status: 200, text: JSON.stringify(Array.isArray(parsed) ? all : all[0]) };
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {

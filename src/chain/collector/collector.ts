@@ -12,7 +12,16 @@ import type { Logger } from 'pino';
 import type { Store } from '../../store/db.js';
 import { firstLine, type TempoRpc } from '../rpc.js';
 import type { FetchedBlock } from '../types.js';
-import { decodeBlock, evaluateBlockIntegrity, getCheckpoint, saveCollectorState, tokenAddressesOf, writeBlocks, type TokenRegistry } from './deps.js';
+import {
+  decodeBlock,
+  evaluateBlockIntegrity,
+  getCheckpoint,
+  saveCollectorState,
+  tokenAddressesOf,
+  writeBlocks,
+  type CollectorState,
+  type TokenRegistry,
+} from './deps.js';
 import { fetchConsistentRun, InconsistentAnswerError } from './fetch.js';
 import { RateMeter, toStoredState, type CollectorPhase, type CollectorStatus } from './state.js';
 
@@ -98,6 +107,16 @@ export class Collector {
   /** A copy of the live state. */
   status(): CollectorStatus {
     return { ...this.current, rate: this.meter.rate() };
+  }
+
+  /**
+   * The state as /api/status shows it: the stored form (chain-repo's CollectorState: state, source, last_block,
+   * finalized_head, rate_tx_per_s, rate_blocks_per_s, last_error, last_error_at, updated_at) plus
+   * `behind_blocks` and `started_at`.
+   */
+  report(): CollectorState & { behind_blocks: number | null; started_at: string } {
+    const s = this.status();
+    return { ...toStoredState(s), behind_blocks: s.behind_blocks, started_at: s.started_at };
   }
 
   /** Asks `run()` to finish after the write in progress (never in the middle of one). */

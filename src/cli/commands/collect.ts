@@ -3,7 +3,6 @@
  * With `--once` it collects up to the finalized head read at start and exits 0.
  */
 import { Command, Option } from 'commander';
-import { launchCollector } from '../../chain/collector/index.js';
 import { openStore } from '../../store/db.js';
 import { addCommonOptions } from '../main.js';
 import { backfillProgress, canShowProgress, createLogger } from '../progress.js';
@@ -30,6 +29,8 @@ export function register(program: Command): void {
     .action(
       action(async (opts: Record<string, unknown>) => {
         const config = configFrom(opts);
+        // Loaded here, not at the top: `--help` and flag errors stay fast (viem and the decoder load slowly).
+        const { launchCollector } = await import('../../chain/collector/index.js');
         const bar = canShowProgress() ? backfillProgress() : null;
         const log = createLogger(config, { progressBar: bar !== null, explicitLevel: levelWasChosen(opts) });
         const store = await openStore(config.db);

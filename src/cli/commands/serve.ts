@@ -4,7 +4,6 @@
 import type { Command } from 'commander';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { buildApp } from '../../api/app.js';
 import type { AppContext } from '../../api/context.js';
 import type { Config } from '../../config.js';
 import { openStore, type Store } from '../../store/db.js';
@@ -20,6 +19,7 @@ import { action, CliError, configFrom, untilSignal } from '../run.js';
  */
 export async function listenApi(config: Config, store: Store, log: Logger, components = new Map<string, () => unknown>()): Promise<{ app: FastifyInstance; url: string }> {
   const ctx: AppContext = { store, config, components, log: log.child({ component: 'api' }) };
+  const { buildApp } = await import('../../api/app.js'); // lazily: see collect.ts
   const app = await buildApp(ctx);
   try {
     await app.listen({ host: config.host, port: config.port });

@@ -3,7 +3,6 @@
  * /api/status shows the live collector state. SIGINT/SIGTERM stop both cleanly.
  */
 import type { Command } from 'commander';
-import { launchCollector } from '../../chain/collector/index.js';
 import { openStore } from '../../store/db.js';
 import { addCommonOptions } from '../main.js';
 import { createLogger } from '../progress.js';
@@ -18,13 +17,14 @@ export function register(program: Command): void {
     .action(
       action(async (opts: Record<string, unknown>) => {
         const config = configFrom(opts);
+        const { launchCollector } = await import('../../chain/collector/index.js'); // lazily: see collect.ts
         const log = createLogger(config);
         const store = await openStore(config.db);
         try {
           const launched = await launchCollector(config, store, log);
           const { collector } = launched;
           try {
-            const { app, url } = await listenApi(config, store, log, new Map([['collector', () => collector.status()]]));
+            const { app, url } = await listenApi(config, store, log, new Map([['collector', () => collector.report()]]));
             log.info({ url, source: launched.rpc.source, store: store.location }, `collecting; API on ${url}/api/status`);
             const running = collector.run();
             const signal = await untilSignal();
