@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config.js';
 import { startBadServers, startPaidServices, type BadServers, type PaidServices, PATH_USD } from '../../src/demo/paid-services/index.js';
 import { serviceId } from '../../src/intel/service-id.js';
 import { probeService } from '../../src/intel/probe/index.js';
-import { collectSource, DEFAULT_SOURCES, DEFAULT_SOURCES_SPEC, mppRegistryServices, parseSources, type SourceConfig } from '../../src/intel/sources/index.js';
+import { bazaarItem, collectSource, DEFAULT_SOURCES, DEFAULT_SOURCES_SPEC, mppRegistryServices, parseSources, type SourceConfig } from '../../src/intel/sources/index.js';
 
 describe('source collectors against the local directory and real paid services', () => {
   let ps: PaidServices;
@@ -91,6 +91,18 @@ describe('source collectors against the local directory and real paid services',
     expect(notFound.freshness.last_error).toMatch(/HTTP 404/);
     const slow = await collectSource({ name: 'z', kind: 'mpp-registry', url: `${bad.origin}/slow?ms=2000` }, null, { ...opts, timeoutMs: 200 });
     expect(slow.freshness.last_error).toMatch(/within 200 ms/);
+  });
+});
+
+describe('Bazaar item reader', () => {
+  it('skips items without a usable http(s) resource, with a warning', () => {
+    const warnings: string[] = [];
+    expect(bazaarItem({ resource: 'http://[bad', accepts: [] }, 'b', warnings)).toBeNull();
+    expect(bazaarItem({ resource: 'ftp://x.example/', accepts: [] }, 'b', warnings)).toBeNull();
+    expect(bazaarItem('junk', 'b', warnings)).toBeNull();
+    expect(warnings).toHaveLength(3);
+    const mcp = bazaarItem({ resource: 'https://m.example/mcp', type: 'mcp', metadata: { toolName: 'search' }, accepts: [] }, 'b', warnings);
+    expect(mcp).toMatchObject({ method: 'POST', tool: 'search', offers: [] });
   });
 });
 

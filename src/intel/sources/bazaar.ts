@@ -10,6 +10,16 @@ import { fetchJson } from './fetch-json.js';
 import type { CollectOptions } from './types.js';
 import { isObject, str } from '../challenge/guards.js';
 
+/** True for an absolute http(s) URL the WHATWG parser accepts. */
+export function isHttpUrl(v: string): boolean {
+  try {
+    const u = new URL(v);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
 /** The discovery URL of one page. */
 export function bazaarPageUrl(facilitator: string, limit: number, offset: number, type = 'http'): string {
   const u = new URL(`${facilitator.replace(/\/+$/, '')}/discovery/resources`);
@@ -30,7 +40,7 @@ export function bazaarItem(item: unknown, source: string, warnings: string[]): D
     return null;
   }
   const resource = str(item.resource) ?? (isObject(item.resource) ? str(item.resource.url) : null);
-  if (!resource || !/^https?:\/\//i.test(resource)) {
+  if (!resource || !isHttpUrl(resource)) {
     warnings.push(`bazaar item without an http(s) resource: ${JSON.stringify(String(item.resource)).slice(0, 120)}`);
     return null;
   }
