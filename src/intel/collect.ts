@@ -193,12 +193,12 @@ export interface IntelCollector {
 /**
  * Starts the collection loop in this process: one pass now, then one every `config.intelIntervalSeconds`, each
  * followed by an archive verification pass; never two at once. Registers its state as component `intel_collector`
- * in `ctx.components`. Sources: `opts.sources`, else the `sources` setting when the configuration has one
- * (parseSources), else DEFAULT_SOURCES.
+ * in `ctx.components`. Sources: `opts.sources`, else the `sources` setting (PAYWATCH_SOURCES; default the public
+ * CDP Bazaar and mpp.dev registry).
+ * @throws Error when the `sources` setting cannot be parsed
  */
 export function startIntelCollector(ctx: AppContext, opts: CollectOptions = {}): IntelCollector {
-  const spec = (ctx.config as { sources?: string | null }).sources;
-  const sources = opts.sources ?? (spec ? parseSources(spec) : DEFAULT_SOURCES);
+  const sources = opts.sources ?? parseSources(ctx.config.sources);
   const prober = opts.prober ?? newProber(opts);
   const log = opts.log ?? ctx.log;
   let running = false;
