@@ -2,34 +2,17 @@
  * Conversion between Observation objects and `observations` rows, and the public shapes served by the API.
  */
 import type { Selectable } from 'kysely';
-import { CHAIN_ID, type Execution, type Integrity, type Observation, type ObservationDetail } from '../../domain/observation.js';
+import type { CHAIN_ID, Execution, Integrity, Observation, ObservationDetail } from '../../domain/observation.js';
 import type { ObservationsTable } from '../tables/chain.js';
 
 /** Integrity as a plain object type (a type literal, so it is assignable to the schemas' open object types). */
 export type IntegrityJson = { [K in keyof Integrity]: Integrity[K] };
 
-/** The public Transaction members (contract section 2) as served in lists and the CSV export: no detail. */
-export type TransactionRow = {
-  hash: string;
-  /** Block timestamp, UTC Unix seconds. */
-  time: number;
-  height: number;
-  chain_id: typeof CHAIN_ID;
-  sender: string | null;
-  recipient: string | null;
-  asset: string | null;
-  asset_contract: string | null;
-  /** Exact decimal strings, null when unknown. */
-  amount: string | null;
-  nominal: string | null;
-  fee: string | null;
-  exchange: string | null;
-  protocol: string | null;
-  category: string | null;
-  execution: Execution;
-  decode: string;
-  integrity: IntegrityJson;
-};
+/**
+ * The public Transaction members (contract section 2) as served in lists and the CSV export: the Observation
+ * without its detail and in-block position (a mapped type literal, assignable to the schemas' open object types).
+ */
+export type TransactionRow = { [K in Exclude<keyof Observation, 'tx_index' | 'detail' | 'integrity'>]: Observation[K] } & { integrity: IntegrityJson };
 
 /** TransactionRow plus the retained detail members (transaction, receipt, evidence, legs, calls, forensics, unknown). */
 export type TransactionDetailRow = TransactionRow & { [K in keyof ObservationDetail]: ObservationDetail[K] };
@@ -74,7 +57,7 @@ export function observationToRow(o: Observation, seq: number): ObservationsTable
 /** A stored row as the public Transaction (numbers converted from PostgreSQL bigint strings, JSON parsed). */
 export function rowToTransaction(r: ListRow): TransactionRow {
   return {
-    hash: r.hash,
+    hash: r.hash as `0x${string}`,
     time: Number(r.time),
     height: Number(r.height),
     chain_id: Number(r.chain_id) as typeof CHAIN_ID,
