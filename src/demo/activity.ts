@@ -231,6 +231,20 @@ export async function generateActivity(rpcUrl: string): Promise<GroundTruth> {
     sender: a1.address, recipient: Addresses.stablecoinDex, ...usd(TOKENS.pathUsd, '10'), nominal: '10', exchange: VENUES.stablecoinDex, protocol: null, category: 'swap',
   });
 
+  await step('reverted DEX swap (minAmountOut too high)', () =>
+    c1.sendTransaction({
+      gas: GAS,
+      calls: [
+        Actions.token.approve.call({ token: TOKENS.pathUsd, spender: Addresses.stablecoinDex, amount: units('1') }),
+        Actions.dex.sell.call({ tokenIn: TOKENS.pathUsd, tokenOut: TOKENS.alpha, amountIn: units('1'), minAmountOut: units('2') }),
+      ],
+    } as never), {
+    sender: a1.address, recipient: TOKENS.pathUsd, asset: null, asset_contract: null, amount: null, nominal: null, exchange: null, protocol: null, category: 'swap', execution: 'failed',
+  });
+  await step('reverted MPP charge (insufficient balance)', () => Actions.token.transfer(c2, { token: TOKENS.alpha, to: a4.address, amount: 10n ** 30n, memo: mppMemo('api.example.com', 'agent-7', 'challenge-4'), gas: 200_000n }), {
+    sender: a2.address, recipient: TOKENS.alpha, asset: null, asset_contract: null, amount: null, nominal: null, exchange: null, protocol: 'mpp', category: 'payment', execution: 'failed',
+  });
+
   // 8. Three transfers from three accounts in one block (tx_index 0, 1, 2).
   await oneBlock([
     ['same-block transfer 1 of 3', () => Actions.token.transfer(c0, { token: TOKENS.beta, to: a4.address, amount: units('0.1'), gas: GAS }),

@@ -40,8 +40,9 @@ export function protocolOf(legs: Leg[], calls: DecodedCall[], logs: DecodedLog[]
 /**
  * The category, first rule that applies:
  * system → swap (a venue was identified) → liquidity (DEX order place/cancel/withdraw or Fee AMM mint/burn call)
- * → by the primary leg: mint / burn / payment (some leg has a memo) / transfer → by the first decoded call when
- * there is no leg (reverted or value-free): swap, liquidity, mint, burn, payment, transfer → contract_call.
+ * → by the primary leg: mint / burn / payment (some leg has a memo) / transfer → when there is no leg (reverted
+ * or value-free), by the calls: any DEX swap call → swap, else the first TIP-20 value call (mint*, burn*,
+ * transfer(From)WithMemo → payment, transfer(From)) → contract_call.
  */
 export function categoryOf(p: { system: boolean; exchange: string | null; calls: DecodedCall[]; legs: Leg[]; primary: Leg | null }): Category {
   if (p.system) return 'system';
@@ -52,15 +53,22 @@ export function categoryOf(p: { system: boolean; exchange: string | null; calls:
     if (p.primary.kind === 'burn') return 'burn';
     return p.legs.some((g) => g.memo) ? 'payment' : 'transfer';
   }
-  const first = p.calls.find((c) => c.function);
-  const fn = first?.function;
-  if (!first || !fn) return 'contract_call';
-  if (first.target === STABLECOIN_DEX && DEX_SWAPS.has(fn)) return 'swap';
-  if (/^mint/.test(fn) && first.target !== FEE_MANAGER) return 'mint';
-  if (/^burn/.test(fn) && first.target !== FEE_MANAGER) return 'burn';
+  // No leg (reverted, or nothing moved): what the calls meant to do.
+  if (p.calls.some((c) => c.target === STABLECOIN_DEX && c.function !== null && DEX_SWAPS.has(c.function))) return 'swap';
+  for (const c of p.calls) {
+    const intent = c.target === FEE_MANAGER || !c.function ? null : valueCallCategory(c.function);
+    if (intent) return intent;
+  }
+  return 'contract_call';
+}
+
+/** Category of a TIP-20 value-moving function name (mint*, burn*, transfer*), else null (approve, roles…). */
+function valueCallCategory(fn: string): Category | null {
+  if (/^mint/.test(fn)) return 'mint';
+  if (/^burn/.test(fn)) return 'burn';
   if (/^transfer(From)?WithMemo$/.test(fn)) return 'payment';
   if (/^transfer(From)?$/.test(fn)) return 'transfer';
-  return 'contract_call';
+  return null;
 }
 
 function isLiquidityCall(c: DecodedCall): boolean {
