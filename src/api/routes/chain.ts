@@ -12,6 +12,7 @@ import { type CollectorState, computeMetrics, getCoverage, getStatus, getTransac
 import { ErrorBody, publicErrorResponses } from '../schemas/common.js';
 import { CoverageSchema, MetricsSchema, StatusSchema, TransactionDetailSchema, TransactionListSchema } from '../schemas/chain.js';
 import { csvExport } from './chain-export.js';
+import { getServiceSources } from '../../store/intel-repo.js';
 
 /** Seconds clients and caches may reuse an answer: the five-second polling rule (contract section 8). */
 const FRESH = 'public, max-age=5';
@@ -50,7 +51,7 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
       // A collector running in this process is fresher than its last recorded row.
       const live = ctx.components.get('collector')?.() as CollectorState | undefined;
       const recorded = live ?? s.collector;
-      const serviceSources = (ctx.components.get('service_sources')?.() as Record<string, unknown>[] | undefined) ?? [];
+      const serviceSources = await getServiceSources(ctx.store);
       cache(reply, FRESH);
       const { source, ...collector } = recorded ?? { source: null, state: null };
       return { ...s, source: originOf(source ?? ctx.config.rpcUrl), collector, service_sources: serviceSources };
