@@ -56,6 +56,13 @@ describe.each(DIALECTS)('collect → change → collect with real paid services 
     expect(first).toMatchObject({ sources: 2, sources_failed: 0, services: 3, snapshots: 3, changes: 0, store_errors: 0 });
     const list = await get('/api/providers');
     expect(list.total).toBe(3);
+    // Source freshness, with samples and totals, feeds /api/status too.
+    const status = await get('/api/status');
+    expect(status.service_sources.map((x: { name: string; item_count: number; last_error: null }) => [x.name, x.item_count, x.last_error])).toEqual([
+      ['local-bazaar', 2],
+      ['local-mpp', 1],
+    ].map(([n, c]) => [n, c, null]));
+    expect(status.service_sources[1].samples).toEqual([{ method: 'GET', url: ps.services.find((x) => x.name === 'mpp-search')!.url, tool: null }]);
     const weather = (await get(`/api/providers/${encodeURIComponent(svc('x402-v2-weather').domain)}`)).provider.services[0];
     expect(weather.latest_check).toMatchObject({ outcome: 'payment_required', http_status: 402 });
     expect(weather.offers.map((o: { asset: string; amount_atomic: string }) => [o.asset, o.amount_atomic])).toEqual([
