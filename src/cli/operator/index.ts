@@ -6,5 +6,7 @@ import type { Command } from 'commander';
 import { registerConnection, registerProducer } from './senders.js';
 import { registerTokens } from './tokens.js';
 import { registerReads } from './reads.js';
+import { registerKeys } from './key.js';
+import { registerUsage } from './usage.js';
 
-export const operatorCommands: ((operator: Command) => void)[] = [registerConnection, registerProducer, registerTokens, registerReads];
+export const operatorCommands: ((operator: Command) => void)[] = [registerConnection, registerProducer, registerTokens, registerReads, registerKeys, registerUsage];

@@ -1,0 +1,40 @@
+/**
+ * `paywatch verify`: the trust-check service alone (POST /v1/check on --verify-port, default 8081), over the
+ * configured store. `paywatch start` and `paywatch demo` run it beside the public API via startVerifyServer.
+ */
+import { Option, type Command } from 'commander';
+import { openStore } from '../../store/db.js';
+import { addCommonOptions } from '../main.js';
+import { createLogger } from '../progress.js';
+import { action, CliError, configFrom, untilSignal } from '../run.js';
+import { startVerifyServer, verifyBaseUrl } from '../../trust/app.js';
+import type { AppContext } from '../../api/context.js';
+
+/** Registers `verify` on the program. */
+export function register(program: Command): void {
+  addCommonOptions(program.command('verify'))
+    .addOption(new Option('--verify-port <n>', 'trust-check listener port (env PAYWATCH_VERIFY_PORT; default 8081)'))
+    .description('serve the trust-check API (POST /v1/check, POST /v1/keys, GET /v1/openapi.json)')
+    .action(
+      action(async (opts: Record<string, unknown>) => {
+        const config = configFrom(opts);
+        const log = createLogger(config);
+        const store = await openStore(config.db);
+        try {
+          const ctx: AppContext = { store, config, components: new Map(), log: log.child({ component: 'verify' }) };
+          let server;
+          try {
+            server = await startVerifyServer(ctx);
+          } catch (e) {
+            throw new CliError(`cannot listen on ${config.host}:${config.verifyPort}: ${(e as Error).message}`);
+          }
+          log.info({ url: server.url, advertised: verifyBaseUrl(ctx), x402: config.x402PayTo !== null }, `trust check listening on ${server.url}/v1/check`);
+          const signal = await untilSignal();
+          log.info({ signal }, 'shutting down');
+          await server.close();
+        } finally {
+          await store.close();
+        }
+      }),
+    );
+}
