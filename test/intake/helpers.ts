@@ -70,7 +70,7 @@ export async function deliver(base: string, d: Delivery): Promise<{ status: numb
       'x-svc-signature': sig,
       ...d.headers,
     },
-    body: d.body,
+    body: typeof d.body === 'string' ? d.body : new Uint8Array(d.body),
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown>, headers: res.headers };
 }

@@ -58,7 +58,7 @@ describe.each(DIALECTS)('outcomes and operator reads on %s', (dialect) => {
       operatorCli<{ token: string }>(db.url, ['token', 'create', '--name', 'ops']),
       operatorCli<{ token: string; id: string }>(db.url, ['token', 'create', '--name', 'old']),
     ]);
-    [prodB, conn] = r as [Issued, Issued];
+    [prodB, conn] = r.slice(0, 2) as Issued[];
     token = (r[2] as { token: string }).token;
     revokedToken = (r[3] as { token: string }).token;
     await operatorCli(db.url, ['token', 'revoke', (r[3] as { id: string }).id]);

@@ -1,0 +1,151 @@
+/**
+ * Intake benchmark (issue 4 §6): signed POST /api/protocol-events deliveries per second and p50/p99 latency,
+ * against `paywatch serve` in its own process on SQLite and PostgreSQL, beside a bare Fastify route (POST, a
+ * fixed body of the receipt's size) in the same run. Every request is a distinct, correctly signed first
+ * delivery (a shared counter in autocannon's setupRequest), so each one verifies an HMAC and inserts a row.
+ * Target: at least 0.25 of the bare route's req/s. Results: bench/results/intake.{json,md}.
+ * Run: node bin/run-ts.js bench/intake.ts [--dialect sqlite|postgres] [--duration S] [--connections N]
+ */
+import { parseArgs } from 'node:util';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync } from 'node:fs';
+import pg from 'pg';
+import type autocannon from 'autocannon';
+import { openStore } from '../src/store/db.js';
+import { freePort } from '../src/chain/anvil.js';
+import { KeyVault } from '../src/intake/keys.js';
+import { issueSender } from '../src/intake/operator.js';
+import { signDelivery } from '../src/intake/signature.js';
+import { MasterSecret } from '../src/secrets/index.js';
+import { loadTable, measure, spawnServer, startBareRoute, writeResults, type LoadResult } from './lib/load.js';
+
+const { values } = parseArgs({
+  options: {
+    dialect: { type: 'string', multiple: true },
+    duration: { type: 'string', default: '8' },
+    connections: { type: 'string', default: '10' },
+  },
+});
+const DURATION = Number(values.duration);
+const CONNECTIONS = Number(values.connections);
+const DIALECTS = (values.dialect?.length ? values.dialect : ['sqlite', 'postgres']) as ('sqlite' | 'postgres')[];
+const PG_ADMIN = process.env.PAYWATCH_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const SECRET = randomBytes(32).toString('hex');
+const TARGET = 0.25;
+
+/** A fresh store for one run, and how to remove it. */
+async function freshStore(dialect: 'sqlite' | 'postgres'): Promise<{ db: string; drop: () => Promise<void> }> {
+  if (dialect === 'sqlite') {
+    mkdirSync('bench/tmp', { recursive: true });
+    const file = `bench/tmp/intake-${randomBytes(4).toString('hex')}.sqlite`;
+    return { db: `sqlite:${file}`, drop: async () => ['', '-wal', '-shm'].forEach((s) => rmSync(file + s, { force: true })) };
+  }
+  const name = `paywatch_bench_intake_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const u = new URL(PG_ADMIN);
+  u.pathname = `/${name}`;
+  return {
+    db: u.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: PG_ADMIN });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+/** An envelope of about the size applications send (an MCP tools/call record). */
+function body(n: number): string {
+  return JSON.stringify({
+    schema: 'paywatch.protocol.v1',
+    protocol: 'mcp',
+    event_id: `bench-${n}`,
+    event_type: 'tools/call',
+    event_time: Math.floor(Date.now() / 1000),
+    environment: 'test',
+    record: { jsonrpc: '2.0', id: n, method: 'tools/call', params: { name: 'search_providers', arguments: { q: 'weather api', limit: 10 } } },
+  });
+}
+
+/** The body and headers of delivery number `n`, signed now. */
+function signed(conn: { id: string; key: string }, n: number): { body: string; headers: Record<string, string> } {
+  const b = body(n);
+  const ts = Math.floor(Date.now() / 1000);
+  return { body: b, headers: { 'content-type': 'application/json', 'x-svc-connection': conn.id, 'x-svc-timestamp': String(ts), 'x-svc-signature': signDelivery(conn.key, ts, b) } };
+}
+
+/** autocannon requests that each send the next distinct signed delivery (the counter is shared by all connections). */
+function signedRequests(conn: { id: string; key: string }, start: number): autocannon.Request[] {
+  let n = start;
+  return [{ method: 'POST', setupRequest: (req) => ({ ...req, ...signed(conn, n++) }) }];
+}
+
+interface DialectReport {
+  dialect: string;
+  bare: LoadResult;
+  intake: LoadResult;
+  /** Rows stored after the run (warm-up included); every 2xx answer was a 201 first delivery. */
+  stored_events: number;
+  share_of_bare: number;
+  target: string;
+  pass: boolean;
+}
+
+async function benchDialect(dialect: 'sqlite' | 'postgres'): Promise<DialectReport> {
+  const { db, drop } = await freshStore(dialect);
+  const store = await openStore(db);
+  const conn = await issueSender(store, new KeyVault(MasterSecret.parse(SECRET)), 'connection', 'bench', 'mcp');
+  const port = await freePort();
+  const server = await spawnServer(['bin/paywatch.js', 'serve', '--db', db, '--port', String(port), '--log-level', 'warn'], port, {
+    readyPath: '/api/openapi.json',
+    env: { PAYWATCH_SECRET: SECRET, PAYWATCH_INTAKE_RATE_LIMIT: '1000000000' },
+  });
+  try {
+    const probe = await fetch(`${server.url}/api/protocol-events`, { method: 'POST', ...signed(conn, -1) });
+    const receipt = await probe.text();
+    if (probe.status !== 201) throw new Error(`probe delivery answered ${probe.status}: ${receipt}`);
+    const bare = await startBareRoute(Buffer.byteLength(receipt));
+    let bareResult: LoadResult;
+    try {
+      // The bare route gets the same kind of request (same size, same headers) but does nothing with it.
+      bareResult = await measure('bare POST route', bare.bareUrl, { duration: DURATION, connections: CONNECTIONS, requests: signedRequests(conn, 0) });
+    } finally {
+      await bare.stop();
+    }
+    const intake = await measure(`signed protocol event (${dialect})`, `${server.url}/api/protocol-events`, { duration: DURATION, connections: CONNECTIONS, requests: signedRequests(conn, 0) });
+    const stored = Number((await store.db.selectFrom('intake_protocol_events').select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow()).n);
+    const share = intake.req_per_s / bareResult.req_per_s;
+    return { dialect, bare: bareResult, intake, stored_events: stored, share_of_bare: Number(share.toFixed(3)), target: `≥ ${TARGET} of bare req/s`, pass: share >= TARGET };
+  } finally {
+    await server.stop();
+    await store.close();
+    await drop();
+  }
+}
+
+const reports: DialectReport[] = [];
+for (const d of DIALECTS) {
+  process.stderr.write(`intake benchmark on ${d}…\n`);
+  reports.push(await benchDialect(d));
+}
+const md = [
+  '# Intake benchmark',
+  '',
+  `Signed POST /api/protocol-events, every request a distinct first delivery (HMAC verified on the raw body, envelope and record checked, row inserted), ${CONNECTIONS} connections, ${DURATION} s after a 1 s warm-up, \`paywatch serve\` in its own process on loopback, beside a bare Fastify POST route returning a body of the receipt's size. Run: \`node bin/run-ts.js bench/intake.ts\`. Measured ${new Date().toISOString()}.`,
+  '',
+  ...reports.flatMap((r) => [
+    `## ${r.dialect}`,
+    '',
+    loadTable([r.bare, r.intake], r.bare),
+    '',
+    `Share of bare: ${r.share_of_bare} (target ${r.target}): ${r.pass ? 'pass' : 'FAIL'}. Rows stored: ${r.stored_events}.`,
+    '',
+  ]),
+].join('\n');
+writeResults('intake', { measured_at: new Date().toISOString(), connections: CONNECTIONS, duration_s: DURATION, reports }, md);
+process.stdout.write(md);
+process.exit(0);
