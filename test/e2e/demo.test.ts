@@ -1,0 +1,42 @@
+/**
+ * `paywatch demo` as a person runs it: a real child process that starts anvil, generates activity, collects it
+ * and serves the API; the printed URLs answer; Ctrl-C (SIGINT) stops everything it started.
+ */
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { freePort } from '../../src/chain/anvil.js';
+import { startCli } from './cli.js';
+import { rpcCall } from './rpc.js';
+
+describe('paywatch demo', () => {
+  it('serves collected activity at the printed URLs and stops everything on Ctrl-C', async () => {
+    const port = await freePort();
+    const { child, done } = startCli(['demo', '--port', String(port)], { PAYWATCH_LOG_LEVEL: '' });
+    let out = '';
+    child.stdout!.on('data', (d) => (out += d));
+    let exited = false;
+    void done.then(() => (exited = true));
+    while (!out.includes('Press Ctrl-C') && !exited) await new Promise((r) => setTimeout(r, 100));
+    expect(exited).toBe(false);
+
+    const rpcUrl = /anvil \(Tempo mode, chain id 4217\) on (\S+)/.exec(out)![1];
+    const storePath = /store: sqlite:(\S+)/.exec(out)![1];
+    const urls = [...out.matchAll(/curl -s '([^']+)'/g)].map((m) => m[1]);
+    expect(urls[0]).toBe(`http://127.0.0.1:${port}/api/status`);
+    const generated = Number(/serving (\d+) real Tempo transactions/.exec(out)![1]);
+    expect(generated).toBeGreaterThan(10);
+
+    const status = (await (await fetch(urls[0])).json()) as { total_transactions: number; collector: { state: string } };
+    expect(status.total_transactions).toBe(generated);
+    expect(['running', 'catching_up']).toContain(status.collector.state);
+    for (const u of urls.slice(1)) expect((await fetch(u)).status, u).toBe(200);
+
+    child.kill('SIGINT');
+    const r = await done;
+    expect(r.code).toBe(0);
+    // Everything it started is gone: the node, the listener, the temporary store.
+    await expect(rpcCall(rpcUrl, 'eth_chainId')).rejects.toThrow();
+    await expect(fetch(urls[0])).rejects.toThrow();
+    expect(existsSync(storePath)).toBe(false);
+  }, 240_000);
+});
