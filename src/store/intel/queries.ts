@@ -3,7 +3,7 @@
  * routes (src/api/routes/providers.ts, intelligence.ts) and the MCP tools (src/mcp) call these same functions
  * with input parsed by the same zod shapes (./params.ts).
  */
-import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { BadRequest, NotFound, Unavailable } from '../../domain/errors.js';
 import type { Snapshot } from '../../intel/types.js';
 import type { Database } from '../schema.js';
@@ -199,24 +199,42 @@ export async function assertCollectionAvailable(store: Store): Promise<void> {
 
 type TimedTable = 'intel_offers' | 'intel_changes' | 'intel_snapshots';
 
-/** Applies domain, service_id, since (inclusive) and until (exclusive) to a time-ordered intel table. */
-function filterIntel<T extends TimedTable, Q extends SelectQueryBuilder<Database, T, object>>(qb: Q, timeCol: 'observed_at' | 'at' | 'checked_at', p: IntelQuery): Q {
-  let q = qb as unknown as SelectQueryBuilder<Database, TimedTable, object>;
-  if (p.domain) q = q.where('domain', '=', p.domain);
-  if (p.service_id) q = q.where('service_id', '=', p.service_id);
-  if (p.since !== undefined) q = q.where(sql.ref(timeCol), '>=', isoFromUnix(p.since));
-  if (p.until !== undefined) q = q.where(sql.ref(timeCol), '<', isoFromUnix(p.until));
-  return q as unknown as Q;
-}
+/** The time column and the tie-breaker of each time-ordered intel table (pages are newest first). */
+const TIMED = {
+  intel_offers: { time: 'observed_at', tie: 'id' },
+  intel_changes: { time: 'at', tie: 'id' },
+  intel_snapshots: { time: 'checked_at', tie: 'snapshot_id' },
+} as const;
 
 /** Rejects since ≥ until (an empty window is almost always a client mistake). @throws BadRequest naming `until` */
 function checkWindow(p: IntelQuery): void {
   if (p.since !== undefined && p.until !== undefined && p.until <= p.since) throw new BadRequest("invalid query parameter 'until': must be greater than 'since'");
 }
 
+/**
+ * Checks the window, requires a finished collection pass, then counts the rows of `table` matching domain,
+ * service_id, since (inclusive) and until (exclusive), and reads one page of them, newest first.
+ * @throws BadRequest when until ≤ since; Unavailable before the first collection pass
+ */
+async function timedPage<T extends TimedTable>(store: Store, table: T, p: IntelQuery): Promise<{ total: number; rows: Selectable<Database[T]>[] }> {
+  checkWindow(p);
+  await assertCollectionAvailable(store);
+  const { time, tie } = TIMED[table];
+  let q = store.db.selectFrom(table as TimedTable);
+  if (p.domain) q = q.where('domain', '=', p.domain);
+  if (p.service_id) q = q.where('service_id', '=', p.service_id);
+  if (p.since !== undefined) q = q.where(sql.ref(time), '>=', isoFromUnix(p.since));
+  if (p.until !== undefined) q = q.where(sql.ref(time), '<', isoFromUnix(p.until));
+  const [count, rows] = await Promise.all([
+    q.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
+    q.selectAll().orderBy(sql.ref(time), 'desc').orderBy(sql.ref(tie), 'desc').limit(p.limit).offset(p.offset).execute(),
+  ]);
+  return { total: Number(count.n), rows: rows as unknown as Selectable<Database[T]>[] };
+}
+
 /** Pagination members of a list response. */
-function pageOf(p: IntelQuery, total: unknown, o: QueryOptions) {
-  return { as_of: isoTime(o.now ?? new Date()), total: Number(total), limit: p.limit, offset: p.offset };
+function pageOf(p: IntelQuery, total: number, o: QueryOptions) {
+  return { as_of: isoTime(o.now ?? new Date()), total, limit: p.limit, offset: p.offset };
 }
 
 /**
@@ -225,14 +243,8 @@ function pageOf(p: IntelQuery, total: unknown, o: QueryOptions) {
  * @throws Unavailable before the first collection run; BadRequest when until ≤ since
  */
 export async function listOffers(store: Store, p: IntelQuery, o: QueryOptions): Promise<{ disclaimer: string; as_of: string; total: number; limit: number; offset: number; offers: StoredOffer[] }> {
-  checkWindow(p);
-  await assertCollectionAvailable(store);
-  const base = filterIntel(store.db.selectFrom('intel_offers'), 'observed_at', p);
-  const [count, rows] = await Promise.all([
-    base.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
-    base.selectAll().orderBy('observed_at', 'desc').orderBy('id', 'desc').limit(p.limit).offset(p.offset).execute(),
-  ]);
-  return { disclaimer: DISCLAIMERS.offers, ...pageOf(p, count.n, o), offers: rows.map((r) => rowToStoredOffer({ ...r, id: Number(r.id) })) };
+  const { total, rows } = await timedPage(store, 'intel_offers', p);
+  return { disclaimer: DISCLAIMERS.offers, ...pageOf(p, total, o), offers: rows.map((r) => rowToStoredOffer({ ...r, id: Number(r.id) })) };
 }
 
 /**
@@ -240,14 +252,8 @@ export async function listOffers(store: Store, p: IntelQuery, o: QueryOptions): 
  * @throws Unavailable before the first collection run; BadRequest when until ≤ since
  */
 export async function listChanges(store: Store, p: IntelQuery, o: QueryOptions): Promise<{ disclaimer: string; as_of: string; total: number; limit: number; offset: number; changes: StoredChange[] }> {
-  checkWindow(p);
-  await assertCollectionAvailable(store);
-  const base = filterIntel(store.db.selectFrom('intel_changes'), 'at', p);
-  const [count, rows] = await Promise.all([
-    base.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
-    base.selectAll().orderBy('at', 'desc').orderBy('id', 'desc').limit(p.limit).offset(p.offset).execute(),
-  ]);
-  return { disclaimer: DISCLAIMERS.changes, ...pageOf(p, count.n, o), changes: rows.map((r) => rowToChange({ ...r, id: Number(r.id) })) };
+  const { total, rows } = await timedPage(store, 'intel_changes', p);
+  return { disclaimer: DISCLAIMERS.changes, ...pageOf(p, total, o), changes: rows.map((r) => rowToChange({ ...r, id: Number(r.id) })) };
 }
 
 /**
@@ -258,17 +264,11 @@ export async function listChanges(store: Store, p: IntelQuery, o: QueryOptions):
  */
 export async function listHistory(store: Store, p: IntelQuery, o: QueryOptions) {
   if (!p.domain && !p.service_id) throw new BadRequest("invalid query parameter 'domain': history requires 'domain' or 'service_id'");
-  checkWindow(p);
-  await assertCollectionAvailable(store);
-  const base = filterIntel(store.db.selectFrom('intel_snapshots'), 'checked_at', p);
-  const [count, rows] = await Promise.all([
-    base.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
-    base.selectAll().orderBy('checked_at', 'desc').orderBy('snapshot_id', 'desc').limit(p.limit).offset(p.offset).execute(),
-  ]);
+  const { total, rows } = await timedPage(store, 'intel_snapshots', p);
   const offers = await offersOfSnapshots(store, rows.map((r) => r.snapshot_id));
   return {
     disclaimer: DISCLAIMERS.history,
-    ...pageOf(p, count.n, o),
+    ...pageOf(p, total, o),
     checks: rows.map((r) => ({ ...checkOf(r), service_id: r.service_id, domain: r.domain, offers: offers.get(r.snapshot_id) ?? [] })),
   };
 }

@@ -2,7 +2,7 @@
  * Conversions between the intel domain types (src/intel/types.ts) and their table rows: JSON members to and
  * from text, times normalised to Date.toISOString() so text order is time order.
  */
-import type { Change, Offer, OfferSource, PaymentProtocol, ProbeOutcome, Snapshot } from '../../intel/types.js';
+import type { Change, Offer, ProbeOutcome, Snapshot } from '../../intel/types.js';
 import type { IntelChangeRow, IntelOfferRow, IntelSnapshotRow } from '../tables/intel.js';
 
 /**
@@ -56,7 +56,7 @@ export function offerToRow(
 /** The Offer members of a stored offer row. */
 export function rowToOffer(r: Omit<IntelOfferRow, 'id'>): Offer {
   return {
-    protocol: r.protocol as PaymentProtocol,
+    protocol: r.protocol,
     x402_version: r.x402_version,
     scheme: r.scheme,
     method: r.method,
@@ -71,7 +71,7 @@ export function rowToOffer(r: Omit<IntelOfferRow, 'id'>): Offer {
     description: r.description,
     resource: r.resource,
     extra: parseJson<Record<string, unknown>>(r.extra),
-    source: r.source as OfferSource,
+    source: r.source,
   };
 }
 

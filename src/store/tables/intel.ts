@@ -4,6 +4,7 @@
  * decimal strings; JSON members are stored as JSON text.
  */
 import type { Generated } from 'kysely';
+import type { Offer } from '../../intel/types.js';
 
 /** A provider: an origin's domain (lower-case host; port only when not the default). */
 export interface IntelProviderRow {
@@ -69,31 +70,19 @@ export interface IntelEvidenceRow {
   bytes: Uint8Array;
 }
 
-/** One advertised payment option, from a snapshot (snapshot_id set) or a directory listing (source_name set). */
-export interface IntelOfferRow {
+/**
+ * One advertised payment option, from a snapshot (snapshot_id set) or a directory listing (source_name set):
+ * every Offer member (extra as JSON text) plus where and when it was observed.
+ */
+export interface IntelOfferRow extends Omit<Offer, 'extra'> {
   id: Generated<number>;
   service_id: string;
   domain: string;
   snapshot_id: string | null;
   source_name: string | null;
   observed_at: string;
-  protocol: string;
-  x402_version: number | null;
-  scheme: string | null;
-  method: string | null;
-  network: string | null;
-  asset: string | null;
-  amount_atomic: string | null;
-  amount: string | null;
-  decimals: number | null;
-  pay_to: string | null;
-  max_timeout_seconds: number | null;
-  expires: string | null;
-  description: string | null;
-  resource: string | null;
   /** JSON text or null. */
   extra: string | null;
-  source: string;
   evidence_hash: string | null;
 }
 
