@@ -50,7 +50,6 @@ export interface Gathered {
  */
 export async function gatherEvidence(url: string, o: GatherOptions): Promise<Gathered> {
   const now = o.now ?? new Date();
-  const started = Date.now();
   const fetchOpts = { allowLoopback: o.allowLoopback, resolve: o.resolve };
   try {
     await vetUrl(url, fetchOpts);
@@ -58,6 +57,12 @@ export async function gatherEvidence(url: string, o: GatherOptions): Promise<Gat
     if (e instanceof FetchRefused) throw new BadRequest(`refused url: ${e.message}`);
     // A name that does not resolve is the target's failure, reported as "unreachable" below.
   }
+
+  // The well-known document and the store reads do not depend on the answer: run them beside the main fetch.
+  const sid = serviceId('GET', url);
+  const wellKnown = readWellKnown(url, { ...fetchOpts, timeoutMs: o.timeoutMs });
+  const stored = Promise.all([findServiceListing(o.store, sid), lastKnownOffers(o.store, sid, now.toISOString())]);
+  stored.catch(() => undefined); // awaited below; this only keeps an early rejection from being reported as unhandled
 
   let raw: RawResponse | null = null;
   let live: LiveFetch;
@@ -82,8 +87,7 @@ export async function gatherEvidence(url: string, o: GatherOptions): Promise<Gat
     else live.error = `HTTP ${raw.status}`;
   }
 
-  const sid = serviceId('GET', url);
-  const [listing, history] = await Promise.all([findServiceListing(o.store, sid), lastKnownOffers(o.store, sid, now.toISOString())]);
+  const [listing, history] = await stored;
 
   const markets = uniqueBy(offers, (x) => `${x.network}|${x.asset}`);
   const assets = await Promise.all(markets.map((x) => o.assets(x.network, x.asset)));
@@ -97,8 +101,10 @@ export async function gatherEvidence(url: string, o: GatherOptions): Promise<Gat
     }),
   );
 
-  const remaining = Math.max(100, o.timeoutMs - (Date.now() - started));
-  const ownership = offers.length > 0 ? await readOwnership(url, offers, { ...fetchOpts, timeoutMs: remaining }) : { status: 'absent' as const, origin: new URL(url).origin, proofs: 0, verified_pay_to: [], error: null };
+  const origin = new URL(url).origin;
+  const wk = await wellKnown;
+  const ownership: OwnershipEvidence =
+    offers.length > 0 ? await verifyOwnership(origin, offers.map((x) => x.pay_to).filter((x): x is string => x !== null), wk.proofs, wk.error) : { status: 'absent', origin, proofs: 0, verified_pay_to: [], error: null };
 
   const evidence: TrustEvidence = {
     url,
@@ -139,17 +145,12 @@ function failedFetch(e: unknown): LiveFetch {
   return { ...base, outcome, error: msg };
 }
 
-/** Fetches `/.well-known/x402` of the URL's origin and verifies its ownership proofs. Never throws. */
-async function readOwnership(url: string, offers: Offer[], opts: { allowLoopback: boolean; resolve?: Resolver; timeoutMs: number }): Promise<OwnershipEvidence> {
-  const origin = new URL(url).origin;
-  const payTos = offers.map((x) => x.pay_to).filter((x): x is string => x !== null);
-  let proofs: string[] = [];
-  let error: string | null = null;
+/** Fetches `/.well-known/x402` of the URL's origin and reads its ownership proofs. Never throws. */
+async function readWellKnown(url: string, opts: { allowLoopback: boolean; resolve?: Resolver; timeoutMs: number }): Promise<{ proofs: string[]; error: string | null }> {
   try {
-    const r = await safeFetch(`${origin}/.well-known/x402`, { ...opts, maxBytes: WELL_KNOWN_MAX_BYTES, maxRedirects: 0, headers: { accept: 'application/json' } });
-    if (r.status === 200) proofs = proofsOf(JSON.parse(Buffer.from(r.body).toString('utf8')));
+    const r = await safeFetch(`${new URL(url).origin}/.well-known/x402`, { ...opts, maxBytes: WELL_KNOWN_MAX_BYTES, maxRedirects: 0, headers: { accept: 'application/json' } });
+    return { proofs: r.status === 200 ? proofsOf(JSON.parse(Buffer.from(r.body).toString('utf8'))) : [], error: null };
   } catch (e) {
-    error = e instanceof FetchError ? e.message : 'well-known document is not JSON';
+    return { proofs: [], error: e instanceof FetchError ? e.message : 'well-known document is not JSON' };
   }
-  return verifyOwnership(origin, payTos, proofs, error);
 }
