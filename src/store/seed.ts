@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { BlockObservations, Execution, Integrity, Observation } from '../domain/observation.js';
 import { CHAIN_ID } from '../domain/observation.js';
 import { toDecimal } from '../domain/money.js';
+import { sql } from 'kysely';
 import type { Store } from './db.js';
 import { writeBlocks } from './chain-repo.js';
 
@@ -159,5 +160,15 @@ export async function seedStore(store: Store, opts: SyntheticOptions & { rowsPer
     if (rows >= per) await flush();
   }
   await flush();
+  await refreshPlannerStatistics(store);
   return { inserted: done, blocks, seconds: (Date.now() - started) / 1000 };
+}
+
+/**
+ * After a bulk load: PostgreSQL needs VACUUM ANALYZE before it uses index-only scans (visibility map) and good
+ * plans; SQLite's planner gets statistics from ANALYZE.
+ */
+export async function refreshPlannerStatistics(store: Store): Promise<void> {
+  if (store.dialect === 'postgres') await sql`vacuum analyze observations`.execute(store.db);
+  else await sql`analyze`.execute(store.db);
 }
