@@ -4,6 +4,8 @@
  * seeded through the intel store's write functions; chain observations through the chain store.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { privateKeyToAccount } from 'viem/accounts';
 import { startPaidServices, startBadServers, type PaidServices, type BadServers } from '../../src/demo/paid-services/index.js';
 import { ANVIL_KEYS, freePort, startAnvil, type AnvilNode } from '../../src/chain/anvil.js';
@@ -37,9 +39,11 @@ afterAll(async () => {
   await anvil?.stop();
 });
 
+const answers: unknown[] = [];
 const check = async (url: string) => {
   const r = await post(h.url, '/v1/check', { url }, { authorization: `Bearer ${key}` });
   expect(r.status, JSON.stringify(r.json)).toBe(200);
+  answers.push(r.json);
   return r.json;
 };
 
@@ -122,5 +126,16 @@ describe('POST /v1/check verdicts', () => {
     const a = await check(`${bad.origin}/redirect?to=${encodeURIComponent('http://169.254.169.254/latest/meta-data/')}`);
     expect(a.verdict).toBe('do_not_pay');
     expect(codes(a, 'critical')).toEqual(['redirect_refused']);
+  });
+
+  it('GET /v1/openapi.json is a valid OpenAPI 3.1 document and every answer above matches its 200 schema', async () => {
+    const doc = await (await fetch(`${h.url}/v1/openapi.json`)).json();
+    const v = await new Validator().validate(doc);
+    expect(v.errors ?? []).toEqual([]);
+    expect(v.valid).toBe(true);
+    const schema = doc.paths['/v1/check'].post.responses['200'].content['application/json'].schema;
+    const validate = new Ajv2020({ strict: false, allErrors: true }).compile(schema);
+    expect(answers.length).toBeGreaterThanOrEqual(8);
+    for (const a of answers) expect(validate(a) ? [] : validate.errors).toEqual([]);
   });
 });
