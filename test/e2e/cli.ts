@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { openStore } from '../../src/store/db.js';
 import { getCheckpoint, getCoverage } from '../../src/store/chain-repo.js';
+import { rowToTransaction } from '../../src/store/chain/rows.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/paywatch.js', import.meta.url));
 
@@ -45,25 +46,11 @@ export async function snapshotStore(url: string): Promise<StoreSnapshot> {
   const store = await openStore(url);
   try {
     const raw = await store.db.selectFrom('observations').selectAll().orderBy('height').orderBy('tx_index').execute();
-    const rows = raw.map((r) => ({
-      hash: r.hash,
-      height: Number(r.height),
-      time: Number(r.time),
-      tx_index: r.tx_index,
-      sender: r.sender,
-      recipient: r.recipient,
-      asset: r.asset,
-      asset_contract: r.asset_contract,
-      amount: r.amount,
-      nominal: r.nominal,
-      fee: r.fee,
-      exchange: r.exchange,
-      protocol: r.protocol,
-      category: r.category,
-      execution: r.execution,
-      decode: r.decode,
-      score: (JSON.parse(r.integrity) as { score: number }).score,
-    }));
+    // The public row (shared converter) minus integrity's evaluation time, plus the position in the block.
+    const rows = raw.map((r) => {
+      const { integrity, chain_id: _chainId, ...t } = rowToTransaction(r);
+      return { ...t, tx_index: r.tx_index, score: integrity.score };
+    });
     const cp = await getCheckpoint(store);
     return {
       rows,
