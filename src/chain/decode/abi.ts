@@ -41,28 +41,42 @@ export const EVENTS_BY_TOPIC: ReadonlyMap<string, { source: string; event: AbiEv
   return m;
 })();
 
-/** Functions by 4-byte selector for calls to a target with no specific ABI. */
-const FUNCTIONS_BY_SELECTOR: ReadonlyMap<string, AbiFunction[]> = (() => {
-  const m = new Map<string, AbiFunction[]>();
-  for (const item of Abis.all as Abi) {
+/** Selector → the first function of `abi` with that selector (what viem's decodeFunctionData would pick). */
+function functionsBySelector(abi: Abi): ReadonlyMap<string, AbiFunction> {
+  const m = new Map<string, AbiFunction>();
+  for (const item of abi) {
     if (item.type !== 'function') continue;
     const sel = toFunctionSelector(item).toLowerCase();
-    m.set(sel, [...(m.get(sel) ?? []), item]);
+    if (!m.has(sel)) m.set(sel, item);
   }
   return m;
-})();
+}
+
+// Hashed once at module load: hashing every ABI signature on each decode was the decoder's top cost.
+const STABLECOIN_DEX_FUNCTIONS = functionsBySelector(Abis.stablecoinDex);
+const TIP20_FACTORY_FUNCTIONS = functionsBySelector(Abis.tip20Factory);
+const FEE_MANAGER_FUNCTIONS = functionsBySelector([...Abis.feeManager, ...Abis.feeAmm]);
+const CHANNEL_RESERVE_FUNCTIONS = functionsBySelector(Abis.tip20ChannelReserve);
+const TIP20_FUNCTIONS = functionsBySelector(Abis.tip20);
+/** Functions by 4-byte selector for calls to a target with no specific ABI. */
+const TEMPO_FUNCTIONS = functionsBySelector(Abis.all);
 
 /**
- * The ABI to decode calldata sent to `target` with: the precompile's own ABI for known addresses, TIP-20 for
- * addresses with the TIP-20 prefix, else the Tempo functions whose selector matches (may be empty).
+ * The function to decode calldata sent to `target` with: looked up by selector in the precompile's own ABI for
+ * known addresses, in TIP-20 for addresses with the TIP-20 prefix (or known tokens), else among all Tempo
+ * functions; the first item of that ABI with the selector, as viem's decodeFunctionData picks it.
  * @param target lower-case address
- * @param selector lower-case 4-byte selector
+ * @param selector lower-case 4-byte selector (0x + 8 hex digits)
+ * @param isTip20 the target is a TIP-20 token
+ * @returns the ABI function, or null when that ABI has no function with this selector
  */
-export function abiForCall(target: string, selector: string, isTip20: boolean): Abi {
-  if (target === STABLECOIN_DEX) return Abis.stablecoinDex;
-  if (target === TIP20_FACTORY) return Abis.tip20Factory;
-  if (target === FEE_MANAGER) return [...Abis.feeManager, ...Abis.feeAmm];
-  if (target === CHANNEL_RESERVE) return Abis.tip20ChannelReserve;
-  if (isTip20) return Abis.tip20;
-  return FUNCTIONS_BY_SELECTOR.get(selector) ?? [];
+export function functionForCall(target: string, selector: string, isTip20: boolean): AbiFunction | null {
+  const table =
+    target === STABLECOIN_DEX ? STABLECOIN_DEX_FUNCTIONS
+    : target === TIP20_FACTORY ? TIP20_FACTORY_FUNCTIONS
+    : target === FEE_MANAGER ? FEE_MANAGER_FUNCTIONS
+    : target === CHANNEL_RESERVE ? CHANNEL_RESERVE_FUNCTIONS
+    : isTip20 ? TIP20_FUNCTIONS
+    : TEMPO_FUNCTIONS;
+  return table.get(selector) ?? null;
 }

@@ -2,9 +2,9 @@
  * The calls of a transaction: each call of a Tempo 0x76 batch (`calls[]`), or the single `to`/`input` of other
  * types, with target, selector, function name and decoded arguments where a known ABI (./abi.ts) decodes them.
  */
-import { decodeFunctionData, type Abi } from 'viem';
+import { decodeAbiParameters, slice } from 'viem';
 import type { RpcTransaction } from '../types.js';
-import { abiForCall } from './abi.js';
+import { functionForCall } from './abi.js';
 import { TIP20_PREFIX } from './constants.js';
 import { plain, quantity } from './json.js';
 
@@ -36,15 +36,15 @@ function decodeCall(index: number, to: unknown, input: unknown, value: unknown, 
   const selector = data.length >= 10 ? data.slice(0, 10) : null;
   const call: DecodedCall = { index, target, selector, function: null, args: null, value: (quantity(value) ?? 0n).toString() };
   if (!target || !selector) return call;
-  const abi: Abi = abiForCall(target, selector, target.startsWith(TIP20_PREFIX) || tokens.isToken(target));
+  const fn = functionForCall(target, selector, target.startsWith(TIP20_PREFIX) || tokens.isToken(target));
+  if (!fn) return call;
   try {
-    const d = decodeFunctionData({ abi, data });
-    const fn = abi.find((i) => i.type === 'function' && i.name === d.functionName && i.inputs.length === (d.args?.length ?? 0));
-    const names = fn && fn.type === 'function' ? fn.inputs.map((p, k) => p.name || `arg${k}`) : [];
-    call.function = d.functionName;
-    call.args = Object.fromEntries((d.args ?? []).map((v, k) => [names[k] ?? `arg${k}`, plain(v)]));
+    // decodeFunctionData with the one matching item, minus re-hashing the ABI to find it.
+    const args = fn.inputs.length > 0 ? decodeAbiParameters(fn.inputs, slice(data, 4)) : [];
+    call.function = fn.name;
+    call.args = Object.fromEntries(args.map((v, k) => [fn.inputs[k]!.name || `arg${k}`, plain(v)]));
   } catch {
-    /* unknown selector or malformed calldata: function stays null */
+    /* malformed calldata for this function: function stays null */
   }
   return call;
 }

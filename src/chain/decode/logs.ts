@@ -2,9 +2,9 @@
  * Decodes receipt logs against the known ABIs (./abi.ts). A log no ABI decodes strictly is "unknown" and kept
  * raw in the detail's `unknown` member.
  */
-import { decodeEventLog } from 'viem';
 import type { RpcLog } from '../types.js';
 import { EVENTS_BY_TOPIC } from './abi.js';
+import { decodeEventStrict } from './event.js';
 import { plain, quantity } from './json.js';
 
 /** A receipt log with its decoding, if any. `args` are the ABI-decoded values, raw (bigint, checksummed). */
@@ -34,10 +34,11 @@ export function decodeLog(log: RpcLog, position: number): DecodedLog {
     topics,
     data: typeof log.data === 'string' ? log.data : '0x',
   };
-  const candidates = topics.length ? EVENTS_BY_TOPIC.get(String(topics[0]).toLowerCase()) ?? [] : [];
+  const topic0 = topics.length ? String(topics[0]).toLowerCase() : null;
+  const candidates = topic0 !== null ? EVENTS_BY_TOPIC.get(topic0) ?? [] : [];
   for (const { source, event } of candidates) {
     try {
-      const d = decodeEventLog({ abi: [event], topics: topics as [`0x${string}`, ...`0x${string}`[]], data: base.data, strict: true });
+      const d = decodeEventStrict(event, topic0!, topics, base.data);
       return { ...base, event: d.eventName, abi: source, args: (d.args ?? {}) as Record<string, unknown> };
     } catch {
       /* next candidate: same topic0 can have a different indexed layout */
