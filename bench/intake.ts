@@ -8,8 +8,6 @@
  */
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
-import pg from 'pg';
 import type autocannon from 'autocannon';
 import { openStore } from '../src/store/db.js';
 import { freePort } from '../src/chain/anvil.js';
@@ -17,6 +15,7 @@ import { KeyVault } from '../src/intake/keys.js';
 import { issueSender } from '../src/intake/operator.js';
 import { signDelivery } from '../src/intake/signature.js';
 import { MasterSecret } from '../src/secrets/index.js';
+import { createTestDb } from '../test/helpers/db.js';
 import { loadTable, measure, spawnServer, startBareRoute, writeResults, type LoadResult } from './lib/load.js';
 
 const { values } = parseArgs({
@@ -29,34 +28,8 @@ const { values } = parseArgs({
 const DURATION = Number(values.duration);
 const CONNECTIONS = Number(values.connections);
 const DIALECTS = (values.dialect?.length ? values.dialect : ['sqlite', 'postgres']) as ('sqlite' | 'postgres')[];
-const PG_ADMIN = process.env.PAYWATCH_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SECRET = randomBytes(32).toString('hex');
 const TARGET = 0.25;
-
-/** A fresh store for one run, and how to remove it. */
-async function freshStore(dialect: 'sqlite' | 'postgres'): Promise<{ db: string; drop: () => Promise<void> }> {
-  if (dialect === 'sqlite') {
-    mkdirSync('bench/tmp', { recursive: true });
-    const file = `bench/tmp/intake-${randomBytes(4).toString('hex')}.sqlite`;
-    return { db: `sqlite:${file}`, drop: async () => ['', '-wal', '-shm'].forEach((s) => rmSync(file + s, { force: true })) };
-  }
-  const name = `paywatch_bench_intake_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const u = new URL(PG_ADMIN);
-  u.pathname = `/${name}`;
-  return {
-    db: u.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: PG_ADMIN });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
 
 /** An envelope of about the size applications send (an MCP tools/call record). */
 function body(n: number): string {
@@ -96,7 +69,8 @@ interface DialectReport {
 }
 
 async function benchDialect(dialect: 'sqlite' | 'postgres'): Promise<DialectReport> {
-  const { db, drop } = await freshStore(dialect);
+  // A fresh store per run (the test helper: a temporary SQLite file or a new PostgreSQL database).
+  const { url: db, drop } = await createTestDb(dialect);
   const store = await openStore(db);
   const conn = await issueSender(store, new KeyVault(MasterSecret.parse(SECRET)), 'connection', 'bench', 'mcp');
   const port = await freePort();

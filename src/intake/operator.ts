@@ -110,26 +110,25 @@ export interface Page<T> {
   rows: T[];
 }
 
+/** Shapes a page of stored rows for output. */
+function pageOf<R, V>(f: RecordFilter, total: number, rows: R[], view: (r: R) => V): Page<V> {
+  return { environment: f.environment, total, limit: f.limit, offset: f.offset, rows: rows.map(view) };
+}
+
 /** Reads protocol events of one environment (since/until on event_time, UTC Unix seconds). */
 export async function readEvents(store: Store, f: RecordFilter): Promise<Page<EventView>> {
   const { total, rows } = await listProtocolEvents(store, f);
-  return {
-    environment: f.environment,
-    total,
-    limit: f.limit,
-    offset: f.offset,
-    rows: rows.map((r) => ({
-      connection_id: r.connection_id,
-      event_id: r.event_id,
-      environment: r.environment,
-      protocol: r.protocol,
-      event_type: r.event_type,
-      event_time: Number(r.event_time),
-      received_at: r.received_at,
-      body_sha256: r.body_sha256,
-      record: (JSON.parse(Buffer.from(r.body).toString('utf8')) as { record: unknown }).record,
-    })),
-  };
+  return pageOf(f, total, rows, (r) => ({
+    connection_id: r.connection_id,
+    event_id: r.event_id,
+    environment: r.environment,
+    protocol: r.protocol,
+    event_type: r.event_type,
+    event_time: Number(r.event_time),
+    received_at: r.received_at,
+    body_sha256: r.body_sha256,
+    record: (JSON.parse(Buffer.from(r.body).toString('utf8')) as { record: unknown }).record,
+  }));
 }
 
 /** An outcome record as operators read it: the record as sent (evidence content replaced by its size), plus receipt. */
@@ -148,26 +147,20 @@ export interface OutcomeView {
 /** Reads outcome records of one environment (since/until on occurred_at, UTC Unix seconds). */
 export async function readOutcomes(store: Store, f: RecordFilter): Promise<Page<OutcomeView>> {
   const { total, rows } = await listOutcomes(store, f);
-  return {
-    environment: f.environment,
-    total,
-    limit: f.limit,
-    offset: f.offset,
-    rows: rows.map((r) => {
-      const record = JSON.parse(Buffer.from(r.body).toString('utf8')) as Record<string, unknown>;
-      delete record.evidence;
-      return {
-        producer_id: r.producer_id,
-        event_id: r.event_id,
-        environment: r.environment,
-        occurred_at: Number(r.occurred_at),
-        received_at: r.received_at,
-        body_sha256: r.body_sha256,
-        evidence_bytes: r.evidence == null ? null : Buffer.from(r.evidence).length,
-        record,
-      };
-    }),
-  };
+  return pageOf(f, total, rows, (r) => {
+    const record = JSON.parse(Buffer.from(r.body).toString('utf8')) as Record<string, unknown>;
+    delete record.evidence;
+    return {
+      producer_id: r.producer_id,
+      event_id: r.event_id,
+      environment: r.environment,
+      occurred_at: Number(r.occurred_at),
+      received_at: r.received_at,
+      body_sha256: r.body_sha256,
+      evidence_bytes: r.evidence == null ? null : Buffer.from(r.evidence).length,
+      record,
+    };
+  });
 }
 
 /** One exact sum: charges of one group in one asset on one network (different assets are never added). */

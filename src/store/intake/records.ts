@@ -62,33 +62,40 @@ export interface RecordFilter {
   offset: number;
 }
 
-/** Reads protocol events of one environment by event_time, newest first (then connection, event_id). */
-export async function listProtocolEvents(store: Store, f: RecordFilter): Promise<{ total: number; rows: ProtocolEventRecord[] }> {
-  let q = store.db.selectFrom('intake_protocol_events').where('environment', '=', f.environment);
-  if (f.since !== undefined) q = q.where('event_time', '>=', f.since);
-  if (f.until !== undefined) q = q.where('event_time', '<', f.until);
+/** The rows of one environment whose own time (event_time / occurred_at) lies in [since, until). */
+function inWindow<T extends RecordTable>(store: Store, table: T, f: Omit<RecordFilter, 'limit' | 'offset'>) {
+  const time = table === 'intake_protocol_events' ? 'event_time' : 'occurred_at';
+  // Both tables share environment and a bigint time column; Kysely cannot type the choice made at run time.
+  let q = (store.db as unknown as Kysely<Record<RecordTable, { environment: string; t: number }>>).selectFrom(table as RecordTable).where('environment', '=', f.environment);
+  if (f.since !== undefined) q = q.where(time as 't', '>=', f.since);
+  if (f.until !== undefined) q = q.where(time as 't', '<', f.until);
+  return { q, time: time as 't' };
+}
+
+/** One page of a record table, newest own time first (then sender, event_id), with the total count. */
+async function page<T extends RecordTable>(store: Store, table: T, f: RecordFilter): Promise<{ total: number; rows: (T extends 'intake_protocol_events' ? ProtocolEventRecord : OutcomeRecordRow)[] }> {
+  const { q, time } = inWindow(store, table, f);
   const [{ n }] = await q.select((eb) => eb.fn.countAll<string | number>().as('n')).execute();
-  const rows = await q.selectAll().orderBy('event_time', 'desc').orderBy('connection_id').orderBy('event_id').limit(f.limit).offset(f.offset).execute();
-  return { total: Number(n), rows };
+  const rows = await q.selectAll().orderBy(time, 'desc').orderBy(SENDER_COLUMN[table] as 't').orderBy('event_id' as 't').limit(f.limit).offset(f.offset).execute();
+  return { total: Number(n), rows: rows as never };
+}
+
+/** Reads protocol events of one environment by event_time, newest first (then connection, event_id). */
+export function listProtocolEvents(store: Store, f: RecordFilter): Promise<{ total: number; rows: ProtocolEventRecord[] }> {
+  return page(store, 'intake_protocol_events', f);
 }
 
 /** Reads outcome records of one environment by occurred_at, newest first (then producer, event_id). */
-export async function listOutcomes(store: Store, f: RecordFilter): Promise<{ total: number; rows: OutcomeRecordRow[] }> {
-  let q = store.db.selectFrom('intake_outcomes').where('environment', '=', f.environment);
-  if (f.since !== undefined) q = q.where('occurred_at', '>=', f.since);
-  if (f.until !== undefined) q = q.where('occurred_at', '<', f.until);
-  const [{ n }] = await q.select((eb) => eb.fn.countAll<string | number>().as('n')).execute();
-  const rows = await q.selectAll().orderBy('occurred_at', 'desc').orderBy('producer_id').orderBy('event_id').limit(f.limit).offset(f.offset).execute();
-  return { total: Number(n), rows };
+export function listOutcomes(store: Store, f: RecordFilter): Promise<{ total: number; rows: OutcomeRecordRow[] }> {
+  return page(store, 'intake_outcomes', f);
 }
 
+/** The members a cost sum needs. */
+export type ChargeRow = Pick<OutcomeRecordRow, 'producer_id' | 'occurred_at' | 'service_id' | 'service_url' | 'charge_amount' | 'charge_asset' | 'charge_network'>;
+const CHARGE_COLUMNS = ['producer_id', 'occurred_at', 'service_id', 'service_url', 'charge_amount', 'charge_asset', 'charge_network'] as const;
+
 /** The charge members of every outcome in an environment and window, for exact cost sums in code (never SQL SUM). */
-export async function outcomeCharges(
-  store: Store,
-  f: Omit<RecordFilter, 'limit' | 'offset'>,
-): Promise<Pick<OutcomeRecordRow, 'producer_id' | 'occurred_at' | 'service_id' | 'service_url' | 'charge_amount' | 'charge_asset' | 'charge_network'>[]> {
-  let q = store.db.selectFrom('intake_outcomes').where('environment', '=', f.environment);
-  if (f.since !== undefined) q = q.where('occurred_at', '>=', f.since);
-  if (f.until !== undefined) q = q.where('occurred_at', '<', f.until);
-  return q.select(['producer_id', 'occurred_at', 'service_id', 'service_url', 'charge_amount', 'charge_asset', 'charge_network']).execute();
+export async function outcomeCharges(store: Store, f: Omit<RecordFilter, 'limit' | 'offset'>): Promise<ChargeRow[]> {
+  const rows = await inWindow(store, 'intake_outcomes', f).q.select(CHARGE_COLUMNS as unknown as 't'[]).execute();
+  return rows as unknown as ChargeRow[];
 }
