@@ -99,11 +99,6 @@ export async function getCoverage(store: Store): Promise<HeightInterval[]> {
   return readCoverage(store.db);
 }
 
-/** ISO time of the store's last write (the data's `as_of`); `now` when nothing was ever written. */
-async function asOf(store: Store, now: Date): Promise<string> {
-  return (await readStats(store.db)).updatedAt ?? now.toISOString();
-}
-
 /** A page of transactions with the total number of matches. */
 export interface TransactionPage {
   total: number;
@@ -117,8 +112,9 @@ export interface TransactionPage {
  * @param page limit 1..100 and offset 0..1,000,000 (validated by the caller's schema)
  */
 export async function listTransactions(store: Store, filters: ObservationFilters, page: { limit: number; offset: number }, now = new Date()): Promise<TransactionPage> {
-  const [total, rows, as_of] = await Promise.all([countMatches(store.db, filters), pageMatches(store.db, filters, page.limit, page.offset), asOf(store, now)]);
-  return { total, as_of, rows };
+  const stats = await readStats(store.db);
+  const [total, rows] = await Promise.all([countMatches(store.db, filters, stats), pageMatches(store.db, filters, page.limit, page.offset, stats)]);
+  return { total, as_of: stats.updatedAt ?? now.toISOString(), rows };
 }
 
 /** One transaction with its detail, or null when this archive has not recorded it (not proof of absence on chain). */

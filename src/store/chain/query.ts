@@ -39,6 +39,9 @@ function onlyTimeBounds(f: ObservationFilters): boolean {
   return f.q === undefined && f.asset === undefined && f.exchange === undefined && f.execution === undefined;
 }
 
+/** The counters of chain_stats, as read once per request. */
+export type ChainStats = Awaited<ReturnType<typeof readStats>>;
+
 /** The counters row (observation_count, ordered, updated_at). */
 export async function readStats(db: Kysely<Database>) {
   const s = await db.selectFrom('chain_stats').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
@@ -71,9 +74,10 @@ async function seqRange(db: Kysely<Database>, f: ObservationFilters, count: numb
 /**
  * Number of observations matching `f`: the maintained counter when unfiltered, rank arithmetic for time
  * bounds on an ordered store, else an indexed COUNT(*).
+ * @param known counters already read for this request
  */
-export async function countMatches(db: Kysely<Database>, f: ObservationFilters): Promise<number> {
-  const stats = await readStats(db);
+export async function countMatches(db: Kysely<Database>, f: ObservationFilters, known?: ChainStats): Promise<number> {
+  const stats = known ?? (await readStats(db));
   if (onlyTimeBounds(f) && (stats.ordered || (f.since === undefined && f.until === undefined))) {
     if (f.since === undefined && f.until === undefined) return stats.count;
     const { lo, hi } = await seqRange(db, f, stats.count);
@@ -83,9 +87,9 @@ export async function countMatches(db: Kysely<Database>, f: ObservationFilters):
   return Number(r.n);
 }
 
-/** One page of matches in the public order. */
-export async function pageMatches(db: Kysely<Database>, f: ObservationFilters, limit: number, offset: number): Promise<TransactionRow[]> {
-  const stats = await readStats(db);
+/** One page of matches in the public order. @param known counters already read for this request */
+export async function pageMatches(db: Kysely<Database>, f: ObservationFilters, limit: number, offset: number, known?: ChainStats): Promise<TransactionRow[]> {
+  const stats = known ?? (await readStats(db));
   if (stats.ordered && onlyTimeBounds(f)) {
     const { lo, hi } = await seqRange(db, f, stats.count);
     const top = hi - offset;
