@@ -63,6 +63,28 @@ function filterServices(qb: ServiceQuery, p: ProvidersQuery, o: QueryOptions): S
   return q;
 }
 
+/** Milliseconds a provider-search total is reused: the contract's polling interval (section 8, five seconds). */
+const COUNT_TTL_MS = 5000;
+const counts = new WeakMap<Store, Map<string, { at: number; value: Promise<number> }>>();
+
+/**
+ * The total of a provider search, computed at most once per COUNT_TTL_MS per filter set and store: counting every
+ * matching provider is the one part of a page that grows with the whole table, and a total five seconds old is
+ * within what the contract says clients may cache. Failed counts are not kept.
+ */
+function cachedCount(store: Store, key: string, count: () => Promise<number>): Promise<number> {
+  let m = counts.get(store);
+  if (!m) counts.set(store, (m = new Map()));
+  const now = Date.now();
+  const hit = m.get(key);
+  if (hit && now - hit.at < COUNT_TTL_MS) return hit.value;
+  if (m.size > 1000) m.clear();
+  const value = count();
+  m.set(key, { at: now, value });
+  value.catch(() => m!.delete(key));
+  return value;
+}
+
 /** Latest-check and offers of each service, in the listing shape. */
 async function serviceListings(store: Store, services: IntelServiceRow[], o: QueryOptions) {
   const snapIds = services.map((s) => s.last_snapshot_id).filter((x): x is string => x !== null);
@@ -126,10 +148,18 @@ export async function getServiceSources(store: Store) {
  */
 export async function searchProviders(store: Store, p: ProvidersQuery, o: QueryOptions) {
   const asOf = isoTime(o.now ?? new Date());
-  const base = filterServices(store.db.selectFrom('intel_services'), p, o);
-  const [count, page, sources] = await Promise.all([
-    base.select((eb) => eb.fn.count<number | string>('intel_services.domain').distinct().as('n')).executeTakeFirstOrThrow(),
-    base.select('intel_services.domain').distinct().orderBy('intel_services.domain').limit(p.limit).offset(p.offset).execute(),
+  // Providers in domain order that have a matching service: the page walks the providers' primary key and stops
+  // after limit + offset rows, instead of grouping every matching service.
+  const matching = store.db
+    .selectFrom('intel_providers')
+    .where((eb) =>
+      eb.exists(filterServices(eb.selectFrom('intel_services') as unknown as ServiceQuery, p, o).select(sql`1`.as('one')).where(sql<boolean>`intel_services.domain = intel_providers.domain`)),
+    );
+  const [total, page, sources] = await Promise.all([
+    cachedCount(store, JSON.stringify(['providers', p.q ?? null, p.network ?? null, p.check ?? null, Boolean(p.include_stale), o.staleAfterDays]), async () =>
+      Number((await matching.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()).n),
+    ),
+    matching.select('intel_providers.domain').orderBy('intel_providers.domain').limit(p.limit).offset(p.offset).execute(),
     getServiceSources(store),
   ]);
   const domains = page.map((r) => r.domain);
@@ -147,7 +177,7 @@ export async function searchProviders(store: Store, p: ProvidersQuery, o: QueryO
   return {
     disclaimer: DISCLAIMERS.providers,
     as_of: asOf,
-    total: Number(count.n),
+    total,
     limit: p.limit,
     offset: p.offset,
     stale_after_days: o.staleAfterDays,
