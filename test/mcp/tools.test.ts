@@ -74,6 +74,15 @@ describe('MCP tools over real HTTP (official SDK client)', () => {
     expect((r.content as { text: string }[])[0].text).toMatch(message);
   });
 
+  it('requires Accept: application/json, text/event-stream on POST', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+    const bad = await fetch(`${base}/api/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body });
+    expect(bad.status).toBe(406);
+    const good = await fetch(`${base}/api/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body });
+    expect(good.status).toBe(200);
+    expect((await good.json()).result.tools).toHaveLength(6);
+  });
+
   it('refuses GET on the stateless endpoint with 405 {error}', async () => {
     const r = await fetch(`${base}/api/mcp`, { headers: { accept: 'text/event-stream' } });
     expect(r.status).toBe(405);
