@@ -38,47 +38,44 @@ export const intelligenceRoutes: FastifyPluginAsync<AppContext> = async (fastify
     async () => intelligenceStatus(ctx.store, opts()),
   );
 
-  app.get(
-    '/api/intelligence/offers',
+  const lists = [
     {
-      schema: {
-        tags: ['intelligence'],
-        summary: 'Retained payment options',
-        description:
-          'Every retained advertised payment option (from endpoint checks and directory listings), newest first, with exact atomic amounts, snapshot ids and evidence hashes. Offers are advertisements, not charges. 503 until the first collection run has finished.',
-        querystring: IntelQuery,
-        response: { 200: OffersResponse, ...errors },
-      },
+      path: '/api/intelligence/offers',
+      summary: 'Retained payment options',
+      description:
+        'Every retained advertised payment option (from endpoint checks and directory listings), newest first, with exact atomic amounts, snapshot ids and evidence hashes. Offers are advertisements, not charges.',
+      response: OffersResponse,
+      query: listOffers,
     },
-    async (req) => listOffers(ctx.store, req.query, opts()),
-  );
-
-  app.get(
-    '/api/intelligence/changes',
     {
-      schema: {
-        tags: ['intelligence'],
-        summary: 'Dated changes',
-        description:
-          'Dated change records (offer added/removed, price, payTo, asset, network, status, invalid challenge, directory drift), newest first; each cites the snapshots it compares. 503 until the first collection run has finished.',
-        querystring: IntelQuery,
-        response: { 200: ChangesResponse, ...errors },
-      },
+      path: '/api/intelligence/changes',
+      summary: 'Dated changes',
+      description:
+        'Dated change records (offer added/removed, price, payTo, asset, network, status, invalid challenge, directory drift), newest first; each cites the snapshots it compares.',
+      response: ChangesResponse,
+      query: listChanges,
     },
-    async (req) => listChanges(ctx.store, req.query, opts()),
-  );
-
-  app.get(
-    '/api/intelligence/history',
     {
-      schema: {
-        tags: ['intelligence'],
-        summary: 'Observation history',
-        description: 'Dated endpoint checks of a service or provider with the offers each advertised, newest first. domain or service_id is required. 503 until the first collection run has finished.',
-        querystring: IntelQuery,
-        response: { 200: HistoryResponse, ...errors },
-      },
+      path: '/api/intelligence/history',
+      summary: 'Observation history',
+      description: 'Dated endpoint checks of a service or provider with the offers each advertised, newest first. domain or service_id is required.',
+      response: HistoryResponse,
+      query: listHistory,
     },
-    async (req) => listHistory(ctx.store, req.query, opts()),
-  );
+  ] as const;
+  for (const l of lists) {
+    app.get(
+      l.path,
+      {
+        schema: {
+          tags: ['intelligence'],
+          summary: l.summary,
+          description: `${l.description} 503 until the first collection run has finished.`,
+          querystring: IntelQuery,
+          response: { 200: l.response, ...errors },
+        },
+      },
+      async (req) => l.query(ctx.store, req.query, opts()),
+    );
+  }
 };
