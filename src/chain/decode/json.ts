@@ -2,7 +2,12 @@
  * Converts decoded ABI values and RPC objects into JSON-safe detail values: bigints become decimal strings,
  * addresses lower-case, hex quantities of the node's transaction become decimal strings.
  */
-import { isAddress } from 'viem';
+/**
+ * What viem's isAddress(v, { strict: false }) answers (0x + 40 hex digits, any case), without its LRU cache,
+ * whose key building and bookkeeping cost more than the test on every string of every transaction.
+ */
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const isAddress = (v: string) => ADDRESS.test(v);
 
 /**
  * Makes a decoded ABI value JSON-safe: bigint → base-10 string, address → lower-case, arrays/objects recursed.
@@ -10,7 +15,7 @@ import { isAddress } from 'viem';
  */
 export function plain(value: unknown): unknown {
   if (typeof value === 'bigint') return value.toString();
-  if (typeof value === 'string') return isAddress(value, { strict: false }) ? value.toLowerCase() : value;
+  if (typeof value === 'string') return isAddress(value) ? value.toLowerCase() : value;
   if (Array.isArray(value)) return value.map(plain);
   if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
   return value;
@@ -34,7 +39,7 @@ export function transactionDetail(tx: Record<string, unknown>): Record<string, u
 function quantitiesToDecimal(value: unknown, key?: string): unknown {
   if (typeof value === 'string') {
     if (key && QUANTITIES.has(key) && /^0x[0-9a-f]*$/i.test(value)) return value === '0x' ? '0' : BigInt(value).toString();
-    return isAddress(value, { strict: false }) ? value.toLowerCase() : value;
+    return isAddress(value) ? value.toLowerCase() : value;
   }
   if (Array.isArray(value)) return value.map((v) => quantitiesToDecimal(v));
   if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, quantitiesToDecimal(v, k)]));

@@ -1,16 +1,16 @@
 /**
  * The block commitment check of integrity stage 2: rebuild each transaction's canonical encoding, hash it, and
  * rebuild the block's transactions and receipts tries (Merkle-Patricia, key rlp(index), value the canonical
- * encoding; Ethereum Yellow Paper §4.3, which Tempo keeps) to compare their roots with the header's.
+ * encoding; Ethereum Yellow Paper §4.3, which Tempo keeps; built by ./trie.ts, checked against @ethereumjs/mpt)
+ * to compare their roots with the header's.
  * Computed once per block; the result is also the `evidence` a decoder puts into each observation.
  */
-import { createMPT } from '@ethereumjs/mpt';
-import { RLP } from '@ethereumjs/rlp';
 import { Hash, Hex } from 'ox';
 import type { FetchedBlock, RpcReceipt } from '../types.js';
 import { encodeReceipt, encodeTransaction, UnsupportedEncodingError } from './encoding.js';
 import { checkBlockHash, type HeaderCheck } from './header.js';
 import { lowerHex } from './rpc-values.js';
+import { orderedTrieRoot } from './trie.js';
 
 /** One recomputed root beside the header's. `computed` and `match` are null when it could not be recomputed. */
 export interface RootCheck {
@@ -46,11 +46,9 @@ export interface BlockCommitment {
   transactions: TransactionHashCheck[];
 }
 
-/** The Merkle-Patricia root (lower-case hex) of items keyed by rlp(index), from @ethereumjs/mpt. */
-async function trieRoot(items: readonly Hex.Hex[]): Promise<string> {
-  const trie = await createMPT();
-  for (let i = 0; i < items.length; i++) await trie.put(RLP.encode(i), Hex.toBytes(items[i]!));
-  return Hex.fromBytes(trie.root());
+/** The Merkle-Patricia root (lower-case hex) of items keyed by rlp(index) (./trie.ts). */
+function trieRoot(items: readonly Hex.Hex[]): string {
+  return Hex.fromBytes(orderedTrieRoot(items.map((x) => Hex.toBytes(x))));
 }
 
 /** The header's root as stated, lower-cased for comparison. */
@@ -64,11 +62,11 @@ function uncomputed(expected: unknown, reason: string): RootCheck {
 }
 
 /** Builds a RootCheck from the header's root and the rebuilt items (an Error item = not computable). */
-async function checkRoot(expected: unknown, items: (Hex.Hex | Error)[], what: string): Promise<RootCheck> {
+function checkRoot(expected: unknown, items: (Hex.Hex | Error)[], what: string): RootCheck {
   const failed = items.findIndex((x) => x instanceof Error);
   if (failed >= 0) return uncomputed(expected, `${what} ${failed}: ${(items[failed] as Error).message}`);
   const exp = stated(expected);
-  const computed = await trieRoot(items as Hex.Hex[]);
+  const computed = trieRoot(items as Hex.Hex[]);
   return { expected: exp, computed, match: computed === exp };
 }
 
@@ -90,7 +88,8 @@ function attempt(encode: () => Hex.Hex): Hex.Hex | Error {
  * an unknown transaction type, a missing receipt — because a partial trie proves nothing.
  *
  * @param f the block with full transactions and its receipts, in block order
- * @returns roots (lower-case hex) and per-index hash checks; never throws for malformed items
+ * @returns roots (lower-case hex) and per-index hash checks; never throws for malformed items (async for its
+ *   callers only: it does no I/O)
  */
 export async function blockCommitment(f: FetchedBlock): Promise<BlockCommitment> {
   const txs = f.block.transactions;
@@ -104,10 +103,10 @@ export async function blockCommitment(f: FetchedBlock): Promise<BlockCommitment>
     const r: RpcReceipt | null | undefined = f.receipts[i];
     return r ? attempt(() => encodeReceipt(r)) : new UnsupportedEncodingError('no receipt from the node');
   });
-  const transactionsRoot = await checkRoot(f.block.transactionsRoot, encodedTxs, 'transaction');
+  const transactionsRoot = checkRoot(f.block.transactionsRoot, encodedTxs, 'transaction');
   const receiptsRoot =
     f.receipts.length === txs.length
-      ? await checkRoot(f.block.receiptsRoot, encodedReceipts, 'receipt')
+      ? checkRoot(f.block.receiptsRoot, encodedReceipts, 'receipt')
       : uncomputed(f.block.receiptsRoot, `receipt count ${f.receipts.length} differs from transaction count ${txs.length}`);
   return { transactionsRoot, receiptsRoot, blockHash: checkBlockHash(f.block), transactions };
 }

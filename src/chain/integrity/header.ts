@@ -41,6 +41,9 @@ const OPTIONAL: [string, typeof QUANTITY | typeof DATA][] = [
   ['parentBeaconBlockRoot', DATA], ['requestsHash', DATA],
 ];
 
+/** The encoding that reproduced the last block hash checked (an ordering hint only). */
+let lastMatched: 'tempo' | 'ethereum' = 'tempo';
+
 /** A JSON-RPC value as an RLP item: quantities minimal big-endian (zero empty), data as is. */
 function item(block: RpcBlock, name: string, kind: string): Hex.Hex {
   const v = block[name];
@@ -78,9 +81,15 @@ export function checkBlockHash(block: RpcBlock): HeaderCheck {
     ['tempo', () => Rlp.fromHex([item(block, 'mainBlockGeneralGasLimit', QUANTITY), item(block, 'sharedGasLimit', QUANTITY), item(block, 'timestampMillisPart', QUANTITY), inner])],
     ['ethereum', () => Rlp.fromHex(inner)],
   ];
+  // A source keeps one encoding: try the one that matched last first, saving a keccak256 per block. The answer
+  // is the same in either order (two different preimages cannot both hash to the stated hash).
+  if (candidates[0]![0] !== lastMatched) candidates.reverse();
   for (const [encoding, encode] of candidates) {
     try {
-      if (Hash.keccak256(encode()) === expected) return { expected, encoding, match: true };
+      if (Hash.keccak256(encode()) === expected) {
+        lastMatched = encoding;
+        return { expected, encoding, match: true };
+      }
     } catch {
       /* a Tempo member is missing: try the next encoding */
     }

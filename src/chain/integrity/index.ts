@@ -103,7 +103,7 @@ function score(stages: IntegrityStage[]): number {
  *   computed here otherwise. Pass it to compute the tries once per block when it also goes into `evidence`.
  * @returns one Integrity per transaction index: maximum 5, version "1", scope "transaction-in-finalized-block",
  *   independent_consensus_verified false, stages 1 and 2, score = consecutive passed stages
- * @remarks async only because @ethereumjs/mpt builds tries asynchronously; it does no I/O.
+ * @remarks async for its callers (the tries were once built asynchronously); it does no I/O.
  */
 export async function evaluateBlockIntegrity(f: FetchedBlock, now: Date = new Date(), commitment?: BlockCommitment): Promise<BlockIntegrity> {
   const c = commitment ?? (await blockCommitment(f));
