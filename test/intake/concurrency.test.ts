@@ -8,7 +8,8 @@ import { DIALECTS, createTestDb, type TestDb } from '../helpers/db.js';
 import { freePort } from '../../src/chain/anvil.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { KeyVault } from '../../src/intake/keys.js';
-import { issueSender } from '../../src/intake/operator.js';
+import { issueSender, revokeSenderNow, rotateSender } from '../../src/intake/operator.js';
+import { TTL_MS } from '../../src/intake/key-cache.js';
 import { MasterSecret } from '../../src/secrets/index.js';
 import { startCli } from '../e2e/cli.js';
 import { SECRET, deliver, envelope, startServer, type Server } from './helpers.js';
@@ -49,6 +50,24 @@ describe.each(DIALECTS)('exactly-once intake on %s', (dialect) => {
         const s = byId.get(r.body.event_id as string)!;
         expect(r.body).toEqual({ event_id: r.body.event_id, received_at: s.received_at, body_sha256: s.body_sha256 });
       }
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('verifies a key issued by rotation at once while older keys are cached, and honours a revocation once the cache entry expires', async () => {
+    const server: Server = await startServer(db.url);
+    try {
+      const vault = new KeyVault(MasterSecret.parse(SECRET));
+      const c = await issueSender(store, vault, 'connection', 'cached', 'mcp');
+      expect((await deliver(server.url, { senderId: c.id, key: c.key, body: envelope('mcp', 'kc-1') })).status).toBe(201);
+      const rotated = await rotateSender(store, vault, 'connection', c.id, 3600);
+      expect((await deliver(server.url, { senderId: c.id, key: rotated.key, body: envelope('mcp', 'kc-2') })).status).toBe(201);
+      await revokeSenderNow(store, 'connection', c.id);
+      await new Promise((r) => setTimeout(r, TTL_MS + 100));
+      const r = await deliver(server.url, { senderId: c.id, key: rotated.key, body: envelope('mcp', 'kc-3') });
+      expect(r.status).toBe(401);
+      expect(r.body.error).toMatch(/unknown or revoked connection/);
     } finally {
       await server.close();
     }

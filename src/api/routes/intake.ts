@@ -8,6 +8,7 @@ import type { AppContext } from '../context.js';
 import { HttpError, Unavailable } from '../../domain/errors.js';
 import { loadMasterSecret } from '../../secrets/index.js';
 import { KeyVault } from '../../intake/keys.js';
+import { KeyCache } from '../../intake/key-cache.js';
 import { acceptOutcome, acceptProtocolEvent, authenticate, type Sender } from '../../intake/deliver.js';
 import type { SenderKind } from '../../store/intake/senders.js';
 import { nowSeconds } from '../../intake/operator.js';
@@ -25,7 +26,7 @@ const UNSUPPORTED = 'unsupported content type: send the body as application/json
 export const intakeRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
   // A bad secret stops the server at start; a missing one only disables the intake (503), not the public API.
   const master = loadMasterSecret(ctx.config);
-  const vault = master ? new KeyVault(master) : null;
+  const keys = master ? new KeyCache(ctx.store, new KeyVault(master)) : null;
 
   // Name the limit on 413; everything else goes on to the app's error handler (a throw here reaches the parent's).
   app.setErrorHandler((err: { code?: string }) => {
@@ -38,12 +39,11 @@ export const intakeRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => 
 
   const verify = (kind: SenderKind) => async (req: FastifyRequest) => {
     if (!Buffer.isBuffer(req.body)) throw new HttpError(415, UNSUPPORTED);
-    if (!vault) throw new Unavailable('intake not configured: the server has no PAYWATCH_SECRET', 60);
+    if (!keys) throw new Unavailable('intake not configured: the server has no PAYWATCH_SECRET', 60);
     const h = req.headers;
     const one = (v: string | string[] | undefined) => (Array.isArray(v) ? undefined : v);
     req.intakeSender = await authenticate(
-      ctx.store,
-      vault,
+      keys,
       kind,
       {
         senderId: one(kind === 'connection' ? h['x-svc-connection'] : h['x-svc-producer']),
