@@ -8,6 +8,7 @@ import {
 import { sumDecimals } from '../../src/domain/money.js';
 import type { ObservationFilters } from '../../src/domain/filters.js';
 import { csvExport } from '../../src/api/routes/chain-export.js';
+import { seedStore } from '../../src/store/seed.js';
 import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
 import { emptyBlock, makeBlocks, observationsOf, publicOrder, relocate } from '../helpers/observations.js';
 
@@ -70,6 +71,19 @@ describe.each(DIALECTS)('chain store on %s', (dialect) => {
     await w([16, 17, 18]);
     expect(await getCoverage(s)).toEqual([{ first: 9, last: 22 }, { first: 30, last: 30 }]);
     expect(await count(s)).toBe(0);
+  });
+
+  it('seedStore bulk-writes exactly N observations with coverage, checkpoint and counters', async () => {
+    const s = await fresh();
+    const progress: number[] = [];
+    const r = await seedStore(s, { count: 2345, seed: 9, rowsPerWrite: 1000, onProgress: (n) => progress.push(n) });
+    expect(r.inserted).toBe(2345);
+    expect(await count(s)).toBe(2345);
+    expect(progress.at(-1)).toBe(2345);
+    const cov = await getCoverage(s);
+    expect(cov).toEqual([{ first: 1_000_000, last: 1_000_000 + r.blocks - 1 }]);
+    expect((await getCheckpoint(s))?.height).toBe(1_000_000 + r.blocks - 1);
+    expect((await listTransactions(s, {}, { limit: 1, offset: 2344 })).total).toBe(2345);
   });
 
   it('saves and reads the collector state', async () => {
