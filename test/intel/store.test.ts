@@ -63,6 +63,15 @@ describe.each(DIALECTS)('intel store on %s', (dialect) => {
     expect(gone.services[0]).toMatchObject({ stale: false, failing_since: '2026-01-01T00:00:00.000Z' });
   });
 
+  it('lists the same latest check and offers from the row copies as from the snapshot join', async () => {
+    const fromCopies = await searchProviders(store, pq({ include_stale: true }), opts);
+    expect(fromCopies.providers[0].services[0].offers).toEqual([offer({ amount_atomic: '20000', amount: '0.02' })]);
+    // Rows written before intel_0002 (or by a bulk seeder) have no copies: readers join the snapshot instead.
+    await store.db.updateTable('intel_services').set({ last_offers: null, last_latency_ms: null, last_error: null, last_evidence_hash: null }).execute();
+    const fromJoin = await searchProviders(store, pq({ include_stale: true }), opts);
+    expect(fromJoin).toEqual(fromCopies);
+  });
+
   it('filters providers by q, network and check, with pagination', async () => {
     expect((await searchProviders(store, pq({ q: 'WEATHER' }), opts)).providers.map((p) => p.domain)).toEqual(['api.alpha.example']);
     expect((await searchProviders(store, pq({ q: 'beta.ex' }), opts)).providers.map((p) => p.domain)).toEqual(['beta.example']);

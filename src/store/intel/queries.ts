@@ -85,21 +85,26 @@ function cachedCount(store: Store, key: string, count: () => Promise<number>): P
   return value;
 }
 
-/** Latest-check and offers of each service, in the listing shape. */
+/**
+ * Latest check and offers of each service, in the listing shape: from the copies on the service row
+ * (intel_0002), or by joining the snapshot and its offers for rows written without them.
+ */
 async function serviceListings(store: Store, services: IntelServiceRow[], o: QueryOptions) {
-  const snapIds = services.map((s) => s.last_snapshot_id).filter((x): x is string => x !== null);
-  const snaps = snapIds.length ? await store.db.selectFrom('intel_snapshots').selectAll().where('snapshot_id', 'in', snapIds).execute() : [];
-  const offers = snapIds.length ? await store.db.selectFrom('intel_offers').selectAll().where('snapshot_id', 'in', snapIds).orderBy('id').execute() : [];
+  const joinIds = services.filter((s) => s.last_snapshot_id !== null && (s.last_offers ?? null) === null).map((s) => s.last_snapshot_id!);
+  const [snaps, offersBySnap] = await Promise.all([
+    joinIds.length ? store.db.selectFrom('intel_snapshots').selectAll().where('snapshot_id', 'in', joinIds).execute() : [],
+    offersOfSnapshots(store, joinIds),
+  ]);
   const snapById = new Map(snaps.map((s) => [s.snapshot_id, s]));
-  const offersBySnap = new Map<string, Offer[]>();
-  for (const r of offers) {
-    const list = offersBySnap.get(r.snapshot_id!) ?? [];
-    list.push(rowToOffer(r));
-    offersBySnap.set(r.snapshot_id!, list);
-  }
   const cutoff = staleCutoff(o);
   return services.map((s) => {
+    const copied = s.last_snapshot_id !== null && (s.last_offers ?? null) !== null;
     const snap = s.last_snapshot_id ? snapById.get(s.last_snapshot_id) : undefined;
+    const latest = copied
+      ? { snapshot_id: s.last_snapshot_id!, checked_at: s.last_checked_at!, outcome: s.last_outcome!, http_status: s.last_http_status, latency_ms: s.last_latency_ms ?? null, error: s.last_error ?? null, evidence_hash: s.last_evidence_hash ?? null }
+      : snap
+        ? checkOf(snap)
+        : null;
     return {
       service_id: s.service_id,
       method: s.method,
@@ -112,8 +117,8 @@ async function serviceListings(store: Store, services: IntelServiceRow[], o: Que
       stale: s.failing_since !== null && s.failing_since <= cutoff,
       last_good_check_at: s.last_good_at,
       failing_since: s.failing_since,
-      latest_check: snap ? checkOf(snap) : null,
-      offers: (s.last_snapshot_id && offersBySnap.get(s.last_snapshot_id)) || [],
+      latest_check: latest,
+      offers: copied ? (JSON.parse(s.last_offers!) as Offer[]) : (s.last_snapshot_id && offersBySnap.get(s.last_snapshot_id)) || [],
     };
   });
 }

@@ -154,6 +154,10 @@ export async function recordSnapshot(store: Store, s: Snapshot, domain: string, 
         last_http_status: s.http_status,
         last_good_at: good ? row.checked_at : svc.last_good_at,
         failing_since: good ? null : (svc.failing_since ?? row.checked_at),
+        last_latency_ms: row.latency_ms,
+        last_error: row.error,
+        last_evidence_hash: row.evidence_hash,
+        last_offers: JSON.stringify(s.offers.map((o) => rowToOffer(offerToRow(o, { service_id: s.service_id, domain, snapshot_id: s.snapshot_id, source_name: null, observed_at: row.checked_at, evidence_hash: s.evidence_hash })))),
       })
       .where('service_id', '=', s.service_id)
       .execute();

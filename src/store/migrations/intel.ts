@@ -147,4 +147,16 @@ export const intelMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  intel_0002_service_latest: {
+    async up(db: Kysely<unknown>) {
+      for (const [name, type] of [
+        ['last_latency_ms', 'integer'],
+        ['last_error', 'text'],
+        ['last_evidence_hash', 'text'],
+        ['last_offers', 'text'],
+      ] as const) {
+        await db.schema.alterTable('intel_services').addColumn(name, type).execute();
+      }
+    },
+  },
 };

@@ -33,6 +33,14 @@ export interface IntelServiceRow {
   last_good_at: string | null;
   /** The first failing check after the last good one; null while good or never checked. */
   failing_since: string | null;
+  /**
+   * Copies of the last check's latency, error, evidence hash and offers (JSON array of Offer), so listings need
+   * no join (migration intel_0002). Null on rows written before it: readers then join the snapshot.
+   */
+  last_latency_ms?: number | null;
+  last_error?: string | null;
+  last_evidence_hash?: string | null;
+  last_offers?: string | null;
 }
 
 /** Freshness of one configured source (directory). */
