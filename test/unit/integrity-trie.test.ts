@@ -2,15 +2,16 @@
  * orderedTrieRoot (src/chain/integrity/trie.ts) against @ethereumjs/mpt, the library it replaces on the hot
  * path: items keyed by rlp(index), every count from 0 to 140 and the key-length edges (128, 256) up to 300 (one-, two- and three-byte keys, extensions and
  * branches with values), random values of every length around the 32-byte embedding limit, and the recorded
- * blocks' real transactions and receipts roots.
+ * blocks' real transactions and receipts roots. And the native keccak256 behind it against ox's.
  */
 import { readFileSync } from 'node:fs';
 import { createMPT } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
 import fc from 'fast-check';
-import { Hex } from 'ox';
+import { Hash, Hex } from 'ox';
 import { describe, expect, it } from 'vitest';
 import { encodeReceipt, encodeTransaction } from '../../src/chain/integrity/index.js';
+import { keccak256, keccak256Hex } from '../../src/chain/integrity/keccak.js';
 import { orderedTrieRoot } from '../../src/chain/integrity/trie.js';
 import type { FetchedBlock } from '../../src/chain/types.js';
 
@@ -50,5 +51,22 @@ describe('orderedTrieRoot equals the @ethereumjs/mpt root', () => {
       expect(ours(f.block.transactions.map((t) => Hex.toBytes(encodeTransaction(t))))).toBe(f.block.transactionsRoot.toLowerCase());
       expect(ours(f.receipts.map((r) => Hex.toBytes(encodeReceipt(r!))))).toBe(f.block.receiptsRoot.toLowerCase());
     }
+  });
+});
+
+describe('keccak256 (the keccak package) equals ox Hash.keccak256', () => {
+  it('for random bytes, as bytes and as hex', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 700 }), (b) => {
+        expect(Hex.fromBytes(keccak256(b))).toBe(Hash.keccak256(Hex.fromBytes(b)));
+        expect(keccak256Hex(Hex.fromBytes(b))).toBe(Hash.keccak256(Hex.fromBytes(b)));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('refuses hex that is not whole bytes', () => {
+    expect(() => keccak256Hex('0xabc')).toThrow(TypeError);
+    expect(() => keccak256Hex('abcd')).toThrow(TypeError);
   });
 });

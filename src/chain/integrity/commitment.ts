@@ -5,10 +5,11 @@
  * to compare their roots with the header's.
  * Computed once per block; the result is also the `evidence` a decoder puts into each observation.
  */
-import { Hash, Hex } from 'ox';
+import { Hex } from 'ox';
 import type { FetchedBlock, RpcReceipt } from '../types.js';
 import { encodeReceipt, encodeTransaction, UnsupportedEncodingError } from './encoding.js';
 import { checkBlockHash, type HeaderCheck } from './header.js';
+import { keccak256Hex } from './keccak.js';
 import { lowerHex } from './rpc-values.js';
 import { orderedTrieRoot } from './trie.js';
 
@@ -96,7 +97,7 @@ export async function blockCommitment(f: FetchedBlock): Promise<BlockCommitment>
   const encodedTxs = txs.map((tx) => attempt(() => encodeTransaction(tx)));
   const transactions: TransactionHashCheck[] = encodedTxs.map((enc, i) => {
     if (enc instanceof Error) return { computed: null, match: null, reason: enc.message };
-    const computed = Hash.keccak256(enc);
+    const computed = keccak256Hex(enc);
     return { computed, match: computed === lowerHex(txs[i]!.hash) };
   });
   const encodedReceipts = txs.map((_, i) => {

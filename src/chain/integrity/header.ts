@@ -12,7 +12,8 @@
  * members of later forks in order: baseFeePerGas (EIP-1559), withdrawalsRoot (EIP-4895), blobGasUsed and
  * excessBlobGas (EIP-4844), parentBeaconBlockRoot (EIP-4788), requestsHash (EIP-7685).
  */
-import { Hash, Hex, Rlp } from 'ox';
+import { Hex, Rlp } from 'ox';
+import { keccak256Hex } from './keccak.js';
 import type { RpcBlock } from '../types.js';
 import { lowerHex, rlpQuantity } from './rpc-values.js';
 
@@ -86,7 +87,7 @@ export function checkBlockHash(block: RpcBlock): HeaderCheck {
   if (candidates[0]![0] !== lastMatched) candidates.reverse();
   for (const [encoding, encode] of candidates) {
     try {
-      if (Hash.keccak256(encode()) === expected) {
+      if (keccak256Hex(encode()) === expected) {
         lastMatched = encoding;
         return { expected, encoding, match: true };
       }

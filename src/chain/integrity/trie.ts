@@ -8,7 +8,7 @@
  * against @ethereumjs/mpt for every size from 0 to 140 items and the key-length edges up to 300 and for random values.
  */
 import { RLP } from '@ethereumjs/rlp';
-import { Hash } from 'ox';
+import { keccak256 } from './keccak.js';
 
 /** A trie node as an RLP item: a byte string, or a list (leaf/extension: 2 members; branch: 17). */
 type RlpNode = Uint8Array | RlpNode[];
@@ -33,7 +33,7 @@ function hexPrefix(nibbles: Uint8Array, from: number, to: number, leaf: boolean)
 /** How a parent refers to a child (Appendix D, c(J, i)): the node itself when its RLP is under 32 bytes, else its keccak256. */
 function reference(node: RlpNode[]): RlpNode {
   const encoded = RLP.encode(node);
-  return encoded.length < 32 ? node : Hash.keccak256(encoded, { as: 'Bytes' });
+  return encoded.length < 32 ? node : keccak256(encoded);
 }
 
 /** The node holding `items` (non-empty, distinct keys) whose keys agree on their first `depth` nibbles. */
@@ -76,7 +76,7 @@ function nibblesOf(key: Uint8Array): Uint8Array {
  * @returns the 32-byte root; for no items the empty-trie root keccak256(rlp("")) = 0x56e81f…b421
  */
 export function orderedTrieRoot(values: readonly Uint8Array[]): Uint8Array {
-  if (values.length === 0) return Hash.keccak256(RLP.encode(EMPTY), { as: 'Bytes' });
+  if (values.length === 0) return keccak256(RLP.encode(EMPTY));
   const items = values.map((value, i) => ({ nibbles: nibblesOf(RLP.encode(i)), value }));
-  return Hash.keccak256(RLP.encode(node(items, 0)), { as: 'Bytes' });
+  return keccak256(RLP.encode(node(items, 0)));
 }
