@@ -17,7 +17,7 @@ export function plain(value: unknown): unknown {
   if (typeof value === 'bigint') return value.toString();
   if (typeof value === 'string') return isAddress(value) ? value.toLowerCase() : value;
   if (Array.isArray(value)) return value.map(plain);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
+  if (value && typeof value === 'object') return mapValues(value as Record<string, unknown>, (v) => plain(v));
   return value;
 }
 
@@ -42,8 +42,23 @@ function quantitiesToDecimal(value: unknown, key?: string): unknown {
     return isAddress(value) ? value.toLowerCase() : value;
   }
   if (Array.isArray(value)) return value.map((v) => quantitiesToDecimal(v));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, quantitiesToDecimal(v, k)]));
+  if (value && typeof value === 'object') return mapValues(value as Record<string, unknown>, quantitiesToDecimal);
   return value;
+}
+
+/**
+ * A copy of a plain object with each own enumerable value mapped, keys in the same order: what
+ * Object.fromEntries(Object.entries(o).map(…)) gives, without the two intermediate arrays per object (the
+ * decoder runs this on every transaction and log).
+ */
+function mapValues(o: Record<string, unknown>, f: (v: unknown, k: string) => unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(o)) {
+    // A node-supplied "__proto__" member stays a member (assignment would set the prototype instead).
+    if (k === '__proto__') Object.defineProperty(out, k, { value: f(o[k], k), enumerable: true, writable: true, configurable: true });
+    else out[k] = f(o[k], k);
+  }
+  return out;
 }
 
 /** Parses a hex (or decimal) JSON-RPC quantity as bigint; null when absent or malformed. */
