@@ -35,6 +35,8 @@ const PROVIDERS = Number(values.providers);
 const DURATION = Number(values.duration);
 const DIALECTS = (values.dialect?.length ? values.dialect : ['sqlite', 'postgres']) as ('sqlite' | 'postgres')[];
 const PG_ADMIN = process.env.PAYWATCH_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** Milliseconds each local service holds its answer (see bench/lib/many-services.ts). */
+const PROBE_DELAY_MS = 5;
 /** Offer rows per provider with the seeder's defaults (10 services × 5 checks × 2 offers). */
 const OFFERS_PER_PROVIDER = 100;
 
@@ -55,7 +57,7 @@ interface ProbeReport {
 
 async function benchProbe(): Promise<ProbeReport> {
   const ports = Number(values['probe-ports']);
-  const farm = await startManyServices(ports, Number(values['probe-routes']));
+  const farm = await startManyServices(ports, Number(values['probe-routes']), PROBE_DELAY_MS);
   try {
     // Default politeness (overall concurrency 8, one request per host at a time, default timeout and size cap);
     // loopback is allowed because the services are local.
@@ -213,16 +215,17 @@ const targetRows = (t: Record<string, { value: number; target: string; pass: boo
   `|---|---:|---|`,
   ...Object.entries(t).map(([k, v]) => `| ${k} | ${v.value} | ${v.pass ? 'yes' : 'NO'} |`),
 ];
+const COMMAND = ['node bin/run-ts.js bench/intel.ts', ...process.argv.slice(2)].join(' ');
 const md = [
   `# Intelligence benchmarks`,
   ``,
-  `Command: \`node bin/run-ts.js bench/intel.ts ${process.argv.slice(2).join(' ')}\`. Machine: ${process.platform} ${process.arch}, 2 cores shared with other work, Node ${process.version}. Run at ${new Date().toISOString()}.`,
+  `Command: \`${COMMAND}\`. Machine: ${process.platform} ${process.arch}, 2 cores shared with other work, Node ${process.version}. Run at ${new Date().toISOString()}.`,
   ``,
   ...(probe
     ? [
         `## Probe throughput`,
         ``,
-        `${probe.services} local x402 v2 services (${probe.hosts} loopback ports × ${probe.services / probe.hosts} routes, one process) probed by ${probe.prober_settings}.`,
+        `${probe.services} local x402 v2 services (${probe.hosts} loopback ports × ${probe.services / probe.hosts} routes, one process, each answer held ${PROBE_DELAY_MS} ms as a service's own latency) probed by ${probe.prober_settings}.`,
         ``,
         `| services | hosts | total s | services/s | max in flight at one host | offers parsed | outcomes |`,
         `|---:|---:|---:|---:|---:|---:|---|`,
@@ -245,5 +248,5 @@ const md = [
     ``,
   ]),
 ].join('\n');
-writeResults('intel', { command: `node bin/run-ts.js bench/intel.ts ${process.argv.slice(2).join(' ')}`.trim(), probe, api: reports }, md);
+writeResults('intel', { command: COMMAND, probe, api: reports }, md);
 process.stdout.write(md);

@@ -4,7 +4,8 @@
  * with `routesPerPort` routes answering GET with a real x402 v2 challenge: 402, `{}` body, and the
  * PAYMENT-REQUIRED header encoded by @x402/core's encodePaymentRequiredHeader (what the @x402 middleware sends).
  * Each server counts the requests it has in flight and keeps the maximum, so the benchmark can show that no host
- * ever saw more than one request at a time.
+ * ever saw more than one request at a time. Answers are held for `delayMs` (a service's own latency): an answer
+ * sent synchronously would finish before the next request is even parsed, and overlap could never be seen.
  */
 import { createServer, type Server } from 'node:http';
 import { encodePaymentRequiredHeader } from '@x402/core/http';
@@ -42,8 +43,9 @@ function challengeFor(url: string, i: number): PaymentRequired {
 /**
  * Starts `ports` servers with `routesPerPort` paid routes each (paths /svc/0 … /svc/N-1); unknown paths answer 404.
  * Headers are encoded once at start, so the servers' own cost per request is small next to the prober's.
+ * @param delayMs milliseconds each answer is held before it is sent (default 5)
  */
-export async function startManyServices(ports = 10, routesPerPort = 100): Promise<ManyServices> {
+export async function startManyServices(ports = 10, routesPerPort = 100, delayMs = 5): Promise<ManyServices> {
   const servers: { server: Server; port: number; requests: number; inFlight: number; maxInFlight: number }[] = [];
   const services: ManyServices['services'] = [];
   for (let h = 0; h < ports; h++) {
@@ -68,11 +70,10 @@ export async function startManyServices(ports = 10, routesPerPort = 100): Promis
       res.on('finish', finish);
       res.on('close', finish);
       const header = headers.get(req.url ?? '');
-      if (!header) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
-        return;
-      }
-      res.writeHead(402, { 'content-type': 'application/json', 'payment-required': header }).end('{}');
+      setTimeout(() => {
+        if (!header) res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
+        else res.writeHead(402, { 'content-type': 'application/json', 'payment-required': header }).end('{}');
+      }, delayMs);
     });
     await new Promise<void>((resolve) => s.server.listen(port, '127.0.0.1', resolve));
     servers.push(s);

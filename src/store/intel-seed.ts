@@ -11,7 +11,8 @@
  * - every 5th service changed its price at its last check (one `price_changed` record per offer);
  * - every 20th service failed its last two checks (404, `status_changed` record); its missing offers are made up by
  *   a directory listing, so every service holds exactly snapshotsPerService × offersPerSnapshot offer rows;
- *   every 3rd of those failed more than ten days before the seed's start (stale listings).
+ *   every 3rd of those failed ten days before the seed's start. Staleness is decided at query time (failing longer
+ *   than the stale period), so on a store queried weeks after `start` every failing service is stale.
  * Evidence bytes are not archived (snapshots cite a hash, intel_evidence stays empty).
  */
 import { createHash } from 'node:crypto';
