@@ -4,6 +4,7 @@
  * process killed with SIGKILL in the middle of a burst loses no acknowledged event and duplicates none.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
 import { DIALECTS, createTestDb, type TestDb } from '../helpers/db.js';
 import { freePort } from '../../src/chain/anvil.js';
 import { openStore, type Store } from '../../src/store/db.js';
@@ -50,6 +51,26 @@ describe.each(DIALECTS)('exactly-once intake on %s', (dialect) => {
         const s = byId.get(r.body.event_id as string)!;
         expect(r.body).toEqual({ event_id: r.body.event_id, received_at: s.received_at, body_sha256: s.body_sha256 });
       }
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('answers concurrent deliveries of one event_id with two different bodies: one 201, 200 for its copies, 409 for the other body', async () => {
+    const server: Server = await startServer(db.url);
+    try {
+      const a = envelope('mcp', 'race-1');
+      const b = envelope('mcp', 'race-1', 'test', { jsonrpc: '2.0', id: 99, method: 'tools/list' });
+      const sends = Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b));
+      const results = await Promise.all(sends.map((body) => deliver(server.url, { senderId: conn.id, key: conn.key, body })));
+      const stored = await rowsOf('race-');
+      expect(stored).toHaveLength(1);
+      const winner = stored[0].body_sha256 === createHash('sha256').update(a).digest('hex') ? a : b;
+      results.forEach((r, i) => {
+        if (sends[i] === winner) expect([200, 201]).toContain(r.status);
+        else expect(r.status).toBe(409);
+      });
+      expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     } finally {
       await server.close();
     }

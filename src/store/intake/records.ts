@@ -2,6 +2,7 @@
  * Stored intake records (protocol events, outcome records): idempotent insert and operator reads.
  * Idempotency rests on the primary key (sender, event_id): the insert is `ON CONFLICT DO NOTHING … RETURNING`,
  * so of any number of concurrent first deliveries exactly one row is written, and the others read it back.
+ * Concurrent inserts are grouped into one statement (group commit; see insertOrRead).
  */
 import type { Store } from '../db.js';
 import type { Kysely } from 'kysely';
@@ -27,30 +28,91 @@ type RecordTable = 'intake_protocol_events' | 'intake_outcomes';
 type RecordRow<T extends RecordTable> = T extends 'intake_protocol_events' ? NewProtocolEvent : NewOutcome;
 const SENDER_COLUMN = { intake_protocol_events: 'connection_id', intake_outcomes: 'producer_id' } as const;
 
+/** Rows written in one statement at most (bounds statement size: 9..21 parameters per row). */
+const MAX_BATCH = 200;
+
+interface Pending {
+  row: Record<string, unknown> & { event_id: string; body_sha256: string; received_at: string };
+  resolve: (r: InsertResult) => void;
+  reject: (e: unknown) => void;
+}
+interface Queue {
+  pending: Pending[];
+  running: boolean;
+}
+const queues = new WeakMap<Store, Map<RecordTable, Queue>>();
+
 /**
- * Inserts `row` unless (sender, event_id) exists; otherwise compares body hashes.
- * Race-free: the unique key decides, and the read-back follows the winner's commit.
+ * Inserts `row` unless (sender, event_id) exists; otherwise compares body hashes. Resolves only after the row
+ * is committed. Concurrent calls are grouped (group commit): while one statement is in flight, arriving rows
+ * queue and go together in the next one, so a busy store pays one round trip and one WAL flush per group
+ * instead of per delivery; an idle store writes a lone row at once.
+ * Race-free: the unique key decides, and rows that lost read the winner back.
+ * @throws the store's error (every row of the failed group gets it; nothing of that group is stored)
  */
-export async function insertOrRead<T extends RecordTable>(store: Store, table: T, row: RecordRow<T>): Promise<InsertResult> {
+export function insertOrRead<T extends RecordTable>(store: Store, table: T, row: RecordRow<T>): Promise<InsertResult> {
+  let byTable = queues.get(store);
+  if (!byTable) queues.set(store, (byTable = new Map()));
+  let q = byTable.get(table);
+  if (!q) byTable.set(table, (q = { pending: [], running: false }));
+  const queue = q;
+  return new Promise((resolve, reject) => {
+    queue.pending.push({ row: row as unknown as Pending['row'], resolve, reject });
+    if (!queue.running) void drain(store, table, queue);
+  });
+}
+
+/** Writes queued rows group by group until the queue is empty. */
+async function drain(store: Store, table: RecordTable, q: Queue): Promise<void> {
+  q.running = true;
+  try {
+    while (q.pending.length) {
+      const group = q.pending.splice(0, MAX_BATCH);
+      try {
+        const results = await insertMany(store, table, group.map((p) => p.row));
+        group.forEach((p, i) => p.resolve(results[i]));
+      } catch (e) {
+        for (const p of group) p.reject(e);
+      }
+    }
+  } finally {
+    q.running = false;
+  }
+}
+
+/** One `INSERT … ON CONFLICT DO NOTHING RETURNING` for `rows`, then a read-back of the keys that were not inserted. */
+async function insertMany(store: Store, table: RecordTable, rows: Pending['row'][]): Promise<InsertResult[]> {
   const senderCol: 'connection_id' | 'producer_id' = SENDER_COLUMN[table];
-  const sender = (row as unknown as Record<string, string>)[senderCol];
-  // Kysely cannot type a table chosen at run time; the row type above is what keeps this honest.
+  // Kysely cannot type a table chosen at run time; the RecordRow type of insertOrRead keeps rows honest.
   const db = store.db as unknown as Kysely<Record<RecordTable, { connection_id: string; producer_id: string; event_id: string; received_at: string; body_sha256: string }>>;
+  const key = (sender: unknown, eventId: string) => JSON.stringify([sender, eventId]);
   const inserted = await db
-    .insertInto(table as RecordTable)
-    .values(row as never)
+    .insertInto(table)
+    .values(rows as never)
     .onConflict((oc) => oc.columns([senderCol, 'event_id']).doNothing())
-    .returning(['received_at', 'body_sha256'])
-    .executeTakeFirst();
-  if (inserted) return { status: 'created', receipt: { received_at: inserted.received_at, body_sha256: inserted.body_sha256 } };
-  const existing = await db
-    .selectFrom(table as RecordTable)
-    .select(['received_at', 'body_sha256'])
-    .where(senderCol, '=', sender)
-    .where('event_id', '=', row.event_id)
-    .executeTakeFirstOrThrow();
-  const receipt = { received_at: existing.received_at, body_sha256: existing.body_sha256 };
-  return { status: existing.body_sha256 === row.body_sha256 ? 'duplicate' : 'conflict', receipt };
+    .returning([senderCol, 'event_id', 'received_at', 'body_sha256'])
+    .execute();
+  const stored = new Map<string, StoredReceipt>(inserted.map((r) => [key(r[senderCol], r.event_id), { received_at: r.received_at, body_sha256: r.body_sha256 }]));
+  const created = new Set(stored.keys());
+  const missing = rows.filter((r) => !stored.has(key(r[senderCol], r.event_id)));
+  if (missing.length) {
+    const found = await db
+      .selectFrom(table)
+      .select([senderCol, 'event_id', 'received_at', 'body_sha256'])
+      .where((eb) => eb.or(missing.map((r) => eb.and([eb(senderCol, '=', r[senderCol] as string), eb('event_id', '=', r.event_id)]))))
+      .execute();
+    for (const r of found) stored.set(key(r[senderCol], r.event_id), { received_at: r.received_at, body_sha256: r.body_sha256 });
+  }
+  return rows.map((r) => {
+    const k = key(r[senderCol], r.event_id);
+    const receipt = stored.get(k)!;
+    // Of several rows with one key in a group, exactly one (the one whose values were stored) is the creator.
+    if (created.has(k) && receipt.body_sha256 === r.body_sha256 && receipt.received_at === r.received_at) {
+      created.delete(k);
+      return { status: 'created', receipt };
+    }
+    return { status: receipt.body_sha256 === r.body_sha256 ? 'duplicate' : 'conflict', receipt };
+  });
 }
 
 /** Filters shared by every operator read. Times are UTC Unix seconds: since inclusive, until exclusive. */
