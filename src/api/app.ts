@@ -46,7 +46,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
         title: 'paywatch public observation API',
         version: '1.0.0',
         description:
-          'Free, read-only observations of finalized Tempo (chain id 4217) transactions, coverage, metrics, CSV export, provider listings and payment-offer intelligence. Records are observations, not a complete feed: a missing record is not zero activity. Unknown values are null, never zero. Money is an exact decimal string. Wallets identify accounts, not verified bots. Read-only access only: this document enables no payments, mandates or agent identity. No uptime guarantee.',
+          'Free, read-only observations of finalized Tempo (chain id 4217) transactions, coverage, metrics, CSV export, provider listings and payment-offer intelligence. Records are observations, not a complete feed: a missing record is not zero activity. Unknown values are null, never zero. Money is an exact decimal string. Wallets identify accounts, not verified bots. Read-only access only: this document enables no payments, mandates or agent identity. No uptime guarantee. The same provider and intelligence reads are MCP tools at /api/mcp (Streamable HTTP, stateless, no key or payment; send Accept: application/json, text/event-stream): search_providers, get_provider, get_intelligence_status, get_service_offers, get_service_changes, get_service_history. Polling: at most once every five seconds; cache (ETag, Cache-Control) and keep concurrency low.',
       },
     },
     transform: jsonSchemaTransform,
