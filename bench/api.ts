@@ -6,11 +6,11 @@
  * The seeded stores are kept (bench/tmp/, database paywatch_bench) and reused when they hold N rows.
  */
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { sql } from 'kysely';
 import { openStore } from '../src/store/db.js';
 import { seedStore } from '../src/store/seed.js';
 import { freePort } from '../src/chain/anvil.js';
+import { benchStore } from './lib/db.js';
 import { loadTable, measure, sampleChildRss, spawnServer, startBareRoute, writeResults, type LoadResult } from './lib/load.js';
 
 const { values } = parseArgs({
@@ -23,22 +23,10 @@ const { values } = parseArgs({
 const COUNT = Number(values.count);
 const DURATION = Number(values.duration);
 const DIALECTS = (values.dialect?.length ? values.dialect : ['sqlite', 'postgres']) as ('sqlite' | 'postgres')[];
-const PG_ADMIN = process.env.PAYWATCH_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** Returns a store location holding exactly COUNT synthetic observations, seeding it when needed. */
 async function seededStore(dialect: 'sqlite' | 'postgres'): Promise<{ db: string; seeded_s: number | null }> {
-  let db = `sqlite:bench/tmp/api-${COUNT}.sqlite`;
-  if (dialect === 'postgres') {
-    const name = `paywatch_bench_${COUNT}`;
-    const admin = new pg.Client({ connectionString: PG_ADMIN });
-    await admin.connect();
-    const exists = await admin.query('select 1 from pg_database where datname = $1', [name]);
-    if (!exists.rowCount) await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const u = new URL(PG_ADMIN);
-    u.pathname = `/${name}`;
-    db = u.toString();
-  }
+  const db = await benchStore(dialect, dialect === 'sqlite' ? `api-${COUNT}` : `paywatch_bench_${COUNT}`);
   const store = await openStore(db);
   const have = Number((await sql<{ n: number }>`select count(*) as n from observations`.execute(store.db)).rows[0].n);
   let seeded_s: number | null = null;

@@ -11,7 +11,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import pg from 'pg';
 import { startAnvil } from '../src/chain/anvil.js';
 import { generateLoad } from '../src/demo/activity/load.js';
 import { TempoRpc } from '../src/chain/rpc.js';
@@ -19,13 +18,13 @@ import { launchCollector } from '../src/chain/collector/index.js';
 import { loadConfig } from '../src/config.js';
 import { openStore } from '../src/store/db.js';
 import { writeResults } from './lib/load.js';
+import { benchStore, dropBenchDatabase } from './lib/db.js';
 
 const { values } = parseArgs({
   options: { transactions: { type: 'string', default: '20000' }, 'per-block': { type: 'string', default: '10' } },
 });
 const TX = Number(values.transactions);
 const PER_BLOCK = Number(values['per-block']);
-const PG_ADMIN = process.env.PAYWATCH_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 interface Rate {
   seconds: number;
@@ -63,29 +62,10 @@ try {
   // (2) The collector, from an empty store to the same head.
   const collectors: Record<string, Rate> = {};
   for (const dialect of ['sqlite', 'postgres'] as const) {
-    let db: string;
-    let drop: () => Promise<void>;
-    if (dialect === 'sqlite') {
-      const dir = mkdtempSync(join(tmpdir(), 'paywatch-ingest-'));
-      db = `sqlite:${join(dir, 'store.sqlite')}`;
-      drop = async () => rmSync(dir, { recursive: true, force: true });
-    } else {
-      const name = `paywatch_ingest_${process.pid}`;
-      const admin = new pg.Client({ connectionString: PG_ADMIN });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.query(`CREATE DATABASE ${name}`);
-      await admin.end();
-      const u = new URL(PG_ADMIN);
-      u.pathname = `/${name}`;
-      db = u.toString();
-      drop = async () => {
-        const c = new pg.Client({ connectionString: PG_ADMIN });
-        await c.connect();
-        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await c.end();
-      };
-    }
+    const name = `paywatch_ingest_${process.pid}`;
+    const dir = mkdtempSync(join(tmpdir(), 'paywatch-ingest-'));
+    const db = dialect === 'sqlite' ? `sqlite:${join(dir, 'store.sqlite')}` : await benchStore('postgres', name, { fresh: true });
+    const drop = async () => (dialect === 'sqlite' ? rmSync(dir, { recursive: true, force: true }) : dropBenchDatabase(name));
     const config = loadConfig({ db, rpcUrl: node.rpcUrl, from: 1, logLevel: 'silent' });
     const store = await openStore(db);
     let tx = 0;
