@@ -5,16 +5,28 @@
  * viem's strict algorithm, step for step (viem 2.57 utils/abi/decodeEventLog.ts), on viem's decodeAbiParameters.
  * test/unit/decode-event.test.ts holds it to decodeEventLog's answers.
  */
-import { decodeAbiParameters, type AbiEvent, type AbiParameter, type Hex } from 'viem';
+import { checksumAddress, decodeAbiParameters, type AbiEvent, type AbiParameter, type Hex } from 'viem';
 
 /** Thrown when a log does not fit the event strictly (where decodeEventLog with strict: true throws). */
 export class EventMismatchError extends Error {
   override name = 'EventMismatchError';
 }
 
-/** An indexed member's topic: dynamic types (string, bytes, tuple, arrays) are only hashed, so kept raw. */
+const WORD = /^0x[0-9a-fA-F]{64}$/;
+
+/**
+ * An indexed member's topic: dynamic types (string, bytes, tuple, arrays) are only hashed, so kept raw. The
+ * commonest static types of a 32-byte topic are read directly, giving what decodeAbiParameters gives (address:
+ * checksummed last 20 bytes; uint256: unsigned integer; bytes32: lower-case hex) without its cursor and byte
+ * copies; anything else goes through viem.
+ */
 function decodeTopic(param: AbiParameter, topic: Hex): unknown {
   if (param.type === 'string' || param.type === 'bytes' || param.type === 'tuple' || /^(.*)\[(\d+)?\]$/.test(param.type)) return topic;
+  if (WORD.test(topic)) {
+    if (param.type === 'address') return checksumAddress(`0x${topic.slice(26).toLowerCase()}`);
+    if (param.type === 'uint256') return BigInt(topic);
+    if (param.type === 'bytes32') return topic.toLowerCase();
+  }
   return (decodeAbiParameters([param], topic) || [])[0];
 }
 
