@@ -16,7 +16,7 @@ import {
   ProvidersQuery,
 } from '../../src/store/intel-repo.js';
 import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
-import { NOW, offer, seed, SID_A, SID_B, SID_C } from './store-fixtures.js';
+import { NOW, offer, seed, SID_A, SID_B, SID_C, USDC } from './store-fixtures.js';
 
 const opts = { staleAfterDays: 7, now: NOW };
 const pq = (q: Record<string, unknown> = {}) => ProvidersQuery.parse(q);
@@ -63,19 +63,59 @@ describe.each(DIALECTS)('intel store on %s', (dialect) => {
     expect(gone.services[0]).toMatchObject({ stale: false, failing_since: '2026-01-01T00:00:00.000Z' });
   });
 
-  it('lists the same latest check and offers from the row copies as from the snapshot join', async () => {
-    const fromCopies = await searchProviders(store, pq({ include_stale: true }), opts);
-    expect(fromCopies.providers[0].services[0].offers).toEqual([offer({ amount_atomic: '20000', amount: '0.02' })]);
+  it('lists each provider as a summary: counts, networks, protocols, price range, newest check, short services', async () => {
+    const all = await searchProviders(store, pq({ include_stale: true }), opts);
+    expect(all.providers[0]).toEqual({
+      domain: 'api.alpha.example',
+      first_seen: '2025-12-01T00:00:00.000Z',
+      last_seen: expect.any(String),
+      profile: '/api/providers/api.alpha.example',
+      services_total: 1,
+      services_stale: 0,
+      stale: false,
+      networks: ['eip155:4217'],
+      protocols: ['x402'],
+      prices: [{ network: 'eip155:4217', asset: USDC, decimals: 6, min_amount_atomic: '20000', max_amount_atomic: '20000', min_amount: '0.02', max_amount: '0.02' }],
+      latest_check: { checked_at: '2026-01-20T00:00:00.000Z', outcome: 'payment_required', http_status: 402 },
+      last_good_check_at: '2026-01-20T00:00:00.000Z',
+      services: [
+        {
+          service_id: SID_A,
+          method: 'GET',
+          url: 'https://api.alpha.example/weather',
+          tool: null,
+          description: 'Weather now',
+          stale: false,
+          last_good_check_at: '2026-01-20T00:00:00.000Z',
+          failing_since: null,
+          latest_check: { checked_at: '2026-01-20T00:00:00.000Z', outcome: 'payment_required', http_status: 402 },
+          offers_count: 1,
+        },
+      ],
+    });
+    const gone = all.providers.find((p) => p.domain === 'gone.example')!;
+    expect(gone).toMatchObject({ stale: true, services_stale: 1, networks: [], prices: [], latest_check: { outcome: 'unreachable', http_status: null }, last_good_check_at: '2025-12-20T00:00:00.000Z' });
+  });
+
+  it('profiles the same latest check and offers from the row copies as from the snapshot join', async () => {
+    const fromCopies = await getProvider(store, 'api.alpha.example', opts);
+    expect(fromCopies.provider.services[0].offers).toEqual([offer({ amount_atomic: '20000', amount: '0.02' })]);
+    const listed = await searchProviders(store, pq({ include_stale: true }), opts);
     // Rows written before intel_0002 (or by a bulk seeder) have no copies: readers join the snapshot instead.
     await store.db.updateTable('intel_services').set({ last_offers: null, last_latency_ms: null, last_error: null, last_evidence_hash: null }).execute();
-    const fromJoin = await searchProviders(store, pq({ include_stale: true }), opts);
-    expect(fromJoin).toEqual(fromCopies);
+    expect(await getProvider(store, 'api.alpha.example', opts)).toEqual(fromCopies);
+    expect(await searchProviders(store, pq({ include_stale: true }), opts)).toEqual(listed);
   });
 
   it('filters providers by q, network and check, with pagination', async () => {
     expect((await searchProviders(store, pq({ q: 'WEATHER' }), opts)).providers.map((p) => p.domain)).toEqual(['api.alpha.example']);
     expect((await searchProviders(store, pq({ q: 'beta.ex' }), opts)).providers.map((p) => p.domain)).toEqual(['beta.example']);
     expect((await searchProviders(store, pq({ q: 'a_p' }), opts)).total).toBe(0);
+    // One text per service, "domain url description": a substring may span the URL and the description.
+    expect((await searchProviders(store, pq({ q: 'search web' }), opts)).providers.map((p) => p.domain)).toEqual(['beta.example']);
+    expect((await searchProviders(store, pq({ q: 'we' }), opts)).providers.map((p) => p.domain)).toEqual(['api.alpha.example', 'beta.example']);
+    expect((await searchProviders(store, pq({ q: 'zz' }), opts)).total).toBe(0);
+    expect((await searchProviders(store, pq({ q: 'THING', include_stale: true }), opts)).providers.map((p) => p.domain)).toEqual(['gone.example']);
     expect((await searchProviders(store, pq({ network: 'eip155:8453', include_stale: true }), opts)).total).toBe(0);
     expect((await searchProviders(store, pq({ network: 'eip155:4217' }), opts)).total).toBe(2);
     expect((await searchProviders(store, pq({ check: 'unreachable', include_stale: 'true' }), opts)).providers.map((p) => p.domain)).toEqual(['gone.example']);

@@ -164,11 +164,41 @@ export const ServiceListingSchema = z.object({
   offers: z.array(OfferSchema).describe('offers of the latest check'),
 });
 
-export const ProviderListingSchema = z.object({
-  domain: z.string(),
-  first_seen: iso,
-  last_seen: iso,
-  services: z.array(ServiceListingSchema),
+const ProviderSchema = z.object({ domain: z.string(), first_seen: iso, last_seen: iso });
+
+const ShortCheckSchema = z.object({ checked_at: iso, outcome: z.string(), http_status: z.number().int().nullable() });
+
+export const PriceRangeSchema = z
+  .object({
+    network: z.string().nullable().describe('CAIP-2 network id'),
+    asset: z.string().nullable(),
+    decimals: z.number().int().nullable(),
+    min_amount_atomic: z.string().describe('exact atomic integer string'),
+    max_amount_atomic: z.string().describe('exact atomic integer string'),
+    min_amount: z.string().nullable().describe('exact decimal string; null when the decimals are unknown'),
+    max_amount: z.string().nullable(),
+  })
+  .describe('lowest and highest advertised amount of one asset on one network, over the latest checks of the listed services');
+
+/** One provider in a search listing: a summary of its matching services (src/store/intel/listing.ts). */
+export const ProviderListingSchema = ProviderSchema.extend({
+  profile: z.string().describe('path of the full profile (all services, offers and dated checks)'),
+  services_total: z.number().int().describe('services of this provider matching the search'),
+  services_stale: z.number().int().describe('of those, stale ones (only with include_stale)'),
+  stale: z.boolean().describe('every matching service is stale'),
+  networks: z.array(z.string()).describe('CAIP-2 networks advertised by the latest checks'),
+  protocols: z.array(z.string()).describe('x402 and/or mpp'),
+  prices: z.array(PriceRangeSchema).describe('advertised price ranges per network and asset; advertised offers, not charges'),
+  latest_check: ShortCheckSchema.nullable().describe('the newest dated endpoint check of the matching services'),
+  last_good_check_at: isoOrNull.describe('the newest check that answered as a paid (402) or free (2xx) endpoint'),
+  services: z
+    .array(
+      ServiceListingSchema.pick({ service_id: true, method: true, url: true, tool: true, description: true, stale: true, last_good_check_at: true, failing_since: true }).extend({
+        latest_check: ShortCheckSchema.nullable(),
+        offers_count: z.number().int().describe('offers advertised by the latest check'),
+      }),
+    )
+    .describe('the first matching services by URL (at most 3); all of them, with offers, in the profile'),
 });
 
 export const ProvidersResponse = z
@@ -189,7 +219,7 @@ export const ProviderProfileResponse = z
     disclaimer,
     as_of: iso,
     stale_after_days: z.number(),
-    provider: ProviderListingSchema.extend({
+    provider: ProviderSchema.extend({
       services: z.array(ServiceListingSchema.extend({ checks: z.array(CheckSchema).describe('recent dated checks, newest first (at most 20)') })),
     }),
   })

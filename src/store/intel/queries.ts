@@ -3,12 +3,14 @@
  * routes (src/api/routes/providers.ts, intelligence.ts) and the MCP tools (src/mcp) call these same functions
  * with input parsed by the same zod shapes (./params.ts).
  */
-import { sql, type ExpressionBuilder, type Selectable, type SelectQueryBuilder } from 'kysely';
+import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { BadRequest, NotFound, Unavailable } from '../../domain/errors.js';
 import type { Snapshot } from '../../intel/types.js';
 import type { Database } from '../schema.js';
-import type { Store } from '../db.js';
+import type { DialectName, Store } from '../db.js';
+import { SEARCH_TEXT_PG } from '../migrations/intel.js';
 import type { IntelServiceRow, IntelSnapshotRow } from '../tables/intel.js';
+import { summarizeProvider } from './listing.js';
 import { DISCLAIMERS, type IntelQuery, type ProvidersQuery } from './params.js';
 import { isoFromUnix, isoTime, parseJson, rowToChange, rowToOffer, rowToSnapshot, rowToStoredOffer, type StoredChange, type StoredOffer } from './rows.js';
 import type { Offer } from '../../intel/types.js';
@@ -34,7 +36,7 @@ function likePattern(q: string): string {
 type ServiceQuery = SelectQueryBuilder<Database, 'intel_services', object>;
 
 /** Applies the search filters of ProvidersQuery to a query over intel_services. */
-function filterServices(qb: ServiceQuery, p: ProvidersQuery, o: QueryOptions): ServiceQuery {
+function filterServices(qb: ServiceQuery, dialect: DialectName, p: ProvidersQuery, o: QueryOptions): ServiceQuery {
   let q = qb;
   if (!p.include_stale) {
     const cutoff = staleCutoff(o);
@@ -54,13 +56,22 @@ function filterServices(qb: ServiceQuery, p: ProvidersQuery, o: QueryOptions): S
       ),
     );
   }
-  if (p.q && p.q.trim()) {
-    const pat = likePattern(p.q.trim());
-    const like = (eb: ExpressionBuilder<Database, 'intel_services'>, col: 'domain' | 'url' | 'description') =>
-      sql<boolean>`lower(${eb.ref(`intel_services.${col}`)}) like ${pat} escape '\\'`;
-    q = q.where((eb) => eb.or([like(eb, 'domain'), like(eb, 'url'), like(eb, 'description')]));
-  }
+  if (p.q && p.q.trim()) q = q.where(searchCondition(dialect, p.q.trim()));
   return q;
+}
+
+/**
+ * The `q` condition: a case-insensitive substring of "domain url description" (one space between), answered
+ * from the intel_0003 trigram index: pg_trgm GIN on PostgreSQL; on SQLite an FTS5 trigram phrase (a contiguous
+ * substring, case-folded) for three or more characters and LIKE over the same table below that (FTS5 trigram
+ * phrases shorter than three characters match nothing).
+ */
+function searchCondition(dialect: DialectName, q: string) {
+  const pat = likePattern(q);
+  if (dialect === 'postgres') return sql<boolean>`${SEARCH_TEXT_PG} like ${pat} escape '\\'`;
+  // q is restricted to [A-Za-z0-9:._-/ ] (ProvidersQuery), so it has no double quote to escape in the phrase.
+  const inner = [...q].length >= 3 ? sql`intel_services_search match ${`"${q}"`}` : sql`text like ${pat} escape '\\'`;
+  return sql<boolean>`intel_services.rowid in (select rowid from intel_services_search where ${inner})`;
 }
 
 /** Milliseconds a provider-search total is reused: the contract's polling interval (section 8, five seconds). */
@@ -148,8 +159,9 @@ export async function getServiceSources(store: Store) {
 
 /**
  * GET /api/providers: providers with at least one service matching the filters (stale services hidden unless
- * include_stale), ordered by domain, with their matching services, latest dated checks and offers, the source
- * freshness and pagination.
+ * include_stale), ordered by domain, each as a summary of its matching services (./listing.ts: counts,
+ * networks, protocols, price ranges, newest dated check, the first few services), with the source freshness and
+ * pagination. The full services and offers are in getProvider.
  */
 export async function searchProviders(store: Store, p: ProvidersQuery, o: QueryOptions) {
   const asOf = isoTime(o.now ?? new Date());
@@ -158,7 +170,7 @@ export async function searchProviders(store: Store, p: ProvidersQuery, o: QueryO
   const matching = store.db
     .selectFrom('intel_providers')
     .where((eb) =>
-      eb.exists(filterServices(eb.selectFrom('intel_services') as unknown as ServiceQuery, p, o).select(sql`1`.as('one')).where(sql<boolean>`intel_services.domain = intel_providers.domain`)),
+      eb.exists(filterServices(eb.selectFrom('intel_services') as unknown as ServiceQuery, store.dialect, p, o).select(sql`1`.as('one')).where(sql<boolean>`intel_services.domain = intel_providers.domain`)),
     );
   const [total, page, sources] = await Promise.all([
     cachedCount(store, JSON.stringify(['providers', p.q ?? null, p.network ?? null, p.check ?? null, Boolean(p.include_stale), o.staleAfterDays]), async () =>
@@ -168,16 +180,19 @@ export async function searchProviders(store: Store, p: ProvidersQuery, o: QueryO
     getServiceSources(store),
   ]);
   const domains = page.map((r) => r.domain);
-  let providers: { domain: string; first_seen: string; last_seen: string; services: Awaited<ReturnType<typeof serviceListings>> }[] = [];
+  let providers: ({ domain: string; first_seen: string; last_seen: string; profile: string } & ReturnType<typeof summarizeProvider>)[] = [];
   if (domains.length) {
     const [provRows, svcRows] = await Promise.all([
       store.db.selectFrom('intel_providers').selectAll().where('domain', 'in', domains).execute(),
-      filterServices(store.db.selectFrom('intel_services'), p, o).selectAll().where('intel_services.domain', 'in', domains).orderBy('url').orderBy('service_id').execute(),
+      filterServices(store.db.selectFrom('intel_services'), store.dialect, p, o).selectAll().where('intel_services.domain', 'in', domains).orderBy('url').orderBy('service_id').execute(),
     ]);
     const listings = await serviceListings(store, svcRows, o);
-    const byDomain = new Map(provRows.map((r) => [r.domain, { ...r, services: [] as typeof listings }]));
+    const byDomain = new Map(provRows.map((r) => [r.domain, { row: r, services: [] as typeof listings }]));
     svcRows.forEach((s, i) => byDomain.get(s.domain)?.services.push(listings[i]));
-    providers = domains.map((d) => byDomain.get(d)!).filter(Boolean);
+    providers = domains.flatMap((d) => {
+      const p = byDomain.get(d);
+      return p ? [{ ...p.row, profile: `/api/providers/${encodeURIComponent(d)}`, ...summarizeProvider(p.services) }] : [];
+    });
   }
   return {
     disclaimer: DISCLAIMERS.providers,

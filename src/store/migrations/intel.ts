@@ -159,4 +159,37 @@ export const intelMigrations: Record<string, Migration> = {
       }
     },
   },
+  /**
+   * Provider search without scanning every service: (1) intel_services(domain, failing_since) so "has a listed
+   * service" per provider is answered from the index; (2) an index for the `q` substring search over
+   * "domain url description" (docs/intelligence.md): on PostgreSQL a pg_trgm GIN index on that lower-cased
+   * expression (LIKE '%q%' uses it), on SQLite an FTS5 trigram table kept in step by triggers and backfilled here.
+   */
+  intel_0003_search: {
+    async up(db: Kysely<unknown>) {
+      await db.schema.createIndex('intel_services_domain_failing').on('intel_services').columns(['domain', 'failing_since']).execute();
+      if (isPostgres(db)) {
+        // pg_trgm is a trusted extension (PostgreSQL 13+): the database owner may create it.
+        await sql`create extension if not exists pg_trgm`.execute(db);
+        await sql`create index intel_services_search_trgm on intel_services using gin ((${SEARCH_TEXT_PG}) gin_trgm_ops)`.execute(db);
+        return;
+      }
+      // The FTS rowid is the service row's rowid; the text is what `q` matches.
+      await sql`create virtual table intel_services_search using fts5(text, tokenize = 'trigram')`.execute(db);
+      const text = (r: string) => sql.raw(`${r}.domain || ' ' || ${r}.url || ' ' || coalesce(${r}.description, '')`);
+      await sql`insert into intel_services_search (rowid, text) select rowid, ${text('intel_services')} from intel_services`.execute(db);
+      await sql`create trigger intel_services_search_ai after insert on intel_services begin
+        insert into intel_services_search (rowid, text) values (new.rowid, ${text('new')}); end`.execute(db);
+      await sql`create trigger intel_services_search_au after update of domain, url, description on intel_services begin
+        update intel_services_search set text = ${text('new')} where rowid = old.rowid; end`.execute(db);
+      await sql`create trigger intel_services_search_ad after delete on intel_services begin
+        delete from intel_services_search where rowid = old.rowid; end`.execute(db);
+    },
+  },
 };
+
+/**
+ * The text `q` searches on PostgreSQL, lower-cased: the same expression must appear in the index (intel_0003)
+ * and in the query (src/store/intel/queries.ts) for the planner to use the index.
+ */
+export const SEARCH_TEXT_PG = sql.raw(`lower(domain || ' ' || url || ' ' || coalesce(description, ''))`);
