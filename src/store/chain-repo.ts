@@ -119,7 +119,12 @@ export async function listTransactions(store: Store, filters: ObservationFilters
 
 /** One transaction with its detail, or null when this archive has not recorded it (not proof of absence on chain). */
 export async function getTransaction(store: Store, hash: string): Promise<TransactionDetailRow | null> {
-  const r = await store.db.selectFrom('observations').select([...LIST_COLUMNS, 'detail']).where('hash', '=', hash.toLowerCase()).executeTakeFirst();
+  const r = await store.db
+    .selectFrom('observations')
+    .innerJoin('observation_details', 'observation_details.hash', 'observations.hash')
+    .select([...LIST_COLUMNS.map((c) => `observations.${c}` as const), 'observation_details.detail'])
+    .where('observations.hash', '=', hash.toLowerCase())
+    .executeTakeFirst();
   return r ? rowToDetail(r) : null;
 }
 

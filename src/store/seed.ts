@@ -133,15 +133,17 @@ export interface SeedResult {
 }
 
 /**
- * Bulk-writes `opts.count` synthetic observations in transactions of about `rowsPerWrite` rows (default 5,000),
- * each a writeBlocks call (observations, coverage and checkpoint together).
+ * Bulk-writes `opts.count` synthetic observations in transactions of about `rowsPerWrite` rows (default 20,000
+ * on SQLite, where one transaction is one fsync and the writer holds everything in its page cache; 5,000 on
+ * PostgreSQL, whose commits are cheap and whose long transactions hold locks), each a writeBlocks call
+ * (observations, details, leg recipients, coverage and checkpoint together; multi-row INSERTs of up to 1000 rows).
  * @param onProgress called after each write with the number of observations written so far
  */
 export async function seedStore(store: Store, opts: SyntheticOptions & { rowsPerWrite?: number; onProgress?: (done: number) => void }): Promise<SeedResult> {
   const started = Date.now();
   // A 256 MiB page cache keeps the growing indexes in memory during the load (SQLite's default is 2 MiB).
   if (store.dialect === 'sqlite') await sql`pragma cache_size = -262144`.execute(store.db);
-  const per = opts.rowsPerWrite ?? 5000;
+  const per = opts.rowsPerWrite ?? (store.dialect === 'sqlite' ? 20_000 : 5000);
   let batch: BlockObservations[] = [];
   let rows = 0;
   let done = 0;
@@ -171,6 +173,6 @@ export async function seedStore(store: Store, opts: SyntheticOptions & { rowsPer
  * plans; SQLite's planner gets statistics from ANALYZE.
  */
 export async function refreshPlannerStatistics(store: Store): Promise<void> {
-  if (store.dialect === 'postgres') await sql`vacuum analyze observations`.execute(store.db);
+  if (store.dialect === 'postgres') await sql`vacuum analyze observations, observation_details, leg_recipients`.execute(store.db);
   else await sql`analyze`.execute(store.db);
 }

@@ -219,22 +219,32 @@ export interface ReceivedPayments {
 }
 
 /**
- * Successful observed transactions whose recipient is `address`, or one of whose TIP-20 legs pays it
- * (legs are kept in the detail JSON as `{"from":…,"to":"0x…",…}`). Counts observations, not amounts: the
- * chain store holds observations, not a complete feed, so zero here means "none observed".
+ * Successful observed transactions whose recipient is `address`, or one of whose TIP-20 legs pays it. Counts
+ * observations, not amounts: the chain store holds observations, not a complete feed, so zero here means
+ * "none observed". Two index ranges: observations by `recipient`, and `leg_recipients` (legs paying an address
+ * other than the primary recipient, so the two sets are disjoint and their counts add up).
  * @param address lower-case 0x address (40 hex digits); anything else yields zero without querying
  */
 export async function receivedPayments(store: Store, address: string): Promise<ReceivedPayments> {
   const a = address.toLowerCase();
   if (!/^0x[0-9a-f]{40}$/.test(a)) return { count: 0, first_time_unix: null, last_time_unix: null };
-  const r = await store.db
-    .selectFrom('observations')
-    .select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.min('time').as('first'), eb.fn.max('time').as('last')])
-    .where('execution', '=', 'success')
-    .where((eb) => eb.or([eb('recipient', '=', a), eb('detail', 'like', `%"to":"${a}"%`)]))
-    .executeTakeFirstOrThrow();
-  const n = Number(r.n);
-  return { count: n, first_time_unix: n ? Number(r.first) : null, last_time_unix: n ? Number(r.last) : null };
+  const [direct, legs] = await Promise.all(
+    (['observations', 'leg_recipients'] as const).map((table) =>
+      store.db
+        .selectFrom(table)
+        .select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.min('time').as('first'), eb.fn.max('time').as('last')])
+        .where('recipient', '=', a)
+        .where('execution', '=', 'success')
+        .executeTakeFirstOrThrow(),
+    ),
+  );
+  const n = Number(direct.n) + Number(legs.n);
+  const times = [direct, legs].filter((r) => Number(r.n) > 0);
+  return {
+    count: n,
+    first_time_unix: n ? Math.min(...times.map((r) => Number(r.first))) : null,
+    last_time_unix: n ? Math.max(...times.map((r) => Number(r.last))) : null,
+  };
 }
 
 /** Records the x402 settlement of a per-call check: payer (lower-case) and settlement transaction hash. */

@@ -3,7 +3,7 @@
  */
 import type { Selectable } from 'kysely';
 import type { CHAIN_ID, Execution, Integrity, Observation, ObservationDetail } from '../../domain/observation.js';
-import type { ObservationsTable } from '../tables/chain.js';
+import type { LegRecipientsTable, ObservationDetailsTable, ObservationsTable } from '../tables/chain.js';
 
 /** Integrity as a plain object type (a type literal, so it is assignable to the schemas' open object types). */
 export type IntegrityJson = { [K in keyof Integrity]: Integrity[K] };
@@ -17,7 +17,7 @@ export type TransactionRow = { [K in Exclude<keyof Observation, 'tx_index' | 'de
 /** TransactionRow plus the retained detail members (transaction, receipt, evidence, legs, calls, forensics, unknown). */
 export type TransactionDetailRow = TransactionRow & { [K in keyof ObservationDetail]: ObservationDetail[K] };
 
-/** Columns read for list rows (everything but `detail`, which can be large). */
+/** Columns read for list rows and the export (every column but the rank `seq` and in-block `tx_index`). */
 export const LIST_COLUMNS = [
   'hash', 'time', 'height', 'chain_id', 'sender', 'recipient', 'asset', 'asset_contract', 'amount', 'nominal', 'fee',
   'exchange', 'protocol', 'category', 'execution', 'decode', 'integrity',
@@ -28,29 +28,49 @@ type ListRow = Pick<Selectable<ObservationsTable>, (typeof LIST_COLUMNS)[number]
 /** Lower-cases an address-like value; keeps null. */
 const lower = (s: string | null) => (s == null ? null : s.toLowerCase());
 
-/** The row to insert for `o` at rank `seq`. Addresses are stored lower-case; integrity and detail as JSON text. */
-export function observationToRow(o: Observation, seq: number): ObservationsTable {
+/** The rows one observation is stored as: its observations row, its detail row and its leg recipients. */
+export interface StoredObservation {
+  row: ObservationsTable;
+  detail: ObservationDetailsTable;
+  /** Distinct leg `to` addresses other than the primary recipient (see LegRecipientsTable). */
+  legRecipients: LegRecipientsTable[];
+}
+
+/**
+ * The rows to insert for `o` at rank `seq`. Addresses are stored lower-case; integrity and detail as JSON text.
+ */
+export function observationToRows(o: Observation, seq: number): StoredObservation {
+  const hash = o.hash.toLowerCase();
+  const recipient = lower(o.recipient);
+  const legTo = new Set<string>();
+  for (const l of o.detail.legs ?? []) {
+    const to = lower(l.to);
+    if (to && to !== recipient) legTo.add(to);
+  }
   return {
-    hash: o.hash.toLowerCase(),
-    seq,
-    time: o.time,
-    height: o.height,
-    tx_index: o.tx_index,
-    chain_id: o.chain_id,
-    sender: lower(o.sender),
-    recipient: lower(o.recipient),
-    asset: o.asset,
-    asset_contract: lower(o.asset_contract),
-    amount: o.amount,
-    nominal: o.nominal,
-    fee: o.fee,
-    exchange: o.exchange,
-    protocol: o.protocol,
-    category: o.category,
-    execution: o.execution,
-    decode: o.decode,
-    integrity: JSON.stringify(o.integrity),
-    detail: JSON.stringify(o.detail),
+    row: {
+      hash,
+      seq,
+      time: o.time,
+      height: o.height,
+      tx_index: o.tx_index,
+      chain_id: o.chain_id,
+      sender: lower(o.sender),
+      recipient,
+      asset: o.asset,
+      asset_contract: lower(o.asset_contract),
+      amount: o.amount,
+      nominal: o.nominal,
+      fee: o.fee,
+      exchange: o.exchange,
+      protocol: o.protocol,
+      category: o.category,
+      execution: o.execution,
+      decode: o.decode,
+      integrity: JSON.stringify(o.integrity),
+    },
+    detail: { hash, detail: JSON.stringify(o.detail) },
+    legRecipients: [...legTo].map((to) => ({ recipient: to, hash, time: o.time, execution: o.execution })),
   };
 }
 

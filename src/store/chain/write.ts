@@ -6,10 +6,13 @@ import type { Transaction } from 'kysely';
 import type { Observation } from '../../domain/observation.js';
 import type { Database } from '../schema.js';
 import type { DialectName } from '../db.js';
-import { observationToRow } from './rows.js';
+import { observationToRows } from './rows.js';
 
-/** Rows per multi-row INSERT: 1000 × 20 columns stays under SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
-const INSERT_CHUNK = 1000;
+/**
+ * Rows per multi-row INSERT of a table with `columns` columns: at most 1000 rows (PostgreSQL plans larger
+ * statements slowly) and under SQLite's 32,766 bound parameters (PostgreSQL allows 65,535).
+ */
+const insertChunk = (columns: number) => Math.min(1000, Math.floor(32_766 / columns));
 /** Hashes per existence check. */
 const LOOKUP_CHUNK = 500;
 
@@ -20,6 +23,13 @@ const LOOKUP_CHUNK = 500;
 export function seqOrder(a: { time: number; hash: string }, b: { time: number; hash: string }): number {
   if (a.time !== b.time) return a.time - b.time;
   return a.hash < b.hash ? 1 : a.hash > b.hash ? -1 : 0;
+}
+
+/** Runs `insert` over `rows` in multi-row statements sized by insertChunk (nothing when `rows` is empty). */
+async function insertChunked<R extends object>(rows: R[], insert: (part: R[]) => Promise<unknown>): Promise<void> {
+  if (!rows.length) return;
+  const n = insertChunk(Object.keys(rows[0]).length);
+  for (let i = 0; i < rows.length; i += n) await insert(rows.slice(i, i + n));
 }
 
 export interface InsertResult {
@@ -63,10 +73,12 @@ export async function insertObservations(
   if (fresh.length) {
     const first = fresh[0];
     if (ordered && lastTime !== null && lastHash !== null && seqOrder({ time: lastTime, hash: lastHash }, { time: first.o.time, hash: first.hash }) >= 0) ordered = false;
-    const rows = fresh.map((f, i) => observationToRow(f.o, count + i));
-    for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-      await trx.insertInto('observations').values(rows.slice(i, i + INSERT_CHUNK)).onConflict((oc) => oc.column('hash').doNothing()).execute();
-    }
+    const stored = fresh.map((f, i) => observationToRows(f.o, count + i));
+    await insertChunked(stored.map((x) => x.row), (part) => trx.insertInto('observations').values(part).onConflict((oc) => oc.column('hash').doNothing()).execute());
+    await insertChunked(stored.map((x) => x.detail), (part) => trx.insertInto('observation_details').values(part).onConflict((oc) => oc.column('hash').doNothing()).execute());
+    await insertChunked(stored.flatMap((x) => x.legRecipients), (part) =>
+      trx.insertInto('leg_recipients').values(part).onConflict((oc) => oc.columns(['recipient', 'hash']).doNothing()).execute(),
+    );
     count += fresh.length;
     const last = fresh[fresh.length - 1];
     lastTime = last.o.time;

@@ -31,13 +31,27 @@ export const chainMigrations: Record<string, Migration> = {
         .addColumn('execution', 'text', (c) => c.notNull())
         .addColumn('decode', 'text', (c) => c.notNull())
         .addColumn('integrity', 'text', (c) => c.notNull())
-        .addColumn('detail', 'text', (c) => c.notNull())
         .execute();
       await sql`create unique index observations_seq on observations (seq)`.execute(db);
       await sql`create index observations_time_hash on observations (time desc, hash asc)`.execute(db);
       for (const col of SORTED_BY) {
         await sql`create index ${sql.id(`observations_${col}_time`)} on observations (${sql.id(col)}, time desc, hash asc)`.execute(db);
       }
+      // asset + execution (e.g. failed payments of one token) counts and pages off one index.
+      await sql`create index observations_asset_contract_execution_time on observations (asset_contract, execution, time desc, hash asc)`.execute(db);
+      await db.schema
+        .createTable('observation_details')
+        .addColumn('hash', 'text', (c) => c.primaryKey())
+        .addColumn('detail', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('leg_recipients')
+        .addColumn('recipient', 'text', (c) => c.notNull())
+        .addColumn('hash', 'text', (c) => c.notNull())
+        .addColumn('time', 'bigint', (c) => c.notNull())
+        .addColumn('execution', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('leg_recipients_pk', ['recipient', 'hash'])
+        .execute();
       await db.schema
         .createTable('coverage')
         .addColumn('first', 'bigint', (c) => c.primaryKey())
@@ -76,7 +90,7 @@ export const chainMigrations: Record<string, Migration> = {
       await db.insertInto('chain_stats').values({ id: 1, observation_count: 0, ordered: 1 }).execute();
     },
     async down(db: Kysely<any>) {
-      for (const t of ['chain_stats', 'collector_state', 'checkpoint', 'coverage', 'observations']) await db.schema.dropTable(t).ifExists().execute();
+      for (const t of ['chain_stats', 'collector_state', 'checkpoint', 'coverage', 'leg_recipients', 'observation_details', 'observations']) await db.schema.dropTable(t).ifExists().execute();
     },
   },
 };

@@ -27,8 +27,30 @@ export interface ObservationsTable {
   decode: string;
   /** JSON text of the Integrity member. */
   integrity: string;
-  /** JSON text of ObservationDetail. */
+}
+
+/**
+ * The retained detail of one observation (primary key: hash), written in the same transaction as its
+ * observations row and read only by the detail endpoint, so lists, counts, metrics and export never read it.
+ */
+export interface ObservationDetailsTable {
+  hash: string;
+  /** JSON text of ObservationDetail (transaction, receipt, evidence, legs, calls, forensics, unknown). */
   detail: string;
+}
+
+/**
+ * One row per (leg recipient, observation) whose TIP-20 legs pay an address other than the observation's
+ * primary `recipient` (primary key: recipient, hash). Time and execution are copied from the observation
+ * (never rewritten) so "payments received by X" is one index range without reading observations or details.
+ */
+export interface LegRecipientsTable {
+  /** Lower-case 0x address a leg's `to` names. */
+  recipient: string;
+  hash: string;
+  /** Block timestamp, UTC Unix seconds. */
+  time: number | string;
+  execution: string;
 }
 
 /** Merged, non-overlapping intervals of collected block heights (a gap is a gap). */
@@ -80,6 +102,8 @@ export interface ChainStatsTable {
 
 export interface ChainTables {
   observations: ObservationsTable;
+  observation_details: ObservationDetailsTable;
+  leg_recipients: LegRecipientsTable;
   coverage: CoverageTable;
   checkpoint: CheckpointTable;
   collector_state: CollectorStateTable;
