@@ -1,0 +1,95 @@
+/**
+ * The slim observations row: detail lives in observation_details and leg payees in leg_recipients, both
+ * written in writeBlocks' one transaction; receivedPayments counts direct recipients and leg payees once each.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { openStore, type Store } from '../../src/store/db.js';
+import { getTransaction, writeBlocks } from '../../src/store/chain-repo.js';
+import { receivedPayments } from '../../src/store/trust-repo.js';
+import type { BlockObservations, Execution, Observation } from '../../src/domain/observation.js';
+import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
+import { makeBlocks, observationsOf } from '../helpers/observations.js';
+
+const TOKEN = '0x20c0000000000000000000000000000000000000';
+const PAY_TO = `0x${'ab'.repeat(20)}`;
+const OTHER = `0x${'cd'.repeat(20)}`;
+
+/** A one-transaction block paying `recipient` directly and `legTo` through its TIP-20 legs. */
+function payment(height: number, recipient: string, legTo: string[], execution: Execution = 'success'): BlockObservations {
+  const hash = `0x${height.toString(16).padStart(64, '0')}` as `0x${string}`;
+  const time = 1_767_225_600 + height;
+  const o: Observation = {
+    hash, time, height, tx_index: 0, chain_id: 4217, sender: OTHER, recipient, asset: 'pathUSD', asset_contract: TOKEN,
+    amount: '1', nominal: '1', fee: '0.001', exchange: null, protocol: null, category: 'transfer', execution, decode: 'full',
+    integrity: { score: 0, maximum: 5, version: '1', scope: 'test', stages: [] },
+    detail: {
+      transaction: null, receipt: null, evidence: null, calls: null, forensics: null, unknown: null,
+      // Upper-case on purpose: leg addresses are matched lower-case.
+      legs: legTo.map((to, i) => ({ from: OTHER, to: to.toUpperCase().replace('0X', '0x'), asset: 'pathUSD', asset_contract: TOKEN, amount: '1', amount_atomic: '1000000', log_index: i })),
+    },
+  };
+  return { height, hash, time, observations: [o] };
+}
+
+describe.each(DIALECTS)('observation details and leg recipients on %s', (dialect) => {
+  const dbs: TestDb[] = [];
+  const stores: Store[] = [];
+  afterAll(async () => {
+    await Promise.all(stores.map((s) => s.close().catch(() => {})));
+    await Promise.all(dbs.map((d) => d.drop()));
+  });
+  async function fresh(): Promise<Store> {
+    const t = await createTestDb(dialect);
+    dbs.push(t);
+    const s = await openStore(t.url);
+    stores.push(s);
+    return s;
+  }
+  const rows = async (s: Store, table: 'observations' | 'observation_details' | 'leg_recipients') =>
+    Number((await s.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+
+  it('stores each detail beside its row, not in it, and serves it from the detail read', async () => {
+    const s = await fresh();
+    const blocks = makeBlocks({ count: 60, seed: 11 });
+    const last = blocks[blocks.length - 1];
+    await writeBlocks(s, blocks, { height: last.height, hash: last.hash });
+    await writeBlocks(s, blocks, { height: last.height, hash: last.hash });
+    expect(await rows(s, 'observations')).toBe(60);
+    expect(await rows(s, 'observation_details')).toBe(60);
+    const columns = Object.keys((await sql<Record<string, unknown>>`select * from observations limit 1`.execute(s.db)).rows[0]);
+    expect(columns).not.toContain('detail');
+    const one = observationsOf(blocks)[23];
+    expect(await getTransaction(s, one.hash)).toMatchObject({ hash: one.hash, ...one.detail });
+  });
+
+  it('a failing writeBlocks leaves no detail or leg recipient behind', async () => {
+    const s = await fresh();
+    const good = payment(1, OTHER, [PAY_TO]);
+    const bad = payment(2, OTHER, [PAY_TO]);
+    // A NOT NULL violation in the second observation's row aborts the whole write.
+    bad.observations[0] = { ...bad.observations[0], execution: null as never };
+    await expect(writeBlocks(s, [good, bad], { height: 2, hash: bad.hash })).rejects.toThrow();
+    expect(await rows(s, 'observations')).toBe(0);
+    expect(await rows(s, 'observation_details')).toBe(0);
+    expect(await rows(s, 'leg_recipients')).toBe(0);
+  });
+
+  it('receivedPayments counts successful observations paying the address directly or through a leg, each once', async () => {
+    const s = await fresh();
+    expect(await receivedPayments(s, PAY_TO)).toEqual({ count: 0, first_time_unix: null, last_time_unix: null });
+    const blocks = [
+      payment(10, PAY_TO, [PAY_TO]), // direct, and a leg to the same address: one observation
+      payment(20, TOKEN, [PAY_TO, PAY_TO, OTHER]), // legs only (the transaction's recipient is the token contract)
+      payment(30, PAY_TO, [], 'failed'), // failed: not a received payment
+      payment(40, TOKEN, [PAY_TO], 'unknown'), // unknown execution: not counted
+      payment(50, TOKEN, [OTHER]), // pays someone else
+    ];
+    await writeBlocks(s, blocks, { height: 50, hash: blocks[4].hash });
+    await writeBlocks(s, blocks.slice(0, 2), { height: 50, hash: blocks[4].hash });
+    expect(await receivedPayments(s, PAY_TO)).toEqual({ count: 2, first_time_unix: 1_767_225_610, last_time_unix: 1_767_225_620 });
+    expect(await receivedPayments(s, PAY_TO.toUpperCase().replace('0X', '0x'))).toMatchObject({ count: 2 });
+    expect(await receivedPayments(s, OTHER)).toEqual({ count: 2, first_time_unix: 1_767_225_620, last_time_unix: 1_767_225_650 });
+    expect(await receivedPayments(s, 'not-an-address')).toEqual({ count: 0, first_time_unix: null, last_time_unix: null });
+  });
+});
