@@ -26,6 +26,7 @@ export function keccak256(data: Uint8Array): Uint8Array {
  * @throws TypeError when `hex` is not 0x-prefixed hex of whole bytes
  */
 export function keccak256Hex(hex: string): `0x${string}` {
-  if (!/^0x([0-9a-fA-F]{2})*$/.test(hex)) throw new TypeError(`not 0x hex of whole bytes: ${hex.slice(0, 20)}`);
+  // A plain character class and a length check: a repeated group backtracks over every byte of long encodings.
+  if (hex.length % 2 !== 0 || !/^0x[0-9a-fA-F]*$/.test(hex)) throw new TypeError(`not 0x hex of whole bytes: ${hex.slice(0, 20)}`);
   return `0x${createKeccakHash('keccak256').update(Buffer.from(hex.slice(2), 'hex')).digest().toString('hex')}`;
 }
