@@ -7,6 +7,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
 import type { AppContext } from '../api/context.js';
 import { HttpError } from '../domain/errors.js';
@@ -57,11 +58,17 @@ async function answer(fn: () => Promise<object>): Promise<CallToolResult> {
 }
 
 /**
- * Creates an MCP server with the six read-only tools over `ctx.store`. Cheap: the stateless endpoint makes one
- * per request.
+ * One JSON Schema validator for every server: the SDK otherwise builds a new Ajv instance (with its formats) per
+ * McpServer, and the stateless endpoint makes a server per request. It keeps no per-request state.
+ */
+const sharedValidator = new AjvJsonSchemaValidator();
+
+/**
+ * Creates an MCP server with the six read-only tools over `ctx.store`. Cheap (the validator is shared): the
+ * stateless endpoint makes one per request.
  */
 export function createMcpServer(ctx: AppContext): McpServer {
-  const server = new McpServer({ name: 'paywatch', version: '1.0.0' }, { capabilities: { tools: {} } });
+  const server = new McpServer({ name: 'paywatch', version: '1.0.0' }, { capabilities: { tools: {} }, jsonSchemaValidator: sharedValidator });
   const opts = () => ({ staleAfterDays: ctx.config.intelStaleDays });
   const readOnly = { readOnlyHint: true, openWorldHint: false };
   const reg = <I extends z.ZodObject, O extends z.ZodObject>(name: keyof typeof MCP_TOOLS, description: string, input: I, output: O, run: (args: z.output<I>) => Promise<object>) =>

@@ -8,7 +8,7 @@ import { BadRequest, NotFound, Unavailable } from '../../domain/errors.js';
 import type { Snapshot } from '../../intel/types.js';
 import type { Database } from '../schema.js';
 import type { DialectName, Store } from '../db.js';
-import { SEARCH_TEXT_PG } from '../migrations/intel.js';
+import { SEARCH_TEXT } from '../migrations/intel.js';
 import type { IntelServiceRow, IntelSnapshotRow } from '../tables/intel.js';
 import { summarizeProvider } from './listing.js';
 import { DISCLAIMERS, type IntelQuery, type ProvidersQuery } from './params.js';
@@ -35,8 +35,8 @@ function likePattern(q: string): string {
 
 type ServiceQuery = SelectQueryBuilder<Database, 'intel_services', object>;
 
-/** Applies the search filters of ProvidersQuery to a query over intel_services. */
-function filterServices(qb: ServiceQuery, dialect: DialectName, p: ProvidersQuery, o: QueryOptions): ServiceQuery {
+/** Applies the search filters of ProvidersQuery to a query over intel_services (`fromIndex`: see searchCondition). */
+function filterServices(qb: ServiceQuery, dialect: DialectName, p: ProvidersQuery, o: QueryOptions, fromIndex = true): ServiceQuery {
   let q = qb;
   if (!p.include_stale) {
     const cutoff = staleCutoff(o);
@@ -56,7 +56,7 @@ function filterServices(qb: ServiceQuery, dialect: DialectName, p: ProvidersQuer
       ),
     );
   }
-  if (p.q && p.q.trim()) q = q.where(searchCondition(dialect, p.q.trim()));
+  if (p.q && p.q.trim()) q = q.where(searchCondition(dialect, p.q.trim(), fromIndex));
   return q;
 }
 
@@ -64,33 +64,37 @@ function filterServices(qb: ServiceQuery, dialect: DialectName, p: ProvidersQuer
  * The `q` condition: a case-insensitive substring of "domain url description" (one space between), answered
  * from the intel_0003 trigram index: pg_trgm GIN on PostgreSQL; on SQLite an FTS5 trigram phrase (a contiguous
  * substring, case-folded) for three or more characters and LIKE over the same table below that (FTS5 trigram
- * phrases shorter than three characters match nothing).
+ * phrases shorter than three characters match nothing). `fromIndex` false tests each row's text instead (SQLite
+ * would otherwise read every index match to check a page's few services; PostgreSQL's planner picks by itself).
  */
-function searchCondition(dialect: DialectName, q: string) {
+function searchCondition(dialect: DialectName, q: string, fromIndex: boolean) {
   const pat = likePattern(q);
-  if (dialect === 'postgres') return sql<boolean>`${SEARCH_TEXT_PG} like ${pat} escape '\\'`;
+  if (dialect === 'postgres' || !fromIndex) return sql<boolean>`${SEARCH_TEXT} like ${pat} escape '\\'`;
   // q is restricted to [A-Za-z0-9:._-/ ] (ProvidersQuery), so it has no double quote to escape in the phrase.
   const inner = [...q].length >= 3 ? sql`intel_services_search match ${`"${q}"`}` : sql`text like ${pat} escape '\\'`;
   return sql<boolean>`intel_services.rowid in (select rowid from intel_services_search where ${inner})`;
 }
 
-/** Milliseconds a provider-search total is reused: the contract's polling interval (section 8, five seconds). */
-const COUNT_TTL_MS = 5000;
-const counts = new WeakMap<Store, Map<string, { at: number; value: Promise<number> }>>();
+/** Milliseconds a provider search's matching domains are reused: the contract's polling interval (section 8, five seconds). */
+const MATCH_TTL_MS = 5000;
+/** Filter sets remembered per store (each holds at most one domain list). */
+const MATCH_KEYS = 64;
+const matches = new WeakMap<Store, Map<string, { at: number; value: Promise<string[]> }>>();
 
 /**
- * The total of a provider search, computed at most once per COUNT_TTL_MS per filter set and store: counting every
- * matching provider is the one part of a page that grows with the whole table, and a total five seconds old is
- * within what the contract says clients may cache. Failed counts are not kept.
+ * The domains (in order) of the providers matching a search, computed at most once per MATCH_TTL_MS per filter set
+ * and store. Finding every matching provider is the one part of a search that grows with the whole table; total
+ * and page both come from this one list, so they agree, and a list five seconds old is within what the contract
+ * says clients may cache. Failed reads are not kept.
  */
-function cachedCount(store: Store, key: string, count: () => Promise<number>): Promise<number> {
-  let m = counts.get(store);
-  if (!m) counts.set(store, (m = new Map()));
+function cachedDomains(store: Store, key: string, read: () => Promise<string[]>): Promise<string[]> {
+  let m = matches.get(store);
+  if (!m) matches.set(store, (m = new Map()));
   const now = Date.now();
   const hit = m.get(key);
-  if (hit && now - hit.at < COUNT_TTL_MS) return hit.value;
-  if (m.size > 1000) m.clear();
-  const value = count();
+  if (hit && now - hit.at < MATCH_TTL_MS) return hit.value;
+  if (m.size >= MATCH_KEYS) m.clear();
+  const value = read();
   m.set(key, { at: now, value });
   value.catch(() => m!.delete(key));
   return value;
@@ -165,26 +169,22 @@ export async function getServiceSources(store: Store) {
  */
 export async function searchProviders(store: Store, p: ProvidersQuery, o: QueryOptions) {
   const asOf = isoTime(o.now ?? new Date());
-  // Providers in domain order that have a matching service: the page walks the providers' primary key and stops
-  // after limit + offset rows, instead of grouping every matching service.
-  const matching = store.db
-    .selectFrom('intel_providers')
-    .where((eb) =>
-      eb.exists(filterServices(eb.selectFrom('intel_services') as unknown as ServiceQuery, store.dialect, p, o).select(sql`1`.as('one')).where(sql<boolean>`intel_services.domain = intel_providers.domain`)),
-    );
-  const [total, page, sources] = await Promise.all([
-    cachedCount(store, JSON.stringify(['providers', p.q ?? null, p.network ?? null, p.check ?? null, Boolean(p.include_stale), o.staleAfterDays]), async () =>
-      Number((await matching.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()).n),
+  // Every provider with a matching service, once per filter set and TTL: the index-driven read (q through the
+  // trigram index) of the matching services' distinct domains.
+  const key = JSON.stringify([p.q ?? null, p.network ?? null, p.check ?? null, Boolean(p.include_stale), o.staleAfterDays]);
+  const [all, sources] = await Promise.all([
+    cachedDomains(store, key, async () =>
+      (await filterServices(store.db.selectFrom('intel_services'), store.dialect, p, o).select('intel_services.domain').distinct().orderBy('intel_services.domain').execute()).map((r) => r.domain),
     ),
-    matching.select('intel_providers.domain').orderBy('intel_providers.domain').limit(p.limit).offset(p.offset).execute(),
     getServiceSources(store),
   ]);
-  const domains = page.map((r) => r.domain);
+  const total = all.length;
+  const domains = all.slice(p.offset, p.offset + p.limit);
   let providers: ({ domain: string; first_seen: string; last_seen: string; profile: string } & ReturnType<typeof summarizeProvider>)[] = [];
   if (domains.length) {
     const [provRows, svcRows] = await Promise.all([
       store.db.selectFrom('intel_providers').selectAll().where('domain', 'in', domains).execute(),
-      filterServices(store.db.selectFrom('intel_services'), store.dialect, p, o).selectAll().where('intel_services.domain', 'in', domains).orderBy('url').orderBy('service_id').execute(),
+      filterServices(store.db.selectFrom('intel_services'), store.dialect, p, o, false).selectAll().where('intel_services.domain', 'in', domains).orderBy('url').orderBy('service_id').execute(),
     ]);
     const listings = await serviceListings(store, svcRows, o);
     const byDomain = new Map(provRows.map((r) => [r.domain, { row: r, services: [] as typeof listings }]));

@@ -1,4 +1,7 @@
 import { PostgresAdapter, sql, type Kysely, type Migration } from 'kysely';
+import type { Offer } from '../../intel/types.js';
+import { rowToOffer } from '../intel/rows.js';
+import type { Database } from '../schema.js';
 
 /** True when the migration runs on PostgreSQL (serial ids and bytea differ from SQLite). */
 function isPostgres(db: Kysely<unknown>): boolean {
@@ -171,7 +174,7 @@ export const intelMigrations: Record<string, Migration> = {
       if (isPostgres(db)) {
         // pg_trgm is a trusted extension (PostgreSQL 13+): the database owner may create it.
         await sql`create extension if not exists pg_trgm`.execute(db);
-        await sql`create index intel_services_search_trgm on intel_services using gin ((${SEARCH_TEXT_PG}) gin_trgm_ops)`.execute(db);
+        await sql`create index intel_services_search_trgm on intel_services using gin ((${SEARCH_TEXT}) gin_trgm_ops)`.execute(db);
         return;
       }
       // The FTS rowid is the service row's rowid; the text is what `q` matches.
@@ -186,10 +189,52 @@ export const intelMigrations: Record<string, Migration> = {
         delete from intel_services_search where rowid = old.rowid; end`.execute(db);
     },
   },
+  /**
+   * Fills the intel_0002 copies (latency, error, evidence hash, offers of the last check) on service rows written
+   * without them (before intel_0002, or by the bulk seeder), so a listing never has to join snapshots and offers.
+   * Batches of 2,000 services in service_id order; offers in stored (id) order, as the join would read them.
+   */
+  // Uses rowToOffer, the same mapping the join fallback of the readers uses.
+  intel_0004_latest_backfill: {
+    async up(db: Kysely<unknown>) {
+      const d = db as unknown as Kysely<Database>;
+      let after = '';
+      for (;;) {
+        const svcs = await d
+          .selectFrom('intel_services')
+          .select(['service_id', 'last_snapshot_id'])
+          .where('last_snapshot_id', 'is not', null)
+          .where('last_offers', 'is', null)
+          .where('service_id', '>', after)
+          .orderBy('service_id')
+          .limit(2000)
+          .execute();
+        if (!svcs.length) return;
+        after = svcs[svcs.length - 1].service_id;
+        const ids = svcs.map((s) => s.last_snapshot_id!);
+        const [snaps, offers] = await Promise.all([
+          d.selectFrom('intel_snapshots').select(['snapshot_id', 'latency_ms', 'error', 'evidence_hash']).where('snapshot_id', 'in', ids).execute(),
+          d.selectFrom('intel_offers').selectAll().where('snapshot_id', 'in', ids).orderBy('id').execute(),
+        ]);
+        const bySnap = new Map<string, Offer[]>();
+        for (const o of offers) bySnap.set(o.snapshot_id!, [...(bySnap.get(o.snapshot_id!) ?? []), rowToOffer(o)]);
+        const snapById = new Map(snaps.map((s) => [s.snapshot_id, s]));
+        for (const s of svcs) {
+          const snap = snapById.get(s.last_snapshot_id!);
+          if (!snap) continue; // a dangling id: readers keep their join fallback
+          await d
+            .updateTable('intel_services')
+            .set({ last_latency_ms: snap.latency_ms, last_error: snap.error, last_evidence_hash: snap.evidence_hash, last_offers: JSON.stringify(bySnap.get(snap.snapshot_id) ?? []) })
+            .where('service_id', '=', s.service_id)
+            .execute();
+        }
+      }
+    },
+  },
 };
 
 /**
- * The text `q` searches on PostgreSQL, lower-cased: the same expression must appear in the index (intel_0003)
- * and in the query (src/store/intel/queries.ts) for the planner to use the index.
+ * The text `q` searches, lower-cased (both dialects): on PostgreSQL the same expression must appear in the index
+ * (intel_0003) and in the query (src/store/intel/queries.ts) for the planner to use the index.
  */
-export const SEARCH_TEXT_PG = sql.raw(`lower(domain || ' ' || url || ' ' || coalesce(description, ''))`);
+export const SEARCH_TEXT = sql.raw(`lower(domain || ' ' || url || ' ' || coalesce(description, ''))`);
