@@ -16,7 +16,8 @@ import {
   ProvidersQuery,
 } from '../../src/store/intel-repo.js';
 import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
-import { NOW, offer, seed, SID_A, SID_B, SID_C, USDC } from './store-fixtures.js';
+import { NOW, offer, seed, SID_A, SID_B, SID_C, snap, storeSnap, USDC } from './store-fixtures.js';
+import { bumpGeneration } from '../../src/store/intel/cache.js';
 
 const opts = { staleAfterDays: 7, now: NOW };
 const pq = (q: Record<string, unknown> = {}) => ProvidersQuery.parse(q);
@@ -103,6 +104,7 @@ describe.each(DIALECTS)('intel store on %s', (dialect) => {
     const listed = await searchProviders(store, pq({ include_stale: true }), opts);
     // Rows written before intel_0002 (or by a bulk seeder) have no copies: readers join the snapshot instead.
     await store.db.updateTable('intel_services').set({ last_offers: null, last_latency_ms: null, last_error: null, last_evidence_hash: null }).execute();
+    bumpGeneration(store); // a direct write: answers reused from before it must not be served
     expect(await getProvider(store, 'api.alpha.example', opts)).toEqual(fromCopies);
     expect(await searchProviders(store, pq({ include_stale: true }), opts)).toEqual(listed);
   });
@@ -187,5 +189,18 @@ describe.each(DIALECTS)('intel store on %s', (dialect) => {
     const st = await intelligenceStatus(store, opts);
     expect(st.collection).toMatchObject({ available: true, last_successful_run_at: '2026-01-31T00:01:00.000Z' });
     expect(st.history).toMatchObject({ providers: 3, services: 3, services_stale: 1, snapshots: 6, first_check_at: '2025-12-20T00:00:00.000Z', last_check_at: '2026-01-30T00:00:00.000Z' });
+  });
+  it('reuses a list answer for the same parameters until this process writes intel data', async () => {
+    const first = await listOffers(store, iq({ domain: 'beta.example' }), opts);
+    expect(await listOffers(store, iq({ domain: 'beta.example' }), opts)).toBe(first);
+    expect(await listOffers(store, iq({ domain: 'beta.example', limit: 5 }), opts)).not.toBe(first);
+    const before = await searchProviders(store, pq({ q: 'beta' }), opts);
+    await storeSnap(store, snap('s-b2', SID_B, '2026-01-16T00:00:00.000Z', { offers: [offer({ amount_atomic: '30000', amount: '0.03' })] }), 'beta.example');
+    const after = await listOffers(store, iq({ domain: 'beta.example' }), opts);
+    expect(after.total).toBe(first.total + 1);
+    expect(after.offers.find((o) => o.snapshot_id === 's-b2')).toMatchObject({ amount_atomic: '30000' });
+    const listed = await searchProviders(store, pq({ q: 'beta' }), opts);
+    expect(listed).not.toEqual(before);
+    expect(listed.providers[0].prices[0]).toMatchObject({ min_amount_atomic: '30000', max_amount_atomic: '30000' });
   });
 });

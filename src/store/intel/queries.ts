@@ -10,6 +10,7 @@ import type { Database } from '../schema.js';
 import type { DialectName, Store } from '../db.js';
 import { SEARCH_TEXT } from '../migrations/intel.js';
 import type { IntelServiceRow, IntelSnapshotRow } from '../tables/intel.js';
+import { cachedRead } from './cache.js';
 import { summarizeProvider } from './listing.js';
 import { DISCLAIMERS, type IntelQuery, type ProvidersQuery } from './params.js';
 import { isoFromUnix, isoTime, parseJson, rowToChange, rowToOffer, rowToSnapshot, rowToStoredOffer, type StoredChange, type StoredOffer } from './rows.js';
@@ -73,31 +74,6 @@ function searchCondition(dialect: DialectName, q: string, fromIndex: boolean) {
   // q is restricted to [A-Za-z0-9:._-/ ] (ProvidersQuery), so it has no double quote to escape in the phrase.
   const inner = [...q].length >= 3 ? sql`intel_services_search match ${`"${q}"`}` : sql`text like ${pat} escape '\\'`;
   return sql<boolean>`intel_services.rowid in (select rowid from intel_services_search where ${inner})`;
-}
-
-/** Milliseconds a provider search's matching domains are reused: the contract's polling interval (section 8, five seconds). */
-const MATCH_TTL_MS = 5000;
-/** Filter sets remembered per store (each holds at most one domain list). */
-const MATCH_KEYS = 64;
-const matches = new WeakMap<Store, Map<string, { at: number; value: Promise<string[]> }>>();
-
-/**
- * The domains (in order) of the providers matching a search, computed at most once per MATCH_TTL_MS per filter set
- * and store. Finding every matching provider is the one part of a search that grows with the whole table; total
- * and page both come from this one list, so they agree, and a list five seconds old is within what the contract
- * says clients may cache. Failed reads are not kept.
- */
-function cachedDomains(store: Store, key: string, read: () => Promise<string[]>): Promise<string[]> {
-  let m = matches.get(store);
-  if (!m) matches.set(store, (m = new Map()));
-  const now = Date.now();
-  const hit = m.get(key);
-  if (hit && now - hit.at < MATCH_TTL_MS) return hit.value;
-  if (m.size >= MATCH_KEYS) m.clear();
-  const value = read();
-  m.set(key, { at: now, value });
-  value.catch(() => m!.delete(key));
-  return value;
 }
 
 /**
@@ -167,13 +143,13 @@ export async function getServiceSources(store: Store) {
  * networks, protocols, price ranges, newest dated check, the first few services), with the source freshness and
  * pagination. The full services and offers are in getProvider.
  */
-export async function searchProviders(store: Store, p: ProvidersQuery, o: QueryOptions) {
+async function searchProvidersUncached(store: Store, p: ProvidersQuery, o: QueryOptions) {
   const asOf = isoTime(o.now ?? new Date());
   // Every provider with a matching service, once per filter set and TTL: the index-driven read (q through the
   // trigram index) of the matching services' distinct domains.
-  const key = JSON.stringify([p.q ?? null, p.network ?? null, p.check ?? null, Boolean(p.include_stale), o.staleAfterDays]);
+  const key = JSON.stringify([p.q ?? null, p.network ?? null, p.check ?? null, Boolean(p.include_stale), o.staleAfterDays, o.now?.getTime() ?? null]);
   const [all, sources] = await Promise.all([
-    cachedDomains(store, key, async () =>
+    cachedRead(store, `domains:${key}`, async () =>
       (await filterServices(store.db.selectFrom('intel_services'), store.dialect, p, o).select('intel_services.domain').distinct().orderBy('intel_services.domain').execute()).map((r) => r.domain),
     ),
     getServiceSources(store),
@@ -292,7 +268,7 @@ function pageOf(p: IntelQuery, total: number, o: QueryOptions) {
  * (observed_at desc, id desc).
  * @throws Unavailable before the first collection run; BadRequest when until ≤ since
  */
-export async function listOffers(store: Store, p: IntelQuery, o: QueryOptions): Promise<{ disclaimer: string; as_of: string; total: number; limit: number; offset: number; offers: StoredOffer[] }> {
+async function listOffersUncached(store: Store, p: IntelQuery, o: QueryOptions): Promise<{ disclaimer: string; as_of: string; total: number; limit: number; offset: number; offers: StoredOffer[] }> {
   const { total, rows } = await timedPage(store, 'intel_offers', p);
   return { disclaimer: DISCLAIMERS.offers, ...pageOf(p, total, o), offers: rows.map((r) => rowToStoredOffer({ ...r, id: Number(r.id) })) };
 }
@@ -301,7 +277,7 @@ export async function listOffers(store: Store, p: IntelQuery, o: QueryOptions): 
  * GET /api/intelligence/changes: dated change records, newest first (at desc, id desc).
  * @throws Unavailable before the first collection run; BadRequest when until ≤ since
  */
-export async function listChanges(store: Store, p: IntelQuery, o: QueryOptions): Promise<{ disclaimer: string; as_of: string; total: number; limit: number; offset: number; changes: StoredChange[] }> {
+async function listChangesUncached(store: Store, p: IntelQuery, o: QueryOptions): Promise<{ disclaimer: string; as_of: string; total: number; limit: number; offset: number; changes: StoredChange[] }> {
   const { total, rows } = await timedPage(store, 'intel_changes', p);
   return { disclaimer: DISCLAIMERS.changes, ...pageOf(p, total, o), changes: rows.map((r) => rowToChange({ ...r, id: Number(r.id) })) };
 }
@@ -312,7 +288,7 @@ export async function listChanges(store: Store, p: IntelQuery, o: QueryOptions):
  * @throws BadRequest naming `domain` when neither domain nor service_id is given, or when until ≤ since;
  *   Unavailable before the first collection run
  */
-export async function listHistory(store: Store, p: IntelQuery, o: QueryOptions) {
+async function listHistoryUncached(store: Store, p: IntelQuery, o: QueryOptions) {
   if (!p.domain && !p.service_id) throw new BadRequest("invalid query parameter 'domain': history requires 'domain' or 'service_id'");
   const { total, rows } = await timedPage(store, 'intel_snapshots', p);
   const offers = await offersOfSnapshots(store, rows.map((r) => r.snapshot_id));
@@ -322,6 +298,24 @@ export async function listHistory(store: Store, p: IntelQuery, o: QueryOptions) 
     checks: rows.map((r) => ({ ...checkOf(r), service_id: r.service_id, domain: r.domain, offers: offers.get(r.snapshot_id) ?? [] })),
   };
 }
+
+/**
+ * Wraps a list read so that the same parameters within READ_TTL_MS reuse its answer (./cache.ts: the data changes
+ * only when collection writes; writes in this process invalidate at once). Errors are never reused.
+ */
+function reused<P extends object, R>(name: string, read: (store: Store, p: P, o: QueryOptions) => Promise<R>) {
+  return (store: Store, p: P, o: QueryOptions): Promise<R> =>
+    cachedRead(store, JSON.stringify([name, p, o.staleAfterDays, o.now?.getTime() ?? null]), () => read(store, p, o));
+}
+
+/** GET /api/providers (searchProvidersUncached), answers reused for up to five seconds. */
+export const searchProviders = reused('providers', searchProvidersUncached);
+/** GET /api/intelligence/offers (listOffersUncached), answers reused for up to five seconds. */
+export const listOffers = reused('offers', listOffersUncached);
+/** GET /api/intelligence/changes (listChangesUncached), answers reused for up to five seconds. */
+export const listChanges = reused('changes', listChangesUncached);
+/** GET /api/intelligence/history (listHistoryUncached), answers reused for up to five seconds. */
+export const listHistory = reused('history', listHistoryUncached);
 
 /** The offers of each snapshot id, in stored order. */
 async function offersOfSnapshots(store: Store, ids: string[]): Promise<Map<string, Offer[]>> {

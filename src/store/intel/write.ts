@@ -5,6 +5,7 @@
  */
 import type { Change, Offer, Snapshot } from '../../intel/types.js';
 import type { Store } from '../db.js';
+import { bumpGeneration } from './cache.js';
 import { changeToRow, GOOD_OUTCOMES, isoTime, offerToRow, rowToOffer, snapshotToRow } from './rows.js';
 
 /** A service as the collector saw it in a source listing. */
@@ -65,6 +66,7 @@ export async function upsertService(store: Store, s: ServiceSighting): Promise<v
       .where('service_id', '=', s.service_id)
       .execute();
   });
+  bumpGeneration(store); // after the write: see ./cache.ts
 }
 
 /** Freshness of one source as the source collector computes it (src/intel/sources SourceFreshness). */
@@ -91,6 +93,7 @@ export async function saveSourceFreshness(store: Store, f: SourceFreshnessRecord
     .values({ name: f.name, ...row, samples: json ?? '[]' })
     .onConflict((oc) => oc.column('name').doUpdateSet(json === null ? row : { ...row, samples: json }))
     .execute();
+  bumpGeneration(store); // after the write: see ./cache.ts
 }
 
 /** The stored freshness of a source, or null when never recorded. */
@@ -162,6 +165,7 @@ export async function recordSnapshot(store: Store, s: Snapshot, domain: string, 
       .where('service_id', '=', s.service_id)
       .execute();
   });
+  bumpGeneration(store); // after the write: see ./cache.ts
 }
 
 /**
@@ -208,6 +212,7 @@ export async function recordDirectoryOffers(
     .insertInto('intel_offers')
     .values(offers.map((o) => offerToRow(o, where)))
     .execute();
+  bumpGeneration(store); // after the write: see ./cache.ts
   return true;
 }
 
@@ -215,6 +220,7 @@ export async function recordDirectoryOffers(
 export async function insertChanges(store: Store, changes: Change[]): Promise<void> {
   if (!changes.length) return;
   await store.db.insertInto('intel_changes').values(changes.map(changeToRow)).execute();
+  bumpGeneration(store); // after the write: see ./cache.ts
 }
 
 /** Opens a collection run. @returns its id */
@@ -224,6 +230,7 @@ export async function startCollectRun(store: Store, startedAt: string | Date = n
     .values({ started_at: isoTime(startedAt), finished_at: null, services: null, snapshots: null, changes: null, error: null })
     .returning('id')
     .executeTakeFirstOrThrow();
+  bumpGeneration(store); // after the write: see ./cache.ts
   return Number(r.id);
 }
 
@@ -239,6 +246,7 @@ export async function finishCollectRun(
     .set({ finished_at: isoTime(finishedAt), ...result })
     .where('id', '=', id)
     .execute();
+  bumpGeneration(store); // after the write: see ./cache.ts
 }
 
 /** Records the result of one archive verification pass. */
@@ -250,6 +258,7 @@ export async function recordArchiveRun(
     .insertInto('intel_archive_runs')
     .values({ started_at: isoTime(r.started_at), finished_at: isoTime(r.finished_at), checked: r.checked, verified: r.verified, failed: JSON.stringify(r.failed) })
     .execute();
+  bumpGeneration(store); // after the write: see ./cache.ts
 }
 
 /**

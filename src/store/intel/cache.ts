@@ -1,0 +1,44 @@
+/**
+ * Short-lived answers of the intelligence reads, per store. The data changes only when collection writes (hourly
+ * probes), and the contract (section 8) asks clients to poll at most once every five seconds; so a read with the
+ * same parameters within READ_TTL_MS reuses the answer, unless this process wrote intel data since (every write
+ * in ./write.ts bumps the store's generation). A write by another process (a separate `paywatch collect`) is seen
+ * after at most READ_TTL_MS. Failed reads are not kept.
+ */
+import type { Store } from '../db.js';
+
+/** Milliseconds an answer is reused: the contract's polling interval (section 8, five seconds). */
+export const READ_TTL_MS = 5000;
+/** Answers remembered per store; the map is emptied when full (the cache is an optimisation, not a store). */
+const MAX_ENTRIES = 256;
+
+interface Entry {
+  at: number;
+  generation: number;
+  value: Promise<unknown>;
+}
+const entries = new WeakMap<Store, Map<string, Entry>>();
+const generations = new WeakMap<Store, number>();
+
+/** Marks every cached answer of `store` as outdated; called by each intel write. */
+export function bumpGeneration(store: Store): void {
+  generations.set(store, (generations.get(store) ?? 0) + 1);
+}
+
+/**
+ * Returns the answer of `read` for `key` (which must name the function and all its parameters), reusing one
+ * computed less than READ_TTL_MS ago with no intel write in this process since.
+ */
+export function cachedRead<T>(store: Store, key: string, read: () => Promise<T>): Promise<T> {
+  let m = entries.get(store);
+  if (!m) entries.set(store, (m = new Map()));
+  const now = Date.now();
+  const generation = generations.get(store) ?? 0;
+  const hit = m.get(key);
+  if (hit && hit.generation === generation && now - hit.at < READ_TTL_MS) return hit.value as Promise<T>;
+  if (m.size >= MAX_ENTRIES) m.clear();
+  const value = read();
+  m.set(key, { at: now, generation, value });
+  value.catch(() => m!.delete(key));
+  return value;
+}
