@@ -4,6 +4,7 @@
  * cannot disagree. Source of the rules: contract sections 4 ("Provider endpoints", "Intelligence endpoints") and 8.
  */
 import { z } from 'zod';
+import { SERVICES_IN_LISTING } from './listing.js';
 
 /** Probe outcomes (src/intel/types.ts ProbeOutcome), plus `unchecked` for a service never probed. */
 export const CHECK_VALUES = [
@@ -198,7 +199,7 @@ export const ProviderListingSchema = ProviderSchema.extend({
         offers_count: z.number().int().describe('offers advertised by the latest check'),
       }),
     )
-    .describe('the first matching services by URL (at most 3); all of them, with offers, in the profile'),
+    .describe(`the first matching services by URL (at most ${SERVICES_IN_LISTING}); all of them, with offers, in the profile`),
 });
 
 export const ProvidersResponse = z
