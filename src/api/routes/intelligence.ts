@@ -6,6 +6,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from '../context.js';
+import { jsonOf } from '../../store/intel/cache.js';
+import { JSON_TYPE } from './providers.js';
 import {
   ChangesResponse,
   ErrorBody,
@@ -75,7 +77,8 @@ export const intelligenceRoutes: FastifyPluginAsync<AppContext> = async (fastify
           response: { 200: l.response, ...errors },
         },
       },
-      async (req) => l.query(ctx.store, req.query, opts()),
+      // Answers are reused for up to 5 s (src/store/intel/cache.ts); their JSON text is sent as is.
+      async (req, reply) => reply.type(JSON_TYPE).send(jsonOf(await l.query(ctx.store, req.query, opts())) as never),
     );
   }
 };

@@ -5,7 +5,11 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from '../context.js';
+import { jsonOf } from '../../store/intel/cache.js';
 import { ErrorBody, getProvider, ProviderParams, ProviderProfileResponse, ProvidersQuery, ProvidersResponse, searchProviders } from '../../store/intel-repo.js';
+
+/** Content type of a JSON text sent as is (Fastify does not serialise a string body with a JSON type). */
+export const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Registers the provider routes. */
 export const providerRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) => {
@@ -24,7 +28,8 @@ export const providerRoutes: FastifyPluginAsync<AppContext> = async (fastify, ct
         response: { 200: ProvidersResponse, 400: ErrorBody, 503: ErrorBody },
       },
     },
-    async (req) => searchProviders(ctx.store, req.query, opts()),
+    // The answer is reused for up to 5 s (src/store/intel/cache.ts); its JSON text is sent as is.
+    async (req, reply) => reply.type(JSON_TYPE).send(jsonOf(await searchProviders(ctx.store, req.query, opts())) as never),
   );
 
   app.get(
