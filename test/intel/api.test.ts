@@ -55,6 +55,18 @@ describe.each(DIALECTS)('provider and intelligence routes on %s', (dialect) => {
     expect(r.json()).toEqual({ error: 'provider nobody.example is not listed' });
   });
 
+  it('sends a reused answer as the same JSON text, with its JSON type and ETag', async () => {
+    for (const url of ['/api/providers?q=beta', '/api/intelligence/changes?domain=api.alpha.example']) {
+      const a = await get(url);
+      const b = await get(url);
+      expect(a.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(b.body).toBe(a.body);
+      expect(typeof JSON.parse(a.body)).toBe('object');
+      const again = await app.inject({ method: 'GET', url, headers: { 'if-none-match': String(a.headers.etag) } });
+      expect(again.statusCode).toBe(304);
+    }
+  });
+
   it('hides the stale listing by default and shows it, marked, on request', async () => {
     const def = ProvidersResponse.parse((await get('/api/providers')).json());
     expect(def.providers.map((p) => p.domain)).toEqual(['api.alpha.example', 'beta.example']);
