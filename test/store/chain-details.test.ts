@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { openStore, type Store } from '../../src/store/db.js';
-import { getTransaction, writeBlocks } from '../../src/store/chain-repo.js';
+import { computeMetrics, getTransaction, listTransactions, writeBlocks } from '../../src/store/chain-repo.js';
 import { receivedPayments } from '../../src/store/trust-repo.js';
 import type { BlockObservations, Execution, Observation } from '../../src/domain/observation.js';
 import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
@@ -91,5 +91,16 @@ describe.each(DIALECTS)('observation details and leg recipients on %s', (dialect
     expect(await receivedPayments(s, PAY_TO.toUpperCase().replace('0X', '0x'))).toMatchObject({ count: 2 });
     expect(await receivedPayments(s, OTHER)).toEqual({ count: 2, first_time_unix: 1_767_225_620, last_time_unix: 1_767_225_650 });
     expect(await receivedPayments(s, 'not-an-address')).toEqual({ count: 0, first_time_unix: null, last_time_unix: null });
+  });
+
+  it('remembered filtered totals and metrics change with the next write', async () => {
+    const s = await fresh();
+    const f = { asset: TOKEN, execution: 'success' as const };
+    await writeBlocks(s, [payment(1, OTHER, [])], { height: 1, hash: payment(1, OTHER, []).hash });
+    expect((await listTransactions(s, f, { limit: 10, offset: 0 })).total).toBe(1);
+    expect(await computeMetrics(s, f)).toMatchObject({ total: 1, nominal: '1' });
+    await writeBlocks(s, [payment(2, OTHER, [])], { height: 2, hash: payment(2, OTHER, []).hash });
+    expect((await listTransactions(s, f, { limit: 10, offset: 0 })).total).toBe(2);
+    expect(await computeMetrics(s, f)).toMatchObject({ total: 2, nominal: '2' });
   });
 });
