@@ -28,6 +28,8 @@ const ConfigSchema = z.object({
   /** Collector: blocks fetched per batch and parallel RPC requests. */
   batchSize: z.coerce.number().int().min(1).max(1000),
   rpcConcurrency: z.coerce.number().int().min(1).max(64),
+  /** Collector: PAYWATCH_DECODE_WORKERS, worker threads for integrity + decode (0 = main thread); null = cores − 1, 1..2. */
+  decodeWorkers: z.coerce.number().int().min(0).max(16).nullable(),
   /** Collector: milliseconds between polls of the finalized head once caught up. */
   pollIntervalMs: z.coerce.number().int().min(50),
   /** Intel: PAYWATCH_INTEL_STALE_DAYS, days a service may keep failing before its listing is stale (hidden from default search). */
@@ -91,6 +93,7 @@ export function loadConfig(flags: Flags = {}, env: NodeJS.ProcessEnv = process.e
     rateLimitPerMinute: pick(flags.rateLimitPerMinute, 'PAYWATCH_RATE_LIMIT', 600),
     batchSize: pick(flags.batchSize, 'PAYWATCH_BATCH_SIZE', 50),
     rpcConcurrency: pick(flags.rpcConcurrency, 'PAYWATCH_RPC_CONCURRENCY', 8),
+    decodeWorkers: pick(flags.decodeWorkers, 'PAYWATCH_DECODE_WORKERS', null),
     pollIntervalMs: pick(flags.pollIntervalMs, 'PAYWATCH_POLL_MS', 1000),
     intelStaleDays: pick(flags.intelStaleDays, 'PAYWATCH_INTEL_STALE_DAYS', 7),
     intelIntervalSeconds: pick(flags.intelIntervalSeconds, 'PAYWATCH_INTEL_INTERVAL_SECONDS', 3600),

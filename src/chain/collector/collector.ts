@@ -3,18 +3,20 @@
  *
  * Each turn: read the source's finalized head; fetch the next run of at most `batchSize` blocks with receipts
  * (fetchConsistentRun: cross-checked, refetched until consistent); resolve their tokens; evaluate integrity;
- * decode; write the run's observations, coverage and checkpoint in one store transaction. The following run is
- * fetched while the current one is decoded and written. Any failure is recorded (`error`), backed off with
+ * decode; write the run's observations, coverage and checkpoint in one store transaction. Up to PIPELINE_DEPTH
+ * runs are in flight ahead of the write: fetched one after another on the main thread, and integrity + decode
+ * run on worker threads (DecodePool), so fetching, decoding and writing overlap; writes stay strictly in
+ * height order, so the checkpoint is always contiguous. Any failure is recorded (`error`), backed off with
  * jitter, and the turn starts again from the stored checkpoint, so a crash or a fault never skips or repeats
  * a block. See docs/collector.md.
  */
+import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
+import type { BlockObservations } from '../../domain/observation.js';
 import type { Store } from '../../store/db.js';
 import { firstLine, type TempoRpc } from '../rpc.js';
 import type { FetchedBlock } from '../types.js';
 import {
-  decodeBlock,
-  evaluateBlockIntegrity,
   getCheckpoint,
   saveCollectorState,
   tokenAddressesOf,
@@ -23,10 +25,20 @@ import {
   type TokenRegistry,
 } from './deps.js';
 import { fetchConsistentRun, InconsistentAnswerError } from './fetch.js';
+import { DecodePool } from './pool.js';
 import { RateMeter, toStoredState, type CollectorPhase, type CollectorStatus } from './state.js';
 
 /** Blocks behind the finalized head where a fresh store starts when no `from` is given (issue 2, section 1). */
 export const DEFAULT_BACKFILL_BLOCKS = 10_000;
+
+/** Runs in flight (fetching or decoding) ahead of the one being written; bounds memory to ~that many runs. */
+export const PIPELINE_DEPTH = 3;
+
+/**
+ * Decode worker threads by default: the cores left after the main thread, at least 1, at most 2 (measured in
+ * bench/results/ingest.md; the main thread is busy with JSON parsing and the store).
+ */
+export const DEFAULT_DECODE_WORKERS = Math.max(1, Math.min(2, availableParallelism() - 1));
 
 export interface CollectorOptions {
   store: Store;
@@ -45,6 +57,8 @@ export interface CollectorOptions {
   stallAfterMs?: number;
   /** With `once`, consecutive failed turns before giving up (default 6). */
   maxFailedTurns?: number;
+  /** Worker threads for integrity + decode (default DEFAULT_DECODE_WORKERS; 0 = on the main thread). */
+  decodeWorkers?: number;
   /** Called after each written run: last written height, the target head, and counts written in this run. */
   onProgress?: (p: { lastBlock: number; head: number; startHeight: number; blocks: number; transactions: number }) => void;
 }
@@ -71,10 +85,12 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** One run in the pipeline: its blocks as fetched, and the same blocks evaluated and decoded. */
 interface Run {
   first: number;
   last: number;
   blocks: Promise<FetchedBlock[]>;
+  decoded: Promise<BlockObservations[]>;
 }
 
 /**
@@ -133,12 +149,22 @@ export class Collector {
     const { o } = this;
     const signal = this.abort.signal;
     const stallAfterMs = o.stallAfterMs ?? Math.max(30_000, 10 * o.pollIntervalMs);
+    const pool = new DecodePool(o.decodeWorkers ?? DEFAULT_DECODE_WORKERS);
+    try {
+      await this.loop(pool, signal, stallAfterMs);
+    } finally {
+      await pool.close();
+    }
+  }
+
+  private async loop(pool: DecodePool, signal: AbortSignal, stallAfterMs: number): Promise<void> {
+    const { o } = this;
     let failures = 0;
     let target: number | null = null;
     let headSeenAt = Date.now();
     let startHeight: number | null = null;
     while (!signal.aborted) {
-      let prefetch: Run | null = null;
+      let queue: Run[] = [];
       try {
         const cp = await getCheckpoint(o.store);
         let head = await o.rpc.finalizedHead();
@@ -165,15 +191,17 @@ export class Collector {
             head = await this.pollHead(head, () => (headSeenAt = Date.now()));
             headReadAt = Date.now();
           }
-          const run: Run =
-            prefetch && prefetch.first === next ? prefetch : this.startFetch(next, Math.min(next + o.batchSize - 1, limit), head.height, previousHash);
-          prefetch = null;
+          if (queue.length && queue[0].first !== next) queue = []; // cannot happen; never write out of order
+          this.fill(queue, pool, next, previousHash, limit, head.height);
+          const run = queue[0];
           this.setState(limit - run.last >= o.batchSize ? 'catching_up' : 'running');
           const fetched = await run.blocks;
+          const blocks = await run.decoded;
+          queue.shift();
+          this.fill(queue, pool, run.last + 1, fetched[fetched.length - 1].block.hash, limit, head.height);
           const lastHash = fetched[fetched.length - 1].block.hash;
-          if (run.last < limit) prefetch = this.startFetch(run.last + 1, Math.min(run.last + o.batchSize, limit), head.height, lastHash);
-
-          const txs = await this.writeRun(fetched, run.last, lastHash);
+          await writeBlocks(o.store, blocks, { height: run.last, hash: lastHash });
+          const txs = blocks.reduce((n, b) => n + b.observations.length, 0);
           failures = 0;
           next = run.last + 1;
           previousHash = lastHash;
@@ -195,29 +223,45 @@ export class Collector {
         }
         // Exponential backoff with full jitter, at most 30 s, so a sick node is not hammered.
         await sleep(Math.random() * Math.min(30_000, 500 * 2 ** failures), signal);
-      } finally {
-        prefetch?.blocks.catch(() => {});
       }
+      // Runs still in flight after a failure or a stop are dropped; the next turn starts from the checkpoint.
     }
     await this.finish();
   }
 
-  private startFetch(first: number, last: number, finalizedHeight: number, previousHash: string | null): Run {
-    const blocks = fetchConsistentRun(this.o.rpc, first, last, finalizedHeight, previousHash, {
-      onInconsistent: (height, problems) => this.o.log.warn({ height, problems }, 'inconsistent answer from the node; fetching again'),
-    });
-    blocks.catch(() => {}); // awaited later; a rejection before then is not unhandled
-    return { first, last, blocks };
+  /**
+   * Tops the pipeline up to PIPELINE_DEPTH runs, the first starting at `next` (whose parent is `previousHash`),
+   * none past `limit`. Each run's fetch starts when the previous run's fetch has ended (it needs that run's last
+   * hash for the link check); its tokens are resolved here, on the main thread, before it goes to a worker.
+   */
+  private fill(queue: Run[], pool: DecodePool, next: number, previousHash: string | null, limit: number, finalizedHeight: number): void {
+    while (queue.length < PIPELINE_DEPTH) {
+      const prev = queue[queue.length - 1];
+      const first = prev ? prev.last + 1 : next;
+      if (first > limit) return;
+      const last = Math.min(first + this.o.batchSize - 1, limit);
+      const blocks = prev
+        ? prev.blocks.then((b) => this.fetchRun(first, last, finalizedHeight, b[b.length - 1].block.hash))
+        : this.fetchRun(first, last, finalizedHeight, previousHash);
+      const decoded = blocks.then(async (fetched) => pool.process(fetched, await this.tokensOf(fetched)));
+      // Awaited later (or dropped after a failure); a rejection before then is not unhandled.
+      blocks.catch(() => {});
+      decoded.catch(() => {});
+      queue.push({ first, last, blocks, decoded });
+    }
   }
 
-  /** Resolves tokens, evaluates, decodes and writes one run with its checkpoint. @returns transactions written */
-  private async writeRun(fetched: FetchedBlock[], lastHeight: number, lastHash: string): Promise<number> {
+  private fetchRun(first: number, last: number, finalizedHeight: number, previousHash: string | null): Promise<FetchedBlock[]> {
+    return fetchConsistentRun(this.o.rpc, first, last, finalizedHeight, previousHash, {
+      onInconsistent: (height, problems) => this.o.log.warn({ height, problems }, 'inconsistent answer from the node; fetching again'),
+    });
+  }
+
+  /** Token metadata for every token the run's logs touch (TokenRegistry, cached, RPC on first sight). */
+  private tokensOf(fetched: FetchedBlock[]) {
     const addresses = new Set<string>();
     for (const f of fetched) for (const a of tokenAddressesOf(f)) addresses.add(a.toLowerCase());
-    const tokens = await this.o.tokens.resolve([...addresses]);
-    const blocks = await Promise.all(fetched.map(async (f) => decodeBlock(f, tokens, await evaluateBlockIntegrity(f))));
-    await writeBlocks(this.o.store, blocks, { height: lastHeight, hash: lastHash });
-    return blocks.reduce((n, b) => n + b.observations.length, 0);
+    return this.o.tokens.resolve([...addresses]);
   }
 
   private async pollHead(head: { height: number; hash: `0x${string}` }, onAdvance: () => void) {

@@ -51,6 +51,7 @@ export async function launchCollector(
       log: log.child({ component: 'collector' }),
       from: config.from,
       batchSize: config.batchSize,
+      decodeWorkers: config.decodeWorkers ?? undefined,
       pollIntervalMs: config.pollIntervalMs,
       ...opts,
     });

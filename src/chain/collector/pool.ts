@@ -1,0 +1,104 @@
+/**
+ * A small pool of worker threads running processRun (integrity + decode) off the main thread, so that the
+ * main thread's JSON-RPC fetching and store writes overlap with the CPU-heavy part of the next runs.
+ * Workers start at once but take seconds to load (tsx + viem + ox in a fresh thread); until one says it is
+ * ready, and whenever all ready ones are busy with `maxQueued` runs, a run is processed inline instead, so
+ * start-up never stalls the collector. With `size` 0 everything runs inline (same results, no threads).
+ * Workers are unref'd while idle so an idle pool never keeps the process alive; `close()` ends them.
+ */
+import { Worker } from 'node:worker_threads';
+import type { BlockObservations } from '../../domain/observation.js';
+import type { FetchedBlock, TokenMap } from '../types.js';
+import { processRun } from './process.js';
+
+interface Slot {
+  worker: Worker;
+  ready: boolean;
+  pending: Map<number, { resolve: (b: BlockObservations[]) => void; reject: (e: Error) => void }>;
+}
+
+/** A worker thread died or failed to start; its tasks are rejected with this. */
+export class WorkerFailedError extends Error {
+  constructor(message: string) {
+    super(`decode worker failed: ${message}`);
+    this.name = 'WorkerFailedError';
+  }
+}
+
+/** Pool of `size` decode workers (0 = inline). Starts them on construction. */
+export class DecodePool {
+  private readonly slots: (Slot | null)[];
+  private nextId = 1;
+  private closed = false;
+  /** Runs processed so far on a worker and inline (for tests and benchmarks). */
+  readonly counts = { worker: 0, inline: 0 };
+
+  /**
+   * @param size worker threads (0 = none)
+   * @param maxQueued runs a ready worker may hold before further runs go inline (default 2)
+   */
+  constructor(
+    readonly size: number,
+    private readonly maxQueued = 2,
+  ) {
+    this.slots = Array.from({ length: size }, (_, i) => this.spawn(i));
+  }
+
+  /**
+   * Integrity + decode of one run: on the ready worker with the fewest runs pending, or inline.
+   * @throws WorkerFailedError when the worker dies; the error of processRun otherwise
+   */
+  process(fetched: FetchedBlock[], tokens: TokenMap): Promise<BlockObservations[]> {
+    let slot: Slot | null = null;
+    for (const s of this.slots) if (s?.ready && s.pending.size < this.maxQueued && (!slot || s.pending.size < slot.pending.size)) slot = s;
+    if (!slot || this.closed) {
+      this.counts.inline++;
+      return processRun(fetched, tokens);
+    }
+    this.counts.worker++;
+    const id = this.nextId++;
+    const target = slot;
+    return new Promise((resolve, reject) => {
+      target.pending.set(id, { resolve, reject });
+      target.worker.ref();
+      target.worker.postMessage({ id, fetched, tokens });
+    });
+  }
+
+  /** Resolves once every worker has loaded or failed (for benchmarks and tests; the collector never waits). */
+  async whenReady(): Promise<void> {
+    while (this.slots.some((s) => s && !s.ready)) await new Promise((r) => setTimeout(r, 20));
+  }
+
+  /** Ends every worker; tasks still pending are rejected. Later calls to process() run inline. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const slots = this.slots.splice(0).filter((s): s is Slot => s !== null);
+    await Promise.all(slots.map((s) => s.worker.terminate()));
+  }
+
+  private spawn(i: number): Slot {
+    const worker = new Worker(new URL('./worker-boot.mjs', import.meta.url));
+    worker.unref();
+    const slot: Slot = { worker, ready: false, pending: new Map() };
+    const fail = (message: string) => {
+      // A worker that had worked is replaced; one that never loaded is not retried (its runs go inline).
+      if (this.slots[i] === slot) this.slots[i] = slot.ready && !this.closed ? this.spawn(i) : null;
+      slot.ready = false;
+      for (const p of slot.pending.values()) p.reject(new WorkerFailedError(message));
+      slot.pending.clear();
+    };
+    worker.on('message', (m: { ready?: true; id: number; blocks?: BlockObservations[]; error?: string }) => {
+      if (m.ready) return void (slot.ready = true);
+      const p = slot.pending.get(m.id);
+      if (!p) return;
+      slot.pending.delete(m.id);
+      if (slot.pending.size === 0) worker.unref();
+      if (m.error !== undefined) p.reject(new Error(m.error));
+      else p.resolve(m.blocks!);
+    });
+    worker.on('error', (e) => fail(e.message));
+    worker.on('exit', (code) => fail(`exited with code ${code}`));
+    return slot;
+  }
+}
