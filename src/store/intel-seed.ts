@@ -22,7 +22,7 @@ import { uuidv7 } from '../intel/probe/snapshot-id.js';
 import { toDecimal } from '../domain/money.js';
 import type { Store } from './db.js';
 import type { Database } from './schema.js';
-import { changeToRow, offerToRow, snapshotToRow } from './intel/rows.js';
+import { changeToRow, offerToRow, rowToOffer, snapshotToRow } from './intel/rows.js';
 import type { Change, Snapshot } from '../intel/types.js';
 
 export interface IntelSeedOptions {
@@ -191,6 +191,11 @@ export async function seedIntel(store: Store, opts: IntelSeedOptions): Promise<I
           last_http_status: last.http_status,
           last_good_at: good.checked_at,
           failing_since: failing ? prev.checked_at : null,
+          // The copies recordSnapshot keeps (intel_0002), so listings of a seeded store read no join either.
+          last_latency_ms: last.latency_ms,
+          last_error: last.error,
+          last_evidence_hash: last.evidence_hash,
+          last_offers: JSON.stringify(last.offers.map((o) => rowToOffer(offerToRow(o, { service_id, domain, snapshot_id: last.snapshot_id, source_name: null, observed_at: last.checked_at, evidence_hash: last.evidence_hash })))),
         });
       }
       rows.providers.push({ domain, first_seen: new Date(start).toISOString(), last_seen: new Date(start + snapsPer * HOUR_MS).toISOString() });
