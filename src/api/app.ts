@@ -3,14 +3,14 @@
  * generate the OpenAPI 3.1 document (GET /api/openapi.json), errors map to `{error}`, per-IP rate limits,
  * ETag with 304 on If-None-Match.
  */
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import rateLimit from '@fastify/rate-limit';
 import etag from '@fastify/etag';
-import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import type { AppContext } from './context.js';
 import { HttpError } from '../domain/errors.js';
-import { installErrorHandling } from './errors.js';
+import { baseFastify } from './fastify.js';
 import { routePlugins } from './routes/index.js';
 
 export interface BuildAppOptions {
@@ -19,25 +19,11 @@ export interface BuildAppOptions {
 }
 
 /**
- * Response serialisation: plain JSON.stringify. Response schemas exist for the OpenAPI document and are
- * checked in tests against real answers; re-validating every row with zod on each request would only cost time.
- */
-const jsonSerializerCompiler = () => (data: unknown) => JSON.stringify(data);
-
-/**
  * Creates the app with every route plugin registered; call `listen` or `inject` on it.
  * @param ctx store, config and component state shared by the routes
  */
 export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
-  const app = Fastify({
-    logger: opts.logger ?? { level: ctx.config.logLevel },
-    trustProxy: false,
-    bodyLimit: 256 * 1024,
-    logController: new LogController({ disableRequestLogging: true }),
-  }).withTypeProvider<ZodTypeProvider>();
-  app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(jsonSerializerCompiler);
-  installErrorHandling(app);
+  const app = baseFastify(ctx.config, 256 * 1024, opts.logger);
 
   await app.register(swagger, {
     openapi: {

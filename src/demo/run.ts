@@ -7,7 +7,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { freePort, startAnvil, type AnvilNode } from '../chain/anvil.js';
+import { privateKeyToAccount } from 'viem/accounts';
+import { ANVIL_KEYS, freePort, startAnvil, type AnvilNode } from '../chain/anvil.js';
+import type { AppContext } from '../api/context.js';
+import { listenVerify } from '../cli/commands/verify.js';
 import { launchCollector, type LaunchedCollector } from '../chain/collector/index.js';
 import { listenApi } from '../cli/commands/serve.js';
 import { loadConfig, type Flags } from '../config.js';
@@ -33,6 +36,10 @@ export interface RunningDemo {
   truth: GroundTruth;
   /** Example requests worth trying, one URL each. */
   urls: string[];
+  /** Base URL of the trust-check listener. */
+  verifyUrl: string;
+  /** Example trust-check commands (shell lines). */
+  checks: string[];
   /** Stops the collector, the API and anvil, releases the store and deletes a temporary store. Idempotent. */
   stop(): Promise<void>;
 }
@@ -83,8 +90,13 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
       await running;
     });
 
-    const { app, url } = await listenApi(config, store, opts.log, new Map([['collector', () => collector.report()]]));
+    const components = new Map<string, () => unknown>([['collector', () => collector.report()]]);
+    const { app, url } = await listenApi(config, store, opts.log, components);
     cleanups.push(() => app.close());
+    const ctx: AppContext = { store, config, components, log: opts.log };
+    const intel = await startDemoIntel(ctx, anvil.rpcUrl, say, cleanups);
+    const verify = await listenVerify({ ...ctx, config: loadConfig({ ...opts.flags, db, port, rpcUrl: anvil.rpcUrl, verifyPort: opts.flags.verifyPort ?? (await freePort()), verifyAllowLoopback: '1' }) });
+    cleanups.push(() => verify.close());
 
     // Wait until the generated activity is collected, then let blocks keep coming for the collector to follow.
     while ((collector.status().last_block ?? -1) < truth.lastTxHeight) {
@@ -106,12 +118,46 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
       `${url}/api/metrics`,
       `${url}/api/export`,
       `${url}/api/openapi.json`,
+      `${url}/api/providers`,
+      `${url}/api/intelligence/changes`,
+      `${url}/api/intelligence/offers?domain=${encodeURIComponent(intel.changedDomain)}`,
+      `${url}/api/intelligence/status`,
     ];
-    return { apiUrl: url, rpcUrl: anvil.rpcUrl, db: store.location, temporaryStore, truth, urls, stop };
+    const checks = [`curl -s -X POST ${verify.url}/v1/keys`, `curl -s -X POST ${verify.url}/v1/check -H "Authorization: Bearer $KEY" -H 'content-type: application/json' -d '{"url":"${intel.checkUrl}"}'`];
+    return { apiUrl: url, verifyUrl: verify.url, rpcUrl: anvil.rpcUrl, db: store.location, temporaryStore, truth, urls, checks, stop };
   } catch (e) {
     await stop();
     throw e;
   }
+}
+
+/**
+ * Starts the local paid services (x402 v2, x402 v1, MPP, with a local directory), collects them twice with a
+ * price change and a payTo change in between so offers, changes and history show real data, then keeps the
+ * intel collector running on its schedule.
+ * @returns the provider whose terms changed and a paid URL worth checking
+ */
+async function startDemoIntel(ctx: AppContext, rpcUrl: string, say: (line: string) => void, cleanups: (() => Promise<void>)[]): Promise<{ changedDomain: string; checkUrl: string }> {
+  const { startPaidServices } = await import('./paid-services/index.js');
+  const { collectOnce, startIntelCollector } = await import('../intel/collect.js');
+  const { providerDomain } = await import('../intel/service-id.js');
+  const ps = await startPaidServices({ rpcUrl });
+  cleanups.push(() => ps.stop());
+  say(`paid services: ${ps.services.map((s) => `${s.protocol} ${s.url}`).join(', ')}; directory ${ps.directoryUrl}`);
+  const sources = [
+    { name: 'demo-bazaar', kind: 'bazaar' as const, url: ps.directoryUrl },
+    { name: 'demo-mpp-registry', kind: 'mpp-registry' as const, url: `${ps.directoryUrl}/api/services` },
+  ];
+  await collectOnce(ctx.store, { sources, allowLoopback: true, log: ctx.log });
+  const weather = ps.services.find((s) => s.name === 'x402-v2-weather') ?? ps.services[0];
+  const search = ps.services.find((s) => s.name === 'mpp-search') ?? ps.services[ps.services.length - 1];
+  ps.setPrice(weather.name, (BigInt(ps.terms(weather.name).price) * 2n).toString());
+  ps.setPayTo(search.name, privateKeyToAccount(ANVIL_KEYS[5]).address.toLowerCase());
+  const second = await collectOnce(ctx.store, { sources, allowLoopback: true, log: ctx.log });
+  say(`probed ${second.services} paid services twice; ${weather.name} doubled its price and ${search.name} changed its payTo (see /api/intelligence/changes)`);
+  const intel = startIntelCollector(ctx, { sources, allowLoopback: true });
+  cleanups.push(() => intel.stop());
+  return { changedDomain: providerDomain(weather.url), checkUrl: weather.url };
 }
 
 async function rpc(url: string, method: string, params: unknown[]): Promise<void> {

@@ -3,12 +3,12 @@
  * x402 per-call payment, its own OpenAPI 3.1 document at GET /v1/openapi.json. Errors are `{error}` through
  * the same handler as the public API (src/api/errors.ts).
  */
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
 import rateLimit from '@fastify/rate-limit';
-import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import type { AppContext } from '../api/context.js';
-import { installErrorHandling } from '../api/errors.js';
+import { baseFastify } from '../api/fastify.js';
 import { HttpError } from '../domain/errors.js';
 import type { Resolver } from '../net/safe-fetch.js';
 import { setCheckPayment } from '../store/trust-repo.js';
@@ -47,15 +47,7 @@ function sendHeaders(reply: FastifyReply, headers: Record<string, string>): void
  */
 export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOptions = {}): Promise<FastifyInstance> {
   const { config, store } = ctx;
-  const app = Fastify({
-    logger: opts.logger ?? { level: config.logLevel },
-    trustProxy: false,
-    bodyLimit: VERIFY_BODY_LIMIT,
-    disableRequestLogging: true,
-  }).withTypeProvider<ZodTypeProvider>();
-  app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(() => (data: unknown) => JSON.stringify(data));
-  installErrorHandling(app);
+  const app = baseFastify(config, VERIFY_BODY_LIMIT, opts.logger);
 
   const base = verifyBaseUrl(ctx);
   await app.register(swagger, {

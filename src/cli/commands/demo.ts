@@ -1,6 +1,7 @@
 /**
  * `paywatch demo`: everything offline in one command: anvil in Tempo mode, real activity, the collector
- * following the head, and the API on a free (or the given) port. Ctrl-C stops everything it started.
+ * following the head, real local paid services (x402 v1/v2, MPP) probed into offers and changes, the API and
+ * MCP on a free (or the given) port, and the trust check beside it. Ctrl-C stops everything it started.
  */
 import type { Command } from 'commander';
 import type { Flags } from '../../config.js';
@@ -8,18 +9,19 @@ import { addCommonOptions } from '../main.js';
 import { createLogger } from '../progress.js';
 import { action, configFrom, untilSignal } from '../run.js';
 import { addCollectorOptions, levelWasChosen } from './collect.js';
+import { addVerifyOptions } from './verify.js';
 
 /** Registers `demo` on the program. */
 export function register(program: Command): void {
-  addCollectorOptions(addCommonOptions(program.command('demo')))
-    .description('start a local Tempo node (anvil), fill it with real activity, collect it and serve the API')
+  addVerifyOptions(addCollectorOptions(addCommonOptions(program.command('demo'))))
+    .description('start a local Tempo node (anvil) and local paid services (x402, MPP), fill them with real activity, collect it and serve the API, MCP and the trust check')
     .action(
       action(async (opts: Record<string, unknown>) => {
         // Validates the flags first (one-line error for a bad one); the demo then sets rpc and from itself.
         const config = configFrom(opts);
         const { startDemo } = await import('../../demo/run.js'); // lazily: see collect.ts
         const flags: Flags = {};
-        for (const k of ['db', 'port', 'host', 'logLevel', 'batchSize', 'rpcConcurrency', 'pollIntervalMs'] as const) {
+        for (const k of ['db', 'port', 'host', 'logLevel', 'batchSize', 'rpcConcurrency', 'pollIntervalMs', 'verifyPort'] as const) {
           const v = opts[k];
           if (v !== undefined) flags[k] = v as string;
         }
@@ -33,6 +35,9 @@ export function register(program: Command): void {
         say('');
         say(`paywatch is serving ${demo.truth.transactions.length} real Tempo transactions at ${demo.apiUrl}; try:`);
         for (const u of demo.urls) say(`  curl -s '${u}'`);
+        say('');
+        say(`trust check on ${demo.verifyUrl} (get a free key, then check a URL):`);
+        for (const c of demo.checks) say(`  ${c}`);
         say('');
         say('New (empty) blocks arrive every second and are collected as they finalize. Press Ctrl-C to stop.');
         await stopped;

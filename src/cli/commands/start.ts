@@ -1,6 +1,7 @@
 /**
- * `paywatch start`: the collector and the public API together in one process (the main job). The API's
- * /api/status shows the live collector state. SIGINT/SIGTERM stop both cleanly.
+ * `paywatch start`: the main job in one process — the chain collector, the public API, the provider-intelligence
+ * collector (sources + probes on PAYWATCH_INTEL_INTERVAL_SECONDS) and the trust-check listener (--verify-port).
+ * The API's /api/status shows the live collector state. SIGINT/SIGTERM stop everything cleanly.
  */
 import type { Command } from 'commander';
 import { openStore } from '../../store/db.js';
@@ -9,11 +10,13 @@ import { createLogger } from '../progress.js';
 import { action, configFrom, untilSignal } from '../run.js';
 import { addCollectorOptions } from './collect.js';
 import { listenApi } from './serve.js';
+import { addVerifyOptions, listenVerify } from './verify.js';
+import type { AppContext } from '../../api/context.js';
 
 /** Registers `start` on the program. */
 export function register(program: Command): void {
-  addCollectorOptions(addCommonOptions(program.command('start')))
-    .description('run the collector and the public API together')
+  addVerifyOptions(addCollectorOptions(addCommonOptions(program.command('start'))))
+    .description('run the collector, the public API, the provider-intelligence collector and the trust-check listener together')
     .action(
       action(async (opts: Record<string, unknown>) => {
         const config = configFrom(opts);
@@ -24,14 +27,19 @@ export function register(program: Command): void {
           const launched = await launchCollector(config, store, log);
           const { collector } = launched;
           try {
-            const { app, url } = await listenApi(config, store, log, new Map([['collector', () => collector.report()]]));
-            log.info({ url, source: launched.rpc.source, store: store.location }, `collecting; API on ${url}/api/status`);
+            const components = new Map<string, () => unknown>([['collector', () => collector.report()]]);
+            const { app, url } = await listenApi(config, store, log, components);
+            const ctx: AppContext = { store, config, components, log };
+            const verify = await listenVerify({ ...ctx, log: log.child({ component: 'verify' }) });
+            const { startIntelCollector } = await import('../../intel/collect.js');
+            const intel = startIntelCollector({ ...ctx, log: log.child({ component: 'intel' }) });
+            log.info({ url, verify: verify.url, source: launched.rpc.source, store: store.location }, `collecting; API on ${url}/api/status; trust check on ${verify.url}/v1/check`);
             const running = collector.run();
             const signal = await untilSignal();
             log.info({ signal }, 'shutting down');
             collector.stop();
-            await running.catch(() => {});
-            await app.close();
+            await Promise.all([running.catch(() => {}), intel.stop()]);
+            await Promise.all([app.close(), verify.close()]);
           } finally {
             await launched.release();
           }

@@ -7,13 +7,29 @@ import { openStore } from '../../store/db.js';
 import { addCommonOptions } from '../main.js';
 import { createLogger } from '../progress.js';
 import { action, CliError, configFrom, untilSignal } from '../run.js';
-import { startVerifyServer, verifyBaseUrl } from '../../trust/app.js';
+import { startVerifyServer, verifyBaseUrl, type VerifyServer } from '../../trust/app.js';
 import type { AppContext } from '../../api/context.js';
+
+/** Adds `--verify-port` (for every command that runs the trust-check listener). */
+export function addVerifyOptions(cmd: Command): Command {
+  return cmd.addOption(new Option('--verify-port <n>', 'trust-check listener port (env PAYWATCH_VERIFY_PORT; default 8081)'));
+}
+
+/**
+ * Starts the trust-check listener on config.host:config.verifyPort (for `verify`, `start` and `demo`).
+ * @throws CliError with one line when the port cannot be bound
+ */
+export async function listenVerify(ctx: AppContext): Promise<VerifyServer> {
+  try {
+    return await startVerifyServer(ctx);
+  } catch (e) {
+    throw new CliError(`cannot listen on ${ctx.config.host}:${ctx.config.verifyPort}: ${(e as Error).message}`);
+  }
+}
 
 /** Registers `verify` on the program. */
 export function register(program: Command): void {
-  addCommonOptions(program.command('verify'))
-    .addOption(new Option('--verify-port <n>', 'trust-check listener port (env PAYWATCH_VERIFY_PORT; default 8081)'))
+  addVerifyOptions(addCommonOptions(program.command('verify')))
     .description('serve the trust-check API (POST /v1/check, POST /v1/keys, GET /v1/openapi.json)')
     .action(
       action(async (opts: Record<string, unknown>) => {
@@ -22,12 +38,7 @@ export function register(program: Command): void {
         const store = await openStore(config.db);
         try {
           const ctx: AppContext = { store, config, components: new Map(), log: log.child({ component: 'verify' }) };
-          let server;
-          try {
-            server = await startVerifyServer(ctx);
-          } catch (e) {
-            throw new CliError(`cannot listen on ${config.host}:${config.verifyPort}: ${(e as Error).message}`);
-          }
+          const server = await listenVerify(ctx);
           log.info({ url: server.url, advertised: verifyBaseUrl(ctx), x402: config.x402PayTo !== null }, `trust check listening on ${server.url}/v1/check`);
           const signal = await untilSignal();
           log.info({ signal }, 'shutting down');
