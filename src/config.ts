@@ -28,7 +28,7 @@ const ConfigSchema = z.object({
   /** Collector: blocks fetched per batch and parallel RPC requests. */
   batchSize: z.coerce.number().int().min(1).max(1000),
   rpcConcurrency: z.coerce.number().int().min(1).max(64),
-  /** Collector: PAYWATCH_DECODE_WORKERS, worker threads for integrity + decode (0 = main thread); null = cores − 1, 1..2. */
+  /** Collector: PAYWATCH_DECODE_WORKERS, worker threads for integrity + decode (0 = main thread); null = DEFAULT_DECODE_WORKERS (0). */
   decodeWorkers: z.coerce.number().int().min(0).max(16).nullable(),
   /** Collector: milliseconds between polls of the finalized head once caught up. */
   pollIntervalMs: z.coerce.number().int().min(50),
