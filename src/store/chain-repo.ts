@@ -11,7 +11,7 @@ import type { ObservationFilters } from '../domain/filters.js';
 import { insertObservations } from './chain/write.js';
 import { mergeCoverage, readCoverage, summarizeCoverage, type HeightInterval } from './chain/coverage.js';
 import { countMatches, filterKey, pageMatches, readStats, scanMatches } from './chain/query.js';
-import { VersionMemo } from './chain/memo.js';
+import { memoPerStore } from './chain/memo.js';
 import { LIST_COLUMNS, rowToDetail, rowToTransaction, type TransactionDetailRow, type TransactionRow } from './chain/rows.js';
 
 export type { HeightInterval } from './chain/coverage.js';
@@ -114,9 +114,15 @@ export interface TransactionPage {
  */
 export async function listTransactions(store: Store, filters: ObservationFilters, page: { limit: number; offset: number }, now = new Date()): Promise<TransactionPage> {
   const stats = await readStats(store.db);
-  const [total, rows] = await Promise.all([countMatches(store.db, filters, stats), pageMatches(store.db, filters, page.limit, page.offset, stats)]);
-  return { total, as_of: stats.updatedAt ?? now.toISOString(), rows };
+  // Exact while the store is unchanged (the key carries its version): polling clients asking for the same page
+  // between two writes share one read. The same page object comes back on a hit, so callers may cache its rendering.
+  return pageMemo(store.db).get(stats, JSON.stringify([filterKey(filters), page.limit, page.offset]), async () => {
+    const [total, rows] = await Promise.all([countMatches(store.db, filters, stats), pageMatches(store.db, filters, page.limit, page.offset, stats)]);
+    return { total, as_of: stats.updatedAt ?? now.toISOString(), rows };
+  });
 }
+
+const pageMemo = memoPerStore<Store['db'], TransactionPage>();
 
 /** One transaction with its detail, or null when this archive has not recorded it (not proof of absence on chain). */
 export async function getTransaction(store: Store, hash: string): Promise<TransactionDetailRow | null> {
@@ -156,7 +162,7 @@ export type Metrics = {
 };
 
 /** Metrics per store, exact while the store is unchanged (see chain/memo.ts). */
-const metricsMemos = new WeakMap<Store, VersionMemo<Metrics>>();
+const metricsMemo = memoPerStore<Store['db'], Metrics>();
 
 /**
  * Aggregates the latest 50,000 matches by streaming their rows and summing with DecimalSum (exact bigint
@@ -166,9 +172,7 @@ const metricsMemos = new WeakMap<Store, VersionMemo<Metrics>>();
  */
 export async function computeMetrics(store: Store, filters: ObservationFilters, window = METRICS_WINDOW): Promise<Metrics> {
   const stats = await readStats(store.db);
-  let memo = metricsMemos.get(store);
-  if (!memo) metricsMemos.set(store, (memo = new VersionMemo<Metrics>()));
-  return memo.get(stats, `${window}|${filterKey(filters)}`, () => aggregate(store, filters, window, stats));
+  return metricsMemo(store.db).get(stats, `${window}|${filterKey(filters)}`, () => aggregate(store, filters, window, stats));
 }
 
 /** computeMetrics without the memo. */

@@ -103,4 +103,16 @@ describe.each(DIALECTS)('observation details and leg recipients on %s', (dialect
     expect((await listTransactions(s, f, { limit: 10, offset: 0 })).total).toBe(2);
     expect(await computeMetrics(s, f)).toMatchObject({ total: 2, nominal: '2' });
   });
+
+  it('a remembered page is served only until the next write, then read anew', async () => {
+    const s = await fresh();
+    await writeBlocks(s, [payment(1, OTHER, [])], { height: 1, hash: payment(1, OTHER, []).hash });
+    const first = await listTransactions(s, {}, { limit: 10, offset: 0 });
+    // Same store version, same query: the very same page (polling clients share one read).
+    expect(await listTransactions(s, {}, { limit: 10, offset: 0 })).toBe(first);
+    await writeBlocks(s, [payment(2, OTHER, [])], { height: 2, hash: payment(2, OTHER, []).hash });
+    const second = await listTransactions(s, {}, { limit: 10, offset: 0 });
+    expect(second).not.toBe(first);
+    expect(second.rows.map((r) => r.height)).toEqual([2, 1]);
+  });
 });

@@ -12,6 +12,7 @@ import { type CollectorState, computeMetrics, getCoverage, getStatus, getTransac
 import { ErrorBody, publicErrorResponses } from '../schemas/common.js';
 import { CoverageSchema, MetricsSchema, StatusSchema, TransactionDetailSchema, TransactionListSchema } from '../schemas/chain.js';
 import { csvExport } from './chain-export.js';
+import { sendJsonText } from '../reply.js';
 import { getServiceSources } from '../../store/intel-repo.js';
 
 /** Seconds clients and caches may reuse an answer: the five-second polling rule (contract section 8). */
@@ -32,9 +33,14 @@ function originOf(url: string): string | null {
 
 const cache = (reply: FastifyReply, value: string) => reply.header('cache-control', value);
 
+/** Rendered transaction details kept per app (oldest evicted first); a detail is a few kilobytes. */
+const DETAILS_KEPT = 5000;
+
 /** Route plugin; register with the AppContext as options. */
 export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
+  const rendered = new WeakMap<object, string>();
+  const details = new Map<string, string>();
 
   app.get(
     '/api/status',
@@ -90,7 +96,10 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
       const { limit, offset, ...filters } = req.query;
       const page = await listTransactions(ctx.store, filters, { limit, offset });
       cache(reply, FRESH);
-      return { total: page.total, limit, offset, as_of: page.as_of, rows: page.rows };
+      // A remembered page (same store version, same query) is the same object: render it once.
+      let body = rendered.get(page);
+      if (body === undefined) rendered.set(page, (body = JSON.stringify({ total: page.total, limit, offset, as_of: page.as_of, rows: page.rows })));
+      return sendJsonText(reply, body);
     },
   );
 
@@ -110,13 +119,21 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
       },
     },
     async (req, reply) => {
-      const t = await getTransaction(ctx.store, req.params.hash);
-      if (!t) {
-        cache(reply, FRESH);
-        throw new NotFound(`transaction ${req.params.hash.toLowerCase()} is not recorded in this archive; this is not proof that it does not exist on chain`);
+      const hash = req.params.hash.toLowerCase();
+      // A recorded finalized transaction never changes (writes never overwrite), so its rendering can be kept;
+      // an unrecorded hash is never remembered, since it may be collected later.
+      let body = details.get(hash);
+      if (body === undefined) {
+        const t = await getTransaction(ctx.store, hash);
+        if (!t) {
+          cache(reply, FRESH);
+          throw new NotFound(`transaction ${hash} is not recorded in this archive; this is not proof that it does not exist on chain`);
+        }
+        details.set(hash, (body = JSON.stringify(t)));
+        if (details.size > DETAILS_KEPT) details.delete(details.keys().next().value!);
       }
       cache(reply, IMMUTABLE);
-      return t;
+      return sendJsonText(reply, body);
     },
   );
 

@@ -7,7 +7,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from '../context.js';
 import { jsonOf } from '../../store/intel/cache.js';
-import { JSON_TYPE } from './providers.js';
+import { sendJsonText } from '../reply.js';
 import {
   ChangesResponse,
   ErrorBody,
@@ -78,7 +78,7 @@ export const intelligenceRoutes: FastifyPluginAsync<AppContext> = async (fastify
         },
       },
       // Answers are reused for up to 5 s (src/store/intel/cache.ts); their JSON text is sent as is.
-      async (req, reply) => reply.type(JSON_TYPE).send(jsonOf(await l.query(ctx.store, req.query, opts())) as never),
+      async (req, reply) => sendJsonText(reply, jsonOf(await l.query(ctx.store, req.query, opts()))),
     );
   }
 };

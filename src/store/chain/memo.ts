@@ -27,3 +27,13 @@ export class VersionMemo<T> {
     return p;
   }
 }
+
+/** One VersionMemo per database handle (so two stores never share answers). */
+export function memoPerStore<K extends object, T>(): (handle: K) => VersionMemo<T> {
+  const memos = new WeakMap<K, VersionMemo<T>>();
+  return (handle) => {
+    let m = memos.get(handle);
+    if (!m) memos.set(handle, (m = new VersionMemo<T>()));
+    return m;
+  };
+}

@@ -7,7 +7,7 @@ import type { ExpressionBuilder, Kysely, SelectQueryBuilder } from 'kysely';
 import type { Database } from '../schema.js';
 import { classifyQuery, isContractAddress, type ObservationFilters } from '../../domain/filters.js';
 import { LIST_COLUMNS, rowToTransaction, type TransactionRow } from './rows.js';
-import { VersionMemo } from './memo.js';
+import { memoPerStore } from './memo.js';
 
 type ObsQuery<O> = SelectQueryBuilder<Database, 'observations', O>;
 
@@ -73,7 +73,7 @@ async function seqRange(db: Kysely<Database>, f: ObservationFilters, count: numb
 }
 
 /** Filtered totals per database handle, exact while the store is unchanged (see memo.ts). */
-const countMemos = new WeakMap<Kysely<Database>, VersionMemo<number>>();
+const countMemo = memoPerStore<Kysely<Database>, number>();
 
 /**
  * Number of observations matching `f`: the maintained counter when unfiltered, rank arithmetic for time
@@ -88,9 +88,7 @@ export async function countMatches(db: Kysely<Database>, f: ObservationFilters, 
     const { lo, hi } = await seqRange(db, f, stats.count);
     return Math.max(0, hi - lo + 1);
   }
-  let memo = countMemos.get(db);
-  if (!memo) countMemos.set(db, (memo = new VersionMemo<number>()));
-  return memo.get(stats, filterKey(f), async () => {
+  return countMemo(db).get(stats, filterKey(f), async () => {
     const r = await applyFilters(db.selectFrom('observations'), f).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
     return Number(r.n);
   });
