@@ -20,8 +20,8 @@ export function addCommonOptions(cmd: Command): Command {
 export async function main(argv: string[]): Promise<void> {
   const program = new Command('paywatch')
     .description('A public window onto machine payments on the Tempo chain (chain id 4217).')
-    .showHelpAfterError('(run paywatch --help for usage)')
-    .configureOutput({ outputError: (s, write) => write(`paywatch: ${s.replace(/^error: /, '')}`) })
+    // One line for any usage error, with the pointer to --help on the same line.
+    .configureOutput({ outputError: (s, write) => write(`paywatch: ${s.trim().replace(/^error: /, '')} (see paywatch --help)\n`) })
     .exitOverride();
   for (const register of commands) register(program);
   try {
