@@ -10,7 +10,7 @@ import { DecimalSum } from '../domain/money.js';
 import type { ObservationFilters } from '../domain/filters.js';
 import { insertObservations } from './chain/write.js';
 import { mergeCoverage, readCoverage, summarizeCoverage, type HeightInterval } from './chain/coverage.js';
-import { countMatches, filterKey, pageMatches, readStats, scanMatches } from './chain/query.js';
+import { countMatches, currentStats, filterKey, forgetStats, pageMatches, readStats, scanMatches } from './chain/query.js';
 import { memoPerStore } from './chain/memo.js';
 import { LIST_COLUMNS, rowToDetail, rowToTransaction, type TransactionDetailRow, type TransactionRow } from './chain/rows.js';
 
@@ -59,6 +59,7 @@ export async function writeBlocks(store: Store, blocks: BlockObservations[], che
       .onConflict((oc) => oc.column('id').doUpdateSet({ height: checkpoint.height, hash: checkpoint.hash.toLowerCase(), updated_at: now }))
       .execute();
   });
+  forgetStats(store.db);
 }
 
 /** The checkpoint, or null on a fresh store. */
@@ -113,7 +114,7 @@ export interface TransactionPage {
  * @param page limit 1..100 and offset 0..1,000,000 (validated by the caller's schema)
  */
 export async function listTransactions(store: Store, filters: ObservationFilters, page: { limit: number; offset: number }, now = new Date()): Promise<TransactionPage> {
-  const stats = await readStats(store.db);
+  const stats = await currentStats(store.db);
   // Exact while the store is unchanged (the key carries its version): polling clients asking for the same page
   // between two writes share one read. The same page object comes back on a hit, so callers may cache its rendering.
   return pageMemo(store.db).get(stats, JSON.stringify([filterKey(filters), page.limit, page.offset]), async () => {
@@ -171,7 +172,7 @@ const metricsMemo = memoPerStore<Store['db'], Metrics>();
  * @param window how many of the latest matches to aggregate (the contract's 50,000; smaller only in tests)
  */
 export async function computeMetrics(store: Store, filters: ObservationFilters, window = METRICS_WINDOW): Promise<Metrics> {
-  const stats = await readStats(store.db);
+  const stats = await currentStats(store.db);
   return metricsMemo(store.db).get(stats, `${window}|${filterKey(filters)}`, () => aggregate(store, filters, window, stats));
 }
 

@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { openStore, type Store } from '../../src/store/db.js';
 import { computeMetrics, getTransaction, listTransactions, writeBlocks } from '../../src/store/chain-repo.js';
 import { receivedPayments } from '../../src/store/trust-repo.js';
+import { STATS_REUSE_MS } from '../../src/store/chain/query.js';
 import type { BlockObservations, Execution, Observation } from '../../src/domain/observation.js';
 import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
 import { makeBlocks, observationsOf } from '../helpers/observations.js';
@@ -45,6 +46,13 @@ describe.each(DIALECTS)('observation details and leg recipients on %s', (dialect
     const s = await openStore(t.url);
     stores.push(s);
     return s;
+  }
+  /** A second handle on the store's database, as another process (a separate collector) would have. */
+  async function otherHandle(s: Store): Promise<Store> {
+    const t = dbs[stores.indexOf(s)];
+    const o = await openStore(t.url);
+    stores.push(o);
+    return o;
   }
   const rows = async (s: Store, table: 'observations' | 'observation_details' | 'leg_recipients') =>
     Number((await s.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
@@ -114,5 +122,15 @@ describe.each(DIALECTS)('observation details and leg recipients on %s', (dialect
     const second = await listTransactions(s, {}, { limit: 10, offset: 0 });
     expect(second).not.toBe(first);
     expect(second.rows.map((r) => r.height)).toEqual([2, 1]);
+  });
+
+  it("sees another process's write once the reused counters read is older than STATS_REUSE_MS", async () => {
+    const s = await fresh();
+    const writer = await otherHandle(s);
+    await writeBlocks(writer, [payment(1, OTHER, [])], { height: 1, hash: payment(1, OTHER, []).hash });
+    expect((await listTransactions(s, {}, { limit: 10, offset: 0 })).total).toBe(1);
+    await writeBlocks(writer, [payment(2, OTHER, [])], { height: 2, hash: payment(2, OTHER, []).hash });
+    await new Promise((r) => setTimeout(r, STATS_REUSE_MS + 50));
+    expect((await listTransactions(s, {}, { limit: 10, offset: 0 })).total).toBe(2);
   });
 });

@@ -55,6 +55,33 @@ export async function readStats(db: Kysely<Database>) {
 }
 
 /**
+ * How long a read of the counters row is reused before it is read again (milliseconds). Writes through this
+ * process forget it at once (forgetStats); a write by another process (a separate collector) is seen within this
+ * time, far inside the contract's five-second polling interval.
+ */
+export const STATS_REUSE_MS = 250;
+const statsReads = new WeakMap<Kysely<Database>, { at: number; stats: Promise<ChainStats> }>();
+
+/**
+ * The counters row as of at most STATS_REUSE_MS ago (or since this process's last write): the store version that
+ * the remembered answers (memo.ts) are keyed on, without a database round trip on every request.
+ */
+export function currentStats(db: Kysely<Database>): Promise<ChainStats> {
+  const now = Date.now();
+  const held = statsReads.get(db);
+  if (held && now - held.at < STATS_REUSE_MS) return held.stats;
+  const stats = readStats(db);
+  statsReads.set(db, { at: now, stats });
+  stats.catch(() => statsReads.delete(db));
+  return stats;
+}
+
+/** Drops the reused counters read for `db` (called after every write through this process). */
+export function forgetStats(db: Kysely<Database>): void {
+  statsReads.delete(db);
+}
+
+/**
  * The seq range [lo, hi] holding exactly the matches of time-only filters in an ordered store
  * (hi < lo when nothing matches). Two index probes, independent of the table's size.
  */
