@@ -1,5 +1,6 @@
 /**
- * Starts a local anvil node in Tempo mode from the installed `@foundry-rs/anvil` npm package, for the demo,
+ * Starts a local anvil node in Tempo mode from the installed `@foundry-rs/anvil-<platform>` npm package (a
+ * devDependency: `@foundry-rs/anvil-linux-amd64`), for the demo,
  * tests and benchmarks. The binary of the platform package is spawned directly (not the bin.mjs wrapper),
  * so stopping it never leaves an orphan node behind.
  */
