@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { openStore, type Store } from '../../src/store/db.js';
 
 export const PG_ADMIN_URL = process.env.PAYWATCH_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -43,6 +44,36 @@ export async function createTestDb(dialect: TestDialect): Promise<TestDb> {
       await c.connect();
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await c.end();
+    },
+  };
+}
+
+/**
+ * Fresh stores of one dialect for a describe block: `fresh()` opens a new, migrated store in its own database,
+ * `reopen(store)` opens a second handle on the same database (as another process would), and `cleanup()`
+ * (call it in afterAll) closes every handle and drops every database.
+ */
+export function storeFactory(dialect: TestDialect) {
+  const made: { db: TestDb; store: Store }[] = [];
+  const handles: Store[] = [];
+  return {
+    async fresh(): Promise<Store> {
+      const db = await createTestDb(dialect);
+      const store = await openStore(db.url);
+      made.push({ db, store });
+      handles.push(store);
+      return store;
+    },
+    async reopen(store: Store): Promise<Store> {
+      const entry = made.find((m) => m.store === store);
+      if (!entry) throw new Error('reopen: not a store of this factory');
+      const other = await openStore(entry.db.url);
+      handles.push(other);
+      return other;
+    },
+    async cleanup(): Promise<void> {
+      await Promise.all(handles.map((s) => s.close().catch(() => {})));
+      await Promise.all(made.map((m) => m.db.drop()));
     },
   };
 }

@@ -4,12 +4,12 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { openStore, type Store } from '../../src/store/db.js';
+import type { Store } from '../../src/store/db.js';
 import { computeMetrics, getTransaction, listTransactions, writeBlocks } from '../../src/store/chain-repo.js';
 import { receivedPayments } from '../../src/store/trust-repo.js';
 import { STATS_REUSE_MS } from '../../src/store/chain/query.js';
 import type { BlockObservations, Execution, Observation } from '../../src/domain/observation.js';
-import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
+import { DIALECTS, storeFactory } from '../helpers/db.js';
 import { makeBlocks, observationsOf } from '../helpers/observations.js';
 
 const TOKEN = '0x20c0000000000000000000000000000000000000';
@@ -34,26 +34,9 @@ function payment(height: number, recipient: string, legTo: string[], execution: 
 }
 
 describe.each(DIALECTS)('observation details and leg recipients on %s', (dialect) => {
-  const dbs: TestDb[] = [];
-  const stores: Store[] = [];
-  afterAll(async () => {
-    await Promise.all(stores.map((s) => s.close().catch(() => {})));
-    await Promise.all(dbs.map((d) => d.drop()));
-  });
-  async function fresh(): Promise<Store> {
-    const t = await createTestDb(dialect);
-    dbs.push(t);
-    const s = await openStore(t.url);
-    stores.push(s);
-    return s;
-  }
-  /** A second handle on the store's database, as another process (a separate collector) would have. */
-  async function otherHandle(s: Store): Promise<Store> {
-    const t = dbs[stores.indexOf(s)];
-    const o = await openStore(t.url);
-    stores.push(o);
-    return o;
-  }
+  const stores = storeFactory(dialect);
+  afterAll(() => stores.cleanup());
+  const fresh = stores.fresh;
   const rows = async (s: Store, table: 'observations' | 'observation_details' | 'leg_recipients') =>
     Number((await s.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 
@@ -126,7 +109,7 @@ describe.each(DIALECTS)('observation details and leg recipients on %s', (dialect
 
   it("sees another process's write once the reused counters read is older than STATS_REUSE_MS", async () => {
     const s = await fresh();
-    const writer = await otherHandle(s);
+    const writer = await stores.reopen(s); // as another process (a separate collector) would
     await writeBlocks(writer, [payment(1, OTHER, [])], { height: 1, hash: payment(1, OTHER, []).hash });
     expect((await listTransactions(s, {}, { limit: 10, offset: 0 })).total).toBe(1);
     await writeBlocks(writer, [payment(2, OTHER, [])], { height: 2, hash: payment(2, OTHER, []).hash });

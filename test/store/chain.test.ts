@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'csv-parse/sync';
-import { openStore, type Store } from '../../src/store/db.js';
+import type { Store } from '../../src/store/db.js';
 import {
   computeMetrics, exportRows, getCheckpoint, getCollectorState, getCoverage, getStatus, getTransaction, listTransactions,
   saveCollectorState, writeBlocks, type CollectorState,
@@ -9,23 +9,13 @@ import { sumDecimals } from '../../src/domain/money.js';
 import type { ObservationFilters } from '../../src/domain/filters.js';
 import { csvExport } from '../../src/api/routes/chain-export.js';
 import { seedStore } from '../../src/store/seed.js';
-import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
+import { DIALECTS, storeFactory } from '../helpers/db.js';
 import { emptyBlock, makeBlocks, observationsOf, publicOrder, relocate } from '../helpers/observations.js';
 
 describe.each(DIALECTS)('chain store on %s', (dialect) => {
-  const dbs: TestDb[] = [];
-  const stores: Store[] = [];
-  afterAll(async () => {
-    await Promise.all(stores.map((s) => s.close().catch(() => {})));
-    await Promise.all(dbs.map((d) => d.drop()));
-  });
-  async function fresh(): Promise<Store> {
-    const t = await createTestDb(dialect);
-    dbs.push(t);
-    const s = await openStore(t.url);
-    stores.push(s);
-    return s;
-  }
+  const stores = storeFactory(dialect);
+  afterAll(() => stores.cleanup());
+  const fresh = stores.fresh;
   const count = async (s: Store) => Number((await s.db.selectFrom('observations').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 
   it('writeBlocks stores observations, coverage and checkpoint; rewriting the same blocks changes nothing', async () => {

@@ -6,10 +6,10 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { AppContext } from '../../api/context.js';
 import type { Config } from '../../config.js';
-import { openStore, type Store } from '../../store/db.js';
+import type { Store } from '../../store/db.js';
 import { addCommonOptions } from '../main.js';
-import { createLogger } from '../progress.js';
-import { action, CliError, configFrom, untilSignal } from '../run.js';
+import { action, CliError } from '../run.js';
+import { serveUntilSignal } from '../listener.js';
 
 /**
  * Builds the API app and listens on `config.host:config.port`.
@@ -38,19 +38,12 @@ export function register(program: Command): void {
   addCommonOptions(program.command('serve'))
     .description('serve the public API over the store (no collection)')
     .action(
-      action(async (opts: Record<string, unknown>) => {
-        const config = configFrom(opts);
-        const log = createLogger(config);
-        const store = await openStore(config.db);
-        try {
+      action((opts: Record<string, unknown>) =>
+        serveUntilSignal(opts, async (config, store, log) => {
           const { app, url } = await listenApi(config, store, log);
           log.info({ url, store: store.location }, `API listening on ${url}/api/status`);
-          const signal = await untilSignal();
-          log.info({ signal }, 'shutting down');
-          await app.close();
-        } finally {
-          await store.close();
-        }
-      }),
+          return () => app.close();
+        }),
+      ),
     );
 }

@@ -3,10 +3,9 @@
  * configured store. `paywatch start` and `paywatch demo` run it beside the public API via startVerifyServer.
  */
 import { Option, type Command } from 'commander';
-import { openStore } from '../../store/db.js';
 import { addCommonOptions } from '../main.js';
-import { createLogger } from '../progress.js';
-import { action, CliError, configFrom, untilSignal } from '../run.js';
+import { action, CliError } from '../run.js';
+import { serveUntilSignal } from '../listener.js';
 import { startVerifyServer, verifyBaseUrl, type VerifyServer } from '../../trust/app.js';
 import type { AppContext } from '../../api/context.js';
 
@@ -32,20 +31,13 @@ export function register(program: Command): void {
   addVerifyOptions(addCommonOptions(program.command('verify')))
     .description('serve the trust-check API (POST /v1/check, POST /v1/keys, GET /v1/openapi.json)')
     .action(
-      action(async (opts: Record<string, unknown>) => {
-        const config = configFrom(opts);
-        const log = createLogger(config);
-        const store = await openStore(config.db);
-        try {
+      action((opts: Record<string, unknown>) =>
+        serveUntilSignal(opts, async (config, store, log) => {
           const ctx: AppContext = { store, config, components: new Map(), log: log.child({ component: 'verify' }) };
           const server = await listenVerify(ctx);
           log.info({ url: server.url, advertised: verifyBaseUrl(ctx), x402: config.x402PayTo !== null }, `trust check listening on ${server.url}/v1/check`);
-          const signal = await untilSignal();
-          log.info({ signal }, 'shutting down');
-          await server.close();
-        } finally {
-          await store.close();
-        }
-      }),
+          return () => server.close();
+        }),
+      ),
     );
 }

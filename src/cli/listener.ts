@@ -1,0 +1,31 @@
+/**
+ * The life of a listener-only command (`serve`, `verify`): open the configured store, start the listener, wait
+ * for SIGINT or SIGTERM, stop the listener, close the store — whatever fails on the way.
+ */
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { openStore, type Store } from '../store/db.js';
+import { createLogger } from './progress.js';
+import { configFrom, untilSignal } from './run.js';
+
+/**
+ * Runs `start` over the store named by the command's options until a signal arrives.
+ * @param start starts the listener and returns how to stop it
+ * @throws ConfigError for bad settings; whatever `start` or openStore throws (store closed first)
+ */
+export async function serveUntilSignal(
+  opts: Record<string, unknown>,
+  start: (config: Config, store: Store, log: Logger) => Promise<() => Promise<void>>,
+): Promise<void> {
+  const config = configFrom(opts);
+  const log = createLogger(config);
+  const store = await openStore(config.db);
+  try {
+    const stop = await start(config, store, log);
+    const signal = await untilSignal();
+    log.info({ signal }, 'shutting down');
+    await stop();
+  } finally {
+    await store.close();
+  }
+}
