@@ -9,9 +9,8 @@ import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { openStore } from '../src/store/db.js';
 import { seedStore } from '../src/store/seed.js';
-import { freePort } from '../src/chain/anvil.js';
 import { benchStore } from './lib/db.js';
-import { loadTable, measure, sampleChildRss, spawnServer, startBareRoute, writeResults, type LoadResult } from './lib/load.js';
+import { loadTable, measure, sampleChildRss, servePaywatch, startBareRoute, writeResults, type LoadResult } from './lib/load.js';
 
 const { values } = parseArgs({
   options: {
@@ -53,11 +52,7 @@ interface DialectReport {
 
 async function benchDialect(dialect: 'sqlite' | 'postgres'): Promise<DialectReport> {
   const { db, seeded_s } = await seededStore(dialect);
-  const port = await freePort();
-  const server = await spawnServer(['bin/paywatch.js', 'serve', '--db', db, '--port', String(port), '--log-level', 'warn'], port, {
-    readyPath: '/api/status',
-    env: { PAYWATCH_RATE_LIMIT: '100000000' },
-  });
+  const server = await servePaywatch(db);
   try {
     const api = `${server.url}/api`;
     const first = (await (await fetch(`${api}/transactions?limit=30`)).json()) as { rows: { hash: string; asset_contract: string | null }[] };

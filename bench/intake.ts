@@ -10,13 +10,12 @@ import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import type autocannon from 'autocannon';
 import { openStore } from '../src/store/db.js';
-import { freePort } from '../src/chain/anvil.js';
 import { KeyVault } from '../src/intake/keys.js';
 import { issueSender } from '../src/intake/operator.js';
 import { signDelivery } from '../src/intake/signature.js';
 import { MasterSecret } from '../src/secrets/index.js';
 import { createTestDb } from '../test/helpers/db.js';
-import { loadTable, measure, spawnServer, startBareRoute, writeResults, type LoadResult } from './lib/load.js';
+import { loadTable, measure, servePaywatch, startBareRoute, writeResults, type LoadResult } from './lib/load.js';
 
 const { values } = parseArgs({
   options: {
@@ -73,11 +72,7 @@ async function benchDialect(dialect: 'sqlite' | 'postgres'): Promise<DialectRepo
   const { url: db, drop } = await createTestDb(dialect);
   const store = await openStore(db);
   const conn = await issueSender(store, new KeyVault(MasterSecret.parse(SECRET)), 'connection', 'bench', 'mcp');
-  const port = await freePort();
-  const server = await spawnServer(['bin/paywatch.js', 'serve', '--db', db, '--port', String(port), '--log-level', 'warn'], port, {
-    readyPath: '/api/openapi.json',
-    env: { PAYWATCH_SECRET: SECRET, PAYWATCH_INTAKE_RATE_LIMIT: '1000000000' },
-  });
+  const server = await servePaywatch(db, { PAYWATCH_SECRET: SECRET, PAYWATCH_INTAKE_RATE_LIMIT: '1000000000' });
   try {
     const probe = await fetch(`${server.url}/api/protocol-events`, { method: 'POST', ...signed(conn, -1) });
     const receipt = await probe.text();

@@ -16,9 +16,8 @@ import { sql } from 'kysely';
 import { openStore } from '../src/store/db.js';
 import { seedIntel, seedDomain, SEED_WORDS } from '../src/store/intel-seed.js';
 import { Prober } from '../src/intel/probe/index.js';
-import { freePort } from '../src/chain/anvil.js';
 import { startManyServices } from './lib/many-services.js';
-import { measure, spawnServer, startBareRoute, writeResults, type LoadOptions, type LoadResult } from './lib/load.js';
+import { measure, servePaywatch, startBareRoute, writeResults, type LoadOptions, type LoadResult } from './lib/load.js';
 
 const { values } = parseArgs({
   options: {
@@ -155,11 +154,7 @@ interface DialectReport {
 
 async function benchDialect(dialect: 'sqlite' | 'postgres'): Promise<DialectReport> {
   const { db, seeded_s, counts } = await seededStore(dialect);
-  const port = await freePort();
-  const server = await spawnServer(['bin/paywatch.js', 'serve', '--db', db, '--port', String(port), '--log-level', 'warn'], port, {
-    readyPath: '/api/status',
-    env: { PAYWATCH_RATE_LIMIT: '100000000' },
-  });
+  const server = await servePaywatch(db);
   try {
     const api = `${server.url}/api`;
     const domain = seedDomain(0); // provider 0: its services include price changes (every 5th service)

@@ -117,6 +117,15 @@ export async function spawnServer(args: string[], port: number, opts: { readyPat
   };
 }
 
+/** Runs `paywatch serve` over store `db` in its own process on a free port, without rate limits (`env` adds to it). */
+export async function servePaywatch(db: string, env: NodeJS.ProcessEnv = {}): Promise<ChildServer> {
+  const port = await freePort();
+  return spawnServer(['bin/paywatch.js', 'serve', '--db', db, '--port', String(port), '--log-level', 'warn'], port, {
+    readyPath: '/api/status',
+    env: { PAYWATCH_RATE_LIMIT: '100000000', ...env },
+  });
+}
+
 /**
  * Starts the bare-route baseline in its own process: Fastify answering /bare with a fixed JSON body of about
  * `bytes` bytes (the same size as the responses it is compared with).
