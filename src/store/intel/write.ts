@@ -3,6 +3,7 @@
  * directory offers, changes, collection runs and archive verification runs. Every multi-row write is one
  * transaction, so a crash never leaves a snapshot without its offers.
  */
+import type { IntelSourceRow } from '../tables/intel.js';
 import type { Change, Offer, Snapshot } from '../../intel/types.js';
 import type { Store } from '../db.js';
 import { bumpGeneration } from './cache.js';
@@ -70,15 +71,7 @@ export async function upsertService(store: Store, s: ServiceSighting): Promise<v
 }
 
 /** Freshness of one source as the source collector computes it (src/intel/sources SourceFreshness). */
-export interface SourceFreshnessRecord {
-  name: string;
-  kind: string;
-  url: string;
-  last_attempt_at: string | null;
-  last_success_at: string | null;
-  last_error: string | null;
-  item_count: number | null;
-}
+export type SourceFreshnessRecord = Omit<IntelSourceRow, 'samples'>;
 
 /**
  * Saves a source's freshness as given (the collector keeps last success and item count across failures).
