@@ -5,13 +5,13 @@
  * to compare their roots with the header's.
  * Computed once per block; the result is also the `evidence` a decoder puts into each observation.
  */
-import { Hex } from 'ox';
-import type { FetchedBlock, RpcReceipt } from '../types.js';
-import { encodeReceipt, encodeTransaction, UnsupportedEncodingError } from './encoding.js';
+import type { Hex } from 'ox';
+import type { FetchedBlock, RpcReceipt, RpcTransaction } from '../types.js';
+import { encodeReceipt, encodeTempoTransactionFast, encodeTransaction, UnsupportedEncodingError } from './encoding.js';
 import { checkBlockHash, type HeaderCheck } from './header.js';
-import { keccak256Hex } from './keccak.js';
+import { keccak256RawHex } from './keccak.js';
 import { lowerHex } from './rpc-values.js';
-import { orderedTrieRoot } from './trie.js';
+import { orderedTrieRootHex } from './trie.js';
 
 /** One recomputed root beside the header's. `computed` and `match` are null when it could not be recomputed. */
 export interface RootCheck {
@@ -47,10 +47,9 @@ export interface BlockCommitment {
   transactions: TransactionHashCheck[];
 }
 
-/** The Merkle-Patricia root (lower-case hex) of items keyed by rlp(index) (./trie.ts). */
-function trieRoot(items: readonly Hex.Hex[]): string {
-  // Buffer's hex decoder: ox's Hex.toBytes goes character by character and showed in profiles.
-  return Hex.fromBytes(orderedTrieRoot(items.map((x) => Buffer.from(x.slice(2), 'hex'))));
+/** The Merkle-Patricia root (0x lower-case hex) of items (unprefixed hex) keyed by rlp(index) (./trie.ts). */
+function trieRoot(items: readonly string[]): string {
+  return `0x${orderedTrieRootHex(items)}`;
 }
 
 /** The header's root as stated, lower-cased for comparison. */
@@ -63,22 +62,42 @@ function uncomputed(expected: unknown, reason: string): RootCheck {
   return { expected: stated(expected), computed: null, match: null, reason };
 }
 
-/** Builds a RootCheck from the header's root and the rebuilt items (an Error item = not computable). */
-function checkRoot(expected: unknown, items: (Hex.Hex | Error)[], what: string): RootCheck {
+/** Builds a RootCheck from the header's root and the rebuilt items (unprefixed hex; an Error item = not computable). */
+function checkRoot(expected: unknown, items: (string | Error)[], what: string): RootCheck {
   const failed = items.findIndex((x) => x instanceof Error);
   if (failed >= 0) return uncomputed(expected, `${what} ${failed}: ${(items[failed] as Error).message}`);
   const exp = stated(expected);
-  const computed = trieRoot(items as Hex.Hex[]);
+  const computed = trieRoot(items as string[]);
   return { expected: exp, computed, match: computed === exp };
 }
 
-/** Calls `encode`, turning an UnsupportedEncodingError (or any other throw) into the returned Error. */
-function attempt(encode: () => Hex.Hex): Hex.Hex | Error {
+/** Calls `encode` and drops the 0x, turning an UnsupportedEncodingError (or any other throw) into the returned Error. */
+function attempt(encode: () => Hex.Hex): string | Error {
   try {
-    return encode();
+    return encode().slice(2).toLowerCase();
   } catch (e) {
     return e instanceof UnsupportedEncodingError ? e : new UnsupportedEncodingError((e as Error).message);
   }
+}
+
+/**
+ * A transaction's canonical encoding (unprefixed hex) and its keccak256 (0x hex): from the fast Tempo encoder
+ * when its hash reproduces the stated one (then the encoding is exactly the canonical one, keccak256 being
+ * collision-resistant), else from the reference encoder (ox), whose answer is final either way.
+ */
+function encodedWithHash(tx: RpcTransaction): { encoding: string; hash: string } | Error {
+  const stated = lowerHex(tx.hash);
+  try {
+    const fast = encodeTempoTransactionFast(tx);
+    if (fast !== null) {
+      const hash = `0x${keccak256RawHex(fast)}`;
+      if (hash === stated) return { encoding: fast, hash };
+    }
+  } catch {
+    /* a member the fast path cannot read: the reference encoder decides */
+  }
+  const reference = attempt(() => encodeTransaction(tx));
+  return reference instanceof Error ? reference : { encoding: reference, hash: `0x${keccak256RawHex(reference)}` };
 }
 
 /**
@@ -95,11 +114,11 @@ function attempt(encode: () => Hex.Hex): Hex.Hex | Error {
  */
 export async function blockCommitment(f: FetchedBlock): Promise<BlockCommitment> {
   const txs = f.block.transactions;
-  const encodedTxs = txs.map((tx) => attempt(() => encodeTransaction(tx)));
-  const transactions: TransactionHashCheck[] = encodedTxs.map((enc, i) => {
-    if (enc instanceof Error) return { computed: null, match: null, reason: enc.message };
-    const computed = keccak256Hex(enc);
-    return { computed, match: computed === lowerHex(txs[i]!.hash) };
+  const hashed = txs.map(encodedWithHash);
+  const encodedTxs = hashed.map((h) => (h instanceof Error ? h : h.encoding));
+  const transactions: TransactionHashCheck[] = hashed.map((h, i) => {
+    if (h instanceof Error) return { computed: null, match: null, reason: h.message };
+    return { computed: h.hash, match: h.hash === lowerHex(txs[i]!.hash) };
   });
   const encodedReceipts = txs.map((_, i) => {
     const r: RpcReceipt | null | undefined = f.receipts[i];

@@ -7,10 +7,10 @@
  * `TempoReceiptEnvelope` encodes every receipt type, 0x76 included, as type byte ‖ rlp([status,
  * cumulativeGasUsed, logsBloom, logs]) like Ethereum).
  */
-import { Hex, Rlp, TxEnvelopeEip1559, TxEnvelopeEip2930, TxEnvelopeEip7702, TxEnvelopeLegacy } from 'ox';
+import { type Hex, TxEnvelopeEip1559, TxEnvelopeEip2930, TxEnvelopeEip7702, TxEnvelopeLegacy } from 'ox';
 import { Transaction as TempoTransaction, TxEnvelopeTempo } from 'ox/tempo';
 import type { RpcReceipt, RpcTransaction } from '../types.js';
-import { rlpQuantity as quantity } from './rpc-values.js';
+import { dataHex, quantityHex, rlpList, rlpString } from './rlp.js';
 
 /** Thrown when a transaction or receipt cannot be re-encoded; `message` says why (it becomes an `unknown` reason). */
 export class UnsupportedEncodingError extends Error {
@@ -69,10 +69,89 @@ export function encodeTransaction(tx: RpcTransaction): Hex.Hex {
   }
 }
 
+/** The RLP of a quantity member ("0x0" → 0x80). */
+const q = (v: string): string => rlpString(quantityHex(v));
+/** The RLP of a data member ("0x" → 0x80). */
+const d = (v: string): string => rlpString(dataHex(v));
+
+/** The shape of a secp256k1 signature or fee payer signature as the node serves it. */
+interface RpcSignature {
+  r: string;
+  s: string;
+  yParity?: string;
+  v?: string;
+}
+
+/** The y parity (0 or 1) of a served signature: `yParity`, else from `v` (0/1 or 27/28). */
+function yParityOf(sig: RpcSignature): 0 | 1 {
+  const v = Number(BigInt((sig.yParity ?? sig.v) as string));
+  if (v === 0 || v === 27) return 0;
+  if (v === 1 || v === 28) return 1;
+  throw new TypeError(`signature parity ${v} is not 0, 1, 27 or 28`);
+}
+
+/** A 32-byte signature scalar as 64 hex digits. */
+function scalar(v: string): string {
+  const h = quantityHex(v);
+  if (h.length > 64) throw new TypeError('signature scalar over 32 bytes');
+  return h.padStart(64, '0');
+}
+
+/**
+ * The canonical encoding of the common shape of a Tempo (0x76) transaction, built straight from its JSON-RPC
+ * members: a secp256k1 sender signature, no Tempo authorization list, no key authorization, validity bounds
+ * absent or non-zero, a fee payer signature absent or secp256k1. Field order and rules are those of ox's
+ * TxEnvelopeTempo.serialize (tempoxyz/tempo `crates/primitives` TempoTransaction): [chainId,
+ * maxPriorityFeePerGas, maxFeePerGas, gas, calls [[to, value, data]…], accessList, nonceKey, nonce, validBefore,
+ * validAfter, feeToken, feePayerSignature [yParity, r, s] or empty, authorizationList, signature (r ‖ s ‖ v,
+ * v = 27 + yParity)].
+ *
+ * A fast path only: the caller keeps it when keccak256 of the answer equals the transaction's stated hash and
+ * otherwise falls back to encodeTransaction (ox), so a shape this function gets wrong costs time, never a
+ * wrong verdict. test/unit/integrity-rlp.test.ts holds it to ox on recorded transactions.
+ *
+ * @returns unprefixed hex (type byte 76 first), or null for a shape it does not handle
+ * @throws TypeError for members that are not hex
+ */
+export function encodeTempoTransactionFast(tx: RpcTransaction): string | null {
+  const t = tx as Record<string, unknown>;
+  const sig = t.signature as (RpcSignature & { type?: string }) | null | undefined;
+  if (t.type !== '0x76' || !sig || sig.type !== 'secp256k1') return null;
+  const auths = (t.aaAuthorizationList ?? t.authorizationList) as unknown[] | null | undefined;
+  if ((auths && auths.length) || t.keyAuthorization != null) return null;
+  const bound = (v: unknown): string | null => (v == null ? '80' : quantityHex(v as string) === '' ? null : q(v as string));
+  const validBefore = bound(t.validBefore);
+  const validAfter = bound(t.validAfter);
+  if (validBefore === null || validAfter === null) return null;
+  const calls = t.calls as { to?: string | null; value?: string | null; input?: string | null; data?: string | null }[] | undefined;
+  if (!Array.isArray(calls)) return null;
+  const accessList = (t.accessList ?? []) as { address: string; storageKeys: string[] }[];
+  const fps = t.feePayerSignature as RpcSignature | null | undefined;
+  const parity = yParityOf(sig);
+  const list = rlpList([
+    q(t.chainId as string),
+    q(t.maxPriorityFeePerGas as string),
+    q(t.maxFeePerGas as string),
+    q(t.gas as string),
+    rlpList(calls.map((c) => rlpList([c.to ? d(c.to) : '80', c.value ? q(c.value) : '80', d(c.input || c.data || '0x')]))),
+    rlpList(accessList.map((a) => rlpList([d(a.address), rlpList(a.storageKeys.map(d))]))),
+    t.nonceKey ? q(t.nonceKey as string) : '80',
+    q(t.nonce as string),
+    validBefore,
+    validAfter,
+    typeof t.feeToken === 'string' ? d(t.feeToken) : '80',
+    fps ? rlpList([yParityOf(fps) ? '01' : '80', q(fps.r), q(fps.s)]) : '80',
+    'c0',
+    rlpString(scalar(sig.r) + scalar(sig.s) + (27 + parity).toString(16)),
+  ]);
+  return `76${list}`;
+}
+
 /**
  * Rebuilds the consensus encoding of one receipt, the value stored under rlp(index) in the block's receipts
  * trie: rlp([status, cumulativeGasUsed, logsBloom, [[address, topics, data]…]]), prefixed by the type byte
  * unless legacy. Tempo encodes 0x76 (and the retired 0x77) receipts the same way (TempoReceiptEnvelope).
+ * Built on ./rlp.ts (held to ox's Rlp in test/unit/integrity-rlp.test.ts).
  *
  * @param r the node's receipt (eth_getBlockReceipts); only post-Byzantium receipts (with `status`) are encodable
  * @returns the encoding as 0x hex
@@ -85,13 +164,13 @@ export function encodeReceipt(r: RpcReceipt): Hex.Hex {
   }
   if (typeof r.status !== 'string') throw new UnsupportedEncodingError('receipt has no status (pre-EIP-658 state-root receipt)');
   try {
-    const payload = Rlp.fromHex([
-      quantity(r.status),
-      quantity(r.cumulativeGasUsed),
-      r.logsBloom,
-      r.logs.map((l) => [l.address, l.topics, l.data]),
+    const payload = rlpList([
+      q(r.status),
+      q(r.cumulativeGasUsed),
+      d(r.logsBloom),
+      rlpList(r.logs.map((l) => rlpList([d(l.address), rlpList(l.topics.map(d)), d(l.data)]))),
     ]);
-    return type === '0x0' ? payload : Hex.concat(Hex.padLeft(type as Hex.Hex, 1), payload);
+    return `0x${type === '0x0' ? '' : type.slice(2).padStart(2, '0')}${payload}`;
   } catch (e) {
     throw new UnsupportedEncodingError(`receipt could not be encoded: ${(e as Error).message.split('\n')[0]}`);
   }
