@@ -2,11 +2,12 @@
  * The calls of a transaction: each call of a Tempo 0x76 batch (`calls[]`), or the single `to`/`input` of other
  * types, with target, selector, function name and decoded arguments where a known ABI (./abi.ts) decodes them.
  */
-import { decodeAbiParameters, slice } from 'viem';
+import { decodeAbiParameters } from 'viem';
 import type { RpcTransaction } from '../types.js';
 import { functionForCall } from './abi.js';
 import { TIP20_PREFIX } from './constants.js';
 import { plain, quantity } from './json.js';
+import { decodeStaticWords } from './words.js';
 
 /** One decoded call. `function` and `args` are null when no known ABI decodes the calldata. */
 export type DecodedCall = {
@@ -40,7 +41,8 @@ function decodeCall(index: number, to: unknown, input: unknown, value: unknown, 
   if (!fn) return call;
   try {
     // decodeFunctionData with the one matching item, minus re-hashing the ABI to find it.
-    const args = fn.inputs.length > 0 ? decodeAbiParameters(fn.inputs, slice(data, 4)) : [];
+    const params = `0x${data.slice(10)}` as `0x${string}`;
+    const args = fn.inputs.length > 0 ? (decodeStaticWords(fn.inputs, params) ?? decodeAbiParameters(fn.inputs, params)) : [];
     call.function = fn.name;
     call.args = Object.fromEntries(args.map((v, k) => [fn.inputs[k]!.name || `arg${k}`, plain(v)]));
   } catch {

@@ -6,6 +6,7 @@
  * test/unit/decode-event.test.ts holds it to decodeEventLog's answers.
  */
 import { checksumAddress, decodeAbiParameters, type AbiEvent, type AbiParameter, type Hex } from 'viem';
+import { decodeStaticWords } from './words.js';
 
 /** Thrown when a log does not fit the event strictly (where decodeEventLog with strict: true throws). */
 export class EventMismatchError extends Error {
@@ -59,7 +60,7 @@ export function decodeEventStrict(event: AbiEvent, topic0: string, topics: reado
   const nonIndexed = inputs.filter((x) => !x.indexed);
   if (nonIndexed.length > 0) {
     if (!data || data === '0x') throw new EventMismatchError(`${event.name}: data is empty but ${nonIndexed.length} non-indexed input(s) are expected`);
-    const decoded = decodeAbiParameters(nonIndexed, data) as readonly unknown[];
+    const decoded = decodeStaticWords(nonIndexed, data) ?? (decodeAbiParameters(nonIndexed, data) as readonly unknown[]);
     let d = 0;
     if (isUnnamed) {
       for (let i = 0; i < inputs.length; i++) if (args[i] === undefined && d < decoded.length) args[i] = decoded[d++];
