@@ -15,7 +15,7 @@ import { TempoRpc } from '../src/chain/rpc.js';
 import { createPublicClient, http, type PublicClient } from 'viem';
 import { tempo } from 'viem/chains';
 import { TokenRegistry } from '../src/chain/tokens.js';
-import { tokenAddressesOf, writeBlocks } from '../src/chain/collector/deps.js';
+import { tokenAddressesOf, writePreparedBlocks } from '../src/chain/collector/deps.js';
 import { processRun } from '../src/chain/collector/process.js';
 import { DecodePool } from '../src/chain/collector/pool.js';
 import { fetchConsistentRun } from '../src/chain/collector/fetch.js';
@@ -60,8 +60,8 @@ try {
     await pool.close();
   }
   const store = await openStore(`sqlite:${join(dir, 's.sqlite')}`);
-  await time('writeBlocks sqlite', txs, async () => {
-    for (const b of decoded) await writeBlocks(store, b, { height: b[b.length - 1].height, hash: b[b.length - 1].hash });
+  await time('writePreparedBlocks sqlite', txs, async () => {
+    for (const b of decoded) await writePreparedBlocks(store, b, { height: b[b.length - 1].height, hash: b[b.length - 1].hash });
   });
   await store.close();
 } finally {

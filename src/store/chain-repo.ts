@@ -12,10 +12,11 @@ import { insertObservations } from './chain/write.js';
 import { mergeCoverage, readCoverage, summarizeCoverage, type HeightInterval } from './chain/coverage.js';
 import { countMatches, currentStats, filterKey, forgetStats, pageMatches, readStats, scanMatches } from './chain/query.js';
 import { memoPerStore } from './chain/memo.js';
-import { LIST_COLUMNS, rowToDetail, rowToTransaction, type TransactionDetailRow, type TransactionRow } from './chain/rows.js';
+import { LIST_COLUMNS, prepareBlock, rowToDetail, rowToTransaction, type PreparedBlock, type TransactionDetailRow, type TransactionRow } from './chain/rows.js';
 
 export type { HeightInterval } from './chain/coverage.js';
-export type { TransactionRow, TransactionDetailRow } from './chain/rows.js';
+export type { TransactionRow, TransactionDetailRow, PreparedBlock, SerializedObservation } from './chain/rows.js';
+export { prepareBlock } from './chain/rows.js';
 
 /** The collector's recorded state, shown in /api/status. Rates are per second of wall time; times ISO 8601. */
 export type CollectorState = {
@@ -47,7 +48,15 @@ export type Checkpoint = {
  * @param checkpoint the block to resume after (normally the highest of `blocks`)
  * @throws the driver's error when the database cannot write (nothing is written then)
  */
-export async function writeBlocks(store: Store, blocks: BlockObservations[], checkpoint: { height: number; hash: string }): Promise<void> {
+export function writeBlocks(store: Store, blocks: BlockObservations[], checkpoint: { height: number; hash: string }): Promise<void> {
+  return writePreparedBlocks(store, blocks.map(prepareBlock), checkpoint);
+}
+
+/**
+ * writeBlocks for blocks already serialized (prepareBlock), as the collector's decode worker hands them over.
+ * @throws the driver's error when the database cannot write (nothing is written then)
+ */
+export async function writePreparedBlocks(store: Store, blocks: PreparedBlock[], checkpoint: { height: number; hash: string }): Promise<void> {
   const now = new Date().toISOString();
   const newest = blocks.length ? Math.max(...blocks.map((b) => b.time)) : null;
   await store.db.transaction().execute(async (trx) => {

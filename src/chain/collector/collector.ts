@@ -11,7 +11,6 @@
  * a block. See docs/collector.md.
  */
 import type { Logger } from 'pino';
-import type { BlockObservations } from '../../domain/observation.js';
 import type { Store } from '../../store/db.js';
 import { firstLine, type TempoRpc } from '../rpc.js';
 import type { FetchedBlock } from '../types.js';
@@ -19,8 +18,9 @@ import {
   getCheckpoint,
   saveCollectorState,
   tokenAddressesOf,
-  writeBlocks,
+  writePreparedBlocks,
   type CollectorState,
+  type PreparedBlock,
   type TokenRegistry,
 } from './deps.js';
 import { fetchConsistentRun, InconsistentAnswerError } from './fetch.js';
@@ -91,7 +91,7 @@ interface Run {
   first: number;
   last: number;
   blocks: Promise<FetchedBlock[]>;
-  decoded: Promise<BlockObservations[]>;
+  decoded: Promise<PreparedBlock[]>;
 }
 
 /**
@@ -201,7 +201,7 @@ export class Collector {
           queue.shift();
           this.fill(queue, pool, run.last + 1, fetched[fetched.length - 1].block.hash, limit, head.height);
           const lastHash = fetched[fetched.length - 1].block.hash;
-          await writeBlocks(o.store, blocks, { height: run.last, hash: lastHash });
+          await writePreparedBlocks(o.store, blocks, { height: run.last, hash: lastHash });
           const txs = blocks.reduce((n, b) => n + b.observations.length, 0);
           failures = 0;
           next = run.last + 1;

@@ -5,4 +5,4 @@
 export { decodeBlock, tokenAddressesOf } from '../decode/index.js';
 export { evaluateBlockIntegrity, findInconsistencies } from '../integrity/index.js';
 export { TokenRegistry } from '../tokens.js';
-export { getCheckpoint, saveCollectorState, writeBlocks, type CollectorState } from '../../store/chain-repo.js';
+export { getCheckpoint, prepareBlock, saveCollectorState, writePreparedBlocks, type CollectorState, type PreparedBlock } from '../../store/chain-repo.js';

@@ -7,14 +7,14 @@
  * Workers are unref'd while idle so an idle pool never keeps the process alive; `close()` ends them.
  */
 import { Worker } from 'node:worker_threads';
-import type { BlockObservations } from '../../domain/observation.js';
 import type { FetchedBlock, TokenMap } from '../types.js';
+import type { PreparedBlock } from './deps.js';
 import { processRun } from './process.js';
 
 interface Slot {
   worker: Worker;
   ready: boolean;
-  pending: Map<number, { resolve: (b: BlockObservations[]) => void; reject: (e: Error) => void }>;
+  pending: Map<number, { resolve: (b: PreparedBlock[]) => void; reject: (e: Error) => void }>;
 }
 
 /** A worker thread died or failed to start; its tasks are rejected with this. */
@@ -48,7 +48,7 @@ export class DecodePool {
    * Integrity + decode of one run: on the ready worker with the fewest runs pending, or inline.
    * @throws WorkerFailedError when the worker dies; the error of processRun otherwise
    */
-  process(fetched: FetchedBlock[], tokens: TokenMap): Promise<BlockObservations[]> {
+  process(fetched: FetchedBlock[], tokens: TokenMap): Promise<PreparedBlock[]> {
     let slot: Slot | null = null;
     for (const s of this.slots) if (s?.ready && s.pending.size < this.maxQueued && (!slot || s.pending.size < slot.pending.size)) slot = s;
     if (!slot || this.closed) {
@@ -88,7 +88,7 @@ export class DecodePool {
       for (const p of slot.pending.values()) p.reject(new WorkerFailedError(message));
       slot.pending.clear();
     };
-    worker.on('message', (m: { ready?: true; id: number; blocks?: BlockObservations[]; error?: string }) => {
+    worker.on('message', (m: { ready?: true; id: number; blocks?: PreparedBlock[]; error?: string }) => {
       if (m.ready) return void (slot.ready = true);
       const p = slot.pending.get(m.id);
       if (!p) return;

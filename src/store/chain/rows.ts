@@ -2,7 +2,7 @@
  * Conversion between Observation objects and `observations` rows, and the public shapes served by the API.
  */
 import type { Selectable } from 'kysely';
-import type { CHAIN_ID, Execution, Integrity, Observation, ObservationDetail } from '../../domain/observation.js';
+import type { BlockObservations, CHAIN_ID, Execution, Integrity, Observation, ObservationDetail } from '../../domain/observation.js';
 import type { LegRecipientsTable, ObservationDetailsTable, ObservationsTable } from '../tables/chain.js';
 
 /** Integrity as a plain object type (a type literal, so it is assignable to the schemas' open object types). */
@@ -28,18 +28,36 @@ type ListRow = Pick<Selectable<ObservationsTable>, (typeof LIST_COLUMNS)[number]
 /** Lower-cases an address-like value; keeps null. */
 const lower = (s: string | null) => (s == null ? null : s.toLowerCase());
 
-/** The rows one observation is stored as: its observations row, its detail row and its leg recipients. */
-export interface StoredObservation {
-  row: ObservationsTable;
+/**
+ * The rows one observation is stored as, before it gets its rank: its observations row (without `seq`), its
+ * detail row and its leg recipients. Plain strings and numbers only, so it is cheap to pass between threads
+ * (the collector's decode worker builds these, the writer only inserts them).
+ */
+export interface SerializedObservation {
+  /** Lower-case transaction hash. */
+  hash: string;
+  /** Block timestamp, UTC Unix seconds. */
+  time: number;
+  row: Omit<ObservationsTable, 'seq'>;
   detail: ObservationDetailsTable;
   /** Distinct leg `to` addresses other than the primary recipient (see LegRecipientsTable). */
   legRecipients: LegRecipientsTable[];
 }
 
+/** A block whose observations are serialized for the store (what writePreparedBlocks takes). */
+export interface PreparedBlock {
+  height: number;
+  hash: string;
+  /** Block timestamp, UTC Unix seconds. */
+  time: number;
+  observations: SerializedObservation[];
+}
+
 /**
- * The rows to insert for `o` at rank `seq`. Addresses are stored lower-case; integrity and detail as JSON text.
+ * The rows to insert for `o` (rank assigned at insert time). Addresses are stored lower-case; integrity and
+ * detail as JSON text.
  */
-export function observationToRows(o: Observation, seq: number): StoredObservation {
+export function serializeObservation(o: Observation): SerializedObservation {
   const hash = o.hash.toLowerCase();
   const recipient = lower(o.recipient);
   const legTo = new Set<string>();
@@ -48,9 +66,10 @@ export function observationToRows(o: Observation, seq: number): StoredObservatio
     if (to && to !== recipient) legTo.add(to);
   }
   return {
+    hash,
+    time: o.time,
     row: {
       hash,
-      seq,
       time: o.time,
       height: o.height,
       tx_index: o.tx_index,
@@ -72,6 +91,11 @@ export function observationToRows(o: Observation, seq: number): StoredObservatio
     detail: { hash, detail: JSON.stringify(o.detail) },
     legRecipients: [...legTo].map((to) => ({ recipient: to, hash, time: o.time, execution: o.execution })),
   };
+}
+
+/** A decoded block with its observations serialized (serializeObservation each). */
+export function prepareBlock(b: BlockObservations): PreparedBlock {
+  return { height: b.height, hash: b.hash, time: b.time, observations: b.observations.map(serializeObservation) };
 }
 
 /** A stored row as the public Transaction (numbers converted from PostgreSQL bigint strings, JSON parsed). */

@@ -3,10 +3,9 @@
  * transaction. Idempotent: a hash already stored is skipped, never rewritten.
  */
 import type { Transaction } from 'kysely';
-import type { Observation } from '../../domain/observation.js';
 import type { Database } from '../schema.js';
 import type { DialectName } from '../db.js';
-import { observationToRows } from './rows.js';
+import type { SerializedObservation } from './rows.js';
 
 /**
  * Rows per multi-row INSERT of a table with `columns` columns: at most 1000 rows (PostgreSQL plans larger
@@ -46,7 +45,7 @@ export interface InsertResult {
 export async function insertObservations(
   trx: Transaction<Database>,
   dialect: DialectName,
-  observations: Observation[],
+  observations: SerializedObservation[],
   newestBlockTime: number | null,
   now: string,
 ): Promise<InsertResult> {
@@ -54,11 +53,8 @@ export async function insertObservations(
   if (dialect === 'postgres') statsQ = statsQ.forUpdate();
   const stats = await statsQ.executeTakeFirstOrThrow();
 
-  const byHash = new Map<string, Observation>();
-  for (const o of observations) {
-    const h = o.hash.toLowerCase();
-    if (!byHash.has(h)) byHash.set(h, o);
-  }
+  const byHash = new Map<string, SerializedObservation>();
+  for (const o of observations) if (!byHash.has(o.hash)) byHash.set(o.hash, o);
   const hashes = [...byHash.keys()];
   for (let i = 0; i < hashes.length; i += LOOKUP_CHUNK) {
     const existing = await trx.selectFrom('observations').select('hash').where('hash', 'in', hashes.slice(i, i + LOOKUP_CHUNK)).execute();
@@ -73,8 +69,8 @@ export async function insertObservations(
   if (fresh.length) {
     const first = fresh[0];
     if (ordered && lastTime !== null && lastHash !== null && seqOrder({ time: lastTime, hash: lastHash }, { time: first.o.time, hash: first.hash }) >= 0) ordered = false;
-    const stored = fresh.map((f, i) => observationToRows(f.o, count + i));
-    await insertChunked(stored.map((x) => x.row), (part) => trx.insertInto('observations').values(part).onConflict((oc) => oc.column('hash').doNothing()).execute());
+    const stored = fresh.map((f) => f.o);
+    await insertChunked(stored.map((x, i) => ({ ...x.row, seq: count + i })), (part) => trx.insertInto('observations').values(part).onConflict((oc) => oc.column('hash').doNothing()).execute());
     await insertChunked(stored.map((x) => x.detail), (part) => trx.insertInto('observation_details').values(part).onConflict((oc) => oc.column('hash').doNothing()).execute());
     await insertChunked(stored.flatMap((x) => x.legRecipients), (part) =>
       trx.insertInto('leg_recipients').values(part).onConflict((oc) => oc.columns(['recipient', 'hash']).doNothing()).execute(),
