@@ -7,7 +7,8 @@
  * whose key building and bookkeeping cost more than the test on every string of every transaction.
  */
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const isAddress = (v: string) => ADDRESS.test(v);
+// The length test first: most strings (hashes, data, decimals) are not 42 characters long.
+const isAddress = (v: string) => v.length === 42 && ADDRESS.test(v);
 
 /**
  * Makes a decoded ABI value JSON-safe: bigint → base-10 string, address → lower-case, arrays/objects recursed.
@@ -38,7 +39,7 @@ export function transactionDetail(tx: Record<string, unknown>): Record<string, u
 
 function quantitiesToDecimal(value: unknown, key?: string): unknown {
   if (typeof value === 'string') {
-    if (key && QUANTITIES.has(key) && /^0x[0-9a-f]*$/i.test(value)) return value === '0x' ? '0' : BigInt(value).toString();
+    if (key && QUANTITIES.has(key) && /^0x[0-9a-f]*$/i.test(value)) return value === '0x' ? '0' : value.length <= 15 ? String(Number.parseInt(value, 16)) : BigInt(value).toString();
     return isAddress(value) ? value.toLowerCase() : value;
   }
   if (Array.isArray(value)) return value.map((v) => quantitiesToDecimal(v));

@@ -12,10 +12,10 @@
  * members of later forks in order: baseFeePerGas (EIP-1559), withdrawalsRoot (EIP-4895), blobGasUsed and
  * excessBlobGas (EIP-4844), parentBeaconBlockRoot (EIP-4788), requestsHash (EIP-7685).
  */
-import { Hex, Rlp } from 'ox';
-import { keccak256Hex } from './keccak.js';
+import { keccak256RawHex } from './keccak.js';
 import type { RpcBlock } from '../types.js';
-import { lowerHex, rlpQuantity } from './rpc-values.js';
+import { lowerHex } from './rpc-values.js';
+import { dataHex, quantityHex, rlpList, rlpString } from './rlp.js';
 
 /** The result of recomputing a block hash from its header. */
 export interface HeaderCheck {
@@ -45,15 +45,17 @@ const OPTIONAL: [string, typeof QUANTITY | typeof DATA][] = [
 /** The encoding that reproduced the last block hash checked (an ordering hint only). */
 let lastMatched: 'tempo' | 'ethereum' = 'tempo';
 
-/** A JSON-RPC value as an RLP item: quantities minimal big-endian (zero empty), data as is. */
-function item(block: RpcBlock, name: string, kind: string): Hex.Hex {
+/** A JSON-RPC value as an RLP-encoded item (./rlp.ts): quantities minimal big-endian (zero empty), data as is. */
+function item(block: RpcBlock, name: string, kind: string): string {
   const v = block[name];
-  if (typeof v !== 'string' || !/^0x[0-9a-fA-F]*$/.test(v)) throw new Error(`header member ${name} is missing or not hex`);
-  return kind === DATA ? (v as Hex.Hex) : rlpQuantity(v);
+  if (typeof v !== 'string' || !/^0x[0-9a-fA-F]*$/.test(v) || (kind === DATA && v.length % 2 !== 0) || (kind === QUANTITY && v.length < 3)) {
+    throw new Error(`header member ${name} is missing or not hex`);
+  }
+  return rlpString(kind === DATA ? dataHex(v) : quantityHex(v));
 }
 
-/** The Ethereum header list of a block; optional members stop at the first one the node left out. */
-function ethereumHeader(block: RpcBlock): Hex.Hex[] {
+/** The Ethereum header list of a block (members RLP-encoded); optional members stop at the first one the node left out. */
+function ethereumHeader(block: RpcBlock): string[] {
   const list = BASE.map(([name, kind]) => item(block, name, kind));
   for (const [name, kind] of OPTIONAL) {
     if (block[name] === undefined || block[name] === null) break;
@@ -72,22 +74,22 @@ function ethereumHeader(block: RpcBlock): Hex.Hex[] {
  */
 export function checkBlockHash(block: RpcBlock): HeaderCheck {
   const expected = lowerHex(block.hash) ?? String(block.hash);
-  let inner: Hex.Hex[];
+  let inner: string;
   try {
-    inner = ethereumHeader(block);
+    inner = rlpList(ethereumHeader(block));
   } catch (e) {
     return { expected, encoding: null, match: null, reason: (e as Error).message };
   }
-  const candidates: ['tempo' | 'ethereum', () => Hex.Hex][] = [
-    ['tempo', () => Rlp.fromHex([item(block, 'mainBlockGeneralGasLimit', QUANTITY), item(block, 'sharedGasLimit', QUANTITY), item(block, 'timestampMillisPart', QUANTITY), inner])],
-    ['ethereum', () => Rlp.fromHex(inner)],
+  const candidates: ['tempo' | 'ethereum', () => string][] = [
+    ['tempo', () => rlpList([item(block, 'mainBlockGeneralGasLimit', QUANTITY), item(block, 'sharedGasLimit', QUANTITY), item(block, 'timestampMillisPart', QUANTITY), inner])],
+    ['ethereum', () => inner],
   ];
   // A source keeps one encoding: try the one that matched last first, saving a keccak256 per block. The answer
   // is the same in either order (two different preimages cannot both hash to the stated hash).
   if (candidates[0]![0] !== lastMatched) candidates.reverse();
   for (const [encoding, encode] of candidates) {
     try {
-      if (keccak256Hex(encode()) === expected) {
+      if (`0x${keccak256RawHex(encode())}` === expected) {
         lastMatched = encoding;
         return { expected, encoding, match: true };
       }

@@ -67,16 +67,20 @@ function describeHeader(h: BlockCommitment['blockHash']): string {
   return `block hash not reproduced from the header (${h.reason}; not counted)`;
 }
 
+/** The block-level part of every stage 2 reason: both roots and the header hash, described once per block. */
+function describeRoots(c: BlockCommitment): string {
+  return `${describeRoot('transactionsRoot', c.transactionsRoot)}; ${describeRoot('receiptsRoot', c.receiptsRoot)}; ${describeHeader(c.blockHash)}`;
+}
+
 /**
  * Stage 2: the transaction's canonical encoding hashes to its hash, and the transactionsRoot recomputed from
  * all the block's transactions equals the header's. The receiptsRoot is recomputed too: a mismatch fails the
  * stage (the receipts served are not the ones the block commits to); when it cannot be recomputed the reason
  * says so and the stage rests on the transactions alone.
  */
-function blockCommitmentStage(c: BlockCommitment, index: number, tx: RpcTransaction): IntegrityStage {
+function blockCommitmentStage(c: BlockCommitment, roots: string, index: number, tx: RpcTransaction): IntegrityStage {
   const stage = (status: IntegrityStage['status'], reason: string): IntegrityStage => ({ level: 2, label: STAGE_LABELS[2], status, reason });
   const h = c.transactions[index];
-  const roots = `${describeRoot('transactionsRoot', c.transactionsRoot)}; ${describeRoot('receiptsRoot', c.receiptsRoot)}; ${describeHeader(c.blockHash)}`;
   if (!h) return stage('unknown', `transaction ${index} is not in the block commitment`);
   if (h.match === false) return stage('fail', `keccak256 of the re-encoded type ${String(tx.type)} transaction is ${h.computed}, not its stated hash ${tx.hash}`);
   if (c.transactionsRoot.match === false) return stage('fail', roots);
@@ -108,8 +112,9 @@ function score(stages: IntegrityStage[]): number {
 export async function evaluateBlockIntegrity(f: FetchedBlock, now: Date = new Date(), commitment?: BlockCommitment): Promise<BlockIntegrity> {
   const c = commitment ?? (await blockCommitment(f));
   const evaluatedAt = now.toISOString();
+  const roots = describeRoots(c);
   return f.block.transactions.map((tx, i): Integrity => {
-    const stages = [finalizedReceiptStage(f, i, tx, f.receipts[i]), blockCommitmentStage(c, i, tx)];
+    const stages = [finalizedReceiptStage(f, i, tx, f.receipts[i]), blockCommitmentStage(c, roots, i, tx)];
     return {
       score: score(stages),
       maximum: INTEGRITY_MAXIMUM,

@@ -1,5 +1,4 @@
-/** Reading JSON-RPC values for the integrity checks: quantities, hex spellings, RLP items. */
-import { Hex } from 'ox';
+/** Reading JSON-RPC values for the integrity checks: quantities and hex spellings (RLP items: ./rlp.ts). */
 
 /**
  * A JSON-RPC quantity (0x hex) as a number.
@@ -14,13 +13,4 @@ export function quantityOf(v: unknown): number | null {
 /** A hex string lower-cased for comparison (nodes may answer in either case); null for a non-string. */
 export function lowerHex(v: unknown): string | null {
   return typeof v === 'string' ? v.toLowerCase() : null;
-}
-
-/**
- * A JSON-RPC quantity as an RLP integer item: minimal big-endian bytes, zero as the empty string.
- * @throws SyntaxError when `v` is not an integer string
- */
-export function rlpQuantity(v: string): Hex.Hex {
-  const n = BigInt(v);
-  return n === 0n ? '0x' : Hex.fromNumber(n);
 }
