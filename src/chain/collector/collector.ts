@@ -34,10 +34,11 @@ export const DEFAULT_BACKFILL_BLOCKS = 10_000;
 export const PIPELINE_DEPTH = 3;
 
 /**
- * Decode worker threads by default: none. Measured on the 2-core box (bench/results/ingest.md), a worker's
- * start-up (seconds of CPU to load tsx + viem + ox in a fresh thread) and the structured clone of each run cost
- * more than the parallel decode gains: 20,000 tx took 7.5 s inline vs 16.4 s with one worker on SQLite.
- * Opt in with PAYWATCH_DECODE_WORKERS on machines with cores to spare.
+ * Decode worker threads by default: none. A worker takes the integrity + decode + serialization of whole runs
+ * (rows come back as flat strings, cheap to pass) while the main thread fetches and writes, and runs go inline
+ * whenever it is busy or still loading; but loading it costs about 2 s of CPU (tsx + viem in a fresh thread),
+ * and on the 2-core benchmark box, where the node takes the other core, a loaded worker gained only ~10%
+ * (bench/results/ingest.md). Opt in with PAYWATCH_DECODE_WORKERS on machines with cores to spare.
  */
 export const DEFAULT_DECODE_WORKERS = 0;
 
@@ -103,10 +104,13 @@ export class Collector {
   private readonly abort = new AbortController();
   private readonly meter = new RateMeter();
   private readonly current: CollectorStatus;
+  private readonly pool: DecodePool;
   private lastSaved = 0;
 
   constructor(opts: CollectorOptions) {
     this.o = opts;
+    // Started now so the workers load (seconds of CPU, see DEFAULT_DECODE_WORKERS) while the caller gets ready.
+    this.pool = new DecodePool(opts.decodeWorkers ?? DEFAULT_DECODE_WORKERS);
     const now = new Date().toISOString();
     this.current = {
       state: 'starting',
@@ -136,6 +140,14 @@ export class Collector {
     return { ...toStoredState(s), behind_blocks: s.behind_blocks, started_at: s.started_at };
   }
 
+  /**
+   * Resolves once the decode workers have loaded or failed (at once with none). Optional: until then runs are
+   * decoded on the main thread.
+   */
+  whenReady(): Promise<void> {
+    return this.pool.whenReady();
+  }
+
   /** Asks `run()` to finish after the write in progress (never in the middle of one). */
   stop(): void {
     this.abort.abort();
@@ -150,11 +162,10 @@ export class Collector {
     const { o } = this;
     const signal = this.abort.signal;
     const stallAfterMs = o.stallAfterMs ?? Math.max(30_000, 10 * o.pollIntervalMs);
-    const pool = new DecodePool(o.decodeWorkers ?? DEFAULT_DECODE_WORKERS);
     try {
-      await this.loop(pool, signal, stallAfterMs);
+      await this.loop(this.pool, signal, stallAfterMs);
     } finally {
-      await pool.close();
+      await this.pool.close();
     }
   }
 
