@@ -5,12 +5,13 @@
  */
 import type { Store } from './db.js';
 import type { BlockObservations } from '../domain/observation.js';
-import { CHAIN_ID } from '../domain/observation.js';
+import { CHAIN_ID, type Execution } from '../domain/observation.js';
+import { sql } from 'kysely';
 import { DecimalSum } from '../domain/money.js';
 import type { ObservationFilters } from '../domain/filters.js';
 import { insertObservations } from './chain/write.js';
 import { mergeCoverage, readCoverage, summarizeCoverage, type HeightInterval } from './chain/coverage.js';
-import { countMatches, currentStats, filterKey, forgetStats, pageMatches, readStats, scanMatches } from './chain/query.js';
+import { countMatches, currentStats, filterKey, forgetStats, pageMatches, readStats, scanBatches, scanMatches } from './chain/query.js';
 import { memoPerStore } from './chain/memo.js';
 import { LIST_COLUMNS, prepareBlock, rowToDetail, rowToTransaction, type PreparedBlock, type TransactionDetailRow, type TransactionRow } from './chain/rows.js';
 
@@ -217,11 +218,58 @@ async function aggregate(store: Store, filters: ObservationFilters, window: numb
 }
 
 /**
- * The newest 10,000 matches, newest first, as an async iterable of public rows (streamed in keyset steps;
- * never materialised as one array).
+ * A row of the CSV export: the public Transaction members with integrity reduced to the two numbers the CSV
+ * carries (score, maximum), read from the stored JSON by the database (the stages and their reasons, most of a
+ * row's bytes, are never read for the export).
  */
-export async function* exportRows(store: Store, filters: ObservationFilters): AsyncGenerator<TransactionRow> {
-  for await (const r of scanMatches(store.db, filters, EXPORT_CAP, LIST_COLUMNS)) yield rowToTransaction(r);
+export type ExportRow = Omit<TransactionRow, 'integrity'> & { integrity_score: number; integrity_maximum: number };
+
+/** Plain columns read for the export (LIST_COLUMNS without the integrity JSON). */
+const EXPORT_READ = LIST_COLUMNS.filter((c): c is Exclude<(typeof LIST_COLUMNS)[number], 'integrity'> => c !== 'integrity');
+
+/**
+ * The newest 10,000 matches, newest first, as an async iterator of row arrays: one array per keyset step
+ * (scanBatches, 500 rows), read when the consumer asks and not kept afterwards, so an export holds one step.
+ */
+export function exportRows(store: Store, filters: ObservationFilters): AsyncIterableIterator<ExportRow[]> {
+  // A JSON number member of the stored integrity: text on PostgreSQL, a number on SQLite (Number() below).
+  const member = (m: 'score' | 'maximum') =>
+    store.dialect === 'postgres' ? sql<string | number>`(integrity::json ->> ${sql.lit(m)})` : sql<string | number>`json_extract(integrity, ${sql.lit(`$.${m}`)})`;
+  const steps = scanBatches(store.db, filters, EXPORT_CAP, (qb) =>
+    qb.select(EXPORT_READ).select([member('score').as('integrity_score'), member('maximum').as('integrity_maximum')]),
+  );
+  return {
+    async next() {
+      const step = await steps.next();
+      if (step.done) return step;
+      return {
+        done: false,
+        value: step.value.map((r) => ({
+          hash: r.hash as `0x${string}`,
+          time: Number(r.time),
+          height: Number(r.height),
+          chain_id: Number(r.chain_id) as typeof CHAIN_ID,
+          sender: r.sender,
+          recipient: r.recipient,
+          asset: r.asset,
+          asset_contract: r.asset_contract,
+          amount: r.amount,
+          nominal: r.nominal,
+          fee: r.fee,
+          exchange: r.exchange,
+          protocol: r.protocol,
+          category: r.category,
+          execution: r.execution as Execution,
+          decode: r.decode,
+          integrity_score: Number(r.integrity_score),
+          integrity_maximum: Number(r.integrity_maximum),
+        })),
+      };
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
 }
 
 /** What the store knows for /api/status (the route adds live components and service sources). */

@@ -1,10 +1,12 @@
 /**
  * The CSV body of /api/export: a header row, exact decimal strings, unit columns, empty cells for null.
- * Streams: rows are pulled from the store's keyset scan as the client reads.
+ * Streams with bounded memory: each keyset step of rows (500) is turned into CSV bytes at once and dropped, and
+ * the next step is read from the store only when the client has taken the previous bytes. Why it is built this
+ * way (an export once grew the server's memory by 100-200 MB): docs/decisions.md, "CSV export memory".
  */
 import { Readable } from 'node:stream';
-import { stringify } from 'csv-stringify';
-import type { TransactionRow } from '../../store/chain-repo.js';
+import { Unavailable } from '../../domain/errors.js';
+import type { ExportRow } from '../../store/chain-repo.js';
 
 /** Export columns, in order. `*_unit` columns say what a number counts (contract: "a column stating units"). */
 export const EXPORT_COLUMNS = [
@@ -13,8 +15,8 @@ export const EXPORT_COLUMNS = [
   'exchange', 'protocol', 'category', 'execution', 'decode', 'integrity_score', 'integrity_maximum',
 ] as const;
 
-/** One CSV record for a row; null becomes undefined (csv-stringify writes an empty cell). */
-export function exportRecord(r: TransactionRow): Record<(typeof EXPORT_COLUMNS)[number], string | number | undefined> {
+/** One CSV record for a row, by column; null becomes undefined (an empty cell). */
+export function exportRecord(r: ExportRow): Record<(typeof EXPORT_COLUMNS)[number], string | number | undefined> {
   const v = <T>(x: T | null) => (x === null ? undefined : x);
   return {
     hash: r.hash,
@@ -37,21 +39,111 @@ export function exportRecord(r: TransactionRow): Record<(typeof EXPORT_COLUMNS)[
     category: v(r.category),
     execution: r.execution,
     decode: r.decode,
-    integrity_score: r.integrity.score,
-    integrity_maximum: r.integrity.maximum,
+    integrity_score: r.integrity_score,
+    integrity_maximum: r.integrity_maximum,
   };
 }
 
+/** A cell needs quotes when it holds a field or record separator or a quote (RFC 4180). */
+const NEEDS_QUOTES = /[",\r\n]/;
+
 /**
- * Starts a CSV stream over `rows`. Awaits the first row first, so an error reading the store is thrown here
- * (and answered as JSON) rather than after the 200 status line was sent.
+ * One CSV line (with its `\n`), byte for byte what csv-stringify writes with its default options: numbers in
+ * their shortest decimal form, undefined as an empty cell, a cell holding `,` `"` CR or LF quoted with inner
+ * quotes doubled (test/api/chain-export.test.ts checks the equality on random cells). Written here because
+ * csv-stringify allocates about 12 kB of short-lived objects per 330-byte export line; under concurrent exports
+ * that garbage forced young collections so often that every in-flight row was promoted to the old generation.
  */
-export async function csvExport(rows: AsyncIterator<TransactionRow> & AsyncIterable<TransactionRow>): Promise<Readable> {
-  const first = await rows.next();
-  async function* records() {
-    if (first.done) return;
-    yield exportRecord(first.value);
-    for await (const r of rows) yield exportRecord(r);
+export function csvLine(cells: readonly (string | number | undefined)[]): string {
+  let line = '';
+  for (let i = 0; i < cells.length; i++) {
+    const v = cells[i];
+    const s = v === undefined ? '' : typeof v === 'number' ? String(v) : v;
+    line += (i ? ',' : '') + (NEEDS_QUOTES.test(s) ? `"${s.replaceAll('"', '""')}"` : s);
   }
-  return Readable.from(records()).pipe(stringify({ header: true, columns: [...EXPORT_COLUMNS] }));
+  return `${line}\n`;
+}
+
+/** The header row. */
+const HEADER = csvLine(EXPORT_COLUMNS);
+
+/** CSV text of `rows` (no header). */
+export function csvRows(rows: readonly ExportRow[]): string {
+  let text = '';
+  for (const r of rows) {
+    const rec = exportRecord(r);
+    text += csvLine(EXPORT_COLUMNS.map((c) => rec[c]));
+  }
+  return text;
+}
+
+/**
+ * Starts a CSV stream over `batches` (arrays of rows, newest first). Awaits the first batch first, so an error
+ * reading the store is thrown here (and answered as JSON) rather than after the 200 status line was sent.
+ * Each batch becomes CSV bytes at once (Buffers, outside the JS heap, in pieces of 100 rows: text under the
+ * 128 kB from which V8 places a string in the old generation) and its rows are dropped whatever the client's
+ * pace; the next batch is read only once the previous bytes have left the stream's buffer (highWaterMark of one
+ * byte). Batches are handled inside plain functions, never held across a `yield` by a generator frame.
+ */
+export async function csvExport(batches: AsyncIterator<ExportRow[]>): Promise<Readable> {
+  const encode = (rows: readonly ExportRow[]): Buffer[] => {
+    const out: Buffer[] = [];
+    for (let i = 0; i < rows.length; i += 100) out.push(Buffer.from(csvRows(rows.slice(i, i + 100))));
+    return out;
+  };
+  const head = async (): Promise<Buffer[]> => {
+    const r = await batches.next();
+    return [Buffer.from(HEADER), ...(r.done ? [] : encode(r.value))];
+  };
+  const following = async (): Promise<Buffer[] | null> => {
+    const r = await batches.next();
+    return r.done ? null : encode(r.value);
+  };
+  async function* chunks(bytes: Buffer[] | null): AsyncGenerator<Buffer> {
+    while (bytes) {
+      yield* bytes;
+      bytes = await following();
+    }
+  }
+  return Readable.from(chunks(await head()), { objectMode: false, highWaterMark: 1 });
+}
+
+/**
+ * Exports one server runs at once. Each holds about one keyset step (a few hundred kB); past about six at once on
+ * PostgreSQL, rows arriving for many interleaved queries outlive young collections and the heap grows again
+ * (measured: 6 at once +30 MB, 8 at once +96 MB; bench/api.ts measures 2).
+ */
+export const EXPORTS_AT_ONCE = 4;
+
+/** Seconds a refused export is told to wait (Retry-After); an export of 10,000 rows takes well under a second. */
+export const EXPORT_RETRY_AFTER_S = 1;
+
+/** The running exports of one app, at most `limit` at once. */
+export class ExportSlots {
+  #running = 0;
+
+  constructor(readonly limit = EXPORTS_AT_ONCE) {}
+
+  /** Exports running now. */
+  get running(): number {
+    return this.#running;
+  }
+
+  /**
+   * Takes a slot and returns its release function (calling it more than once releases once).
+   * @throws Unavailable (503, Retry-After EXPORT_RETRY_AFTER_S) when `limit` exports are running
+   */
+  take(): () => void {
+    if (this.#running >= this.limit) {
+      throw new Unavailable(`too many exports in progress: at most ${this.limit} run at once; retry after ${EXPORT_RETRY_AFTER_S} s`, EXPORT_RETRY_AFTER_S);
+    }
+    this.#running++;
+    let held = true;
+    return () => {
+      if (held) {
+        held = false;
+        this.#running--;
+      }
+    };
+  }
 }

@@ -11,7 +11,7 @@ import { ExportQuery, FiltersQuery, HashParams, TransactionsQuery } from '../../
 import { type CollectorState, computeMetrics, getCoverage, getStatus, getTransaction, listTransactions, exportRows } from '../../store/chain-repo.js';
 import { ErrorBody, publicErrorResponses } from '../schemas/common.js';
 import { CoverageSchema, MetricsSchema, StatusSchema, TransactionDetailSchema, TransactionListSchema } from '../schemas/chain.js';
-import { csvExport } from './chain-export.js';
+import { csvExport, EXPORTS_AT_ONCE, ExportSlots } from './chain-export.js';
 import { sendJsonText } from '../reply.js';
 import { getServiceSources } from '../../store/intel-repo.js';
 
@@ -154,28 +154,41 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
     },
   );
 
+  /** Exports running in this app (each holds a step of rows; see ExportSlots). */
+  const exportSlots = new ExportSlots();
   app.get(
     '/api/export',
     {
       schema: {
         tags,
         summary: 'CSV export of the newest 10,000 matches, newest first (offset is ignored)',
-        description: 'Columns: see docs/api-chain.md. Exact decimal strings; *_unit columns state units; an empty cell is null (unknown). Full integrity stages and raw evidence are only in the JSON endpoints.',
+        description: `Columns: see docs/api-chain.md. Exact decimal strings; *_unit columns state units; an empty cell is null (unknown). Full integrity stages and raw evidence are only in the JSON endpoints. At most ${EXPORTS_AT_ONCE} exports run at once; another one is answered 503 with Retry-After.`,
         querystring: ExportQuery,
         produces: ['text/csv', 'application/json'],
         response: {
           200: { description: 'CSV with a header row.', content: { 'text/csv': { schema: z.string() } } },
           ...publicErrorResponses,
+          503: ErrorBody.describe(`The store cannot answer now, or ${EXPORTS_AT_ONCE} exports are already running; retry after Retry-After seconds.`),
         },
       },
     },
     async (req, reply) => {
-      // Read the first rows before answering, so a store outage is still a JSON {error} with 503.
-      const body = await csvExport(exportRows(ctx.store, req.query));
+      const release = exportSlots.take();
+      let body;
+      try {
+        // Read the first rows before answering, so a store outage is still a JSON {error} with 503.
+        body = await csvExport(exportRows(ctx.store, req.query));
+      } catch (e) {
+        release();
+        throw e;
+      }
+      // The slot is held until the stream has ended ('end' comes before the response's own end, so a client's
+      // next export finds it free), failed or was destroyed because the client went away (both 'close').
+      body.once('end', release).once('close', release);
       cache(reply, FRESH);
       reply.header('content-type', 'text/csv; charset=utf-8');
       reply.header('content-disposition', `attachment; filename="paywatch-transactions-${new Date().toISOString().slice(0, 19).replace(/[-:]/g, '')}Z.csv"`);
-      // The CSV stream's chunks are strings; the declared 200 type is the document's `string`.
+      // The CSV stream's chunks are bytes; the declared 200 type is the document's `string`.
       return reply.send(body as unknown as string);
     },
   );

@@ -148,12 +148,55 @@ export async function pageMatches(db: Kysely<Database>, f: ObservationFilters, l
   return rows.map(rowToTransaction);
 }
 
-/** Rows per keyset step of scanMatches. */
+/** Rows per keyset step of scanBatches (and so of scanMatches). */
 const SCAN_BATCH = 500;
 
 /**
- * Streams up to `cap` matches in the public order with keyset steps of SCAN_BATCH rows (never an array of
- * everything; works the same on both dialects without driver cursors).
+ * Streams up to `cap` matches in the public order as arrays of at most `batch` rows, one keyset step each
+ * (never an array of everything; works the same on both dialects without driver cursors). A step is read only
+ * when the consumer asks for it, and the iterator keeps nothing of a step once it has handed it over (only the
+ * keyset position): a consumer that is done with an array before asking for the next holds one step at a time.
+ * (An async generator would keep the last array alive until the consumer asks again.) Call `next` only after the
+ * previous call has settled.
+ * @param select adds the selected columns or expressions; the rows must carry `time` and `hash` (the keyset)
+ */
+export function scanBatches<R extends { time: number | string; hash: string }>(
+  db: Kysely<Database>,
+  f: ObservationFilters,
+  cap: number,
+  select: (qb: ObsQuery<object>) => ObsQuery<R>,
+  batch = SCAN_BATCH,
+): AsyncIterableIterator<R[]> {
+  let after: { time: number; hash: string } | null = null;
+  let left = cap;
+  const end: IteratorReturnResult<undefined> = { done: true, value: undefined };
+  return {
+    async next(): Promise<IteratorResult<R[], undefined>> {
+      if (left <= 0) return end;
+      let qb = select(applyFilters(db.selectFrom('observations'), f));
+      if (after) {
+        const k: { time: number; hash: string } = after;
+        qb = qb.where('time', '<=', k.time).where((eb) => eb.or([eb('time', '<', k.time), eb('hash', '>', k.hash)]));
+      }
+      const n = Math.min(batch, left);
+      // splice(0) moves the rows into an array of our own and leaves the driver's result empty: node-postgres
+      // keeps a finished query's result reachable from its per-query objects (promise API), which kept the rows
+      // alive past young-generation collections and had them promoted to the old generation.
+      const rows = ((await qb.orderBy('time', 'desc').orderBy('hash', 'asc').limit(n).execute()) as R[]).splice(0);
+      left = rows.length < n ? 0 : left - rows.length;
+      if (!rows.length) return end;
+      const last = rows[rows.length - 1];
+      after = { time: Number(last.time), hash: last.hash };
+      return { done: false, value: rows };
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}
+
+/**
+ * Streams up to `cap` matches in the public order, row by row (keyset steps of SCAN_BATCH rows, see scanBatches).
  * @param columns which columns each yielded row carries
  */
 export async function* scanMatches<C extends keyof Database['observations'] & string>(
@@ -162,21 +205,7 @@ export async function* scanMatches<C extends keyof Database['observations'] & st
   cap: number,
   columns: readonly C[],
 ): AsyncGenerator<Pick<Database['observations'], C | 'time' | 'hash'>> {
-  let after: { time: number; hash: string } | null = null;
-  let left = cap;
   const cols = [...new Set([...columns, 'time', 'hash'])] as C[];
-  while (left > 0) {
-    let qb = applyFilters(db.selectFrom('observations'), f).select(cols as never[]);
-    if (after) {
-      const k: { time: number; hash: string } = after;
-      qb = qb.where('time', '<=', k.time).where((eb) => eb.or([eb('time', '<', k.time), eb('hash', '>', k.hash)]));
-    }
-    const n = Math.min(SCAN_BATCH, left);
-    const rows = (await qb.orderBy('time', 'desc').orderBy('hash', 'asc').limit(n).execute()) as unknown as Pick<Database['observations'], C | 'time' | 'hash'>[];
-    for (const r of rows) yield r;
-    left -= rows.length;
-    if (rows.length < n) return;
-    const last = rows[rows.length - 1];
-    after = { time: Number(last.time), hash: last.hash };
-  }
+  type Row = Pick<Database['observations'], C | 'time' | 'hash'>;
+  for await (const rows of scanBatches(db, f, cap, (qb) => qb.select(cols as never[]) as unknown as ObsQuery<Row>)) yield* rows;
 }

@@ -1,0 +1,166 @@
+/**
+ * The CSV export's own parts: the line formatter (byte for byte csv-stringify's output), the bound on exports
+ * running at once (503 with Retry-After past it, slots given back however an export ends), on real stores.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
+import pg from 'pg';
+import { csvLine, EXPORT_COLUMNS, EXPORT_RETRY_AFTER_S, EXPORTS_AT_ONCE, ExportSlots } from '../../src/api/routes/chain-export.js';
+import { Unavailable } from '../../src/domain/errors.js';
+import { makeBlocks, observationsOf, publicOrder } from '../helpers/observations.js';
+import { apiFixture, responseValidator, type ApiFixture } from './helpers.js';
+
+/** A cell as the export produces them: text (any characters, separators and quotes included), a number, or none. */
+const cell = fc.oneof(
+  fc.string({ unit: fc.constantFrom('a', 'Z', '0', ' ', ',', '"', '\n', '\r', ';', '\t', 'é', '€', '=', '-') }),
+  fc.string({ unit: 'grapheme' }),
+  fc.double(),
+  fc.integer(),
+  fc.constant(undefined),
+);
+
+describe('csvLine', () => {
+  it('writes exactly what csv-stringify writes with default options (fast-check)', () => {
+    fc.assert(
+      fc.property(fc.array(cell, { minLength: 1, maxLength: 25 }), (cells) => {
+        expect(csvLine(cells)).toBe(stringify([cells]));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('writes the header as csv-stringify does', () => {
+    expect(csvLine(EXPORT_COLUMNS)).toBe(stringify([], { header: true, columns: [...EXPORT_COLUMNS] }));
+  });
+
+  it('round-trips through a CSV parser', () => {
+    const cells = ['a,b', 'say "hi"', 'two\nlines', 'cr\r', '', 'plain'];
+    expect(parse(csvLine(cells))).toEqual([cells]);
+  });
+});
+
+describe('ExportSlots', () => {
+  it('gives out at most `limit` slots, refuses with 503 and Retry-After, and releases each slot once', () => {
+    const slots = new ExportSlots(2);
+    const a = slots.take();
+    const b = slots.take();
+    expect(slots.running).toBe(2);
+    let refused: unknown;
+    try {
+      slots.take();
+    } catch (e) {
+      refused = e;
+    }
+    expect(refused).toBeInstanceOf(Unavailable);
+    expect(refused).toMatchObject({ status: 503, retryAfter: EXPORT_RETRY_AFTER_S });
+    expect((refused as Error).message).toMatch(/at most 2 run at once/);
+    a();
+    a();
+    expect(slots.running).toBe(1);
+    slots.take();
+    b();
+    expect(slots.running).toBe(1);
+  });
+});
+
+describe('export limit on postgres (queries held by a table lock)', () => {
+  const blocks = makeBlocks({ count: 120, seed: 8 });
+  const want = observationsOf(blocks).sort(publicOrder);
+  let f: ApiFixture;
+  let validate: ReturnType<typeof responseValidator>;
+  let locker: pg.Client;
+  /** Reads pg_stat_activity outside the locking transaction (which would see one snapshot of it). */
+  let watcher: pg.Client;
+  beforeAll(async () => {
+    f = await apiFixture('postgres', blocks);
+    validate = responseValidator((await f.app.inject('/api/openapi.json')).json());
+    locker = new pg.Client({ connectionString: f.db.url });
+    await locker.connect();
+    watcher = new pg.Client({ connectionString: f.db.url });
+    await watcher.connect();
+  });
+  afterAll(async () => {
+    await locker?.end();
+    await watcher?.end();
+    await f?.close();
+  });
+
+  /** Holds an exclusive lock on observations, so exports wait on their first read. */
+  const lock = async () => {
+    await locker.query('begin');
+    await locker.query('lock table observations in access exclusive mode');
+  };
+  const unlock = () => locker.query('rollback');
+  /** Waits until `n` queries of this database wait for the lock (so `n` exports hold a slot). */
+  const waiting = async (n: number) => {
+    for (let i = 0; i < 200; i++) {
+      const r = await watcher.query("select count(*)::int as n from pg_stat_activity where datname = current_database() and state = 'active' and wait_event_type = 'Lock'");
+      if (r.rows[0].n === n) return;
+      await new Promise((res) => setTimeout(res, 25));
+    }
+    throw new Error(`never saw ${n} waiting queries`);
+  };
+  /** Sends GET `url` now (an inject chain is sent only once awaited). */
+  const send = (url: string) => Promise.resolve(f.app.inject(url));
+  const hashes = (body: string) => (parse(body, { columns: true }) as Record<string, string>[]).map((r) => r.hash);
+
+  it(`runs ${EXPORTS_AT_ONCE} exports at once, answers the next 503 with Retry-After, then serves again`, async () => {
+    await lock();
+    const running = Array.from({ length: EXPORTS_AT_ONCE }, () => send('/api/export'));
+    await waiting(EXPORTS_AT_ONCE);
+    const refused = await f.app.inject('/api/export');
+    expect(refused.statusCode).toBe(503);
+    expect(refused.headers['retry-after']).toBe(String(EXPORT_RETRY_AFTER_S));
+    expect(refused.headers['content-type']).toMatch(/application\/json/);
+    expect(refused.json().error).toMatch(new RegExp(`too many exports in progress: at most ${EXPORTS_AT_ONCE} run at once`));
+    expect(validate('/api/export', 503, refused.json())).toEqual([]);
+    await unlock();
+    for (const r of await Promise.all(running)) {
+      expect(r.statusCode).toBe(200);
+      expect(hashes(r.body)).toEqual(want.map((o) => o.hash));
+    }
+    // Every slot came back: as many exports as the limit run at once again.
+    const again = await Promise.all(Array.from({ length: EXPORTS_AT_ONCE }, () => f.app.inject('/api/export')));
+    expect(again.map((r) => r.statusCode)).toEqual(Array(EXPORTS_AT_ONCE).fill(200));
+  });
+
+  it('gives the slot back when the client leaves before the answer, and when the store fails', async () => {
+    const idle = async () => {
+      for (let i = 0; i < 200; i++) {
+        const r = await watcher.query("select count(*)::int as n from pg_stat_activity where datname = current_database() and state = 'active' and pid <> pg_backend_pid()");
+        if (r.rows[0].n === 0) return;
+        await new Promise((res) => setTimeout(res, 25));
+      }
+    };
+    await f.app.listen({ port: 0, host: '127.0.0.1' });
+    const address = f.app.server.address() as { port: number };
+    // The client leaves while its export waits for the store; the export then finds the socket closed.
+    await lock();
+    const gone = new AbortController();
+    const left = fetch(`http://127.0.0.1:${address.port}/api/export`, { signal: gone.signal }).catch((e: Error) => e);
+    await waiting(1);
+    gone.abort();
+    expect(await left).toBeInstanceOf(Error);
+    await unlock();
+    await idle();
+    await new Promise((res) => setTimeout(res, 300));
+    // A store failure on the first read (the waiting query is cancelled by the server).
+    await lock();
+    const failing = send('/api/export');
+    await waiting(1);
+    await watcher.query("select pg_cancel_backend(pid) from pg_stat_activity where datname = current_database() and state = 'active' and wait_event_type = 'Lock'");
+    await unlock();
+    const failed = await failing;
+    expect(failed.statusCode).toBeGreaterThanOrEqual(500);
+    expect(failed.json().error).toBeTruthy();
+    // Both slots are free again: the limit's worth of exports run at once.
+    await lock();
+    const running = Array.from({ length: EXPORTS_AT_ONCE }, () => send('/api/export'));
+    await waiting(EXPORTS_AT_ONCE);
+    expect((await f.app.inject('/api/export')).statusCode).toBe(503);
+    await unlock();
+    expect((await Promise.all(running)).map((r) => r.statusCode)).toEqual(Array(EXPORTS_AT_ONCE).fill(200));
+  });
+});
