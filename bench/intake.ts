@@ -8,6 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
+import { loadavg } from 'node:os';
 import type autocannon from 'autocannon';
 import { openStore } from '../src/store/db.js';
 import { KeyVault } from '../src/intake/keys.js';
@@ -65,9 +66,12 @@ interface DialectReport {
   share_of_bare: number;
   target: string;
   pass: boolean;
+  /** The machine's 1-minute load average before and after this dialect's runs (other work skews every figure). */
+  load_1m: [number, number];
 }
 
 async function benchDialect(dialect: 'sqlite' | 'postgres'): Promise<DialectReport> {
+  const loadBefore = loadavg()[0];
   // A fresh store per run (the test helper: a temporary SQLite file or a new PostgreSQL database).
   const { url: db, drop } = await createTestDb(dialect);
   const store = await openStore(db);
@@ -88,7 +92,8 @@ async function benchDialect(dialect: 'sqlite' | 'postgres'): Promise<DialectRepo
     const intake = await measure(`signed protocol event (${dialect})`, `${server.url}/api/protocol-events`, { duration: DURATION, connections: CONNECTIONS, requests: signedRequests(conn, 0) });
     const stored = Number((await store.db.selectFrom('intake_protocol_events').select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow()).n);
     const share = intake.req_per_s / bareResult.req_per_s;
-    return { dialect, bare: bareResult, intake, stored_events: stored, share_of_bare: Number(share.toFixed(3)), target: `≥ ${TARGET} of bare req/s`, pass: share >= TARGET };
+    const load: [number, number] = [Number(loadBefore.toFixed(2)), Number(loadavg()[0].toFixed(2))];
+    return { dialect, bare: bareResult, intake, stored_events: stored, share_of_bare: Number(share.toFixed(3)), target: `≥ ${TARGET} of bare req/s`, pass: share >= TARGET, load_1m: load };
   } finally {
     await server.stop();
     await store.close();
@@ -111,7 +116,7 @@ const md = [
     '',
     loadTable([r.bare, r.intake], r.bare),
     '',
-    `Share of bare: ${r.share_of_bare} (target ${r.target}): ${r.pass ? 'pass' : 'FAIL'}. Rows stored: ${r.stored_events}.`,
+    `Share of bare: ${r.share_of_bare} (target ${r.target}): ${r.pass ? 'pass' : 'FAIL'}. Rows stored: ${r.stored_events}. Machine load (1 min) ${r.load_1m[0]} before, ${r.load_1m[1]} after.`,
     '',
   ]),
 ].join('\n');

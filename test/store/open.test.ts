@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { sql } from 'kysely';
-import { openStore, parseDbTarget } from '../../src/store/db.js';
+import { CompiledQuery, Kysely, SqliteDialect, sql } from 'kysely';
+import SqliteDatabase from 'better-sqlite3';
+import { cachingStatements, executePrepared, openStore, parseDbTarget } from '../../src/store/db.js';
 import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
 
 describe.each(DIALECTS)('store on %s', (dialect) => {
@@ -18,6 +19,20 @@ describe.each(DIALECTS)('store on %s', (dialect) => {
     expect(s2.dialect).toBe(dialect);
     await s2.close();
   });
+
+  it('runs a prepared statement again and again, concurrently, and fails like any query once the store is closed', async () => {
+    const t = await createTestDb(dialect);
+    dbs.push(t);
+    const s = await openStore(t.url);
+    await sql`create table prep_t (a integer primary key, b text)`.execute(s.db);
+    const insert = (a: number) =>
+      executePrepared(s, 'test_prep_insert', CompiledQuery.raw(`insert into prep_t (a, b) values (${dialect === 'postgres' ? '$1, $2' : '?, ?'}) returning a, b`, [a, `v${a}`]));
+    const rows = await Promise.all(Array.from({ length: 30 }, (_, i) => insert(i)));
+    expect(rows.map((r) => r[0])).toEqual(Array.from({ length: 30 }, (_, i) => ({ a: i, b: `v${i}` })));
+    await expect(insert(0)).rejects.toThrow(/unique|UNIQUE|duplicate/);
+    await s.close();
+    await expect(insert(99)).rejects.toThrow(/destroyed/);
+  });
 });
 
 describe('parseDbTarget', () => {
@@ -29,5 +44,53 @@ describe('parseDbTarget', () => {
   });
   it('reports an unreachable PostgreSQL in one line', async () => {
     await expect(openStore('postgres://postgres@127.0.0.1:1/none')).rejects.toThrow(/cannot reach PostgreSQL/);
+  });
+});
+
+describe('cachingStatements (SQLite prepared-statement cache)', () => {
+  it('hands out one prepared statement per SQL text, keeps at most `max`, dropping the least recently used', () => {
+    const raw = new SqliteDatabase(':memory:');
+    const db = cachingStatements(raw, 2);
+    const a = db.prepare('select 1');
+    expect(db.prepare('select 1')).toBe(a);
+    const b = db.prepare('select 2');
+    db.prepare('select 1'); // now 'select 2' is the least recently used
+    db.prepare('select 3');
+    expect(db.prepare('select 1')).toBe(a);
+    expect(db.prepare('select 2')).not.toBe(b);
+    db.close();
+    expect(raw.open).toBe(false);
+  });
+
+  it('never hands out a statement that is still iterating, and follows schema changes', () => {
+    const raw = new SqliteDatabase(':memory:');
+    const db = cachingStatements(raw);
+    raw.exec('create table t (a integer); insert into t values (1), (2)');
+    const s = db.prepare('select * from t') as unknown as SqliteDatabase.Statement;
+    const it = s.iterate();
+    it.next();
+    const other = db.prepare('select * from t') as unknown as SqliteDatabase.Statement;
+    expect(other).not.toBe(s);
+    expect(other.all()).toEqual([{ a: 1 }, { a: 2 }]);
+    it.return?.();
+    raw.exec('alter table t add column b text');
+    expect((db.prepare('select * from t') as unknown as SqliteDatabase.Statement).all()).toEqual([{ a: 1, b: null }, { a: 2, b: null }]);
+    db.close();
+  });
+
+  it('serves Kysely: repeated queries, a stream left early, and a transaction that rolls back', async () => {
+    const k = new Kysely<{ t: { a: number } }>({ dialect: new SqliteDialect({ database: cachingStatements(new SqliteDatabase(':memory:')) }) });
+    await k.schema.createTable('t').addColumn('a', 'integer').execute();
+    for (let i = 0; i < 5; i++) await k.insertInto('t').values({ a: i }).execute();
+    for await (const row of k.selectFrom('t').selectAll().stream()) if (row.a === 1) break;
+    expect((await k.selectFrom('t').selectAll().execute()).map((r) => r.a)).toEqual([0, 1, 2, 3, 4]);
+    await expect(
+      k.transaction().execute(async (tx) => {
+        await tx.insertInto('t').values({ a: 9 }).execute();
+        throw new Error('abort');
+      }),
+    ).rejects.toThrow('abort');
+    expect(await k.selectFrom('t').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).toEqual({ n: 5 });
+    await k.destroy();
   });
 });

@@ -4,8 +4,8 @@
  * so of any number of concurrent first deliveries exactly one row is written, and the others read it back.
  * Concurrent inserts are grouped into one statement (group commit; see insertOrRead).
  */
-import type { Store } from '../db.js';
-import type { Kysely } from 'kysely';
+import { executePrepared, type Store } from '../db.js';
+import { CompiledQuery, type Kysely } from 'kysely';
 import type { NewOutcome, NewProtocolEvent, OutcomeRecordRow, ProtocolEventRecord } from '../tables/intake.js';
 
 /** What a delivery's receipt is made of; identical for the first delivery and every retry. */
@@ -46,7 +46,9 @@ const queues = new WeakMap<Store, Map<RecordTable, Queue>>();
  * Inserts `row` unless (sender, event_id) exists; otherwise compares body hashes. Resolves only after the row
  * is committed. Concurrent calls are grouped (group commit): while one statement is in flight, arriving rows
  * queue and go together in the next one, so a busy store pays one round trip and one WAL flush per group
- * instead of per delivery; an idle store writes a lone row at once.
+ * instead of per delivery. A group starts on the event loop's next turn (setImmediate), so the deliveries that
+ * arrived together are written together even when the driver is synchronous (SQLite); an idle store writes a
+ * lone row at once.
  * Race-free: the unique key decides, and rows that lost read the winner back.
  * @throws the store's error (every row of the failed group gets it; nothing of that group is stored)
  */
@@ -58,13 +60,17 @@ export function insertOrRead<T extends RecordTable>(store: Store, table: T, row:
   const queue = q;
   return new Promise((resolve, reject) => {
     queue.pending.push({ row: row as unknown as Pending['row'], resolve, reject });
-    if (!queue.running) void drain(store, table, queue);
+    if (!queue.running) {
+      // Start after every request that arrived in this turn of the event loop has queued its row: on SQLite,
+      // whose statements run synchronously, starting at once would write every row alone.
+      queue.running = true;
+      setImmediate(() => void drain(store, table, queue));
+    }
   });
 }
 
-/** Writes queued rows group by group until the queue is empty. */
+/** Writes queued rows group by group until the queue is empty (`q.running` is set by the caller). */
 async function drain(store: Store, table: RecordTable, q: Queue): Promise<void> {
-  q.running = true;
   try {
     while (q.pending.length) {
       const group = q.pending.splice(0, MAX_BATCH);
@@ -80,18 +86,61 @@ async function drain(store: Store, table: RecordTable, q: Queue): Promise<void> 
   }
 }
 
+const PROTOCOL_EVENT_COLUMNS = ['connection_id', 'event_id', 'environment', 'protocol', 'event_type', 'event_time', 'body', 'body_sha256', 'received_at'] as const;
+const OUTCOME_COLUMNS = [
+  'producer_id', 'event_id', 'environment', 'occurred_at', 'task_id', 'attempt_id', 'service_id', 'service_url', 'charge_amount', 'charge_asset',
+  'charge_network', 'charge_tx_hash', 'charge_protocol', 'result_fingerprint', 'evaluation_version', 'verdict', 'score', 'evidence', 'body', 'body_sha256', 'received_at',
+] as const;
+/** Every column of each record table, in the order the insert lists them. */
+const COLUMNS: { [T in RecordTable]: readonly (keyof RecordRow<T> & string)[] } = { intake_protocol_events: PROTOCOL_EVENT_COLUMNS, intake_outcomes: OUTCOME_COLUMNS };
+/** Does not compile when a column of a record table's row type is missing from its list above. */
+type Unlisted = Exclude<keyof NewProtocolEvent, (typeof PROTOCOL_EVENT_COLUMNS)[number]> | Exclude<keyof NewOutcome, (typeof OUTCOME_COLUMNS)[number]>;
+const everyColumnListed: [Unlisted] extends [never] ? true : Unlisted = true;
+
+/** The intake tables as Kysely sees them here (it cannot type a table chosen at run time). */
+type RecordDb = Kysely<Record<RecordTable, { connection_id: string; producer_id: string; event_id: string; received_at: string; body_sha256: string }>>;
+
+/** SQL text of the group insert by dialect, table and row count (at most 2 × 2 × MAX_BATCH entries). */
+const insertSql = new Map<string, string>();
+/** Short names of the record tables for prepared-statement names. */
+const SHORT = { intake_protocol_events: 'pe', intake_outcomes: 'oc' } as const;
+
+/**
+ * The SQL of `INSERT INTO table (COLUMNS) VALUES (…) × rows ON CONFLICT (sender, event_id) DO NOTHING RETURNING
+ * sender, event_id, received_at, body_sha256`, built by Kysely once per dialect, table and row count: building
+ * the query anew for every group cost more than running it on SQLite. Parameters go row by row in COLUMNS order.
+ * It runs as a prepared statement (executePrepared): at most 2 × MAX_BATCH names per PostgreSQL connection.
+ */
+function groupInsertSql(store: Store, table: RecordTable, rows: number): string {
+  const k = `${store.dialect}:${table}:${rows}`;
+  let text = insertSql.get(k);
+  if (text === undefined) {
+    const senderCol = SENDER_COLUMN[table];
+    const placeholder = Object.fromEntries(COLUMNS[table].map((c) => [c, '']));
+    const q = (store.db as unknown as RecordDb)
+      .insertInto(table)
+      .values(Array.from({ length: rows }, () => placeholder) as never)
+      .onConflict((oc) => oc.columns([senderCol, 'event_id']).doNothing())
+      .returning([senderCol, 'event_id', 'received_at', 'body_sha256'])
+      .compile();
+    // Each value must be one parameter, in row-then-column order, for the flattened rows to line up.
+    if (q.parameters.length !== rows * COLUMNS[table].length) throw new Error(`group insert into ${table}: ${q.parameters.length} parameters for ${rows} rows`);
+    insertSql.set(k, (text = q.sql));
+  }
+  return text;
+}
+
 /** One `INSERT … ON CONFLICT DO NOTHING RETURNING` for `rows`, then a read-back of the keys that were not inserted. */
 async function insertMany(store: Store, table: RecordTable, rows: Pending['row'][]): Promise<InsertResult[]> {
   const senderCol: 'connection_id' | 'producer_id' = SENDER_COLUMN[table];
-  // Kysely cannot type a table chosen at run time; the RecordRow type of insertOrRead keeps rows honest.
-  const db = store.db as unknown as Kysely<Record<RecordTable, { connection_id: string; producer_id: string; event_id: string; received_at: string; body_sha256: string }>>;
+  const db = store.db as unknown as RecordDb;
   const key = (sender: unknown, eventId: string) => JSON.stringify([sender, eventId]);
-  const inserted = await db
-    .insertInto(table)
-    .values(rows as never)
-    .onConflict((oc) => oc.columns([senderCol, 'event_id']).doNothing())
-    .returning([senderCol, 'event_id', 'received_at', 'body_sha256'])
-    .execute();
+  const columns = COLUMNS[table] as readonly string[];
+  const parameters: unknown[] = [];
+  // A nullable member left out of a row is NULL (no column has a default).
+  for (const r of rows) for (const c of columns) parameters.push(r[c] ?? null);
+  const query = CompiledQuery.raw(groupInsertSql(store, table, rows.length), parameters) as CompiledQuery<{ [c: string]: string }>;
+  const inserted = await executePrepared(store, `intake_insert_${SHORT[table]}_${rows.length}`, query);
   const stored = new Map<string, StoredReceipt>(inserted.map((r) => [key(r[senderCol], r.event_id), { received_at: r.received_at, body_sha256: r.body_sha256 }]));
   const created = new Set(stored.keys());
   const missing = rows.filter((r) => !stored.has(key(r[senderCol], r.event_id)));
