@@ -92,11 +92,11 @@ try {
   }
 
   const ratios = Object.fromEntries(Object.entries(collectors).map(([d, r]) => [d, Number((r.tx_per_s / raw.tx_per_s).toFixed(2))]));
-  const result = { transactions_generated: load.hashes, blocks: head, generate_s: Number(generate_s.toFixed(1)), batch_size: baseConfig.batchSize, rpc_concurrency: baseConfig.rpcConcurrency, raw, collectors, decode_workers: DEFAULT_DECODE_WORKERS, worker_warmup_s: warmup, ratio_to_raw: ratios, target: '≥ 0.6', pass: Object.values(ratios).every((r) => r >= 0.6) };
+  const result = { transactions_generated: load.hashes, blocks: head, generate_s: Number(generate_s.toFixed(1)), batch_size: baseConfig.batchSize, rpc_concurrency: baseConfig.rpcConcurrency, raw, collectors, decode_workers: baseConfig.decodeWorkers ?? DEFAULT_DECODE_WORKERS, worker_warmup_s: warmup, ratio_to_raw: ratios, target: '≥ 0.6', pass: Object.values(ratios).every((r) => r >= 0.6) };
   const md = [
     '# Ingest benchmark',
     '',
-    `Command: \`node bin/run-ts.js bench/ingest.ts --transactions ${TX} --per-block ${PER_BLOCK}\`. Anvil in Tempo mode (chain id 4217) on loopback; ${head} finalized blocks holding ${rawTx} transactions (generated in ${generate_s.toFixed(0)} s). Batch ${baseConfig.batchSize} blocks, RPC concurrency ${baseConfig.rpcConcurrency}, ${DEFAULT_DECODE_WORKERS} decode worker(s), timed after they loaded (${Object.entries(warmup).map(([d, s]) => `${d} ${s} s`).join(', ')}, not counted). Run at ${new Date().toISOString()}, ${process.platform} ${process.arch}, 2 cores, Node ${process.version}.`,
+    `Command: \`node bin/run-ts.js bench/ingest.ts --transactions ${TX} --per-block ${PER_BLOCK}\`. Anvil in Tempo mode (chain id 4217) on loopback; ${head} finalized blocks holding ${rawTx} transactions (generated in ${generate_s.toFixed(0)} s). Batch ${baseConfig.batchSize} blocks, RPC concurrency ${baseConfig.rpcConcurrency}, ${baseConfig.decodeWorkers ?? DEFAULT_DECODE_WORKERS} decode worker(s), timed after they loaded (${Object.entries(warmup).map(([d, s]) => `${d} ${s} s`).join(', ')}, not counted). Run at ${new Date().toISOString()}, ${process.platform} ${process.arch}, 2 cores, Node ${process.version}.`,
     '',
     '| run | seconds | blocks/s | tx/s | share of raw |',
     '|---|---:|---:|---:|---:|',
