@@ -35,6 +35,27 @@ describe.each(DIALECTS)('store on %s', (dialect) => {
   });
 });
 
+describe('SQLite store file', () => {
+  it('a new file gets 16 KiB pages in WAL mode; an existing file keeps its page size', async () => {
+    const t = await createTestDb('sqlite');
+    try {
+      const s = await openStore(t.url);
+      expect(Number((await sql<{ page_size: number }>`pragma page_size`.execute(s.db)).rows[0].page_size)).toBe(16384);
+      expect((await sql<{ journal_mode: string }>`pragma journal_mode`.execute(s.db)).rows[0].journal_mode).toBe('wal');
+      await s.close();
+      const old = new SqliteDatabase(`${t.url.slice('sqlite:'.length)}.old`);
+      old.pragma('page_size = 4096');
+      old.exec('create table x (a integer)');
+      old.close();
+      const s2 = await openStore(`${t.url}.old`);
+      expect(Number((await sql<{ page_size: number }>`pragma page_size`.execute(s2.db)).rows[0].page_size)).toBe(4096);
+      await s2.close();
+    } finally {
+      await t.drop();
+    }
+  });
+});
+
 describe('parseDbTarget', () => {
   it('chooses the dialect from the value', () => {
     expect(parseDbTarget('postgres://u:p@h/db')).toEqual({ dialect: 'postgres', target: 'postgres://u:p@h/db' });
