@@ -5,7 +5,7 @@
  */
 import type { Store } from './db.js';
 import type { BlockObservations } from '../domain/observation.js';
-import { CHAIN_ID, type Execution } from '../domain/observation.js';
+import { CHAIN_ID } from '../domain/observation.js';
 import { sql } from 'kysely';
 import { DecimalSum } from '../domain/money.js';
 import type { ObservationFilters } from '../domain/filters.js';
@@ -13,7 +13,7 @@ import { insertObservations } from './chain/write.js';
 import { mergeCoverage, readCoverage, summarizeCoverage, type HeightInterval } from './chain/coverage.js';
 import { countMatches, currentStats, filterKey, forgetStats, pageMatches, readStats, scanBatches, scanMatches } from './chain/query.js';
 import { memoPerStore } from './chain/memo.js';
-import { LIST_COLUMNS, prepareBlock, rowToDetail, rowToTransaction, type PreparedBlock, type TransactionDetailRow, type TransactionRow } from './chain/rows.js';
+import { LIST_COLUMNS, prepareBlock, rowToDetail, rowToPlainMembers, rowToTransaction, type PreparedBlock, type TransactionDetailRow, type TransactionRow } from './chain/rows.js';
 
 export type { HeightInterval } from './chain/coverage.js';
 export type { TransactionRow, TransactionDetailRow, PreparedBlock, SerializedObservation } from './chain/rows.js';
@@ -245,22 +245,7 @@ export function exportRows(store: Store, filters: ObservationFilters): AsyncIter
       return {
         done: false,
         value: step.value.map((r) => ({
-          hash: r.hash as `0x${string}`,
-          time: Number(r.time),
-          height: Number(r.height),
-          chain_id: Number(r.chain_id) as typeof CHAIN_ID,
-          sender: r.sender,
-          recipient: r.recipient,
-          asset: r.asset,
-          asset_contract: r.asset_contract,
-          amount: r.amount,
-          nominal: r.nominal,
-          fee: r.fee,
-          exchange: r.exchange,
-          protocol: r.protocol,
-          category: r.category,
-          execution: r.execution as Execution,
-          decode: r.decode,
+          ...rowToPlainMembers(r),
           integrity_score: Number(r.integrity_score),
           integrity_maximum: Number(r.integrity_maximum),
         })),

@@ -98,8 +98,8 @@ export function prepareBlock(b: BlockObservations): PreparedBlock {
   return { height: b.height, hash: b.hash, time: b.time, observations: b.observations.map(serializeObservation) };
 }
 
-/** A stored row as the public Transaction (numbers converted from PostgreSQL bigint strings, JSON parsed). */
-export function rowToTransaction(r: ListRow): TransactionRow {
+/** The public members of a stored row other than integrity (numbers converted from PostgreSQL bigint strings). */
+export function rowToPlainMembers(r: Omit<ListRow, 'integrity'>): Omit<TransactionRow, 'integrity'> {
   return {
     hash: r.hash as `0x${string}`,
     time: Number(r.time),
@@ -117,8 +117,12 @@ export function rowToTransaction(r: ListRow): TransactionRow {
     category: r.category,
     execution: r.execution as Execution,
     decode: r.decode,
-    integrity: JSON.parse(r.integrity) as Integrity,
   };
+}
+
+/** A stored row as the public Transaction (integrity JSON parsed). */
+export function rowToTransaction(r: ListRow): TransactionRow {
+  return { ...rowToPlainMembers(r), integrity: JSON.parse(r.integrity) as Integrity };
 }
 
 /** A stored row with its detail as the public TransactionDetail. */
