@@ -47,6 +47,15 @@ describe('paywatch exits non-zero with a one-line message', () => {
     expect(oneLineError(r)).toContain("unknown option '--no-such-flag'");
   });
 
+  it('for a flag the command does not use (a listener port on collect, a node URL on an operator command)', async () => {
+    const collect = await runCli(['collect', '--port', '1']);
+    expect(collect.code).not.toBe(0);
+    expect(oneLineError(collect)).toContain("unknown option '--port'");
+    const operator = await runCli(['operator', 'token', 'list', '--rpc', 'http://127.0.0.1:1']);
+    expect(operator.code).not.toBe(0);
+    expect(oneLineError(operator)).toContain("unknown option '--rpc'");
+  });
+
   it('for a bad flag value', async () => {
     const db = await freshDb();
     const r = await runCli(['collect', '--once', '--db', db.url, '--rpc', anvil.rpcUrl, '--batch-size', 'many']);

@@ -23,7 +23,7 @@ export function levelWasChosen(opts: Record<string, unknown>): boolean {
 
 /** Registers `collect` on the program. */
 export function register(program: Command): void {
-  addCollectorOptions(addCommonOptions(program.command('collect')))
+  addCollectorOptions(addCommonOptions(program.command('collect'), ['rpc', 'from']))
     .description('collect finalized Tempo blocks into the store (resumes from the checkpoint)')
     .option('--once', 'collect up to the current finalized head, then exit 0')
     .action(

@@ -16,7 +16,7 @@ import { action, CliError, configFrom, untilSignal } from '../run.js';
 export function register(program: Command): void {
   const intel = program.command('intel').description('provider intelligence: collect paid-service listings and checks, verify the evidence archive');
 
-  addCommonOptions(intel.command('collect'))
+  addCommonOptions(intel.command('collect'), [])
     .description('read the configured sources, probe every known service without paying, record offers and changes')
     .option('--once', 'run one collection pass (and one archive verification), print its counts, exit 0')
     .addOption(new Option('--sources <spec>', 'directories: [name=]kind:url,… or @file.json (env PAYWATCH_SOURCES; default: CDP Bazaar and mpp.dev)'))
@@ -52,7 +52,7 @@ export function register(program: Command): void {
       }),
     );
 
-  addCommonOptions(intel.command('verify-archive'))
+  addCommonOptions(intel.command('verify-archive'), [])
     .description('re-hash every archived probe response against its snapshot evidence hash; exit 1 when any fails')
     .action(
       action(async (opts: Record<string, unknown>) => {

@@ -17,7 +17,7 @@ function positive(name: string, v: unknown, max: number): number {
 
 /** Registers `seed` on the program. */
 export function register(program: Command): void {
-  addCommonOptions(program.command('seed'))
+  addCommonOptions(program.command('seed'), [])
     .description('bulk-insert N synthetic observations into the store (benchmarks, trying the API offline)')
     .addOption(new Option('--count <n>', 'number of observations').makeOptionMandatory())
     .addOption(new Option('--seed <n>', 'random seed (same seed, same data)').default('1'))

@@ -12,7 +12,7 @@ import { KeyVault } from '../../intake/keys.js';
 
 /** Adds the store options plus `--json` to an operator leaf command. */
 export function operatorOptions(cmd: Command): Command {
-  return addCommonOptions(cmd).addOption(new Option('--json', 'print JSON (for scripts)'));
+  return addCommonOptions(cmd, []).addOption(new Option('--json', 'print JSON (for scripts)'));
 }
 
 /** Adds `--secret-file` (the master secret file; PAYWATCH_SECRET or PAYWATCH_SECRET_FILE otherwise). */
