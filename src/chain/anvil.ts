@@ -1,8 +1,8 @@
 /**
  * Starts a local anvil node in Tempo mode from the installed `@foundry-rs/anvil-<platform>` npm package (a
  * devDependency: `@foundry-rs/anvil-linux-amd64`), for the demo,
- * tests and benchmarks. The binary of the platform package is spawned directly (not the bin.mjs wrapper),
- * so stopping it never leaves an orphan node behind.
+ * tests and benchmarks. The binary of the platform package is run directly (not the bin.mjs wrapper), under a
+ * small shell watchdog (WATCHDOG), so neither stopping nor killing this process leaves an orphan node behind.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -56,6 +56,16 @@ export function anvilBinary(): string {
   return bin;
 }
 
+/**
+ * The shell that runs anvil (`sh -c WATCHDOG anvil BINARY ARGS…`): it starts anvil in the background and waits
+ * for it, so it exits with anvil (an early failure shows at once, with anvil's stderr); beside it, a reader
+ * blocks on the shell's stdin (kept as fd 3), a pipe from this process. The read returns when this process
+ * closes the pipe (stop()) or ends in any way, SIGKILL included, since the kernel then closes its end; the
+ * reader then terminates anvil. A SIGTERM to the shell does the same. Without it a killed `paywatch demo` left
+ * anvil running.
+ */
+const WATCHDOG = 'exec 3<&0; trap \'kill "$pid" 2>/dev/null\' TERM; "$@" 0</dev/null 3<&- & pid=$!; { read _ <&3 || true; kill "$pid" 2>/dev/null; } & wait "$pid"';
+
 /** Finds a free TCP port on 127.0.0.1. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -79,7 +89,8 @@ export async function startAnvil(opts: AnvilOptions = {}): Promise<AnvilNode> {
   const args = ['--network', 'tempo', '--chain-id', '4217', '--slots-in-an-epoch', '1', '--host', '127.0.0.1', '--port', String(port), '--silent'];
   if (opts.blockTime !== undefined) args.push('--block-time', String(opts.blockTime));
   args.push(...(opts.args ?? []));
-  const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  // Through a parent-death watchdog (see WATCHDOG): anvil never outlives this process, even one killed with SIGKILL.
+  const child = spawn('/bin/sh', ['-c', WATCHDOG, 'anvil', anvilBinary(), ...args], { stdio: ['pipe', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-2000)));
   const rpcUrl = `http://127.0.0.1:${port}`;
@@ -93,7 +104,7 @@ export async function startAnvil(opts: AnvilOptions = {}): Promise<AnvilNode> {
       /* not up yet */
     }
     if (Date.now() > deadline) {
-      child.kill('SIGKILL');
+      child.kill('SIGTERM');
       throw new Error(`anvil did not answer on ${rpcUrl} within 15 s: ${stderr.trim()}`);
     }
     await new Promise((r) => setTimeout(r, 50));
@@ -101,8 +112,9 @@ export async function startAnvil(opts: AnvilOptions = {}): Promise<AnvilNode> {
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
-    child.kill('SIGTERM');
-    const t = setTimeout(() => child.kill('SIGKILL'), 2000);
+    // Closing the watchdog's stdin is the stop signal: it terminates anvil, waits for it, then exits.
+    child.stdin!.end();
+    const t = setTimeout(() => child.kill('SIGTERM'), 2000);
     await exited;
     clearTimeout(t);
   };
