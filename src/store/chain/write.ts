@@ -60,24 +60,23 @@ export async function insertObservations(
     const existing = await trx.selectFrom('observations').select('hash').where('hash', 'in', hashes.slice(i, i + LOOKUP_CHUNK)).execute();
     for (const e of existing) byHash.delete(e.hash);
   }
-  const fresh = [...byHash.entries()].map(([hash, o]) => ({ hash, o })).sort((a, b) => seqOrder({ time: a.o.time, hash: a.hash }, { time: b.o.time, hash: b.hash }));
+  // A serialized observation carries its own hash and time, the seqOrder key.
+  const fresh = [...byHash.values()].sort(seqOrder);
 
   let count = Number(stats.observation_count);
   let ordered = stats.ordered === 1;
   let lastTime = stats.last_time == null ? null : Number(stats.last_time);
   let lastHash = stats.last_hash;
   if (fresh.length) {
-    const first = fresh[0];
-    if (ordered && lastTime !== null && lastHash !== null && seqOrder({ time: lastTime, hash: lastHash }, { time: first.o.time, hash: first.hash }) >= 0) ordered = false;
-    const stored = fresh.map((f) => f.o);
-    await insertChunked(stored.map((x, i) => ({ ...x.row, seq: count + i })), (part) => trx.insertInto('observations').values(part).onConflict((oc) => oc.column('hash').doNothing()).execute());
-    await insertChunked(stored.map((x) => x.detail), (part) => trx.insertInto('observation_details').values(part).onConflict((oc) => oc.column('hash').doNothing()).execute());
-    await insertChunked(stored.flatMap((x) => x.legRecipients), (part) =>
+    if (ordered && lastTime !== null && lastHash !== null && seqOrder({ time: lastTime, hash: lastHash }, fresh[0]) >= 0) ordered = false;
+    await insertChunked(fresh.map((x, i) => ({ ...x.row, seq: count + i })), (part) => trx.insertInto('observations').values(part).onConflict((oc) => oc.column('hash').doNothing()).execute());
+    await insertChunked(fresh.map((x) => x.detail), (part) => trx.insertInto('observation_details').values(part).onConflict((oc) => oc.column('hash').doNothing()).execute());
+    await insertChunked(fresh.flatMap((x) => x.legRecipients), (part) =>
       trx.insertInto('leg_recipients').values(part).onConflict((oc) => oc.columns(['recipient', 'hash']).doNothing()).execute(),
     );
     count += fresh.length;
     const last = fresh[fresh.length - 1];
-    lastTime = last.o.time;
+    lastTime = last.time;
     lastHash = last.hash;
   }
   const prevNewest = stats.newest_block_time == null ? null : Number(stats.newest_block_time);
