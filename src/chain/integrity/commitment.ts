@@ -71,10 +71,13 @@ function checkRoot(expected: unknown, items: (string | Error)[], what: string): 
   return { expected: exp, computed, match: computed === exp };
 }
 
-/** Calls `encode` and drops the 0x, turning an UnsupportedEncodingError (or any other throw) into the returned Error. */
+/**
+ * Calls `encode` and drops the 0x, turning an UnsupportedEncodingError (or any other throw) into the returned
+ * Error. Case is kept: the hex only becomes bytes (for keccak256 and the trie), whose decoding ignores case.
+ */
 function attempt(encode: () => Hex.Hex): string | Error {
   try {
-    return encode().slice(2).toLowerCase();
+    return encode().slice(2);
   } catch (e) {
     return e instanceof UnsupportedEncodingError ? e : new UnsupportedEncodingError((e as Error).message);
   }
