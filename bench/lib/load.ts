@@ -81,9 +81,12 @@ export interface ChildServer {
  * @throws Error with the child's last stderr when it exits or does not answer in time
  */
 export async function spawnServer(args: string[], port: number, opts: { readyPath?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<ChildServer> {
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  // BENCH_CPU_PROF=DIR writes each child server's V8 CPU profile into DIR when it stops (node --cpu-prof).
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...prof, ...args], { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
+  if (process.env.DEBUG_GROUPS) child.stderr!.pipe(process.stderr);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
   for (;;) {
