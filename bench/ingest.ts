@@ -8,7 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { startAnvil } from '../src/chain/anvil.js';
@@ -20,6 +20,7 @@ import { loadConfig } from '../src/config.js';
 import { openStore } from '../src/store/db.js';
 import { writeResults } from './lib/load.js';
 import { benchStore, dropBenchDatabase } from './lib/db.js';
+import { findDescendant, ownCpuSeconds, processCpuSeconds } from './lib/cpu.js';
 
 const { values } = parseArgs({
   options: { transactions: { type: 'string', default: '20000' }, 'per-block': { type: 'string', default: '10' } },
@@ -33,13 +34,30 @@ interface Rate {
   transactions: number;
   tx_per_s: number;
   blocks_per_s: number;
+  /** CPU the node (anvil) used during the run, microseconds per transaction; null when not measurable. */
+  node_cpu_us_per_tx: number | null;
+  /** CPU this process (fetch client, or the whole collector with its store driver) used, µs per transaction. */
+  own_cpu_us_per_tx: number;
 }
-const rate = (seconds: number, blocks: number, transactions: number): Rate => ({
+
+/** Reads the node's and this process's CPU now; `done` turns the deltas since into µs per transaction. */
+function cpuSpan(nodePid: number | null) {
+  const node0 = nodePid === null ? null : processCpuSeconds(nodePid);
+  const own0 = ownCpuSeconds();
+  return (transactions: number) => {
+    const node1 = nodePid === null ? null : processCpuSeconds(nodePid);
+    const per = (s: number) => Math.round((s * 1e6) / transactions);
+    return { node_cpu_us_per_tx: node0 === null || node1 === null ? null : per(node1 - node0), own_cpu_us_per_tx: per(ownCpuSeconds() - own0) };
+  };
+}
+
+const rate = (seconds: number, blocks: number, transactions: number, cpu: Pick<Rate, 'node_cpu_us_per_tx' | 'own_cpu_us_per_tx'>): Rate => ({
   seconds: Number(seconds.toFixed(3)),
   blocks,
   transactions,
   tx_per_s: Math.round(transactions / seconds),
   blocks_per_s: Math.round(blocks / seconds),
+  ...cpu,
 });
 
 const node = await startAnvil();
@@ -48,17 +66,20 @@ try {
   const load = await generateLoad(node.rpcUrl, { transactions: TX, perBlock: PER_BLOCK });
   const generate_s = (performance.now() - t0) / 1000;
   const baseConfig = loadConfig({ rpcUrl: node.rpcUrl, from: 1, logLevel: 'silent' });
+  // The anvil process behind its watchdog shell, for its CPU time.
+  const nodePid = findDescendant(node.process.pid!, 'anvil');
 
   // (1) Raw: the same blocks and receipts, fetched run by run like the collector, with no processing.
   const rpc = await TempoRpc.connect({ url: node.rpcUrl, concurrency: baseConfig.rpcConcurrency, timeoutMs: baseConfig.rpcTimeoutMs });
   const head = (await rpc.finalizedHead()).height;
   let rawTx = 0;
+  const rawCpu = cpuSpan(nodePid);
   const t1 = performance.now();
   for (let first = 1; first <= head; first += baseConfig.batchSize) {
     const heights = Array.from({ length: Math.min(baseConfig.batchSize, head - first + 1) }, (_, i) => first + i);
     for (const b of await rpc.blocksWithReceipts(heights)) rawTx += b.block!.transactions.length;
   }
-  const raw = rate((performance.now() - t1) / 1000, head, rawTx);
+  const raw = rate((performance.now() - t1) / 1000, head, rawTx, rawCpu(rawTx));
 
   // (2) The collector, from an empty store to the same head.
   const collectors: Record<string, Rate> = {};
@@ -81,14 +102,16 @@ try {
     const tw = performance.now();
     await launched.collector.whenReady();
     warmup[dialect] = Number(((performance.now() - tw) / 1000).toFixed(2));
+    const collectorCpu = cpuSpan(nodePid);
     const t2 = performance.now();
     await launched.collector.run();
     const seconds = (performance.now() - t2) / 1000;
+    const cpu = collectorCpu(tx);
     await launched.release();
     await store.close();
     await drop();
     if (last !== head || tx !== rawTx) throw new Error(`${dialect}: collector stopped at ${last}/${head} with ${tx}/${rawTx} transactions`);
-    collectors[dialect] = rate(seconds, head, tx);
+    collectors[dialect] = rate(seconds, head, tx, cpu);
   }
 
   const ratios = Object.fromEntries(Object.entries(collectors).map(([d, r]) => [d, Number((r.tx_per_s / raw.tx_per_s).toFixed(2))]));
@@ -96,12 +119,14 @@ try {
   const md = [
     '# Ingest benchmark',
     '',
-    `Command: \`node bin/run-ts.js bench/ingest.ts --transactions ${TX} --per-block ${PER_BLOCK}\`. Anvil in Tempo mode (chain id 4217) on loopback; ${head} finalized blocks holding ${rawTx} transactions (generated in ${generate_s.toFixed(0)} s). Batch ${baseConfig.batchSize} blocks, RPC concurrency ${baseConfig.rpcConcurrency}, ${baseConfig.decodeWorkers ?? DEFAULT_DECODE_WORKERS} decode worker(s), timed after they loaded (${Object.entries(warmup).map(([d, s]) => `${d} ${s} s`).join(', ')}, not counted). Run at ${new Date().toISOString()}, ${process.platform} ${process.arch}, 2 cores, Node ${process.version}.`,
+    `Command: \`node bin/run-ts.js bench/ingest.ts --transactions ${TX} --per-block ${PER_BLOCK}\`. Anvil in Tempo mode (chain id 4217) on loopback; ${head} finalized blocks holding ${rawTx} transactions (generated in ${generate_s.toFixed(0)} s). Batch ${baseConfig.batchSize} blocks, RPC concurrency ${baseConfig.rpcConcurrency}, ${baseConfig.decodeWorkers ?? DEFAULT_DECODE_WORKERS} decode worker(s), timed after they loaded (${Object.entries(warmup).map(([d, s]) => `${d} ${s} s`).join(', ')}, not counted). Run at ${new Date().toISOString()}, ${process.platform} ${process.arch}, ${cpus().length} cores, Node ${process.version}.`,
     '',
-    '| run | seconds | blocks/s | tx/s | share of raw |',
-    '|---|---:|---:|---:|---:|',
-    `| raw JSON-RPC fetch (blocks + receipts, no processing) | ${raw.seconds} | ${raw.blocks_per_s} | ${raw.tx_per_s} | 1.00 |`,
-    ...Object.entries(collectors).map(([d, r]) => `| collector → ${d} | ${r.seconds} | ${r.blocks_per_s} | ${r.tx_per_s} | ${ratios[d]} |`),
+    '| run | seconds | blocks/s | tx/s | share of raw | node CPU µs/tx | paywatch CPU µs/tx |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    `| raw JSON-RPC fetch (blocks + receipts, no processing) | ${raw.seconds} | ${raw.blocks_per_s} | ${raw.tx_per_s} | 1.00 | ${raw.node_cpu_us_per_tx ?? 'n/a'} | ${raw.own_cpu_us_per_tx} |`,
+    ...Object.entries(collectors).map(([d, r]) => `| collector → ${d} | ${r.seconds} | ${r.blocks_per_s} | ${r.tx_per_s} | ${ratios[d]} | ${r.node_cpu_us_per_tx ?? 'n/a'} | ${r.own_cpu_us_per_tx} |`),
+    '',
+    `CPU columns: CPU time (user + system, all threads) per transaction of the node (anvil) and of this process (the fetch client for the raw run; the whole collector with its store driver otherwise), from /proc and process.cpuUsage() over the same span. On ${cpus().length} cores the node and paywatch share, the collector can reach at most about ${cpus().length} × 10^6 / (node + paywatch CPU per tx) tx/s, however well its stages overlap.`,
     '',
     `Target: collector ≥ 0.6 × raw tx/s — ${result.pass ? 'met' : 'NOT met'}.`,
   ].join('\n');
