@@ -40,7 +40,7 @@ interface Rate {
   own_cpu_us_per_tx: number;
 }
 
-/** Reads the node's and this process's CPU now; `done` turns the deltas since into µs per transaction. */
+/** Reads the node's and this process's CPU now; the function it returns turns the deltas since into µs per transaction. */
 function cpuSpan(nodePid: number | null) {
   const node0 = nodePid === null ? null : processCpuSeconds(nodePid);
   const own0 = ownCpuSeconds();
