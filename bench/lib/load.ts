@@ -86,7 +86,6 @@ export async function spawnServer(args: string[], port: number, opts: { readyPat
   const child = spawn(process.execPath, [...prof, ...args], { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
-  if (process.env.DEBUG_GROUPS) child.stderr!.pipe(process.stderr);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
   for (;;) {
