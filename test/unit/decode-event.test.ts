@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { EVENTS_BY_TOPIC } from '../../src/chain/decode/abi.js';
 import { decodeEventStrict } from '../../src/chain/decode/event.js';
 import { loadChainFixtures } from '../fixtures/chain/load.js';
+import { lowerAddresses } from './lower-addresses.js';
 
 type Outcome = { ok: true; value: unknown } | { ok: false };
 const outcome = (f: () => unknown): Outcome => {
@@ -18,8 +19,9 @@ const outcome = (f: () => unknown): Outcome => {
     return { ok: false };
   }
 };
-const viem = (event: AbiEvent, topics: Hex[], data: Hex) => outcome(() => decodeEventLog({ abi: [event], topics: topics as [Hex, ...Hex[]], data, strict: true }));
-const ours = (event: AbiEvent, topic0: string, topics: Hex[], data: Hex) => outcome(() => decodeEventStrict(event, topic0, topics, data));
+// Addresses compared lower-cased: ours come lower-case on the fast path, viem checksums them.
+const viem = (event: AbiEvent, topics: Hex[], data: Hex) => outcome(() => lowerAddresses(decodeEventLog({ abi: [event], topics: topics as [Hex, ...Hex[]], data, strict: true })));
+const ours = (event: AbiEvent, topic0: string, topics: Hex[], data: Hex) => outcome(() => lowerAddresses(decodeEventStrict(event, topic0, topics, data)));
 
 const candidates = [...EVENTS_BY_TOPIC].flatMap(([topic0, list]) => list.map(({ event }) => ({ topic0, event })));
 

@@ -5,7 +5,7 @@
  * viem's strict algorithm, step for step (viem 2.57 utils/abi/decodeEventLog.ts), on viem's decodeAbiParameters.
  * test/unit/decode-event.test.ts holds it to decodeEventLog's answers.
  */
-import { checksumAddress, decodeAbiParameters, type AbiEvent, type AbiParameter, type Hex } from 'viem';
+import { decodeAbiParameters, type AbiEvent, type AbiParameter, type Hex } from 'viem';
 import { decodeStaticWords } from './words.js';
 
 /** Thrown when a log does not fit the event strictly (where decodeEventLog with strict: true throws). */
@@ -18,13 +18,13 @@ const WORD = /^0x[0-9a-fA-F]{64}$/;
 /**
  * An indexed member's topic: dynamic types (string, bytes, tuple, arrays) are only hashed, so kept raw. The
  * commonest static types of a 32-byte topic are read directly, giving what decodeAbiParameters gives (address:
- * checksummed last 20 bytes; uint256: unsigned integer; bytes32: lower-case hex) without its cursor and byte
- * copies; anything else goes through viem.
+ * last 20 bytes, lower-case rather than checksummed, see ./words.ts; uint256: unsigned integer; bytes32:
+ * lower-case hex) without its cursor and byte copies; anything else goes through viem.
  */
 function decodeTopic(param: AbiParameter, topic: Hex): unknown {
   if (param.type === 'string' || param.type === 'bytes' || param.type === 'tuple' || /^(.*)\[(\d+)?\]$/.test(param.type)) return topic;
   if (WORD.test(topic)) {
-    if (param.type === 'address') return checksumAddress(`0x${topic.slice(26).toLowerCase()}`);
+    if (param.type === 'address') return `0x${topic.slice(26).toLowerCase()}`;
     if (param.type === 'uint256') return BigInt(topic);
     if (param.type === 'bytes32') return topic.toLowerCase();
   }
@@ -32,12 +32,13 @@ function decodeTopic(param: AbiParameter, topic: Hex): unknown {
 }
 
 /**
- * Decodes a log as `event`, exactly as viem's `decodeEventLog({ abi: [event], topics, data, strict: true })`.
+ * Decodes a log as `event`, as viem's `decodeEventLog({ abi: [event], topics, data, strict: true })` does (same
+ * values and errors; addresses of the common shapes lower-case, others as viem gives them).
  * @param event the ABI event; `topic0` must be its selector (lower-case 0x hex, keccak256 of its signature)
  * @param topic0 the event's selector, computed once by the caller
  * @param topics the log's topics; topics[0] must equal `topic0` exactly (viem compares case-sensitively)
  * @param data the log's data (0x hex)
- * @returns the event name and its arguments (raw viem values: bigint, checksummed addresses), by name, or by
+ * @returns the event name and its arguments (raw values: bigint; addresses in any case, compare them lower-cased), by name, or by
  *   position when an input is unnamed; `args` undefined when there are none
  * @throws EventMismatchError when topic0 differs or an indexed topic is missing; viem's decoding errors when the
  *   data does not fit the non-indexed inputs or is empty while some are expected

@@ -7,7 +7,7 @@ import { EVENTS_BY_TOPIC } from './abi.js';
 import { decodeEventStrict } from './event.js';
 import { plain, quantity } from './json.js';
 
-/** A receipt log with its decoding, if any. `args` are the ABI-decoded values, raw (bigint, checksummed). */
+/** A receipt log with its decoding, if any. `args` are the ABI-decoded values, raw (bigint; addresses in any case). */
 export interface DecodedLog {
   log_index: number;
   /** Lower-case emitter. */
