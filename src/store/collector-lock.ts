@@ -24,9 +24,24 @@ export class CollectorLockedError extends Error {
   }
 }
 
+/** The lock was held, its session was lost, and another collector holds it now. */
+export class CollectorLockLostError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CollectorLockLostError';
+  }
+}
+
 /** A held lock. `release()` is idempotent. */
 export interface CollectorLock {
   release(): Promise<void>;
+  /**
+   * Resolves when this collector still holds the lock. On PostgreSQL the lock lives in one database session,
+   * which a server restart or a dropped connection ends silently: then the lock is taken again in a new
+   * session. On SQLite the lock is this process's open file transaction, which cannot be lost while it runs.
+   * @throws CollectorLockLostError when the session was lost and another collector holds the lock now
+   */
+  assertHeld(): Promise<void>;
 }
 
 /**
@@ -37,7 +52,7 @@ export interface CollectorLock {
 export async function acquireCollectorLock(store: Store, dbValue: string): Promise<CollectorLock> {
   const t = parseDbTarget(dbValue);
   if (t.dialect === 'postgres') return acquirePostgres(store);
-  if (t.target === ':memory:') return { release: async () => {} };
+  if (t.target === ':memory:') return { release: async () => {}, assertHeld: async () => {} };
   return acquireSqlite(t.target);
 }
 
@@ -71,44 +86,78 @@ function acquireSqlite(path: string): CollectorLock {
   };
   const releaseSync = () => void release();
   process.on('exit', releaseSync);
-  return { release };
+  return { release, assertHeld: async () => {} };
 }
 
-async function acquirePostgres(store: Store): Promise<CollectorLock> {
-  let got!: (ok: boolean) => void;
+/** One PostgreSQL session holding (or refused) the advisory lock. */
+interface PgSession {
+  ok: boolean;
+  /** The holding session's backend pid (pg_backend_pid()), when ok. */
+  pid: number | null;
+  /** Unlocks and returns the pinned connection to the pool; never throws (a dead session has no lock to drop). */
+  end(): Promise<void>;
+}
+
+/** Pins one pooled connection and tries the advisory lock in it; the session keeps it until `end()`. */
+async function pgSession(store: Store): Promise<PgSession> {
+  let got!: (r: { ok: boolean; pid: number | null }) => void;
   let failed!: (e: unknown) => void;
-  const outcome = new Promise<boolean>((res, rej) => ((got = res), (failed = rej)));
+  const outcome = new Promise<{ ok: boolean; pid: number | null }>((res, rej) => ((got = res), (failed = rej)));
   let releaseSession!: () => void;
   const sessionEnd = new Promise<void>((r) => (releaseSession = r));
   // db.connection() pins one pooled connection for the callback: the session that holds the lock.
   const held = store.db
     .connection()
     .execute(async (conn) => {
-      const r = await sql<{ ok: boolean }>`select pg_try_advisory_lock(${sql.lit(COLLECTOR_LOCK_KEY)}::bigint) as ok`.execute(conn);
+      const r = await sql<{ ok: boolean; pid: number }>`select pg_try_advisory_lock(${sql.lit(COLLECTOR_LOCK_KEY)}::bigint) as ok, pg_backend_pid() as pid`.execute(conn);
       const ok = r.rows[0]?.ok === true;
-      got(ok);
+      got({ ok, pid: ok ? Number(r.rows[0]!.pid) : null });
       if (!ok) return;
       await sessionEnd;
       await sql`select pg_advisory_unlock(${sql.lit(COLLECTOR_LOCK_KEY)}::bigint)`.execute(conn);
     })
     .catch((e) => failed(e));
-  if (!(await outcome)) {
-    const r = await sql<{ pid: number }>`
-      select a.pid from pg_locks l join pg_stat_activity a on a.pid = l.pid
-      where l.locktype = 'advisory' and l.granted and a.datname = current_database()
-        and ((l.classid::bigint << 32) | l.objid::bigint) = ${sql.lit(COLLECTOR_LOCK_KEY)}::bigint`.execute(store.db);
-    const pid = r.rows[0]?.pid;
-    throw new CollectorLockedError(
-      `another collector (PostgreSQL session pid ${pid ?? '?'}) holds the store ${store.location}; stop it first, or use serve to read the store`,
-    );
-  }
+  const { ok, pid } = await outcome;
+  return {
+    ok,
+    pid,
+    end: async () => {
+      releaseSession();
+      await held.catch(() => {});
+    },
+  };
+}
+
+/** The backend pid of the session holding the collector lock in this database, or null when nobody holds it. */
+async function pgHolder(store: Store): Promise<number | null> {
+  const r = await sql<{ pid: number }>`
+    select l.pid from pg_locks l
+    where l.locktype = 'advisory' and l.granted and l.database = (select oid from pg_database where datname = current_database())
+      and ((l.classid::bigint << 32) | l.objid::bigint) = ${sql.lit(COLLECTOR_LOCK_KEY)}::bigint`.execute(store.db);
+  return r.rows[0] ? Number(r.rows[0].pid) : null;
+}
+
+const lockedMessage = (store: Store, pid: number | null) =>
+  `another collector (PostgreSQL session pid ${pid ?? '?'}) holds the store ${store.location}; stop it first, or use serve to read the store`;
+
+async function acquirePostgres(store: Store): Promise<CollectorLock> {
+  let session = await pgSession(store);
+  if (!session.ok) throw new CollectorLockedError(lockedMessage(store, await pgHolder(store)));
   let released = false;
   return {
     release: async () => {
       if (released) return;
       released = true;
-      releaseSession();
-      await held;
+      await session.end();
+    },
+    assertHeld: async () => {
+      if (released) throw new CollectorLockLostError('the collector lock was released');
+      if ((await pgHolder(store)) === session.pid) return;
+      // Our session is gone (server restart, pg_terminate_backend, a dropped connection): take the lock again
+      // unless another collector took it meanwhile.
+      await session.end();
+      session = await pgSession(store);
+      if (!session.ok) throw new CollectorLockLostError(`lost the collector lock: ${lockedMessage(store, await pgHolder(store))}`);
     },
   };
 }

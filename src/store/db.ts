@@ -88,8 +88,11 @@ export async function openStore(value: string, opts: OpenStoreOptions = {}): Pro
     db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(sqlite) }) });
   } else {
     const pool = new pg.Pool({ connectionString: t.target, max: opts.poolSize ?? 10, connectionTimeoutMillis: 5000 });
-    // An idle client that loses its server must not crash the process: the next query reports it.
+    // A client that loses its server must not crash the process, idle (the pool's 'error') or checked out (the
+    // client's own 'error', e.g. the collector lock's pinned session): the query in flight, or the next one,
+    // reports it, and the pool drops the broken client when it is released.
     pool.on('error', () => {});
+    pool.on('connect', (client) => client.on('error', () => {}));
     try {
       const c = await pool.connect();
       c.release();

@@ -12,6 +12,7 @@
  */
 import type { Logger } from 'pino';
 import type { Store } from '../../store/db.js';
+import { CollectorLockLostError, type CollectorLock } from '../../store/collector-lock.js';
 import { firstLine, type TempoRpc } from '../rpc.js';
 import type { FetchedBlock } from '../types.js';
 import {
@@ -61,6 +62,11 @@ export interface CollectorOptions {
   maxFailedTurns?: number;
   /** Worker threads for integrity + decode (default DEFAULT_DECODE_WORKERS; 0 = on the main thread). */
   decodeWorkers?: number;
+  /**
+   * The store's collector lock (acquireCollectorLock), checked before each write: a lost PostgreSQL session is
+   * taken again, and a lock another collector took meanwhile ends `run()` with CollectorFailed.
+   */
+  lock?: Pick<CollectorLock, 'assertHeld'>;
   /** Called after each written run: last written height, the target head, and counts written in this run. */
   onProgress?: (p: { lastBlock: number; head: number; startHeight: number; blocks: number; transactions: number }) => void;
 }
@@ -156,7 +162,8 @@ export class Collector {
   /**
    * Collects until stopped (or, with `once`, up to the finalized head read at start).
    * Errors are recorded in the state and retried with backoff.
-   * @throws CollectorFailed with `once` after `maxFailedTurns` consecutive failed turns
+   * @throws CollectorFailed with `once` after `maxFailedTurns` consecutive failed turns; at once, in any mode,
+   *   when the collector lock passed to another collector (the state shows the error)
    */
   async run(): Promise<void> {
     const { o } = this;
@@ -212,6 +219,7 @@ export class Collector {
           queue.shift();
           this.fill(queue, pool, run.last + 1, fetched[fetched.length - 1].block.hash, limit, head.height);
           const lastHash = fetched[fetched.length - 1].block.hash;
+          await o.lock?.assertHeld();
           await writePreparedBlocks(o.store, blocks, { height: run.last, hash: lastHash });
           const txs = blocks.reduce((n, b) => n + b.observations.length, 0);
           failures = 0;
@@ -229,6 +237,8 @@ export class Collector {
         this.setState('error');
         o.log.warn({ err: message, failures }, 'collector turn failed; retrying from the checkpoint');
         await this.save(true).catch(() => {});
+        // Another collector writes this store now: going on would make two writers.
+        if (e instanceof CollectorLockLostError) throw new CollectorFailed(message);
         if (o.once && failures >= (o.maxFailedTurns ?? 6)) {
           const hint = e instanceof InconsistentAnswerError && e.problems.some((p) => p.includes('parentHash')) ? ' (is this store from another chain?)' : '';
           throw new CollectorFailed(`collection failed ${failures} times in a row; last error: ${message}${hint}`);

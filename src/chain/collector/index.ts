@@ -53,6 +53,7 @@ export async function launchCollector(
       batchSize: config.batchSize,
       decodeWorkers: config.decodeWorkers ?? undefined,
       pollIntervalMs: config.pollIntervalMs,
+      lock,
       ...opts,
     });
     return { collector, rpc, release: () => lock.release() };
