@@ -46,11 +46,19 @@ describe.each(DIALECTS)('collector lock on %s', (dialect) => {
   });
 });
 
-/** Backend pid of the PostgreSQL session holding the collector lock, or null. */
+/** Backend pid of the PostgreSQL session holding the collector lock in this store's database, or null. */
 async function lockHolder(store: Store): Promise<number | null> {
   const r = await sql<{ pid: number }>`select pid from pg_locks where locktype = 'advisory' and granted
+    and database = (select oid from pg_database where datname = current_database())
     and ((classid::bigint << 32) | objid::bigint) = ${sql.lit(COLLECTOR_LOCK_KEY)}::bigint`.execute(store.db);
   return r.rows[0] ? Number(r.rows[0].pid) : null;
+}
+
+/** Ends a PostgreSQL session for real and waits (up to 5 s) until it is gone, its locks with it. */
+async function terminate(admin: Store, pid: number | null): Promise<void> {
+  expect(pid).not.toBeNull();
+  const r = await sql<{ done: boolean }>`select pg_terminate_backend(${pid}, 5000) as done`.execute(admin.db);
+  expect(r.rows[0]?.done).toBe(true);
 }
 
 describe('collector lock on postgres when its session ends', () => {
@@ -78,7 +86,7 @@ describe('collector lock on postgres when its session ends', () => {
     await lock.assertHeld();
     const first = await lockHolder(admin);
     expect(first).not.toBeNull();
-    await sql`select pg_terminate_backend(${first})`.execute(admin.db);
+    await terminate(admin, first);
     expect(await lockHolder(admin)).toBeNull();
     await lock.assertHeld();
     const second = await lockHolder(admin);
@@ -98,7 +106,7 @@ describe('collector lock on postgres when its session ends', () => {
     const config = loadConfig({ db: db.url, rpcUrl: node.rpcUrl, from: 0, logLevel: 'silent' });
     const launched = await launchCollector(config, a, pino({ level: 'silent' }), { once: true });
     releases.push(() => launched.release());
-    await sql`select pg_terminate_backend(${await lockHolder(b)})`.execute(b.db);
+    await terminate(b, await lockHolder(b));
     const other = await acquireCollectorLock(b, db.url);
     releases.push(() => other.release());
     const failed = await launched.collector.run().then(() => null, (e: unknown) => e);

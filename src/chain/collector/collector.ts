@@ -18,10 +18,11 @@ import type { FetchedBlock } from '../types.js';
 import {
   getCheckpoint,
   saveCollectorState,
+  inlineWriter,
   tokenAddressesOf,
-  writePreparedBlocks,
   type CollectorState,
   type PreparedBlock,
+  type StoreWriter,
   type TokenRegistry,
 } from './deps.js';
 import { fetchConsistentRun, InconsistentAnswerError } from './fetch.js';
@@ -67,6 +68,11 @@ export interface CollectorOptions {
    * taken again, and a lock another collector took meanwhile ends `run()` with CollectorFailed.
    */
   lock?: Pick<CollectorLock, 'assertHeld'>;
+  /**
+   * Where runs are written (openStoreWriter: a thread of its own on a SQLite file); default inline on `store`.
+   * The collector closes it when `run()` returns.
+   */
+  writer?: StoreWriter;
   /** Called after each written run: last written height, the target head, and counts written in this run. */
   onProgress?: (p: { lastBlock: number; head: number; startHeight: number; blocks: number; transactions: number }) => void;
 }
@@ -111,12 +117,14 @@ export class Collector {
   private readonly meter = new RateMeter();
   private readonly current: CollectorStatus;
   private readonly pool: DecodePool;
+  private readonly writer: StoreWriter;
   private lastSaved = 0;
 
   constructor(opts: CollectorOptions) {
     this.o = opts;
     // Started now so the workers load (seconds of CPU, see DEFAULT_DECODE_WORKERS) while the caller gets ready.
     this.pool = new DecodePool(opts.decodeWorkers ?? DEFAULT_DECODE_WORKERS);
+    this.writer = opts.writer ?? inlineWriter(opts.store);
     const now = new Date().toISOString();
     this.current = {
       state: 'starting',
@@ -147,11 +155,11 @@ export class Collector {
   }
 
   /**
-   * Resolves once the decode workers have loaded or failed (at once with none). Optional: until then runs are
-   * decoded on the main thread.
+   * Resolves once the decode workers and the writer thread have loaded or failed (at once with none). Optional:
+   * until then runs are decoded and written on the main thread.
    */
-  whenReady(): Promise<void> {
-    return this.pool.whenReady();
+  async whenReady(): Promise<void> {
+    await Promise.all([this.pool.whenReady(), this.writer.whenReady()]);
   }
 
   /** Asks `run()` to finish after the write in progress (never in the middle of one). */
@@ -172,7 +180,7 @@ export class Collector {
     try {
       await this.loop(this.pool, signal, stallAfterMs);
     } finally {
-      await this.pool.close();
+      await Promise.all([this.pool.close(), this.writer.close()]);
     }
   }
 
@@ -220,7 +228,7 @@ export class Collector {
           this.fill(queue, pool, run.last + 1, fetched[fetched.length - 1].block.hash, limit, head.height);
           const lastHash = fetched[fetched.length - 1].block.hash;
           await o.lock?.assertHeld();
-          await writePreparedBlocks(o.store, blocks, { height: run.last, hash: lastHash });
+          await this.writer.write(blocks, { height: run.last, hash: lastHash });
           const txs = blocks.reduce((n, b) => n + b.observations.length, 0);
           failures = 0;
           next = run.last + 1;

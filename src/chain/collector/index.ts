@@ -10,7 +10,7 @@ import type { Store } from '../../store/db.js';
 import { acquireCollectorLock, type CollectorLock } from '../../store/collector-lock.js';
 import { TempoRpc } from '../rpc.js';
 import { Collector, type CollectorOptions } from './collector.js';
-import { TokenRegistry } from './deps.js';
+import { openStoreWriter, TokenRegistry } from './deps.js';
 
 export { Collector, CollectorFailed, DEFAULT_BACKFILL_BLOCKS } from './collector.js';
 export type { CollectorStatus, CollectorPhase } from './state.js';
@@ -19,7 +19,7 @@ export type { CollectorStatus, CollectorPhase } from './state.js';
 export interface LaunchedCollector {
   collector: Collector;
   rpc: TempoRpc;
-  /** Releases the store lock (call after `run()` has returned). */
+  /** Ends the writer thread and releases the store lock (call after `run()` has returned). */
   release(): Promise<void>;
 }
 
@@ -44,6 +44,7 @@ export async function launchCollector(
       onRetry: ({ attempt, delayMs, error }) => log.debug({ attempt, delayMs, err: error }, 'rpc retry'),
     });
     const client = createPublicClient({ chain: tempo, transport: http(config.rpcUrl, { batch: true, retryCount: 5, timeout: config.rpcTimeoutMs }) });
+    const writer = openStoreWriter(store, config.db);
     const collector = new Collector({
       store,
       rpc,
@@ -54,9 +55,17 @@ export async function launchCollector(
       decodeWorkers: config.decodeWorkers ?? undefined,
       pollIntervalMs: config.pollIntervalMs,
       lock,
+      writer,
       ...opts,
     });
-    return { collector, rpc, release: () => lock.release() };
+    return {
+      collector,
+      rpc,
+      release: async () => {
+        await writer.close(); // closed by run() already, unless it never ran
+        await lock.release();
+      },
+    };
   } catch (e) {
     await lock.release();
     throw e;

@@ -6,7 +6,8 @@
  * start-up never stalls the collector. With `size` 0 everything runs inline (same results, no threads).
  * Workers are unref'd while idle so an idle pool never keeps the process alive; `close()` ends them.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startTsWorker } from '../../threads/start.js';
 import type { FetchedBlock, TokenMap } from '../types.js';
 import type { PreparedBlock } from './deps.js';
 import { processRun } from './process.js';
@@ -78,8 +79,7 @@ export class DecodePool {
   }
 
   private spawn(i: number): Slot {
-    const worker = new Worker(new URL('./worker-boot.mjs', import.meta.url));
-    worker.unref();
+    const worker = startTsWorker(new URL('./worker.ts', import.meta.url));
     const slot: Slot = { worker, ready: false, pending: new Map() };
     const fail = (message: string) => {
       // A worker that had worked is replaced; one that never loaded is not retried (its runs go inline).

@@ -1,5 +1,5 @@
 /**
- * Worker-thread body (started through worker-boot.mjs): says `{ ready: true }` once loaded, then answers each `{ id, fetched, tokens }` message with
+ * Worker-thread body (started through src/threads/boot.mjs): says `{ ready: true }` once loaded, then answers each `{ id, fetched, tokens }` message with
  * `{ id, blocks }` (processRun) or `{ id, error }` (the first line of the failure). Messages travel by structured
  * clone, so Maps, bigints and plain objects survive as they are.
  */

@@ -1,0 +1,139 @@
+/**
+ * Where the collector's writes run. On a SQLite file the write (B-tree inserts into ~12 indexes, about 45–60 µs
+ * of synchronous CPU per transaction) runs on a thread of its own with its own connection, so the main thread
+ * goes on fetching, checking and decoding the next runs meanwhile, and the API in the same process (`start`)
+ * never waits behind a write. SQLite in WAL mode lets this second connection write while the main one reads.
+ * PostgreSQL writes are already off the main thread (the server does them), and an in-memory SQLite store
+ * cannot be shared by two connections: both write inline.
+ *
+ * Order and crash safety are unchanged: callers await each write before the next, each write is one
+ * transaction (writePreparedBlocks), and the thread only ever runs one at a time.
+ */
+import type { Worker } from 'node:worker_threads';
+import { startTsWorker } from '../../threads/start.js';
+import { parseDbTarget, type Store } from '../db.js';
+import { writePreparedBlocks } from '../chain-repo.js';
+import { forgetStats } from './query.js';
+import type { PreparedBlock } from './rows.js';
+
+/** Writes prepared runs (writePreparedBlocks) somewhere: inline or on the writer thread. */
+export interface StoreWriter {
+  /**
+   * Writes a run's observations, coverage and the checkpoint in one transaction.
+   * @throws the driver's error (nothing written then); WriterThreadFailedError when the thread died
+   */
+  write(blocks: PreparedBlock[], checkpoint: { height: number; hash: string }): Promise<void>;
+  /** Resolves once the writer can take writes off the main thread (at once when it writes inline). */
+  whenReady(): Promise<void>;
+  /** Ends the thread, if any; a write still pending is rejected (callers await each write first). */
+  close(): Promise<void>;
+}
+
+/** The writer thread died or failed to start; the write it held is rejected with this (nothing was committed). */
+export class WriterThreadFailedError extends Error {
+  constructor(message: string) {
+    super(`store writer thread failed: ${message}`);
+    this.name = 'WriterThreadFailedError';
+  }
+}
+
+/**
+ * The writer for `store`, opened from `dbValue` (the same `--db` value): a thread on a SQLite file, inline
+ * otherwise (see the module comment).
+ */
+export function openStoreWriter(store: Store, dbValue: string): StoreWriter {
+  const t = parseDbTarget(dbValue);
+  if (t.dialect === 'sqlite' && t.target !== ':memory:') return new SqliteWriterThread(store, dbValue);
+  return inlineWriter(store);
+}
+
+/** A writer that runs writePreparedBlocks on the calling thread, over `store`'s own connection. */
+export function inlineWriter(store: Store): StoreWriter {
+  return { write: (blocks, checkpoint) => writePreparedBlocks(store, blocks, checkpoint), whenReady: async () => {}, close: async () => {} };
+}
+
+interface Pending {
+  resolve: () => void;
+  reject: (e: Error) => void;
+}
+
+/**
+ * A writer thread over its own connection to the SQLite file. It loads in about a second (tsx, Kysely,
+ * better-sqlite3 in a fresh thread); until it says it is ready, writes run inline on the main thread, so
+ * start-up never stalls the collector. A thread that dies fails the write it held (the collector's turn is
+ * retried from the checkpoint) and is started again; one that fails to load is not tried again (writes stay
+ * inline).
+ */
+export class SqliteWriterThread implements StoreWriter {
+  private worker: Worker | null = null;
+  private ready = false;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private closed = false;
+  /** False once a thread failed before it loaded: then every write runs inline, no thread is tried again. */
+  private loadable = true;
+  /** Writes done so far on the thread and inline (for tests and benchmarks). */
+  readonly counts = { thread: 0, inline: 0 };
+
+  constructor(
+    private readonly store: Store,
+    private readonly dbValue: string,
+  ) {
+    this.spawn();
+  }
+
+  async write(blocks: PreparedBlock[], checkpoint: { height: number; hash: string }): Promise<void> {
+    if (!this.worker && !this.closed && this.loadable) this.spawn();
+    if (!this.ready || !this.worker) {
+      this.counts.inline++;
+      return writePreparedBlocks(this.store, blocks, checkpoint);
+    }
+    this.counts.thread++;
+    const id = this.nextId++;
+    const worker = this.worker;
+    await new Promise<void>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      worker.ref();
+      worker.postMessage({ id, blocks, checkpoint });
+    });
+    // The thread wrote through another connection: this process's remembered answers are stale now.
+    forgetStats(this.store.db);
+  }
+
+  async whenReady(): Promise<void> {
+    while (this.worker && !this.ready) await new Promise((r) => setTimeout(r, 20));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const worker = this.worker;
+    this.worker = null;
+    await worker?.terminate();
+  }
+
+  private spawn(): void {
+    const worker = startTsWorker(new URL('./writer-thread.ts', import.meta.url), { db: this.dbValue });
+    this.worker = worker;
+    this.ready = false;
+    const fail = (message: string) => {
+      if (this.worker === worker) {
+        if (!this.ready) this.loadable = false;
+        this.worker = null;
+        this.ready = false;
+      }
+      for (const p of this.pending.values()) p.reject(new WriterThreadFailedError(message));
+      this.pending.clear();
+    };
+    worker.on('message', (m: { ready?: true; id?: number; error?: string }) => {
+      if (m.ready) return void (this.worker === worker && (this.ready = true));
+      const p = this.pending.get(m.id!);
+      if (!p) return;
+      this.pending.delete(m.id!);
+      if (this.pending.size === 0) worker.unref();
+      if (m.error !== undefined) p.reject(new Error(m.error));
+      else p.resolve();
+    });
+    worker.on('error', (e) => fail(e.message));
+    worker.on('exit', (code) => fail(`exited with code ${code}`));
+  }
+}
