@@ -3,8 +3,12 @@
  * blocks; in one run, (1) the raw rate of fetching those blocks and receipts over JSON-RPC with no processing
  * (the same RPC client, batch size and concurrency the collector uses), and (2) the collector's rate from an
  * empty store to the finalized head, on SQLite and PostgreSQL. Target: collector ≥ 0.6 × raw (tx/s).
+ * Rates on this 2-core box swing by a third from run to run (the node's own CPU per transaction served varies
+ * as much), so the run is ROUNDS rounds of raw, SQLite and PostgreSQL back to back, after the node has gone idle
+ * following the load; each rate is the median of its rounds, and every round is reported.
  * Results: bench/results/ingest.{json,md}.
- * Run: node bin/run-ts.js bench/ingest.ts [--transactions N] [--per-block N]
+ * Run: node bin/run-ts.js bench/ingest.ts [--transactions N] [--per-block N] [--rounds N]   (re-runs itself with paywatch's V8
+ * flags, src/cli/node-flags.ts, when started without them)
  */
 import { parseArgs } from 'node:util';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,12 +25,18 @@ import { openStore } from '../src/store/db.js';
 import { writeResults } from './lib/load.js';
 import { benchStore, dropBenchDatabase } from './lib/db.js';
 import { findDescendant, ownCpuSeconds, processCpuSeconds } from './lib/cpu.js';
+import { ensureNodeFlags } from './lib/node-flags.js';
+import { NODE_FLAGS } from '../src/cli/node-flags.js';
+
+// The collector runs in this process: with the V8 flags `paywatch` starts with.
+ensureNodeFlags(import.meta.url);
 
 const { values } = parseArgs({
-  options: { transactions: { type: 'string', default: '20000' }, 'per-block': { type: 'string', default: '10' } },
+  options: { transactions: { type: 'string', default: '20000' }, 'per-block': { type: 'string', default: '10' }, rounds: { type: 'string', default: '3' } },
 });
 const TX = Number(values.transactions);
 const PER_BLOCK = Number(values['per-block']);
+const ROUNDS = Number(values.rounds);
 
 interface Rate {
   seconds: number;
@@ -60,6 +70,22 @@ const rate = (seconds: number, blocks: number, transactions: number, cpu: Pick<R
   ...cpu,
 });
 
+/** Waits until the node has spent under 5% of a core for half a second (it keeps working for a while after a load). */
+async function nodeIdle(pid: number | null): Promise<void> {
+  if (pid === null) return;
+  for (let i = 0; i < 60; i++) {
+    const a = processCpuSeconds(pid);
+    await new Promise((r) => setTimeout(r, 500));
+    const b = processCpuSeconds(pid);
+    if (a === null || b === null || b - a < 0.025) return;
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** The round whose tx/s is the median of `runs` (the figure reported, with its CPU columns). */
+const medianRun = (runs: Rate[]) => runs.find((r) => r.tx_per_s === median(runs.map((x) => x.tx_per_s)))!;
+
 const node = await startAnvil();
 try {
   const t0 = performance.now();
@@ -68,23 +94,24 @@ try {
   const baseConfig = loadConfig({ rpcUrl: node.rpcUrl, from: 1, logLevel: 'silent' });
   // The anvil process behind its watchdog shell, for its CPU time.
   const nodePid = findDescendant(node.process.pid!, 'anvil');
-
-  // (1) Raw: the same blocks and receipts, fetched run by run like the collector, with no processing.
+  await nodeIdle(nodePid);
   const rpc = await TempoRpc.connect({ url: node.rpcUrl, concurrency: baseConfig.rpcConcurrency, timeoutMs: baseConfig.rpcTimeoutMs });
   const head = (await rpc.finalizedHead()).height;
-  let rawTx = 0;
-  const rawCpu = cpuSpan(nodePid);
-  const t1 = performance.now();
-  for (let first = 1; first <= head; first += baseConfig.batchSize) {
-    const heights = Array.from({ length: Math.min(baseConfig.batchSize, head - first + 1) }, (_, i) => first + i);
-    for (const b of await rpc.blocksWithReceipts(heights)) rawTx += b.block!.transactions.length;
-  }
-  const raw = rate((performance.now() - t1) / 1000, head, rawTx, rawCpu(rawTx));
 
-  // (2) The collector, from an empty store to the same head.
-  const collectors: Record<string, Rate> = {};
-  const warmup: Record<string, number> = {};
-  for (const dialect of ['sqlite', 'postgres'] as const) {
+  /** Raw: the same blocks and receipts, fetched run by run like the collector, with no processing. */
+  async function rawRound(): Promise<Rate> {
+    let rawTx = 0;
+    const cpu = cpuSpan(nodePid);
+    const t1 = performance.now();
+    for (let first = 1; first <= head; first += baseConfig.batchSize) {
+      const heights = Array.from({ length: Math.min(baseConfig.batchSize, head - first + 1) }, (_, i) => first + i);
+      for (const b of await rpc.blocksWithReceipts(heights)) rawTx += b.block!.transactions.length;
+    }
+    return rate((performance.now() - t1) / 1000, head, rawTx, cpu(rawTx));
+  }
+
+  /** The collector, from an empty store to the same head. */
+  async function collectorRound(dialect: 'sqlite' | 'postgres', expectedTx: number): Promise<{ rate: Rate; warmup_s: number }> {
     const name = `paywatch_ingest_${process.pid}`;
     const dir = mkdtempSync(join(tmpdir(), 'paywatch-ingest-'));
     const db = dialect === 'sqlite' ? `sqlite:${join(dir, 'store.sqlite')}` : await benchStore('postgres', name, { fresh: true });
@@ -97,38 +124,58 @@ try {
       once: true,
       onProgress: (p) => ((tx += p.transactions), (last = p.lastBlock)),
     });
-    // Steady-state rate: the decode worker's one-off load (about 2 s of CPU, tsx + viem in a fresh thread) is
-    // waited for before the clock starts, like the lock and the node's chain id check; its time is reported.
+    // Steady-state rate: the one-off load of the collector's threads (the SQLite writer thread, about a second;
+    // decode workers if any) is waited for before the clock starts, like the lock and the node's chain id
+    // check; its time is reported.
     const tw = performance.now();
     await launched.collector.whenReady();
-    warmup[dialect] = Number(((performance.now() - tw) / 1000).toFixed(2));
-    const collectorCpu = cpuSpan(nodePid);
+    const warmup_s = Number(((performance.now() - tw) / 1000).toFixed(2));
+    const cpu = cpuSpan(nodePid);
     const t2 = performance.now();
     await launched.collector.run();
     const seconds = (performance.now() - t2) / 1000;
-    const cpu = collectorCpu(tx);
+    const used = cpu(tx);
     await launched.release();
     await store.close();
     await drop();
-    if (last !== head || tx !== rawTx) throw new Error(`${dialect}: collector stopped at ${last}/${head} with ${tx}/${rawTx} transactions`);
-    collectors[dialect] = rate(seconds, head, tx, cpu);
+    if (last !== head || tx !== expectedTx) throw new Error(`${dialect}: collector stopped at ${last}/${head} with ${tx}/${expectedTx} transactions`);
+    return { rate: rate(seconds, head, tx, used), warmup_s };
   }
 
+  const raws: Rate[] = [];
+  const rounds: Record<'sqlite' | 'postgres', Rate[]> = { sqlite: [], postgres: [] };
+  const warmup: Record<string, number> = {};
+  for (let r = 0; r < ROUNDS; r++) {
+    raws.push(await rawRound());
+    for (const dialect of ['sqlite', 'postgres'] as const) {
+      const c = await collectorRound(dialect, raws[0].transactions);
+      rounds[dialect].push(c.rate);
+      warmup[dialect] = c.warmup_s;
+    }
+  }
+  const rawTx = raws[0].transactions;
+  const raw = medianRun(raws);
+  const collectors = { sqlite: medianRun(rounds.sqlite), postgres: medianRun(rounds.postgres) };
+
   const ratios = Object.fromEntries(Object.entries(collectors).map(([d, r]) => [d, Number((r.tx_per_s / raw.tx_per_s).toFixed(2))]));
-  const result = { transactions_generated: load.hashes, blocks: head, generate_s: Number(generate_s.toFixed(1)), batch_size: baseConfig.batchSize, rpc_concurrency: baseConfig.rpcConcurrency, raw, collectors, decode_workers: baseConfig.decodeWorkers ?? DEFAULT_DECODE_WORKERS, worker_warmup_s: warmup, ratio_to_raw: ratios, target: '≥ 0.6', pass: Object.values(ratios).every((r) => r >= 0.6) };
+  const roundRatios = Object.fromEntries(Object.entries(rounds).map(([d, rs]) => [d, rs.map((r, i) => Number((r.tx_per_s / raws[i].tx_per_s).toFixed(2)))]));
+  const result = { transactions_generated: load.hashes, blocks: head, generate_s: Number(generate_s.toFixed(1)), batch_size: baseConfig.batchSize, rpc_concurrency: baseConfig.rpcConcurrency, node_flags: NODE_FLAGS, rounds: ROUNDS, raw, collectors, raw_rounds: raws, collector_rounds: rounds, round_ratios: roundRatios, decode_workers: baseConfig.decodeWorkers ?? DEFAULT_DECODE_WORKERS, worker_warmup_s: warmup, ratio_to_raw: ratios, target: '≥ 0.6', pass: Object.values(ratios).every((r) => r >= 0.6) };
+  const row = (label: string, r: Rate, share: string) => `| ${label} | ${r.seconds} | ${r.blocks_per_s} | ${r.tx_per_s} | ${share} | ${r.node_cpu_us_per_tx ?? 'n/a'} | ${r.own_cpu_us_per_tx} |`;
   const md = [
     '# Ingest benchmark',
     '',
-    `Command: \`node bin/run-ts.js bench/ingest.ts --transactions ${TX} --per-block ${PER_BLOCK}\`. Anvil in Tempo mode (chain id 4217) on loopback; ${head} finalized blocks holding ${rawTx} transactions (generated in ${generate_s.toFixed(0)} s). Batch ${baseConfig.batchSize} blocks, RPC concurrency ${baseConfig.rpcConcurrency}, ${baseConfig.decodeWorkers ?? DEFAULT_DECODE_WORKERS} decode worker(s), timed after they loaded (${Object.entries(warmup).map(([d, s]) => `${d} ${s} s`).join(', ')}, not counted). Run at ${new Date().toISOString()}, ${process.platform} ${process.arch}, ${cpus().length} cores, Node ${process.version}.`,
+    `Command: \`node bin/run-ts.js bench/ingest.ts --transactions ${TX} --per-block ${PER_BLOCK} --rounds ${ROUNDS}\`. Anvil in Tempo mode (chain id 4217) on loopback; ${head} finalized blocks holding ${rawTx} transactions (generated in ${generate_s.toFixed(0)} s). Batch ${baseConfig.batchSize} blocks, RPC concurrency ${baseConfig.rpcConcurrency}, ${baseConfig.decodeWorkers ?? DEFAULT_DECODE_WORKERS} decode worker(s); the collector's threads are timed after they loaded (${Object.entries(warmup).map(([d, s]) => `${d} ${s} s`).join(', ')}, not counted). ${ROUNDS} rounds of raw, SQLite, PostgreSQL back to back after the node went idle; each line is its median round. Run at ${new Date().toISOString()}, ${process.platform} ${process.arch}, ${cpus().length} cores, Node ${process.version} with paywatch's V8 flags (${NODE_FLAGS.join(' ')}).`,
     '',
-    '| run | seconds | blocks/s | tx/s | share of raw | node CPU µs/tx | paywatch CPU µs/tx |',
+    '| run (median round) | seconds | blocks/s | tx/s | share of raw | node CPU µs/tx | paywatch CPU µs/tx |',
     '|---|---:|---:|---:|---:|---:|---:|',
-    `| raw JSON-RPC fetch (blocks + receipts, no processing) | ${raw.seconds} | ${raw.blocks_per_s} | ${raw.tx_per_s} | 1.00 | ${raw.node_cpu_us_per_tx ?? 'n/a'} | ${raw.own_cpu_us_per_tx} |`,
-    ...Object.entries(collectors).map(([d, r]) => `| collector → ${d} | ${r.seconds} | ${r.blocks_per_s} | ${r.tx_per_s} | ${ratios[d]} | ${r.node_cpu_us_per_tx ?? 'n/a'} | ${r.own_cpu_us_per_tx} |`),
+    row('raw JSON-RPC fetch (blocks + receipts, no processing)', raw, '1.00'),
+    ...Object.entries(collectors).map(([d, r]) => row(`collector → ${d}`, r, String(ratios[d]))),
     '',
-    `CPU columns: CPU time (user + system, all threads) per transaction of the node (anvil) and of this process (the fetch client for the raw run; the whole collector with its store driver otherwise), from /proc and process.cpuUsage() over the same span. On ${cpus().length} cores the node and paywatch share, the collector can reach at most about ${cpus().length} × 10^6 / (node + paywatch CPU per tx) tx/s, however well its stages overlap.`,
+    `Every round (tx/s; share of that round's raw): raw ${raws.map((r) => r.tx_per_s).join(' / ')}; ${Object.entries(rounds).map(([d, rs]) => `${d} ${rs.map((r, i) => `${r.tx_per_s} (${roundRatios[d]![i]})`).join(' / ')}`).join('; ')}.`,
     '',
-    `Target: collector ≥ 0.6 × raw tx/s — ${result.pass ? 'met' : 'NOT met'}.`,
+    `CPU columns: CPU time (user + system, all threads) per transaction of the node (anvil) and of this process (the fetch client for the raw run; the whole collector with its threads and store driver otherwise), from /proc and process.cpuUsage() over the same span. On ${cpus().length} cores the node and paywatch share, the collector can reach at most about ${cpus().length} × 10^6 / (node + paywatch CPU per tx) tx/s, however well its stages overlap.`,
+    '',
+    `Target: collector ≥ 0.6 × raw tx/s (medians) — ${result.pass ? 'met' : 'NOT met'}${Object.entries(ratios).map(([d, r]) => ` (${d} ${r})`).join('')}.`,
   ].join('\n');
   writeResults('ingest', result, md);
   process.stdout.write(`${md}\n`);

@@ -1,9 +1,10 @@
 /**
  * `npm run bench`: runs every benchmark in turn, each in its own process (so one's memory and event loop do not
- * colour the next), and stops at the first that fails. Each writes bench/results/NAME.{json,md}; bench/README.md
+ * colour the next; with paywatch's V8 flags, src/cli/node-flags.ts), and stops at the first that fails. Each writes bench/results/NAME.{json,md}; bench/README.md
  * summarises them. Usage: npm run bench [-- NAME …]   (names: ingest api intel intake trust decode)
  */
 import { spawnSync } from 'node:child_process';
+import { NODE_FLAGS } from '../src/cli/node-flags.js';
 
 const ALL = ['decode', 'ingest', 'api', 'intel', 'intake', 'trust'];
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
@@ -17,7 +18,7 @@ for (const n of names) {
 for (const n of names) {
   process.stderr.write(`\n== bench/${n}.ts\n`);
   const started = Date.now();
-  const r = spawnSync(process.execPath, ['bin/run-ts.js', `bench/${n}.ts`], { stdio: 'inherit' });
+  const r = spawnSync(process.execPath, [...NODE_FLAGS, 'bin/run-ts.js', `bench/${n}.ts`], { stdio: 'inherit' });
   process.stderr.write(`== bench/${n}.ts finished in ${((Date.now() - started) / 1000).toFixed(0)} s (exit ${r.status})\n`);
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
