@@ -1,11 +1,13 @@
 /**
- * JSON-RPC client for a Tempo node, built on viem's HTTP RPC client (`getHttpRpcClient`, which handles
- * timeouts, credentials in the URL and body limits). On top of it: JSON-RPC batching (many calls per HTTP
+ * JSON-RPC client for a Tempo node over undici's `request` (keep-alive connections, a time limit per request, a
+ * cap on the response body): it parses a block-and-receipts batch with about half the CPU of viem's
+ * fetch-based `getHttpRpcClient` (no WHATWG streams; 28 vs 43 µs per transaction fetched, scratch
+ * measurement, session 4), and the collector is CPU-bound. On top of it: JSON-RPC batching (many calls per HTTP
  * request), a bound on HTTP requests in flight, and retries with exponential backoff and full jitter on
  * timeouts, HTTP errors (5xx…), malformed JSON and JSON-RPC errors. It only reads the `finalized` head, never
  * `latest` (docs/collector.md), and refuses any node whose `eth_chainId` is not 4217.
  */
-import { getHttpRpcClient, type HttpRpcClient } from 'viem/utils';
+import { Agent, request } from 'undici';
 import { CHAIN_ID } from '../domain/observation.js';
 import type { RpcBlock, RpcReceipt } from './types.js';
 
@@ -65,6 +67,9 @@ export interface RpcOptions {
   onRetry?: (info: { attempt: number; delayMs: number; error: string }) => void;
 }
 
+/** Largest JSON-RPC answer accepted, bytes (a batch of full blocks with receipts; beyond is an error, retried). */
+const MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
+
 /** JSON-RPC error codes that mean "this method does not exist here" (EIP-1474 -32601, -32004 unsupported). */
 const UNSUPPORTED_CODES = new Set([-32601, -32004]);
 
@@ -117,7 +122,10 @@ export function quantity(method: string, v: unknown): number {
 export class TempoRpc {
   /** The node's URL with credentials removed (see redactRpcUrl). */
   readonly source: string;
-  private readonly http: HttpRpcClient;
+  private readonly agent: Agent;
+  /** The node's URL without credentials (those go in `authorization`). */
+  private readonly endpoint: string;
+  private readonly authorization: string | null;
   private readonly gate: Semaphore;
   private readonly o: Required<Omit<RpcOptions, 'onRetry'>> & Pick<RpcOptions, 'onRetry'>;
   private nextId = 1;
@@ -127,7 +135,13 @@ export class TempoRpc {
   private constructor(opts: RpcOptions) {
     this.o = { concurrency: 8, batchSize: 40, timeoutMs: 10_000, maxAttempts: 8, baseDelayMs: 200, maxDelayMs: 10_000, ...opts };
     this.source = redactRpcUrl(opts.url);
-    this.http = getHttpRpcClient(opts.url, { timeout: this.o.timeoutMs, maxResponseBodySize: 256 * 1024 * 1024 });
+    const u = new URL(opts.url);
+    // Credentials in the URL are sent as basic auth (RFC 7617), as browsers and viem do, and kept out of the URL.
+    this.authorization = u.username || u.password ? `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}` : null;
+    u.username = '';
+    u.password = '';
+    this.endpoint = u.toString();
+    this.agent = new Agent({ connections: this.o.concurrency, maxResponseSize: MAX_RESPONSE_BYTES });
     this.gate = new Semaphore(this.o.concurrency);
   }
 
@@ -193,14 +207,25 @@ export class TempoRpc {
   /**
    * Sends one HTTP request holding the calls `idx`; stores successful results.
    * @returns the calls answered with an error (to retry)
-   * @throws on transport failure, timeout, non-JSON, or an answer that is not a batch; RpcCallError for an
-   *   unsupported method
+   * @throws on transport failure, timeout (`timeoutMs` for the whole exchange), an HTTP status outside 2xx, a
+   *   body over 256 MiB, non-JSON, or an answer that is not a batch; RpcCallError for an unsupported method
    */
   private async send(calls: RpcCall[], idx: number[], results: unknown[]): Promise<{ index: number; error: RpcCallError }[]> {
     const ids = idx.map(() => this.nextId++);
     const body = idx.map((i, k) => ({ jsonrpc: '2.0' as const, id: ids[k], method: calls[i].method, params: calls[i].params }));
-    // viem types the body as its own RpcRequest union; ours are plain calls.
-    const data = (await this.http.request({ body: body as never })) as unknown;
+    const res = await request(this.endpoint, {
+      method: 'POST',
+      headers: this.authorization ? { 'content-type': 'application/json', authorization: this.authorization } : { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      dispatcher: this.agent,
+      signal: AbortSignal.timeout(this.o.timeoutMs),
+    });
+    if (res.statusCode < 200 || res.statusCode > 299) {
+      await res.body.dump();
+      throw new Error(`HTTP ${res.statusCode} from ${this.source}`);
+    }
+    // A body that is not JSON throws here (SyntaxError), and the batch is retried.
+    const data = (await res.body.json()) as unknown;
     if (!Array.isArray(data)) {
       const err = (data as { error?: { code?: number; message?: string } } | null)?.error;
       throw new RpcCallError(calls[idx[0]].method, err?.code ?? null, err?.message ?? 'the node did not answer the batch with a JSON array');
