@@ -4,6 +4,7 @@
  * Serializing here (not in the writer) keeps the JSON work on the worker, and what crosses back to the main
  * thread is flat rows of strings, far cheaper to clone than the decoded objects.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FetchedBlock, TokenMap } from '../types.js';
 import { decodeBlock, evaluateBlockIntegrity, prepareBlock, type PreparedBlock } from './deps.js';
 
@@ -14,6 +15,12 @@ import { decodeBlock, evaluateBlockIntegrity, prepareBlock, type PreparedBlock }
  */
 export async function processRun(fetched: FetchedBlock[], tokens: TokenMap): Promise<PreparedBlock[]> {
   const out: PreparedBlock[] = [];
-  for (const f of fetched) out.push(prepareBlock(decodeBlock(f, tokens, await evaluateBlockIntegrity(f))));
+  for (const f of fetched) {
+    out.push(prepareBlock(decodeBlock(f, tokens, await evaluateBlockIntegrity(f))));
+    // A run is tens of milliseconds of CPU: yield to the event loop after each block, so the node's answers for
+    // the next run are read, and the run after it is requested, while this one is still being processed;
+    // otherwise the node waits idle for the whole run.
+    await nextTurn();
+  }
   return out;
 }
