@@ -6,17 +6,12 @@
  * start-up never stalls the collector. With `size` 0 everything runs inline (same results, no threads).
  * Workers are unref'd while idle so an idle pool never keeps the process alive; `close()` ends them.
  */
-import type { Worker } from 'node:worker_threads';
-import { startTsWorker } from '../../threads/start.js';
+import { TaskThread } from '../../threads/task-thread.js';
 import type { FetchedBlock, TokenMap } from '../types.js';
 import type { PreparedBlock } from './deps.js';
 import { processRun } from './process.js';
 
-interface Slot {
-  worker: Worker;
-  ready: boolean;
-  pending: Map<number, { resolve: (b: PreparedBlock[]) => void; reject: (e: Error) => void }>;
-}
+type Slot = TaskThread<{ fetched: FetchedBlock[]; tokens: TokenMap }, PreparedBlock[]>;
 
 /** A worker thread died or failed to start; its tasks are rejected with this. */
 export class WorkerFailedError extends Error {
@@ -29,7 +24,6 @@ export class WorkerFailedError extends Error {
 /** Pool of `size` decode workers (0 = inline). Starts them on construction. */
 export class DecodePool {
   private readonly slots: (Slot | null)[];
-  private nextId = 1;
   private closed = false;
   /** Runs processed so far on a worker and inline (for tests and benchmarks). */
   readonly counts = { worker: 0, inline: 0 };
@@ -51,19 +45,13 @@ export class DecodePool {
    */
   process(fetched: FetchedBlock[], tokens: TokenMap): Promise<PreparedBlock[]> {
     let slot: Slot | null = null;
-    for (const s of this.slots) if (s?.ready && s.pending.size < this.maxQueued && (!slot || s.pending.size < slot.pending.size)) slot = s;
+    for (const s of this.slots) if (s?.ready && s.queued < this.maxQueued && (!slot || s.queued < slot.queued)) slot = s;
     if (!slot || this.closed) {
       this.counts.inline++;
       return processRun(fetched, tokens);
     }
     this.counts.worker++;
-    const id = this.nextId++;
-    const target = slot;
-    return new Promise((resolve, reject) => {
-      target.pending.set(id, { resolve, reject });
-      target.worker.ref();
-      target.worker.postMessage({ id, fetched, tokens });
-    });
+    return slot.run({ fetched, tokens });
   }
 
   /** Resolves once every worker has loaded or failed (for benchmarks and tests; the collector never waits). */
@@ -75,30 +63,19 @@ export class DecodePool {
   async close(): Promise<void> {
     this.closed = true;
     const slots = this.slots.splice(0).filter((s): s is Slot => s !== null);
-    await Promise.all(slots.map((s) => s.worker.terminate()));
+    await Promise.all(slots.map((s) => s.terminate()));
   }
 
   private spawn(i: number): Slot {
-    const worker = startTsWorker(new URL('./worker.ts', import.meta.url));
-    const slot: Slot = { worker, ready: false, pending: new Map() };
-    const fail = (message: string) => {
+    const slot: Slot = new TaskThread(
+      new URL('./worker.ts', import.meta.url),
+      {},
+      (message) => new WorkerFailedError(message),
       // A worker that had worked is replaced; one that never loaded is not retried (its runs go inline).
-      if (this.slots[i] === slot) this.slots[i] = slot.ready && !this.closed ? this.spawn(i) : null;
-      slot.ready = false;
-      for (const p of slot.pending.values()) p.reject(new WorkerFailedError(message));
-      slot.pending.clear();
-    };
-    worker.on('message', (m: { ready?: true; id: number; blocks?: PreparedBlock[]; error?: string }) => {
-      if (m.ready) return void (slot.ready = true);
-      const p = slot.pending.get(m.id);
-      if (!p) return;
-      slot.pending.delete(m.id);
-      if (slot.pending.size === 0) worker.unref();
-      if (m.error !== undefined) p.reject(new Error(m.error));
-      else p.resolve(m.blocks!);
-    });
-    worker.on('error', (e) => fail(e.message));
-    worker.on('exit', (code) => fail(`exited with code ${code}`));
+      (wasReady) => {
+        if (this.slots[i] === slot) this.slots[i] = wasReady && !this.closed ? this.spawn(i) : null;
+      },
+    );
     return slot;
   }
 }

@@ -1,26 +1,14 @@
 /**
- * Body of the store writer thread (./writer.ts; started through src/threads/boot.mjs with `workerData.db`, the
- * `--db` value): opens its own connection to the SQLite file, says `{ ready: true }`, then answers each
- * `{ id, blocks, checkpoint }` with `{ id }` once writePreparedBlocks has committed, or `{ id, error }` (the
- * error's name and message) when it failed and nothing was written. One write at a time, in arrival order.
+ * Body of the store writer thread (./writer.ts; a task thread, src/threads, with `workerData.db`, the `--db`
+ * value): opens its own connection to the SQLite file, then runs each task `{ blocks, checkpoint }` through
+ * writePreparedBlocks, one at a time in arrival order; a failed write commits nothing and answers its error.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
+import { serveTasks } from '../../threads/serve.js';
 import { openStore } from '../db.js';
 import { writePreparedBlocks } from '../chain-repo.js';
 import type { PreparedBlock } from './rows.js';
 
 // The main thread opened (and migrated) the store already.
 const store = await openStore((workerData as { db: string }).db, { migrate: false });
-parentPort!.postMessage({ ready: true });
-
-let queue: Promise<void> = Promise.resolve();
-parentPort!.on('message', (m: { id: number; blocks: PreparedBlock[]; checkpoint: { height: number; hash: string } }) => {
-  queue = queue.then(async () => {
-    try {
-      await writePreparedBlocks(store, m.blocks, m.checkpoint);
-      parentPort!.postMessage({ id: m.id });
-    } catch (e) {
-      parentPort!.postMessage({ id: m.id, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) });
-    }
-  });
-});
+serveTasks((m: { blocks: PreparedBlock[]; checkpoint: { height: number; hash: string } }) => writePreparedBlocks(store, m.blocks, m.checkpoint));

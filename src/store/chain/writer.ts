@@ -9,8 +9,7 @@
  * Order and crash safety are unchanged: callers await each write before the next, each write is one
  * transaction (writePreparedBlocks), and the thread only ever runs one at a time.
  */
-import type { Worker } from 'node:worker_threads';
-import { startTsWorker } from '../../threads/start.js';
+import { TaskThread } from '../../threads/task-thread.js';
 import { parseDbTarget, type Store } from '../db.js';
 import { writePreparedBlocks } from '../chain-repo.js';
 import { forgetStats } from './query.js';
@@ -52,10 +51,7 @@ export function inlineWriter(store: Store): StoreWriter {
   return { write: (blocks, checkpoint) => writePreparedBlocks(store, blocks, checkpoint), whenReady: async () => {}, close: async () => {} };
 }
 
-interface Pending {
-  resolve: () => void;
-  reject: (e: Error) => void;
-}
+type Checkpoint = { height: number; hash: string };
 
 /**
  * A writer thread over its own connection to the SQLite file. It loads in about a second (tsx, Kysely,
@@ -65,10 +61,7 @@ interface Pending {
  * inline).
  */
 export class SqliteWriterThread implements StoreWriter {
-  private worker: Worker | null = null;
-  private ready = false;
-  private readonly pending = new Map<number, Pending>();
-  private nextId = 1;
+  private thread: TaskThread<{ blocks: PreparedBlock[]; checkpoint: Checkpoint }, void> | null = null;
   private closed = false;
   /** False once a thread failed before it loaded: then every write runs inline, no thread is tried again. */
   private loadable = true;
@@ -82,58 +75,40 @@ export class SqliteWriterThread implements StoreWriter {
     this.spawn();
   }
 
-  async write(blocks: PreparedBlock[], checkpoint: { height: number; hash: string }): Promise<void> {
-    if (!this.worker && !this.closed && this.loadable) this.spawn();
-    if (!this.ready || !this.worker) {
+  async write(blocks: PreparedBlock[], checkpoint: Checkpoint): Promise<void> {
+    if (!this.thread && !this.closed && this.loadable) this.spawn();
+    if (!this.thread?.ready) {
       this.counts.inline++;
       return writePreparedBlocks(this.store, blocks, checkpoint);
     }
     this.counts.thread++;
-    const id = this.nextId++;
-    const worker = this.worker;
-    await new Promise<void>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      worker.ref();
-      worker.postMessage({ id, blocks, checkpoint });
-    });
+    await this.thread.run({ blocks, checkpoint });
     // The thread wrote through another connection: this process's remembered answers are stale now.
     forgetStats(this.store.db);
   }
 
   async whenReady(): Promise<void> {
-    while (this.worker && !this.ready) await new Promise((r) => setTimeout(r, 20));
+    while (this.thread && !this.thread.ready) await new Promise((r) => setTimeout(r, 20));
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    const worker = this.worker;
-    this.worker = null;
-    await worker?.terminate();
+    const thread = this.thread;
+    this.thread = null;
+    await thread?.terminate();
   }
 
   private spawn(): void {
-    const worker = startTsWorker(new URL('./writer-thread.ts', import.meta.url), { db: this.dbValue });
-    this.worker = worker;
-    this.ready = false;
-    const fail = (message: string) => {
-      if (this.worker === worker) {
-        if (!this.ready) this.loadable = false;
-        this.worker = null;
-        this.ready = false;
-      }
-      for (const p of this.pending.values()) p.reject(new WriterThreadFailedError(message));
-      this.pending.clear();
-    };
-    worker.on('message', (m: { ready?: true; id?: number; error?: string }) => {
-      if (m.ready) return void (this.worker === worker && (this.ready = true));
-      const p = this.pending.get(m.id!);
-      if (!p) return;
-      this.pending.delete(m.id!);
-      if (this.pending.size === 0) worker.unref();
-      if (m.error !== undefined) p.reject(new Error(m.error));
-      else p.resolve();
-    });
-    worker.on('error', (e) => fail(e.message));
-    worker.on('exit', (code) => fail(`exited with code ${code}`));
+    const thread: NonNullable<typeof this.thread> = new TaskThread(
+      new URL('./writer-thread.ts', import.meta.url),
+      { db: this.dbValue },
+      (message) => new WriterThreadFailedError(message),
+      (wasReady) => {
+        if (this.thread !== thread) return;
+        if (!wasReady) this.loadable = false;
+        this.thread = null;
+      },
+    );
+    this.thread = thread;
   }
 }
