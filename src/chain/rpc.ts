@@ -132,7 +132,8 @@ export class TempoRpc {
   /** False once the node said eth_getBlockReceipts does not exist; then receipts are read one by one. */
   private blockReceiptsSupported = true;
 
-  private constructor(opts: RpcOptions) {
+  /** @param agent connections to reuse (those of connect's probe, same node and options), else new ones */
+  private constructor(opts: RpcOptions, agent?: Agent) {
     this.o = { concurrency: 8, batchSize: 40, timeoutMs: 10_000, maxAttempts: 8, baseDelayMs: 200, maxDelayMs: 10_000, ...opts };
     this.source = redactRpcUrl(opts.url);
     const u = new URL(opts.url);
@@ -141,7 +142,7 @@ export class TempoRpc {
     u.username = '';
     u.password = '';
     this.endpoint = u.toString();
-    this.agent = new Agent({ connections: this.o.concurrency, maxResponseSize: MAX_RESPONSE_BYTES });
+    this.agent = agent ?? new Agent({ connections: this.o.concurrency, maxResponseSize: MAX_RESPONSE_BYTES });
     this.gate = new Semaphore(this.o.concurrency);
   }
 
@@ -159,7 +160,8 @@ export class TempoRpc {
       throw new RpcUnavailableError(`cannot reach the Tempo RPC at ${probe.source}: ${firstLine(e)}`);
     }
     if (chainId !== CHAIN_ID) throw new WrongChainError(probe.source, chainId);
-    return new TempoRpc(opts);
+    // The client proper differs from the probe only in its attempts: it keeps the probe's open connection.
+    return new TempoRpc(opts, probe.agent);
   }
 
   /** One call, retried. @returns the raw `result` (hex quantities stay strings) */
