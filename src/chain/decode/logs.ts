@@ -28,23 +28,21 @@ export interface DecodedLog {
  */
 export function decodeLog(log: RpcLog, position: number): DecodedLog {
   const topics = Array.isArray(log.topics) ? log.topics : [];
-  const base = {
-    log_index: Number(quantity(log.logIndex) ?? BigInt(position)),
-    address: String(log.address).toLowerCase(),
-    topics,
-    data: typeof log.data === 'string' ? log.data : '0x',
-  };
+  const log_index = Number(quantity(log.logIndex) ?? BigInt(position));
+  const address = String(log.address).toLowerCase();
+  const data = typeof log.data === 'string' ? log.data : '0x';
   const topic0 = topics.length ? String(topics[0]).toLowerCase() : null;
   const candidates = topic0 !== null ? EVENTS_BY_TOPIC.get(topic0) ?? [] : [];
+  // Literals with every member, not a spread of a shared base (one fixed object shape; see decodeTransaction).
   for (const { source, event } of candidates) {
     try {
-      const d = decodeEventStrict(event, topic0!, topics, base.data);
-      return { ...base, event: d.eventName, abi: source, args: (d.args ?? {}) as Record<string, unknown> };
+      const d = decodeEventStrict(event, topic0!, topics, data);
+      return { log_index, address, topics, data, event: d.eventName, abi: source, args: (d.args ?? {}) as Record<string, unknown> };
     } catch {
       /* next candidate: same topic0 can have a different indexed layout */
     }
   }
-  return { ...base, event: null, abi: null, args: null };
+  return { log_index, address, topics, data, event: null, abi: null, args: null };
 }
 
 /** The JSON form of a decoded log for the receipt detail. */
