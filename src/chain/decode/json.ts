@@ -49,15 +49,20 @@ function quantitiesToDecimal(value: unknown, key?: string): unknown {
 
 /**
  * A copy of a plain object with each own enumerable value mapped, keys in the same order: what
- * Object.fromEntries(Object.entries(o).map(…)) gives, without the two intermediate arrays per object (the
- * decoder runs this on every transaction and log).
+ * Object.fromEntries(Object.entries(o).map(…)) gives. The copy starts as a spread of `o` and only changed
+ * values are stored back: a spread keeps the shape JSON.parse gave `o`, where adding ~20 members one by one to
+ * `{}` (a node's transaction has 22) turns the copy into a slow dictionary-mode object, slower to build and to
+ * JSON.stringify (the decoder runs this on every transaction and log; session 5, scratch bench/tmp-stages).
  */
 function mapValues(o: Record<string, unknown>, f: (v: unknown, k: string) => unknown): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  const out: Record<string, unknown> = { ...o };
   for (const k of Object.keys(o)) {
+    const v = o[k];
+    const mapped = f(v, k);
+    if (mapped === v) continue;
     // A node-supplied "__proto__" member stays a member (assignment would set the prototype instead).
-    if (k === '__proto__') Object.defineProperty(out, k, { value: f(o[k], k), enumerable: true, writable: true, configurable: true });
-    else out[k] = f(o[k], k);
+    if (k === '__proto__') Object.defineProperty(out, k, { value: mapped, enumerable: true, writable: true, configurable: true });
+    else out[k] = mapped;
   }
   return out;
 }
