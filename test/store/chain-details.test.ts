@@ -117,3 +117,21 @@ describe.each(DIALECTS)('observation details and leg recipients on %s', (dialect
     expect((await listTransactions(s, {}, { limit: 10, offset: 0 })).total).toBe(2);
   });
 });
+
+describe('observation details on PostgreSQL', () => {
+  const stores = storeFactory('postgres');
+  afterAll(() => stores.cleanup());
+
+  it('are compressed with lz4 where the server has it, and a detail over the compression threshold reads back whole', async () => {
+    const s = await stores.fresh();
+    const { rows } = await sql<{ lz4: boolean }>`select 'lz4' = any(enumvals) as lz4 from pg_settings where name = 'default_toast_compression'`.execute(s.db);
+    const { rows: col } = await sql<{ c: string }>`select attcompression as c from pg_attribute where attrelid = 'observation_details'::regclass and attname = 'detail'`.execute(s.db);
+    expect(col[0].c).toBe(rows[0]?.lz4 ? 'l' : '');
+    const b = payment(7, OTHER, Array.from({ length: 40 }, (_, i) => `0x${i.toString(16).padStart(40, '0')}`));
+    await writeBlocks(s, [b], { height: 7, hash: b.hash });
+    const { rows: stored } = await sql<{ n: number; method: string | null }>`select length(detail) as n, pg_column_compression(detail) as method from observation_details`.execute(s.db);
+    expect(stored[0].n).toBeGreaterThan(4000);
+    if (rows[0]?.lz4) expect(stored[0].method).toBe('lz4');
+    expect((await getTransaction(s, b.hash))?.legs).toHaveLength(40);
+  });
+});

@@ -1,9 +1,6 @@
-import { PostgresAdapter, sql, type Kysely, type Migration } from 'kysely';
+import { sql, type Kysely, type Migration } from 'kysely';
+import { isPostgres } from './dialect.js';
 
-/** True when the migration runs on PostgreSQL (byte and float column types differ from SQLite). */
-function isPostgres(db: Kysely<any>): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
-}
 
 /** Migrations of the intake area, named "intake_NNNN_what" (unique across areas, applied in name order). */
 export const intakeMigrations: Record<string, Migration> = {

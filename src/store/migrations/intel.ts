@@ -1,12 +1,9 @@
-import { PostgresAdapter, sql, type Kysely, type Migration } from 'kysely';
+import { sql, type Kysely, type Migration } from 'kysely';
+import { isPostgres } from './dialect.js';
 import type { Offer } from '../../intel/types.js';
 import { rowToOffer } from '../intel/rows.js';
 import type { Database } from '../schema.js';
 
-/** True when the migration runs on PostgreSQL (serial ids and bytea differ from SQLite). */
-function isPostgres(db: Kysely<unknown>): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
-}
 
 /** Migrations of the intel area, named "intel_NNNN_what" (unique across areas, applied in name order). */
 export const intelMigrations: Record<string, Migration> = {

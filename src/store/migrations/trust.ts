@@ -1,10 +1,11 @@
-import { PostgresAdapter, sql, type Kysely, type Migration } from 'kysely';
+import { sql, type Kysely, type Migration } from 'kysely';
+import { isPostgres } from './dialect.js';
 
 /** Migrations of the trust area, named "trust_NNNN_what" (unique across areas, applied in name order). */
 export const trustMigrations: Record<string, Migration> = {
   trust_0001_keys_usage_checks: {
     async up(db: Kysely<any>) {
-      const bytesType = db.getExecutor().adapter instanceof PostgresAdapter ? sql`bytea` : sql`blob`;
+      const bytesType = isPostgres(db) ? sql`bytea` : sql`blob`;
       await db.schema
         .createTable('trust_api_keys')
         .addColumn('id', 'text', (c) => c.primaryKey())
