@@ -9,6 +9,7 @@ import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type CompiledQuery, type SqliteDatabase as KyselySqliteDatabase } from 'kysely';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations/index.js';
+import { namingPool } from './pg-prepared.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -100,7 +101,7 @@ export async function openStore(value: string, opts: OpenStoreOptions = {}): Pro
       await pool.end().catch(() => {});
       throw new Error(`cannot reach PostgreSQL at ${redactDbLocation(t)}: ${(e as Error).message}`);
     }
-    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingPool(pool) }) });
     pgPools.set(db, pool);
   }
   const store: Store = {
