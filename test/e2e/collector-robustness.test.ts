@@ -14,6 +14,13 @@ import { startRpcProxy } from '../helpers/rpc-proxy.js';
 import { runCli, snapshotStore, startCli, type StoreSnapshot } from './cli.js';
 import { generateLoad } from '../../src/demo/activity.js';
 import { finalizedHeight } from './rpc.js';
+import pino from 'pino';
+import { createPublicClient, http, type PublicClient } from 'viem';
+import { tempo } from 'viem/chains';
+import { Collector, RUNS_PER_WRITE } from '../../src/chain/collector/collector.js';
+import { TempoRpc } from '../../src/chain/rpc.js';
+import { TokenRegistry } from '../../src/chain/tokens.js';
+import { inlineWriter, type StoreWriter } from '../../src/store/chain/writer.js';
 
 const TRANSFERS = 500;
 let anvil: AnvilNode;
@@ -136,4 +143,37 @@ describe.each(DIALECTS)('on %s', (dialect) => {
       await proxy.close();
     }
   }, 300_000);
+});
+
+describe('runs decoded while a write is in progress', () => {
+  it('go into the next write together (at most RUNS_PER_WRITE runs, contiguous), and the store ends equal to the clean run', async () => {
+    const db = await freshDb('sqlite');
+    const store = await openStore(db.url);
+    const BATCH = 4;
+    const writes: { first: number; last: number }[] = [];
+    const inline = inlineWriter(store);
+    // A slow store (a real write, then a pause): later runs are fetched and decoded meanwhile.
+    const slow: StoreWriter = {
+      write: async (blocks, checkpoint) => {
+        writes.push({ first: blocks[0].height, last: checkpoint.height });
+        await inline.write(blocks, checkpoint);
+        await new Promise((r) => setTimeout(r, 60));
+      },
+      whenReady: async () => {},
+      close: async () => {},
+    };
+    const rpc = await TempoRpc.connect({ url: anvil.rpcUrl });
+    const tokens = new TokenRegistry(createPublicClient({ chain: tempo, transport: http(anvil.rpcUrl) }) as PublicClient);
+    try {
+      await new Collector({ store, rpc, tokens, log: pino({ level: 'silent' }), from: 0, batchSize: BATCH, pollIntervalMs: 100, once: true, writer: slow }).run();
+    } finally {
+      await store.close();
+    }
+    expect(writes[0].first).toBe(0);
+    for (let i = 1; i < writes.length; i++) expect(writes[i].first).toBe(writes[i - 1].last + 1);
+    const sizes = writes.map((w) => w.last - w.first + 1);
+    expect(Math.max(...sizes)).toBeGreaterThan(BATCH);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(RUNS_PER_WRITE * BATCH);
+    expectClean(await snapshotStore(db.url));
+  }, 120_000);
 });

@@ -104,12 +104,31 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * Decoded runs written together in one store transaction at most, when they are ready at once (the writer was
+ * slower for a moment): each commit rewrites every index page it touched, so fewer, larger transactions cost
+ * less per transaction stored (SQLite writer CPU 37 → 29.5 µs/tx from 50 to 200 blocks per transaction, scratch
+ * bench/tmp-write, session 5; collector +2% on SQLite, +4% on PostgreSQL in alternating runs, scratch
+ * bench/tmp-collect). Never waits for a run: a write takes only what is decoded already.
+ */
+export const RUNS_PER_WRITE = 4;
+
+/** A run once fetched, checked and decoded: what its write needs. */
+interface DecodedRun {
+  last: number;
+  /** Hash of the run's last block (the checkpoint after it). */
+  lastHash: string;
+  blocks: PreparedBlock[];
+}
+
 /** One run in the pipeline: its blocks as fetched, and the same blocks evaluated and decoded. */
 interface Run {
   first: number;
   last: number;
   blocks: Promise<FetchedBlock[]>;
-  decoded: Promise<PreparedBlock[]>;
+  decoded: Promise<DecodedRun>;
+  /** Set once `decoded` has resolved. */
+  done?: DecodedRun;
 }
 
 /**
@@ -225,22 +244,24 @@ export class Collector {
           }
           if (queue.length && queue[0].first !== next) queue = []; // cannot happen; never write out of order
           this.fill(queue, pool, next, previousHash, limit, head.height);
-          const run = queue[0];
-          this.setState(limit - run.last >= o.batchSize ? 'catching_up' : 'running');
-          const fetched = await run.blocks;
-          const blocks = await run.decoded;
-          queue.shift();
-          this.fill(queue, pool, run.last + 1, fetched[fetched.length - 1].block.hash, limit, head.height);
-          const lastHash = fetched[fetched.length - 1].block.hash;
+          this.setState(limit - queue[0].last >= o.batchSize ? 'catching_up' : 'running');
+          await queue[0].decoded;
+          // The first run, and the runs right behind it that are decoded already, go in one write (one
+          // transaction): fewer commits, each rewriting the index pages it touched (see RUNS_PER_WRITE).
+          const group: DecodedRun[] = [];
+          while (group.length < RUNS_PER_WRITE && queue[0]?.done) group.push(queue.shift()!.done!);
+          const last = group[group.length - 1];
+          this.fill(queue, pool, last.last + 1, last.lastHash, limit, head.height);
+          const blocks = group.flatMap((g) => g.blocks);
           await o.lock?.assertHeld();
-          await this.writer.write(blocks, { height: run.last, hash: lastHash });
+          await this.writer.write(blocks, { height: last.last, hash: last.lastHash });
           const txs = blocks.reduce((n, b) => n + b.observations.length, 0);
           failures = 0;
-          next = run.last + 1;
-          previousHash = lastHash;
-          this.meter.record(fetched.length, txs);
-          this.note({ last_block: run.last, finalized_head: head.height });
-          o.onProgress?.({ lastBlock: run.last, head: limit, startHeight, blocks: fetched.length, transactions: txs });
+          next = last.last + 1;
+          previousHash = last.lastHash;
+          this.meter.record(blocks.length, txs);
+          this.note({ last_block: last.last, finalized_head: head.height });
+          o.onProgress?.({ lastBlock: last.last, head: limit, startHeight, blocks: blocks.length, transactions: txs });
           await this.save(false);
         }
       } catch (e) {
@@ -278,11 +299,16 @@ export class Collector {
       const blocks = prev
         ? prev.blocks.then((b) => this.fetchRun(first, last, finalizedHeight, b[b.length - 1].block.hash))
         : this.fetchRun(first, last, finalizedHeight, previousHash);
-      const decoded = blocks.then(async (fetched) => pool.process(fetched, await this.tokensOf(fetched)));
+      const run: Run = { first, last, blocks, decoded: null as never };
+      run.decoded = blocks.then(async (fetched) => {
+        const done = { last, lastHash: fetched[fetched.length - 1].block.hash, blocks: await pool.process(fetched, await this.tokensOf(fetched)) };
+        run.done = done;
+        return done;
+      });
       // Awaited later (or dropped after a failure); a rejection before then is not unhandled.
       blocks.catch(() => {});
-      decoded.catch(() => {});
-      queue.push({ first, last, blocks, decoded });
+      run.decoded.catch(() => {});
+      queue.push(run);
     }
   }
 
