@@ -121,11 +121,15 @@ interface DecodedRun {
   blocks: PreparedBlock[];
 }
 
-/** One run in the pipeline: its blocks as fetched, and the same blocks evaluated and decoded. */
+/**
+ * One run in the pipeline: the hash of its last block once fetched (the next run's fetch waits for it), and the
+ * run evaluated and decoded. The fetched blocks themselves are not kept: once decoded they are garbage, so the
+ * runs waiting in the queue hold only their serialized rows (less to copy at each young-generation collection).
+ */
 interface Run {
   first: number;
   last: number;
-  blocks: Promise<FetchedBlock[]>;
+  lastHash: Promise<string>;
   decoded: Promise<DecodedRun>;
   /** Set once `decoded` has resolved. */
   done?: DecodedRun;
@@ -297,16 +301,16 @@ export class Collector {
       if (first > limit) return;
       const last = Math.min(first + this.o.batchSize - 1, limit);
       const blocks = prev
-        ? prev.blocks.then((b) => this.fetchRun(first, last, finalizedHeight, b[b.length - 1].block.hash))
+        ? prev.lastHash.then((hash) => this.fetchRun(first, last, finalizedHeight, hash))
         : this.fetchRun(first, last, finalizedHeight, previousHash);
-      const run: Run = { first, last, blocks, decoded: null as never };
+      const run: Run = { first, last, lastHash: blocks.then((b) => b[b.length - 1].block.hash), decoded: null as never };
       run.decoded = blocks.then(async (fetched) => {
         const done = { last, lastHash: fetched[fetched.length - 1].block.hash, blocks: await pool.process(fetched, await this.tokensOf(fetched)) };
         run.done = done;
         return done;
       });
       // Awaited later (or dropped after a failure); a rejection before then is not unhandled.
-      blocks.catch(() => {});
+      run.lastHash.catch(() => {});
       run.decoded.catch(() => {});
       queue.push(run);
     }
