@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { Hash, Hex } from 'ox';
 import { describe, expect, it } from 'vitest';
 import { encodeReceipt, encodeTransaction } from '../../src/chain/integrity/index.js';
-import { keccak256, keccak256Hex } from '../../src/chain/integrity/keccak.js';
+import { keccak256, keccak256Hex, keccak256RawHex } from '../../src/chain/integrity/keccak.js';
 import { orderedTrieRoot } from '../../src/chain/integrity/trie.js';
 import type { FetchedBlock } from '../../src/chain/types.js';
 
@@ -54,19 +54,28 @@ describe('orderedTrieRoot equals the @ethereumjs/mpt root', () => {
   });
 });
 
-describe('keccak256 (the keccak package) equals ox Hash.keccak256', () => {
+describe('keccak256 (hash-wasm) equals ox Hash.keccak256', () => {
   it('for random bytes, as bytes and as hex', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 700 }), (b) => {
         expect(Hex.fromBytes(keccak256(b))).toBe(Hash.keccak256(Hex.fromBytes(b)));
         expect(keccak256Hex(Hex.fromBytes(b))).toBe(Hash.keccak256(Hex.fromBytes(b)));
+        expect(`0x${keccak256RawHex(Hex.fromBytes(b).slice(2))}`).toBe(Hash.keccak256(Hex.fromBytes(b)));
       }),
       { numRuns: 500 },
     );
   });
 
+  it('hashes raw hex longer than its reused buffer, and the next short input alone', () => {
+    const long = 'ab'.repeat(70_000);
+    expect(`0x${keccak256RawHex(long)}`).toBe(Hash.keccak256(`0x${long}`));
+    expect(`0x${keccak256RawHex('01')}`).toBe(Hash.keccak256('0x01'));
+  });
+
   it('refuses hex that is not whole bytes', () => {
     expect(() => keccak256Hex('0xabc')).toThrow(TypeError);
     expect(() => keccak256Hex('abcd')).toThrow(TypeError);
+    expect(() => keccak256RawHex('abc')).toThrow(TypeError);
+    expect(() => keccak256RawHex('abzz')).toThrow(TypeError);
   });
 });

@@ -32,6 +32,8 @@ function sameHex(a: unknown, b: unknown): boolean {
 /**
  * Stage 1: the block was at or below the source's finalized head when read, and the receipt matches the
  * transaction (transaction hash, block hash, block height, transaction index).
+ * Reasons are plain ASCII ("<=", "!="): one non-Latin-1 character (a "≤") made every stored integrity JSON a
+ * two-byte string, twice the bytes to build, pass to the writer thread and convert to UTF-8 for the store.
  */
 function finalizedReceiptStage(f: FetchedBlock, index: number, tx: RpcTransaction, receipt: RpcReceipt | null | undefined): IntegrityStage {
   const stage = (status: IntegrityStage['status'], reason: string): IntegrityStage => ({ level: 1, label: STAGE_LABELS[1], status, reason });
@@ -40,18 +42,18 @@ function finalizedReceiptStage(f: FetchedBlock, index: number, tx: RpcTransactio
   if (height === null) return stage('unknown', `block number ${JSON.stringify(f.block.number)} is not a quantity`);
   if (finalized === null) return stage('unknown', `the source's finalized head was not recorded when block ${height} was read`);
   if (height > finalized) return stage('fail', `block ${height} is above the source's finalized head ${finalized} when read`);
-  if (!receipt) return stage('unknown', `the node gave no receipt for this transaction (block ${height} is finalized: ${height} ≤ ${finalized})`);
+  if (!receipt) return stage('unknown', `the node gave no receipt for this transaction (block ${height} is finalized: ${height} <= ${finalized})`);
 
   const mismatches: string[] = [];
-  if (!sameHex(receipt.transactionHash, tx.hash)) mismatches.push(`transaction hash ${receipt.transactionHash} ≠ ${tx.hash}`);
-  if (!sameHex(receipt.blockHash, f.block.hash)) mismatches.push(`block hash ${receipt.blockHash} ≠ ${f.block.hash}`);
-  if (quantity(receipt.blockNumber) !== height) mismatches.push(`block height ${receipt.blockNumber} ≠ ${height}`);
-  if (quantity(receipt.transactionIndex) !== index) mismatches.push(`transaction index ${receipt.transactionIndex} ≠ ${index}`);
+  if (!sameHex(receipt.transactionHash, tx.hash)) mismatches.push(`transaction hash ${receipt.transactionHash} != ${tx.hash}`);
+  if (!sameHex(receipt.blockHash, f.block.hash)) mismatches.push(`block hash ${receipt.blockHash} != ${f.block.hash}`);
+  if (quantity(receipt.blockNumber) !== height) mismatches.push(`block height ${receipt.blockNumber} != ${height}`);
+  if (quantity(receipt.transactionIndex) !== index) mismatches.push(`transaction index ${receipt.transactionIndex} != ${index}`);
   if (!sameHex(tx.blockHash, f.block.hash) || quantity(tx.blockNumber) !== height || quantity(tx.transactionIndex) !== index) {
     mismatches.push(`the transaction's own block hash, height or index disagree with its place in block ${height}`);
   }
   if (mismatches.length > 0) return stage('fail', `receipt does not match the transaction: ${mismatches.join('; ')}`);
-  return stage('pass', `block ${height} ≤ finalized head ${finalized} when read from ${f.source}; receipt matches transaction hash, block hash, height and index ${index}`);
+  return stage('pass', `block ${height} <= finalized head ${finalized} when read from ${f.source}; receipt matches transaction hash, block hash, height and index ${index}`);
 }
 
 /** Describes a root check for a stage reason. */

@@ -31,10 +31,19 @@ export function keccak256Hex(hex: string): `0x${string}` {
   return `0x${hasher.init().update(Buffer.from(hex.slice(2), 'hex')).digest('hex')}`;
 }
 
+/** Where keccak256RawHex decodes its input: grown on demand, reused (hashing is synchronous). */
+let scratch = Buffer.allocUnsafe(1 << 16);
+
 /**
  * keccak256 of unprefixed hex that the caller built itself (./rlp.ts output), as unprefixed lower-case hex.
- * Unchecked: `hex` must be whole bytes of hex digits (Buffer's decoder stops at the first non-hex pair).
+ * The hex is decoded into a reused buffer and the digest converted by Buffer (native), not by hash-wasm's
+ * JavaScript hex writer: about 12% less per hash and two fewer allocations (scratch micro-benchmark, session 5).
+ * @throws TypeError when `hex` is not whole bytes of hex digits (Buffer's decoder stops at the first bad pair)
  */
 export function keccak256RawHex(hex: string): string {
-  return hasher.init().update(Buffer.from(hex, 'hex')).digest('hex');
+  if (hex.length > scratch.length * 2) scratch = Buffer.allocUnsafe(hex.length);
+  const n = scratch.write(hex, 'hex');
+  if (n * 2 !== hex.length) throw new TypeError(`not whole bytes of hex: ${hex.slice(0, 20)}`);
+  const digest = hasher.init().update(scratch.subarray(0, n)).digest('binary');
+  return Buffer.from(digest.buffer, digest.byteOffset, digest.byteLength).toString('hex');
 }
