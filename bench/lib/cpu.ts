@@ -54,3 +54,26 @@ export const ownCpuSeconds = (): number => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;
 };
+
+/**
+ * CPU seconds (user + system) used so far by every running process whose command name is `comm` (e.g. the
+ * PostgreSQL server's processes, "postgres"); a process that exited meanwhile no longer counts, so take the
+ * span's end reading while the processes of interest still run. Null when /proc is not there.
+ */
+export function commandCpuSeconds(comm: string): number | null {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return null;
+  }
+  let total = 0;
+  for (const pid of pids) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === comm) total += processCpuSeconds(Number(pid)) ?? 0;
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return total;
+}
