@@ -2,6 +2,7 @@
  * Load measurement shared by every benchmark: autocannon against a URL on loopback, and the bare-route
  * baseline (a Fastify route returning a fixed body of a given size) that each result is compared with.
  */
+import { NODE_FLAGS } from '../../src/cli/node-flags.js';
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -83,7 +84,9 @@ export interface ChildServer {
 export async function spawnServer(args: string[], port: number, opts: { readyPath?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<ChildServer> {
   // BENCH_CPU_PROF=DIR writes each child server's V8 CPU profile into DIR when it stops (node --cpu-prof).
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child = spawn(process.execPath, [...prof, ...args], { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  // With paywatch's V8 flags (src/cli/node-flags.ts), so servers are measured as `npx paywatch` runs them (the
+  // baselines too, for a like-for-like comparison).
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...prof, ...args], { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
   const url = `http://127.0.0.1:${port}`;

@@ -3,12 +3,14 @@
  * this file; test/unit/node-flags.test.ts keeps them in step), and the ingest benchmark re-runs itself with them
  * so it measures the collector as shipped.
  *
- * `--max-semi-space-size=256` (MiB): the collector keeps several runs of parsed blocks and serialized rows
- * (15–25 MB) alive while it decodes and writes, and every young-generation collection copies them; each costs
- * about the same whatever the semi-space size, so a larger one means fewer of them per transaction. V8's default
- * 16 MiB promoted them on every scavenge (GC ~32 µs of CPU per transaction collected); 64 MiB took it to ~20
- * (session 4); 256 MiB to ~8 on the main thread, and the warm collector from a median 7,395 to 8,347 tx/s in
- * five alternating pairs (scratch bench/tmp-collect, session 5), for about 160 MB more peak RSS during a
- * backfill (678 → 839 MB in that run). The young generation only grows to that size under such allocation rates.
+ * `--max-semi-space-size=32` (MiB), a compromise between the collector and the API, which share the process
+ * under `paywatch start`. The collector keeps several runs of parsed blocks and serialized rows (15–25 MB) alive
+ * while it decodes and writes, and every young-generation collection copies them, so it gains from a large
+ * young generation: GC on the main thread ~32 µs of CPU per transaction with V8's 16 MiB default, ~20 at 64,
+ * ~8 at 256, and the collector +9% from 32 to 256 (alternating pairs, scratch bench/tmp-collect, session 5).
+ * But the young generation grows to its limit under concurrent CSV exports too: the server's peak RSS growth
+ * over 2 concurrent exports was 22 MB at 32, 69–83 MB at 48–64 and ~205 MB at 256 (session 5), against the
+ * export's 64 MB bound (issue 2 §9). 32 keeps that bound; a process that only collects can be given more by
+ * starting node itself: `node --max-semi-space-size=256 bin/paywatch.js collect`.
  */
-export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=256'];
+export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=32'];

@@ -13,7 +13,7 @@ import { insertObservations } from './chain/write.js';
 import { mergeCoverage, readCoverage, summarizeCoverage, type HeightInterval } from './chain/coverage.js';
 import { countMatches, currentStats, filterKey, forgetStats, pageMatches, readStats, scanBatches, scanMatches } from './chain/query.js';
 import { memoPerStore } from './chain/memo.js';
-import { LIST_COLUMNS, prepareBlock, rowToDetail, rowToPlainMembers, rowToTransaction, type PreparedBlock, type TransactionDetailRow, type TransactionRow } from './chain/rows.js';
+import { LIST_COLUMNS, prepareBlock, rowToDetail, rowToTransaction, rowWithIntegrity, type PreparedBlock, type TransactionDetailRow, type TransactionRow } from './chain/rows.js';
 
 export type { HeightInterval } from './chain/coverage.js';
 export type { TransactionRow, TransactionDetailRow, PreparedBlock, SerializedObservation } from './chain/rows.js';
@@ -222,7 +222,7 @@ async function aggregate(store: Store, filters: ObservationFilters, window: numb
  * carries (score, maximum), read from the stored JSON by the database (the stages and their reasons, most of a
  * row's bytes, are never read for the export).
  */
-export type ExportRow = Omit<TransactionRow, 'integrity'> & { integrity_score: number; integrity_maximum: number };
+export type ExportRow = Omit<TransactionRow, 'integrity'> & { integrity: { score: number; maximum: number } };
 
 /** Plain columns read for the export (LIST_COLUMNS without the integrity JSON). */
 const EXPORT_READ = LIST_COLUMNS.filter((c): c is Exclude<(typeof LIST_COLUMNS)[number], 'integrity'> => c !== 'integrity');
@@ -244,11 +244,7 @@ export function exportRows(store: Store, filters: ObservationFilters): AsyncIter
       if (step.done) return step;
       return {
         done: false,
-        value: step.value.map((r) => ({
-          ...rowToPlainMembers(r),
-          integrity_score: Number(r.integrity_score),
-          integrity_maximum: Number(r.integrity_maximum),
-        })),
+        value: step.value.map((r) => rowWithIntegrity(r, { score: Number(r.integrity_score), maximum: Number(r.integrity_maximum) })),
       };
     },
     [Symbol.asyncIterator]() {

@@ -39,8 +39,8 @@ export function exportRecord(r: ExportRow): Record<(typeof EXPORT_COLUMNS)[numbe
     category: v(r.category),
     execution: r.execution,
     decode: r.decode,
-    integrity_score: r.integrity_score,
-    integrity_maximum: r.integrity_maximum,
+    integrity_score: r.integrity.score,
+    integrity_maximum: r.integrity.maximum,
   };
 }
 

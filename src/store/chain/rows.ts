@@ -98,8 +98,14 @@ export function prepareBlock(b: BlockObservations): PreparedBlock {
   return { height: b.height, hash: b.hash, time: b.time, observations: b.observations.map(serializeObservation) };
 }
 
-/** The public members of a stored row other than integrity (numbers converted from PostgreSQL bigint strings). */
-export function rowToPlainMembers(r: Omit<ListRow, 'integrity'>): Omit<TransactionRow, 'integrity'> {
+/**
+ * The public members of a stored row (numbers converted from PostgreSQL bigint strings) with `integrity` last,
+ * as ONE object literal: a spread of these members followed by added ones made V8 build every row as a slow
+ * dictionary-mode object, and under concurrent exports that garbage grew the server by 150–220 MB (found by
+ * bisecting bench/api.ts's export case, session 5; see docs/decisions.md, "CSV export memory").
+ * @param integrity the stored integrity as parsed JSON (lists), or only its score and maximum (the export)
+ */
+export function rowWithIntegrity<I>(r: Omit<ListRow, 'integrity'>, integrity: I): Omit<TransactionRow, 'integrity'> & { integrity: I } {
   return {
     hash: r.hash as `0x${string}`,
     time: Number(r.time),
@@ -117,12 +123,13 @@ export function rowToPlainMembers(r: Omit<ListRow, 'integrity'>): Omit<Transacti
     category: r.category,
     execution: r.execution as Execution,
     decode: r.decode,
+    integrity,
   };
 }
 
 /** A stored row as the public Transaction (integrity JSON parsed). */
 export function rowToTransaction(r: ListRow): TransactionRow {
-  return { ...rowToPlainMembers(r), integrity: JSON.parse(r.integrity) as Integrity };
+  return rowWithIntegrity(r, JSON.parse(r.integrity) as Integrity);
 }
 
 /** A stored row with its detail as the public TransactionDetail. */
