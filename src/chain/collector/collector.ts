@@ -113,6 +113,9 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  */
 export const RUNS_PER_WRITE = 4;
 
+/** Hash of the last block of a fetched run (the checkpoint after it, and the parent of the next run). */
+const lastHashOf = (fetched: FetchedBlock[]): string => fetched[fetched.length - 1].block.hash;
+
 /** A run once fetched, checked and decoded: what its write needs. */
 interface DecodedRun {
   last: number;
@@ -303,15 +306,12 @@ export class Collector {
       const blocks = prev
         ? prev.lastHash.then((hash) => this.fetchRun(first, last, finalizedHeight, hash))
         : this.fetchRun(first, last, finalizedHeight, previousHash);
-      const run: Run = { first, last, lastHash: blocks.then((b) => b[b.length - 1].block.hash), decoded: null as never };
-      run.decoded = blocks.then(async (fetched) => {
-        const done = { last, lastHash: fetched[fetched.length - 1].block.hash, blocks: await pool.process(fetched, await this.tokensOf(fetched)) };
-        run.done = done;
-        return done;
-      });
-      // Awaited later (or dropped after a failure); a rejection before then is not unhandled.
+      const decoded = blocks.then(async (fetched): Promise<DecodedRun> => ({ last, lastHash: lastHashOf(fetched), blocks: await pool.process(fetched, await this.tokensOf(fetched)) }));
+      const run: Run = { first, last, lastHash: blocks.then(lastHashOf), decoded };
+      // Registered before anyone awaits `decoded`, so `done` is set by the time an awaiter resumes; both promises
+      // are awaited later (or dropped after a failure), so a rejection before then is not unhandled.
+      decoded.then((d) => (run.done = d), () => {});
       run.lastHash.catch(() => {});
-      run.decoded.catch(() => {});
       queue.push(run);
     }
   }
