@@ -4,9 +4,9 @@
  * (the same RPC client, batch size and concurrency the collector uses), and (2) the collector's rate from an
  * empty store to the finalized head, on SQLite and PostgreSQL. Target: collector ≥ 0.6 × raw (tx/s).
  * Rates on this 2-core box swing by a third from run to run (the node's own CPU per transaction served varies
- * as much), so the run is ROUNDS rounds of raw, SQLite and PostgreSQL back to back, after the node has gone idle
- * following the load and after WARMUP uncounted rounds (JIT compilation); each rate is the median of its
- * rounds, and every round, warm-up included, is reported.
+ * as much, and the box's speed can change within seconds), so the run is ROUNDS rounds (default 9) of raw,
+ * SQLite and PostgreSQL back to back, after the node has gone idle following the load and after WARMUP uncounted
+ * rounds (JIT compilation); each rate is the median of its rounds, and every round, warm-up included, is reported.
  * Results: bench/results/ingest.{json,md}.
  * Run: node bin/run-ts.js bench/ingest.ts [--transactions N] [--per-block N] [--rounds N] [--warmup N]   (re-runs itself with paywatch's V8
  * flags, src/cli/node-flags.ts, when started without them)
@@ -33,7 +33,7 @@ import { NODE_FLAGS } from '../src/cli/node-flags.js';
 ensureNodeFlags(import.meta.url);
 
 const { values } = parseArgs({
-  options: { transactions: { type: 'string', default: '20000' }, 'per-block': { type: 'string', default: '10' }, rounds: { type: 'string', default: '5' }, warmup: { type: 'string', default: '1' } },
+  options: { transactions: { type: 'string', default: '20000' }, 'per-block': { type: 'string', default: '10' }, rounds: { type: 'string', default: '9' }, warmup: { type: 'string', default: '1' } },
 });
 const TX = Number(values.transactions);
 const PER_BLOCK = Number(values['per-block']);
