@@ -139,7 +139,7 @@ const pageMemo = memoPerStore<Store['db'], TransactionPage>();
 export async function getTransaction(store: Store, hash: string): Promise<TransactionDetailRow | null> {
   const r = await store.db
     .selectFrom('observations')
-    .innerJoin('observation_details', 'observation_details.hash', 'observations.hash')
+    .innerJoin('observation_details', 'observation_details.seq', 'observations.seq')
     .select([...LIST_COLUMNS.map((c) => `observations.${c}` as const), 'observation_details.detail'])
     .where('observations.hash', '=', hash.toLowerCase())
     .executeTakeFirst();

@@ -9,6 +9,7 @@ import { computeMetrics, getTransaction, listTransactions, writeBlocks } from '.
 import { receivedPayments } from '../../src/store/trust-repo.js';
 import { STATS_REUSE_MS } from '../../src/store/chain/query.js';
 import type { BlockObservations, Execution, Observation } from '../../src/domain/observation.js';
+import { chainMigrations } from '../../src/store/migrations/chain.js';
 import { DIALECTS, storeFactory } from '../helpers/db.js';
 import { makeBlocks, observationsOf } from '../helpers/observations.js';
 
@@ -105,6 +106,28 @@ describe.each(DIALECTS)('observation details and leg recipients on %s', (dialect
     const second = await listTransactions(s, {}, { limit: 10, offset: 0 });
     expect(second).not.toBe(first);
     expect(second.rows.map((r) => r.height)).toEqual([2, 1]);
+  });
+
+  it('keys details by seq, and chain_0003 re-keys a store of hash-keyed details (and back) without losing one', async () => {
+    const s = await fresh();
+    const blocks = makeBlocks({ count: 40, seed: 5 });
+    const last = blocks[blocks.length - 1];
+    await writeBlocks(s, blocks, { height: last.height, hash: last.hash });
+    const hashes = observationsOf(blocks).map((o) => o.hash);
+    const before = await Promise.all(hashes.map((h) => getTransaction(s, h)));
+    const keyColumns = async () => ((await s.db.introspection.getTables()).find((t) => t.name === 'observation_details')?.columns ?? []).map((c) => c.name).sort();
+    expect(await keyColumns()).toEqual(['detail', 'seq']);
+    const migration = chainMigrations.chain_0003_details_by_seq;
+    // down() gives the layout of a store written before chain_0003 (chain_0001/0002: keyed by hash).
+    await migration.down!(s.db);
+    expect(await keyColumns()).toEqual(['detail', 'hash']);
+    expect(await rows(s, 'observation_details')).toBe(hashes.length);
+    await migration.up(s.db);
+    await migration.up(s.db); // a second run (a crash after the rebuild, before it was recorded) changes nothing
+    expect(await keyColumns()).toEqual(['detail', 'seq']);
+    expect(await rows(s, 'observation_details')).toBe(hashes.length);
+    expect(await Promise.all(hashes.map((h) => getTransaction(s, h)))).toEqual(before);
+    expect(before.every((d) => d !== null && d.legs !== null)).toBe(true);
   });
 
   it("sees another process's write once the reused counters read is older than STATS_REUSE_MS", async () => {

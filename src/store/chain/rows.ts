@@ -3,7 +3,7 @@
  */
 import type { Selectable } from 'kysely';
 import type { BlockObservations, CHAIN_ID, Execution, Integrity, Observation, ObservationDetail } from '../../domain/observation.js';
-import type { LegRecipientsTable, ObservationDetailsTable, ObservationsTable } from '../tables/chain.js';
+import type { LegRecipientsTable, ObservationsTable } from '../tables/chain.js';
 
 /** Integrity as a plain object type (a type literal, so it is assignable to the schemas' open object types). */
 export type IntegrityJson = { [K in keyof Integrity]: Integrity[K] };
@@ -39,7 +39,8 @@ export interface SerializedObservation {
   /** Block timestamp, UTC Unix seconds. */
   time: number;
   row: Omit<ObservationsTable, 'seq'>;
-  detail: ObservationDetailsTable;
+  /** JSON text of the ObservationDetail (ObservationDetailsTable.detail; its seq is assigned at insert time). */
+  detail: string;
   /** Distinct leg `to` addresses other than the primary recipient (see LegRecipientsTable). */
   legRecipients: LegRecipientsTable[];
 }
@@ -88,7 +89,7 @@ export function serializeObservation(o: Observation): SerializedObservation {
       decode: o.decode,
       integrity: JSON.stringify(o.integrity),
     },
-    detail: { hash, detail: JSON.stringify(o.detail) },
+    detail: JSON.stringify(o.detail),
     legRecipients: [...legTo].map((to) => ({ recipient: to, hash, time: o.time, execution: o.execution })),
   };
 }

@@ -113,7 +113,7 @@ export async function insertObservations(
   if (fresh.length) {
     if (ordered && lastTime !== null && lastHash !== null && seqOrder({ time: lastTime, hash: lastHash }, fresh[0]) >= 0) ordered = false;
     await insertRows(trx, dialect, 'observations', fresh.map((x, i) => ({ ...x.row, seq: count + i })), ['hash']);
-    await insertRows(trx, dialect, 'observation_details', fresh.map((x) => x.detail), ['hash']);
+    await insertRows(trx, dialect, 'observation_details', fresh.map((x, i) => ({ seq: count + i, detail: x.detail })), ['seq']);
     await insertRows(trx, dialect, 'leg_recipients', fresh.flatMap((x) => x.legRecipients), ['recipient', 'hash']);
     count += fresh.length;
     const last = fresh[fresh.length - 1];

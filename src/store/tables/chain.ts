@@ -30,11 +30,14 @@ export interface ObservationsTable {
 }
 
 /**
- * The retained detail of one observation (primary key: hash), written in the same transaction as its
- * observations row and read only by the detail endpoint, so lists, counts, metrics and export never read it.
+ * The retained detail of one observation (primary key: its observations row's `seq`), written in the same
+ * transaction as that row and read only by the detail endpoint, so lists, counts, metrics and export never read
+ * it. Keyed by seq, not hash (migration chain_0003): seq grows with every write, so details are appended in key
+ * order, and an integer key (SQLite's rowid itself) needs no second index of 66-character hashes.
  */
 export interface ObservationDetailsTable {
-  hash: string;
+  /** The observations row's seq (bigint: a string from PostgreSQL). */
+  seq: number | string;
   /** JSON text of ObservationDetail (transaction, receipt, evidence, legs, calls, forensics, unknown). */
   detail: string;
 }
