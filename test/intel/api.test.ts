@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { buildApp } from '../../src/api/app.js';
@@ -61,6 +62,8 @@ describe.each(DIALECTS)('provider and intelligence routes on %s', (dialect) => {
       const b = await get(url);
       expect(a.headers['content-type']).toBe('application/json; charset=utf-8');
       expect(b.body).toBe(a.body);
+      expect(b.headers.etag).toBe(a.headers.etag);
+      expect(a.headers.etag).toBe(`"${createHash('sha1').update(a.body).digest('base64')}"`);
       expect(typeof JSON.parse(a.body)).toBe('object');
       const again = await app.inject({ method: 'GET', url, headers: { 'if-none-match': String(a.headers.etag) } });
       expect(again.statusCode).toBe(304);

@@ -12,7 +12,7 @@ import { type CollectorState, computeMetrics, getCoverage, getStatus, getTransac
 import { ErrorBody, publicErrorResponses } from '../schemas/common.js';
 import { CoverageSchema, MetricsSchema, StatusSchema, TransactionDetailSchema, TransactionListSchema } from '../schemas/chain.js';
 import { csvExport, EXPORTS_AT_ONCE, ExportSlots } from './chain-export.js';
-import { sendJsonText } from '../reply.js';
+import { renderedOnce, renderJson, sendRenderedJson, type RenderedJson } from '../reply.js';
 import { getServiceSources } from '../../store/intel-repo.js';
 
 /** Seconds clients and caches may reuse an answer: the five-second polling rule (contract section 8). */
@@ -39,8 +39,7 @@ const DETAILS_KEPT = 5000;
 /** Route plugin; register with the AppContext as options. */
 export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const rendered = new WeakMap<object, string>();
-  const details = new Map<string, string>();
+  const details = new Map<string, RenderedJson>();
 
   app.get(
     '/api/status',
@@ -96,10 +95,8 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
       const { limit, offset, ...filters } = req.query;
       const page = await listTransactions(ctx.store, filters, { limit, offset });
       cache(reply, FRESH);
-      // A remembered page (same store version, same query) is the same object: render it once.
-      let body = rendered.get(page);
-      if (body === undefined) rendered.set(page, (body = JSON.stringify({ total: page.total, limit, offset, as_of: page.as_of, rows: page.rows })));
-      return sendJsonText(reply, body);
+      // A remembered page (same store version, same query, so the same limit and offset) is the same object: render it once.
+      return sendRenderedJson(reply, renderedOnce(page, () => ({ total: page.total, limit, offset, as_of: page.as_of, rows: page.rows })));
     },
   );
 
@@ -129,11 +126,11 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
           cache(reply, FRESH);
           throw new NotFound(`transaction ${hash} is not recorded in this archive; this is not proof that it does not exist on chain`);
         }
-        details.set(hash, (body = JSON.stringify(t)));
+        details.set(hash, (body = renderJson(t)));
         if (details.size > DETAILS_KEPT) details.delete(details.keys().next().value!);
       }
       cache(reply, IMMUTABLE);
-      return sendJsonText(reply, body);
+      return sendRenderedJson(reply, body);
     },
   );
 

@@ -6,8 +6,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from '../context.js';
-import { jsonOf } from '../../store/intel/cache.js';
-import { sendJsonText } from '../reply.js';
+import { renderedOnce, sendRenderedJson } from '../reply.js';
 import {
   ChangesResponse,
   ErrorBody,
@@ -78,7 +77,7 @@ export const intelligenceRoutes: FastifyPluginAsync<AppContext> = async (fastify
         },
       },
       // Answers are reused for up to 5 s (src/store/intel/cache.ts); their JSON text is sent as is.
-      async (req, reply) => sendJsonText(reply, jsonOf(await l.query(ctx.store, req.query, opts()))),
+      async (req, reply) => sendRenderedJson(reply, renderedOnce(await l.query(ctx.store, req.query, opts()))),
     );
   }
 };

@@ -4,9 +4,8 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { sendJsonText } from '../reply.js';
+import { renderedOnce, sendRenderedJson } from '../reply.js';
 import type { AppContext } from '../context.js';
-import { jsonOf } from '../../store/intel/cache.js';
 import { ErrorBody, getProvider, ProviderParams, ProviderProfileResponse, ProvidersQuery, ProvidersResponse, searchProviders } from '../../store/intel-repo.js';
 
 /** Content type of a JSON text sent as is (Fastify does not serialise a string body with a JSON type). */
@@ -29,7 +28,7 @@ export const providerRoutes: FastifyPluginAsync<AppContext> = async (fastify, ct
       },
     },
     // The answer is reused for up to 5 s (src/store/intel/cache.ts); its JSON text is sent as is.
-    async (req, reply) => sendJsonText(reply, jsonOf(await searchProviders(ctx.store, req.query, opts()))),
+    async (req, reply) => sendRenderedJson(reply, renderedOnce(await searchProviders(ctx.store, req.query, opts()))),
   );
 
   app.get(
