@@ -11,7 +11,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { z } from 'zod';
 import type { AppContext } from '../api/context.js';
 import { HttpError } from '../domain/errors.js';
-import { jsonOf } from '../store/intel/cache.js';
+import { renderedOnce } from '../api/reply.js';
 import {
   ChangesResponse,
   getProvider,
@@ -40,9 +40,12 @@ export const MCP_TOOLS = {
   get_service_history: 'GET /api/intelligence/history',
 } as const;
 
-/** A tool answer: the body as structured content and as text (serialised once per reused answer: jsonOf). */
+/**
+ * A tool answer: the body as structured content and as text, serialised once per reused answer (renderedOnce: the
+ * same rendering the HTTP routes send for the same answer object).
+ */
 function ok(body: object): CallToolResult {
-  return { content: [{ type: 'text', text: jsonOf(body) }], structuredContent: body as Record<string, unknown> };
+  return { content: [{ type: 'text', text: renderedOnce(body).text }], structuredContent: body as Record<string, unknown> };
 }
 
 /**

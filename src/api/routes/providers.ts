@@ -8,8 +8,6 @@ import { renderedOnce, sendRenderedJson } from '../reply.js';
 import type { AppContext } from '../context.js';
 import { ErrorBody, getProvider, ProviderParams, ProviderProfileResponse, ProvidersQuery, ProvidersResponse, searchProviders } from '../../store/intel-repo.js';
 
-/** Content type of a JSON text sent as is (Fastify does not serialise a string body with a JSON type). */
-
 /** Registers the provider routes. */
 export const providerRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();

@@ -42,16 +42,3 @@ export function cachedRead<T>(store: Store, key: string, read: () => Promise<T>)
   value.catch(() => m!.delete(key));
   return value;
 }
-
-const texts = new WeakMap<object, string>();
-
-/**
- * The JSON text of an answer, computed once per answer object: a reused answer (cachedRead) is the same object on
- * every request, so the routes send its text instead of serialising it again (JSON.stringify of a ~60 KB listing
- * is a large part of a request).
- */
-export function jsonOf(value: object): string {
-  let t = texts.get(value);
-  if (t === undefined) texts.set(value, (t = JSON.stringify(value)));
-  return t;
-}
