@@ -8,10 +8,7 @@
  * The seeded stores are kept (bench/tmp/, database paywatch_bench) and reused when they hold N rows.
  */
 import { parseArgs } from 'node:util';
-import { sql } from 'kysely';
-import { openStore } from '../src/store/db.js';
-import { seedStore } from '../src/store/seed.js';
-import { benchStore } from './lib/db.js';
+import { seededStore } from './lib/seeded.js';
 import { loadTable, measure, sampleChildRss, servePaywatch, startBareRoute, writeResults, type LoadResult } from './lib/load.js';
 
 const { values } = parseArgs({
@@ -29,23 +26,6 @@ const ONLY = values.only ?? [];
 /** True when case `name` is part of this run. */
 const selected = (name: string) => !ONLY.length || ONLY.some((w) => name.includes(w));
 
-/** Returns a store location holding exactly COUNT synthetic observations, seeding it when needed. */
-async function seededStore(dialect: 'sqlite' | 'postgres'): Promise<{ db: string; seeded_s: number | null }> {
-  const db = await benchStore(dialect, dialect === 'sqlite' ? `api-${COUNT}` : `paywatch_bench_${COUNT}`);
-  const store = await openStore(db);
-  const have = Number((await sql<{ n: number }>`select count(*) as n from observations`.execute(store.db)).rows[0].n);
-  let seeded_s: number | null = null;
-  if (have !== COUNT) {
-    if (have > 0) throw new Error(`${db} holds ${have} rows, not ${COUNT}: delete it and run again`);
-    process.stderr.write(`seeding ${COUNT} observations into ${store.location}…\n`);
-    const r = await seedStore(store, { count: COUNT, onProgress: (n) => n % 100_000 < 5000 && process.stderr.write(`  ${n}\n`) });
-    seeded_s = r.seconds;
-  }
-  if (dialect === 'postgres') await sql`analyze`.execute(store.db);
-  await store.close();
-  return { db, seeded_s };
-}
-
 interface DialectReport {
   dialect: string;
   rows: number;
@@ -58,7 +38,7 @@ interface DialectReport {
 }
 
 async function benchDialect(dialect: 'sqlite' | 'postgres'): Promise<DialectReport> {
-  const { db, seeded_s } = await seededStore(dialect);
+  const { db, seeded_s } = await seededStore(dialect, COUNT);
   const server = await servePaywatch(db);
   try {
     const api = `${server.url}/api`;

@@ -96,7 +96,7 @@ async function benchDialect(dialect: 'sqlite' | 'postgres'): Promise<DialectRepo
   // A fresh store per run (the test helper: a temporary SQLite file or a new PostgreSQL database).
   const { url: db, drop } = await createTestDb(dialect);
   const store = await openStore(db);
-  const conn = await issueSender(store, new KeyVault(MasterSecret.parse(SECRET)), 'connection', 'bench', 'mcp');
+  const conn = await issueSender(store, new KeyVault(MasterSecret.parse(SECRET)), 'connection', 'bench', 'mcp', 'test');
   const server = await servePaywatch(db, { PAYWATCH_SECRET: SECRET, PAYWATCH_INTAKE_RATE_LIMIT: '1000000000' });
   try {
     const probe = await fetch(`${server.url}/api/protocol-events`, { method: 'POST', ...signed(conn, -1) });

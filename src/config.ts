@@ -9,6 +9,8 @@ export const DEFAULT_DB = './data/paywatch.sqlite';
 export const DEFAULT_RPC = 'https://rpc.tempo.xyz';
 
 const port = z.coerce.number().int().min(0).max(65535);
+/** A duration in seconds (fractions allowed) for a listener timeout: a millisecond to a day. */
+const seconds = z.coerce.number().min(0.001).max(86_400);
 
 const ConfigSchema = z.object({
   /** `--db` / PAYWATCH_DB: a path, `sqlite:PATH`, or `postgres://…`. */
@@ -21,8 +23,14 @@ const ConfigSchema = z.object({
   host: z.string().min(1),
   /** `--from`: first block height to collect on a fresh store; null = finalized head − 10,000. */
   from: z.coerce.number().int().min(0).nullable(),
+  /** `--tokenlist` / PAYWATCH_TOKENLIST: a token list file (Uniswap format); null = the built-in Tempo mainnet list. */
+  tokenList: z.string().min(1).nullable(),
   /** PAYWATCH_LOG_LEVEL: pino level. */
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+  /** PAYWATCH_READERS: reader threads for heavy chain reads on a SQLite store (metrics, counts, export); 0 = inline. */
+  readers: z.coerce.number().int().min(0).max(16),
+  /** PAYWATCH_HEAVY_PER_CLIENT: metrics, export or filtered-list requests one client may have in flight at once. */
+  heavyPerClient: z.coerce.number().int().min(1).max(64),
   /** PAYWATCH_RATE_LIMIT: requests per client IP per minute on the public API. */
   rateLimitPerMinute: z.coerce.number().int().min(1),
   /** Collector: blocks fetched per batch and parallel RPC requests. */
@@ -47,8 +55,12 @@ const ConfigSchema = z.object({
   verifyMaxBytes: z.coerce.number().int().min(1024).max(16 * 1024 * 1024),
   /** Trust check: PAYWATCH_VERIFY_ALLOW_LOOPBACK=1 lets checks reach 127.0.0.1 (local demo and tests only). */
   verifyAllowLoopback: z.preprocess((v) => v === true || v === '1' || v === 'true', z.boolean()),
+  /** Trust check: PAYWATCH_VERIFY_MAX_IN_FLIGHT, checks running at once at most (503 + Retry-After beyond). */
+  verifyMaxInFlight: z.coerce.number().int().min(1).max(10_000),
   /** Trust check: PAYWATCH_VERIFY_KEYS_PER_HOUR, free keys POST /v1/keys issues per client address per hour. */
   verifyKeysPerHour: z.coerce.number().int().min(1),
+  /** Trust check: PAYWATCH_TRUST_CHANGE_WINDOW_DAYS, how far back recorded payTo, price, network and asset changes count (docs/trust-check.md). */
+  trustChangeWindowDays: z.coerce.number().min(0).max(3650),
   /** Trust check x402 per-call payment: payTo (PAYWATCH_X402_PAY_TO; null = per-call payment off), token, network, facilitator. */
   x402PayTo: z.string().regex(/^0x[0-9a-fA-F]{40}$/).nullable(),
   x402Asset: z.string().regex(/^0x[0-9a-fA-F]{40}$/).nullable(),
@@ -67,6 +79,25 @@ const ConfigSchema = z.object({
   keyGraceSeconds: z.coerce.number().int().min(0),
   /** Intake: PAYWATCH_INTAKE_RATE_LIMIT, signed deliveries per connection or producer per minute. */
   intakeRateLimitPerMinute: z.coerce.number().int().min(1),
+  /** PAYWATCH_AUTH_FAILURE_LIMIT: failed authentications (intake signatures, operator tokens, trust-check API keys) per client address (IPv6: per /64) per minute before 429. */
+  authFailureLimitPerMinute: z.coerce.number().int().min(1),
+  /** Every listener: PAYWATCH_REQUEST_TIMEOUT_SECONDS, the time a client has to send a whole request (head and body; not the answer). */
+  requestTimeoutSeconds: seconds,
+  /** Every listener: PAYWATCH_HEADERS_TIMEOUT_SECONDS, the time a client has to send a request's head (at most the request timeout). */
+  headersTimeoutSeconds: seconds,
+  /** Every listener: PAYWATCH_KEEP_ALIVE_SECONDS, how long (whole seconds: Keep-Alive's timeout is in seconds) an idle kept-alive connection waits for its next request. */
+  keepAliveSeconds: z.coerce.number().int().min(1).max(86_400),
+  /** Every listener: PAYWATCH_CONNECTION_IDLE_SECONDS, a connection with no bytes moving either way this long is closed (longer than the slowest answer). */
+  connectionIdleSeconds: seconds,
+  /** Every listener: PAYWATCH_MAX_CONNECTIONS, open connections at most; Node closes further ones at once. */
+  maxConnections: z.coerce.number().int().min(1),
+  /** Public API: PAYWATCH_EXPORT_IDLE_SECONDS, a CSV export whose client takes no bytes this long is aborted and frees its slot. */
+  exportIdleSeconds: seconds,
+}).superRefine((c, ctx) => {
+  // Node refuses a head timeout longer than the whole request's (http.createServer, ERR_OUT_OF_RANGE).
+  if (c.headersTimeoutSeconds > c.requestTimeoutSeconds) {
+    ctx.addIssue({ code: 'custom', path: ['headersTimeoutSeconds'], message: `must be at most the request timeout (${c.requestTimeoutSeconds} s)` });
+  }
 });
 
 export type Config = Readonly<z.infer<typeof ConfigSchema>>;
@@ -89,7 +120,10 @@ export function loadConfig(flags: Flags = {}, env: NodeJS.ProcessEnv = process.e
     port: pick(flags.port, 'PORT', 8080),
     host: pick(flags.host, 'PAYWATCH_HOST', '127.0.0.1'),
     from: pick(flags.from, 'PAYWATCH_FROM', null),
+    tokenList: pick(flags.tokenList, 'PAYWATCH_TOKENLIST', null),
     logLevel: pick(flags.logLevel, 'PAYWATCH_LOG_LEVEL', 'info'),
+    readers: pick(flags.readers, 'PAYWATCH_READERS', 2),
+    heavyPerClient: pick(flags.heavyPerClient, 'PAYWATCH_HEAVY_PER_CLIENT', 2),
     rateLimitPerMinute: pick(flags.rateLimitPerMinute, 'PAYWATCH_RATE_LIMIT', 600),
     batchSize: pick(flags.batchSize, 'PAYWATCH_BATCH_SIZE', 50),
     rpcConcurrency: pick(flags.rpcConcurrency, 'PAYWATCH_RPC_CONCURRENCY', 8),
@@ -103,7 +137,9 @@ export function loadConfig(flags: Flags = {}, env: NodeJS.ProcessEnv = process.e
     verifyTimeoutMs: pick(flags.verifyTimeoutMs, 'PAYWATCH_VERIFY_TIMEOUT_MS', 10_000),
     verifyMaxBytes: pick(flags.verifyMaxBytes, 'PAYWATCH_VERIFY_MAX_BYTES', 1024 * 1024),
     verifyAllowLoopback: pick(flags.verifyAllowLoopback, 'PAYWATCH_VERIFY_ALLOW_LOOPBACK', '0'),
+    verifyMaxInFlight: pick(flags.verifyMaxInFlight, 'PAYWATCH_VERIFY_MAX_IN_FLIGHT', 32),
     verifyKeysPerHour: pick(flags.verifyKeysPerHour, 'PAYWATCH_VERIFY_KEYS_PER_HOUR', 5),
+    trustChangeWindowDays: pick(flags.trustChangeWindowDays, 'PAYWATCH_TRUST_CHANGE_WINDOW_DAYS', 30),
     x402PayTo: pick(flags.x402PayTo, 'PAYWATCH_X402_PAY_TO', null),
     x402Asset: pick(flags.x402Asset, 'PAYWATCH_X402_ASSET', null),
     x402AssetName: pick(flags.x402AssetName, 'PAYWATCH_X402_ASSET_NAME', 'USD Coin'),
@@ -116,6 +152,13 @@ export function loadConfig(flags: Flags = {}, env: NodeJS.ProcessEnv = process.e
     secretFile: pick(flags.secretFile, 'PAYWATCH_SECRET_FILE', null),
     keyGraceSeconds: pick(flags.keyGraceSeconds, 'PAYWATCH_KEY_GRACE_SECONDS', 86_400),
     intakeRateLimitPerMinute: pick(flags.intakeRateLimitPerMinute, 'PAYWATCH_INTAKE_RATE_LIMIT', 6000),
+    authFailureLimitPerMinute: pick(flags.authFailureLimitPerMinute, 'PAYWATCH_AUTH_FAILURE_LIMIT', 30),
+    requestTimeoutSeconds: pick(flags.requestTimeoutSeconds, 'PAYWATCH_REQUEST_TIMEOUT_SECONDS', 30),
+    headersTimeoutSeconds: pick(flags.headersTimeoutSeconds, 'PAYWATCH_HEADERS_TIMEOUT_SECONDS', 10),
+    keepAliveSeconds: pick(flags.keepAliveSeconds, 'PAYWATCH_KEEP_ALIVE_SECONDS', 5),
+    connectionIdleSeconds: pick(flags.connectionIdleSeconds, 'PAYWATCH_CONNECTION_IDLE_SECONDS', 120),
+    maxConnections: pick(flags.maxConnections, 'PAYWATCH_MAX_CONNECTIONS', 1024),
+    exportIdleSeconds: pick(flags.exportIdleSeconds, 'PAYWATCH_EXPORT_IDLE_SECONDS', 15),
   };
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) {

@@ -122,12 +122,15 @@ export async function spawnServer(args: string[], port: number, opts: { readyPat
   };
 }
 
-/** Runs `paywatch serve` over store `db` in its own process on a free port, without rate limits (`env` adds to it). */
+/**
+ * Runs `paywatch serve` over store `db` in its own process on a free port, without rate limits or the per-client
+ * budget of expensive requests (a load generator is one client with many connections; `env` adds to it).
+ */
 export async function servePaywatch(db: string, env: NodeJS.ProcessEnv = {}): Promise<ChildServer> {
   const port = await freePort();
   return spawnServer(['bin/paywatch.js', 'serve', '--db', db, '--port', String(port), '--log-level', 'warn'], port, {
     readyPath: '/api/status',
-    env: { PAYWATCH_RATE_LIMIT: '100000000', ...env },
+    env: { PAYWATCH_RATE_LIMIT: '100000000', PAYWATCH_HEAVY_PER_CLIENT: '64', ...env },
   });
 }
 

@@ -11,6 +11,7 @@ import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import type { AppContext } from './context.js';
 import { HttpError } from '../domain/errors.js';
 import { baseFastify } from './fastify.js';
+import { clientKey } from './client-key.js';
 import { routePlugins } from './routes/index.js';
 
 export interface BuildAppOptions {
@@ -41,6 +42,8 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
   await app.register(rateLimit, {
     max: ctx.config.rateLimitPerMinute,
     timeWindow: 60_000,
+    // IPv6 clients by /64: one subscriber holds a whole /64 and could take a fresh address per request.
+    keyGenerator: (req) => clientKey(req.ip),
     // The plugin sets Retry-After and x-ratelimit-* headers, then throws what this returns.
     errorResponseBuilder: (_req, c) =>
       new HttpError(429, `rate limited: at most ${c.max} requests per minute per client; retry after ${Math.ceil(c.ttl / 1000)} s`, Math.ceil(c.ttl / 1000)),

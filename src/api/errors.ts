@@ -1,11 +1,21 @@
 /**
  * Maps anything thrown in a route to the contract's `{error}` body (contract section 7): validation
  * errors to 400 naming the parameter, HttpError to its own status, store outages to 503 with Retry-After.
- * Never a 500 with a stack trace: unexpected errors are logged and answered with a short message.
+ * Never a 500 with a stack trace: unexpected errors are logged and answered with a short message. Requests that
+ * never reach a route get `{error}` too: 404/405 here, router failures (answerFrameworkError) and requests Node's
+ * parser refused (answerClientError), both installed by ./fastify.ts.
  */
-import type { FastifyError, FastifyInstance } from 'fastify';
+import { maxHeaderSize, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { HttpError } from '../domain/errors.js';
+import { HttpError, unknownParameters } from '../domain/errors.js';
+
+/** Longest URL answered, in characters (RFC 9110 section 4.1 asks servers to take at least 8000); longer is 414. */
+export const MAX_URL_LENGTH = 8192;
+
+/** Longest path parameter the router matches; the longest valid one is a provider domain (260). Longer is 414. */
+export const MAX_PARAM_LENGTH = 300;
 
 /** Error codes and messages that mean the store (SQLite or PostgreSQL) cannot answer right now. */
 const STORE_DOWN = /ECONNREFUSED|3D000|ECONNRESET|ETIMEDOUT|57P0[1-3]|08\d\d\d|53300|SQLITE_BUSY|SQLITE_CANTOPEN|SQLITE_IOERR|Connection terminated|timeout exceeded when trying to connect|database is locked|pool.*(ended|destroyed)|driver has already been destroyed/i;
@@ -33,13 +43,17 @@ function describeValidation(err: FastifyError): string {
   // Unknown parameters are refused rather than ignored, so a misspelt filter never silently widens a query.
   const keys = first?.params?.keys;
   if (first?.keyword === 'unrecognized_keys' && keys?.length) {
-    return `unknown ${kind}${keys.length > 1 ? 's' : ''} ${keys.map((k) => `'${k.slice(0, 40)}'`).join(', ')}`;
+    return unknownParameters(kind, keys);
   }
   const path = (first?.instancePath?.split('/').filter(Boolean) ?? []).join('.');
   return path ? `invalid ${kind} '${path}': ${first?.message ?? 'invalid value'}` : `invalid ${where}: ${first?.message ?? 'invalid value'}`;
 }
 
-/** Installs the error and not-found handlers on `app`. */
+/**
+ * Installs on `app` the error handler, the URL length rule (414 past MAX_URL_LENGTH) and the not-found handler:
+ * 405 with `Allow` when the path exists under other methods (the methods the router finds for that URL), else 404.
+ * Call before any route is registered (the methods are collected as routes are added).
+ */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (hasZodFastifySchemaValidationErrors(err)) {
@@ -48,6 +62,10 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (err instanceof HttpError) {
       if (err.retryAfter !== undefined) reply.header('retry-after', String(err.retryAfter));
       return reply.code(err.status).send({ error: err.message });
+    }
+    if (clientGone(req, err)) {
+      req.log.info({ code: err.code }, 'client disconnected before the answer');
+      return reply.code(400).send({ error: 'the client closed the connection before the request was read' });
     }
     if (isStoreUnavailable(err)) {
       req.log.warn({ err: err.message }, 'store unavailable');
@@ -62,7 +80,88 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (status === 429 && !reply.getHeader('retry-after')) reply.header('retry-after', '60');
     return reply.code(status).send({ error: err.message || 'bad request' });
   });
-  app.setNotFoundHandler((req, reply) => {
-    reply.code(404).send({ error: `no route ${req.method} ${req.url.split('?')[0]}` });
+  const methods = new Set<string>();
+  app.addHook('onRoute', (route) => {
+    for (const m of [route.method].flat()) methods.add(m);
   });
+  app.addHook('onRequest', async (req) => {
+    if (req.url.length > MAX_URL_LENGTH) throw new HttpError(414, `URL too long: at most ${MAX_URL_LENGTH} characters`);
+  });
+  app.setNotFoundHandler((req, reply) => {
+    // RFC 9110 section 15.5.6: a path that exists under other methods is 405 with the methods it takes.
+    const allow = [...methods].filter((m) => m !== req.method && app.findRoute({ method: m, url: req.url })).sort();
+    if (allow.length) {
+      return reply.code(405).header('allow', allow.join(', ')).send({ error: `method ${req.method} not allowed here; use ${allow.join(', ')}` });
+    }
+    return reply.code(404).send({ error: `no route ${req.method} ${req.url.split('?')[0]}` });
+  });
+}
+
+/** True when `err` is the client going away mid-request (a reset or abort on its own socket), not a store outage. */
+function clientGone(req: FastifyRequest, err: FastifyError): boolean {
+  return req.raw.destroyed && (err.code === 'ECONNRESET' || err.code === 'ECONNABORTED' || err.message === 'aborted');
+}
+
+/**
+ * Fastify's `frameworkErrors`: router failures that happen before any route or hook, answered as `{error}`.
+ * FST_ERR_MAX_PARAM_LENGTH (a path parameter over MAX_PARAM_LENGTH) is 414, FST_ERR_BAD_URL (a path that is not
+ * valid percent-encoded UTF-8) 400, anything else (an async constraint failing) 500; the path is not echoed.
+ */
+export function answerFrameworkError(err: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    reply.code(414).send({ error: `path parameter too long: at most ${MAX_PARAM_LENGTH} characters` });
+  } else if (err.code === 'FST_ERR_BAD_URL') {
+    reply.code(400).send({ error: 'invalid URL: the path is not valid percent-encoded UTF-8' });
+  } else {
+    reply.code(500).send({ error: 'internal error' });
+  }
+}
+
+/** Status and message for an HTTP request that Node's parser refused (codes: llhttp's HPE_* and Node's ERR_*). */
+function clientErrorAnswer(err: ConnectionError): [number, string] {
+  switch (err.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      // Node passes the packet as a Buffer (fastify's type says otherwise).
+      if (requestLineTooLong(err.rawPacket as unknown as Buffer | undefined)) return [414, `URL too long: at most ${MAX_URL_LENGTH} characters`];
+      return [431, `request header fields too large: the request line and headers may take at most ${maxHeaderSize} bytes together`];
+    case 'HPE_INVALID_METHOD':
+      // RFC 9110 section 15.6.2: an unrecognised method is 501.
+      return [501, 'unknown HTTP method'];
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return [408, 'the request was not received in time'];
+    default:
+      return [400, 'malformed HTTP request'];
+  }
+}
+
+/**
+ * True when the packet that overflowed Node's header limit starts with a request line longer than MAX_URL_LENGTH
+ * (the URL is too long, not the headers). Only the packet in hand is known: a request line spread over earlier
+ * packets is answered 431.
+ */
+function requestLineTooLong(packet: Buffer | undefined): boolean {
+  if (!Buffer.isBuffer(packet) || !/^[A-Z]+ /.test(packet.subarray(0, 20).toString('latin1'))) return false;
+  const end = packet.indexOf('\r\n');
+  return (end < 0 ? packet.length : end) > MAX_URL_LENGTH;
+}
+
+/**
+ * Fastify's `clientErrorHandler` (Node's `clientError` event): a request Node's HTTP parser refused before Fastify
+ * saw it (oversized head, unknown method, malformed) is answered with the `{error}` body and the connection closed.
+ * A client that reset or closed its connection gets nothing and is logged as a disconnect. `this` is the instance.
+ */
+export function answerClientError(this: FastifyInstance, err: ConnectionError, socket: Socket): void {
+  // Node's own handler (lib/_http_server.js) also leaves a socket alone once a response on it has started.
+  const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+  if (err.code === 'ECONNRESET' || err.code === 'HPE_INVALID_EOF_STATE' || socket.destroyed || !socket.writable || inFlight) {
+    this.log.debug({ code: err.code }, 'client disconnected');
+    socket.destroy();
+    return;
+  }
+  const [status, error] = clientErrorAnswer(err);
+  this.log.debug({ code: err.code, status }, 'client error');
+  const body = JSON.stringify({ error });
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  // A client that keeps sending would hold the half-closed socket open.
+  setTimeout(() => socket.destroy(), 2000).unref();
 }

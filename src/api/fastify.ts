@@ -5,7 +5,7 @@
 import Fastify, { LogController } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from '../config.js';
-import { installErrorHandling } from './errors.js';
+import { answerClientError, answerFrameworkError, installErrorHandling, MAX_PARAM_LENGTH } from './errors.js';
 
 /**
  * Response serialisation: plain JSON.stringify. Response schemas exist for the OpenAPI document and are
@@ -13,18 +13,41 @@ import { installErrorHandling } from './errors.js';
  */
 const jsonSerializerCompiler = () => (data: unknown) => JSON.stringify(data);
 
+/** The listener settings baseFastify reads. */
+export type ListenerConfig = Pick<Config, 'logLevel' | 'requestTimeoutSeconds' | 'headersTimeoutSeconds' | 'keepAliveSeconds' | 'connectionIdleSeconds' | 'maxConnections'>;
+
 /**
  * A bare Fastify instance as every paywatch listener wants it (the public API and the trust check): zod
- * request validation, JSON.stringify responses, `{error}` error mapping, no per-request logs.
+ * request validation, JSON.stringify responses, no per-request logs, and `{error}` for every failure: route
+ * errors, 404/405, router failures (414 path parameter, 400 bad URL) and requests Node's parser refused
+ * (431, 414, 501, 400, 408 on a request timeout; see ./errors.ts).
+ *
+ * Timeouts (Node's http.Server, https://nodejs.org/api/http.html#class-httpserver): a request's head must arrive
+ * within headersTimeoutSeconds and the whole request within requestTimeoutSeconds (both about receiving: a long
+ * answer such as the CSV export is not cut), a kept-alive connection waits keepAliveSeconds for its next request,
+ * a connection with nothing moving either way for connectionIdleSeconds is closed, and past maxConnections open
+ * connections Node closes new ones at once.
  * @param bodyLimit request body cap in bytes
  */
-export function baseFastify(config: Pick<Config, 'logLevel'>, bodyLimit: number, logger?: boolean | object) {
+export function baseFastify(config: ListenerConfig, bodyLimit: number, logger?: boolean | object) {
+  const ms = (s: number) => Math.max(1, Math.round(s * 1000));
+  const headersTimeout = ms(config.headersTimeoutSeconds);
   const app = Fastify({
     logger: logger ?? { level: config.logLevel },
     trustProxy: false,
     bodyLimit,
+    requestTimeout: ms(config.requestTimeoutSeconds),
+    keepAliveTimeout: ms(config.keepAliveSeconds),
+    connectionTimeout: ms(config.connectionIdleSeconds),
+    // Node checks the head and request timeouts every connectionsCheckingInterval (default 30 s), so without a
+    // shorter interval a 10 s head timeout would cut at up to 40 s.
+    http: { headersTimeout, requestTimeout: ms(config.requestTimeoutSeconds), connectionsCheckingInterval: Math.min(1000, headersTimeout) },
     logController: new LogController({ disableRequestLogging: true }),
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<ZodTypeProvider>();
+  app.server.maxConnections = config.maxConnections;
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(jsonSerializerCompiler);
   installErrorHandling(app);

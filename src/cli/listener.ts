@@ -4,7 +4,8 @@
  */
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { openStore, type Store } from '../store/db.js';
+import type { Store } from '../store/db.js';
+import { openConfiguredStore } from './open-store.js';
 import { createLogger } from './progress.js';
 import { configFrom, untilSignal } from './run.js';
 
@@ -19,7 +20,7 @@ export async function serveUntilSignal(
 ): Promise<void> {
   const config = configFrom(opts);
   const log = createLogger(config);
-  const store = await openStore(config.db);
+  const store = await openConfiguredStore(config, { readers: config.readers });
   try {
     const stop = await start(config, store, log);
     const signal = await untilSignal();

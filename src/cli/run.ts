@@ -34,8 +34,9 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<void> | 
 /** Reads commander option values (camelCase keys) into a validated Config. @throws ConfigError */
 export function configFrom(opts: Record<string, unknown>): Config {
   const flags: Flags = {};
-  for (const k of ['db', 'rpcUrl', 'port', 'host', 'from', 'logLevel', 'rateLimitPerMinute', 'batchSize', 'rpcConcurrency', 'pollIntervalMs', 'verifyPort'] as const) {
-    const v = opts[k === 'rpcUrl' ? 'rpc' : k];
+  const optionName: Partial<Record<keyof Flags, string>> = { rpcUrl: 'rpc', tokenList: 'tokenlist' };
+  for (const k of ['db', 'rpcUrl', 'port', 'host', 'from', 'tokenList', 'logLevel', 'rateLimitPerMinute', 'batchSize', 'rpcConcurrency', 'pollIntervalMs', 'verifyPort'] as const) {
+    const v = opts[optionName[k] ?? k];
     if (v !== undefined) flags[k] = v as string;
   }
   return loadConfig(flags);

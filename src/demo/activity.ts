@@ -27,10 +27,14 @@ import { VENUES } from '../chain/decode/constants.js';
 import type { Observation } from '../domain/observation.js';
 
 /** Observation members the ground truth states for every generated transaction. */
-type TruthMembers = 'hash' | 'height' | 'recipient' | 'asset' | 'asset_contract' | 'amount' | 'nominal' | 'fee' | 'execution' | 'exchange' | 'protocol';
+type TruthMembers = 'hash' | 'height' | 'recipient' | 'asset' | 'asset_contract' | 'amount' | 'fee' | 'execution' | 'exchange' | 'protocol';
 
-/** What the decoder must produce for one generated transaction (the public Transaction members it sets). */
+/**
+ * What the decoder must produce for one generated transaction (the public Transaction members it sets);
+ * `nominal` as served under the local token list (src/demo/token-list.ts), where every genesis token is listed.
+ */
 export type ExpectedObservation = Pick<Observation, TruthMembers> & {
+  nominal: string | null;
   /** What the step did, for test names ("plain transfer", "0x76 batch"…). */
   label: string;
   sender: string;

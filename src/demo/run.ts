@@ -14,8 +14,10 @@ import { listenVerify } from '../cli/commands/verify.js';
 import { launchCollector, type LaunchedCollector } from '../chain/collector/index.js';
 import { listenApi } from '../cli/commands/serve.js';
 import { loadConfig, type Flags } from '../config.js';
-import { openStore, type Store } from '../store/db.js';
+import type { Store } from '../store/db.js';
+import { openConfiguredStore } from '../cli/open-store.js';
 import { generateActivity, type GroundTruth } from './activity.js';
+import { ANVIL_TOKENS, writeLocalTokenList } from './token-list.js';
 
 export interface DemoOptions {
   /** Flags as given (db, port, host, logLevel…); rpcUrl and from are set by the demo. */
@@ -67,17 +69,18 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
     const truth = await generateActivity(anvil.rpcUrl);
     say(`${truth.transactions.length} transactions up to block ${truth.lastTxHeight}`);
 
+    const dir = mkdtempSync(join(tmpdir(), 'paywatch-demo-'));
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
     const temporaryStore = opts.flags.db === undefined && !process.env.PAYWATCH_DB;
-    let db = String(opts.flags.db ?? process.env.PAYWATCH_DB ?? '');
-    if (temporaryStore) {
-      const dir = mkdtempSync(join(tmpdir(), 'paywatch-demo-'));
-      cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-      db = `sqlite:${join(dir, 'paywatch.sqlite')}`;
-    }
+    const db = temporaryStore ? `sqlite:${join(dir, 'paywatch.sqlite')}` : String(opts.flags.db ?? process.env.PAYWATCH_DB ?? '');
+    // The tokens this chain has: anvil's genesis tokens and the EUR token the activity created (unless --tokenlist).
+    const eur = truth.eurToken;
+    const tokenList = opts.flags.tokenList ?? writeLocalTokenList(dir, [...ANVIL_TOKENS, { address: eur.address.toLowerCase(), symbol: eur.symbol, name: eur.symbol }]);
+    say(`token list: ${tokenList}`);
     const port = opts.flags.port ?? (await freePort());
-    const config = loadConfig({ ...opts.flags, db, port, rpcUrl: anvil.rpcUrl, from: 0, pollIntervalMs: opts.flags.pollIntervalMs ?? 250 });
+    const config = loadConfig({ ...opts.flags, db, port, tokenList, rpcUrl: anvil.rpcUrl, from: 0, pollIntervalMs: opts.flags.pollIntervalMs ?? 250 });
 
-    const store: Store = await openStore(config.db);
+    const store: Store = await openConfiguredStore(config, { readers: config.readers });
     cleanups.push(() => store.close());
     say(`store: ${store.location}${temporaryStore ? ' (temporary, deleted when the demo stops; use --db to keep one)' : ''}`);
 
@@ -95,7 +98,7 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
     cleanups.push(() => app.close());
     const ctx: AppContext = { store, config, components, log: opts.log };
     const intel = await startDemoIntel(ctx, anvil.rpcUrl, say, cleanups);
-    const verify = await listenVerify({ ...ctx, config: loadConfig({ ...opts.flags, db, port, rpcUrl: anvil.rpcUrl, verifyPort: opts.flags.verifyPort ?? (await freePort()), verifyAllowLoopback: '1' }) });
+    const verify = await listenVerify({ ...ctx, config: loadConfig({ ...opts.flags, db, port, tokenList, rpcUrl: anvil.rpcUrl, verifyPort: opts.flags.verifyPort ?? (await freePort()), verifyAllowLoopback: '1' }) });
     cleanups.push(() => verify.close());
 
     // Wait until the generated activity is collected, then let blocks keep coming for the collector to follow.

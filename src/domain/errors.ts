@@ -15,6 +15,14 @@ export class HttpError extends Error {
   }
 }
 
+/**
+ * The message refusing unknown parameters, one form for every face: `unknown query parameter 'x'` (HTTP, src/api/errors.ts),
+ * `unknown arguments 'x', 'y'` (MCP tools, src/store/intel/params.ts). Each name is cut to 40 characters.
+ */
+export function unknownParameters(kind: string, keys: readonly string[]): string {
+  return `unknown ${kind}${keys.length > 1 ? 's' : ''} ${keys.map((k) => `'${k.slice(0, 40)}'`).join(', ')}`;
+}
+
 /** 400: the request is invalid; `message` names the parameter and rule. */
 export class BadRequest extends HttpError {
   constructor(message: string) {

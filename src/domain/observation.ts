@@ -46,6 +46,18 @@ export interface Leg {
   kind?: 'transfer' | 'mint' | 'burn';
 }
 
+/**
+ * What the sender sent in one token whose `currency()` is "USD" (decimals known), fee excluded: the
+ * list-independent part of the nominal value. `nominal` counts only the parts whose token is listed
+ * (src/chain/listing.ts), so a changed token list needs no re-collection.
+ */
+export interface NominalPart {
+  /** Lower-case token contract. */
+  asset_contract: string;
+  /** Exact decimal string in token units. */
+  amount: string;
+}
+
 /** Retained observation data served only by the detail endpoint. Inner shapes are documented in docs/decoding.md. */
 export interface ObservationDetail {
   transaction: Record<string, unknown> | null;
@@ -72,7 +84,8 @@ export interface Observation {
   asset: string | null;
   asset_contract: string | null;
   amount: string | null;
-  nominal: string | null;
+  /** The sender's USD-token parts, one per contract; null when none (see NominalPart). */
+  nominal_parts: NominalPart[] | null;
   fee: string | null;
   exchange: string | null;
   protocol: string | null;

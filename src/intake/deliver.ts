@@ -3,7 +3,7 @@
  * Order matters: nothing is parsed before the signature verifies, and nothing is stored unless every check passed.
  */
 import type { Store } from '../store/db.js';
-import type { SenderKind } from '../store/intake/senders.js';
+import type { Environment, SenderKind } from '../store/intake/senders.js';
 import { insertOrRead, type InsertResult } from '../store/intake/records.js';
 import { HttpError } from '../domain/errors.js';
 import { sha256Hex } from '../secrets/index.js';
@@ -25,6 +25,8 @@ export interface Sender {
   kind: SenderKind;
   /** The connection's protocol; null for producers. */
   protocol: string | null;
+  /** The environment its credentials were issued for: it may deliver records of this environment only. */
+  environment: Environment;
 }
 
 /** The receipt of a stored delivery; a byte-identical retry gets the same one. */
@@ -43,6 +45,8 @@ export interface Accepted {
 }
 
 const HEADER = { connection: 'X-SVC-Connection', producer: 'X-SVC-Producer' } as const;
+/** The shape of issued ids (src/secrets/tokens.ts newId): anything else is unknown without a store lookup. */
+const SENDER_ID = { connection: /^conn_[0-9a-f]{16}$/, producer: /^prod_[0-9a-f]{16}$/ } as const;
 
 /**
  * Verifies who sent a delivery, on the exact body bytes. An unknown, revoked or wrong-kind sender gets one
@@ -54,13 +58,15 @@ const HEADER = { connection: 'X-SVC-Connection', producer: 'X-SVC-Producer' } as
 export async function authenticate(keys: KeyCache, kind: SenderKind, d: SignedDelivery, now: number): Promise<Sender> {
   if (!d.senderId) throw new Unauthorized(`missing ${HEADER[kind]} header`);
   checkTimestamp(d.timestamp, now);
+  const unknown = `unknown or revoked ${kind} in ${HEADER[kind]}`;
+  if (!SENDER_ID[kind].test(d.senderId)) throw new Unauthorized(unknown);
   let found = await keys.get(kind, d.senderId, now);
-  if (!found) throw new Unauthorized(`unknown or revoked ${kind} in ${HEADER[kind]}`);
+  if (!found) throw new Unauthorized(unknown);
   let ok = signatureMatches(found.keys, d.timestamp!, d.body, d.signature);
   if (!ok) {
     // The cached keys may predate a rotation: check once more against the store.
     found = await keys.get(kind, d.senderId, now, true);
-    if (!found) throw new Unauthorized(`unknown or revoked ${kind} in ${HEADER[kind]}`);
+    if (!found) throw new Unauthorized(unknown);
     ok = signatureMatches(found.keys, d.timestamp!, d.body, d.signature);
   }
   if (!ok) throw new Unauthorized(`bad signature: X-SVC-Signature is not HMAC-SHA256(key, "<X-SVC-Timestamp>.<body bytes>") for this ${kind}`);
@@ -77,12 +83,27 @@ function answer(eventId: string, r: InsertResult): Accepted {
 }
 
 /**
- * Stores a protocol event from an authenticated connection (body verified, not yet parsed).
- * @param receivedAt the receipt time to record for a first delivery
- * @throws BadRequest (400) for a malformed body, envelope or record; HttpError 409 for a changed body
+ * Refuses a record of the other environment than the sender's credentials (as payment APIs keep test and live
+ * keys apart): a test key can never write live records, nor a live key test ones.
+ * @throws HttpError 403
  */
-export async function acceptProtocolEvent(store: Store, conn: Sender, body: Buffer, receivedAt: Date): Promise<Accepted> {
-  const env = parseProtocolEnvelope(parseJsonBody(body), conn.protocol ?? '');
+function checkEnvironment(sender: Sender, environment: Environment, member: string): void {
+  if (environment !== sender.environment) {
+    throw new HttpError(403, `environment mismatch: ${member} is '${environment}' but this ${sender.kind} was issued for '${sender.environment}'; use a ${sender.kind} created with --env ${environment}`);
+  }
+}
+
+/**
+ * Stores a protocol event from an authenticated connection (body verified, not yet parsed). What is stored is
+ * the body as validated (parseJsonBody: without a leading byte-order mark); the receipt's sha256 is of those bytes.
+ * @param receivedAt the receipt time to record for a first delivery
+ * @throws BadRequest (400) for a malformed body, envelope or record; HttpError 403 for the other environment;
+ *   HttpError 409 for a changed body
+ */
+export async function acceptProtocolEvent(store: Store, conn: Sender, raw: Buffer, receivedAt: Date): Promise<Accepted> {
+  const { json, bytes: body } = parseJsonBody(raw);
+  const env = parseProtocolEnvelope(json, conn.protocol ?? '');
+  checkEnvironment(conn, env.environment, "the envelope's environment");
   const r = await insertOrRead(store, 'intake_protocol_events', {
     connection_id: conn.id,
     event_id: env.event_id,
@@ -98,11 +119,15 @@ export async function acceptProtocolEvent(store: Store, conn: Sender, body: Buff
 }
 
 /**
- * Stores an outcome record from an authenticated producer (body verified, not yet parsed).
- * @throws BadRequest (400) for a malformed record or evidence that does not bind; HttpError 409 for a changed body
+ * Stores an outcome record from an authenticated producer (body verified, not yet parsed), as validated (see
+ * acceptProtocolEvent).
+ * @throws BadRequest (400) for a malformed record or evidence that does not bind; HttpError 403 for the other
+ *   environment; HttpError 409 for a changed body
  */
-export async function acceptOutcome(store: Store, producer: Sender, body: Buffer, receivedAt: Date): Promise<Accepted> {
-  const { record: o, evidence } = parseOutcome(parseJsonBody(body), producer.id);
+export async function acceptOutcome(store: Store, producer: Sender, raw: Buffer, receivedAt: Date): Promise<Accepted> {
+  const { json, bytes: body } = parseJsonBody(raw);
+  const { record: o, evidence } = parseOutcome(json, producer.id);
+  checkEnvironment(producer, o.environment, "the record's environment");
   const r = await insertOrRead(store, 'intake_outcomes', {
     producer_id: producer.id,
     event_id: o.event_id,

@@ -7,20 +7,36 @@ import { BadRequest } from '../domain/errors.js';
 import { isDecimal } from '../domain/money.js';
 import { sha256Hex } from '../secrets/index.js';
 import { PROTOCOLS, nativeRecordProblem, type Protocol } from './protocols.js';
+import { jsonShapeProblem } from './json-shape.js';
 
 export const PROTOCOL_SCHEMA = 'paywatch.protocol.v1';
 export const OUTCOME_SCHEMA = 'paywatch.outcome.v1';
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+/** Deepest nesting of objects and arrays accepted in a body (the outermost object is level 1). */
+export const MAX_DEPTH = 64;
+
+// ignoreBOM keeps a U+FEFF in the text, so JSON.parse refuses what parseJsonBody did not strip itself.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/** A body as validated: the parsed object and the exact bytes that were parsed (what gets stored). */
+export interface JsonBody {
+  json: Record<string, unknown>;
+  /** The body without a leading UTF-8 byte-order mark (RFC 8259 section 8.1 lets a parser ignore one); otherwise the body itself. */
+  bytes: Buffer;
+}
 
 /**
- * Decodes the body as strict UTF-8 JSON.
- * @throws BadRequest on invalid UTF-8 or JSON, or when the top level is not an object
+ * Decodes a body as strict UTF-8 JSON, the same way for a delivery and for a stored row read back: one leading
+ * byte-order mark is dropped, duplicate member names and nesting deeper than MAX_DEPTH are refused. Messages
+ * give character offsets, never the body's content.
+ * @throws BadRequest on invalid UTF-8 or JSON, a top level that is not an object, duplicate names or deep nesting
  */
-export function parseJsonBody(body: Buffer): Record<string, unknown> {
+export function parseJsonBody(body: Buffer): JsonBody {
+  const bytes = body.subarray(0, 3).equals(BOM) ? body.subarray(3) : body;
   let text: string;
   try {
-    text = utf8.decode(body);
+    text = utf8.decode(bytes);
   } catch {
     throw new BadRequest('malformed body: not valid UTF-8');
   }
@@ -28,14 +44,24 @@ export function parseJsonBody(body: Buffer): Record<string, unknown> {
   try {
     v = JSON.parse(text);
   } catch (e) {
-    throw new BadRequest(`malformed body: not valid JSON (${(e as Error).message})`);
+    // V8's message quotes part of the text; keep only the position.
+    const at = /at position (\d+)/.exec((e as Error).message);
+    throw new BadRequest(`malformed body: not valid JSON${at ? ` (at character ${at[1]})` : ''}`);
   }
   if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new BadRequest('malformed body: the top level must be a JSON object');
-  return v as Record<string, unknown>;
+  const problem = jsonShapeProblem(text, MAX_DEPTH);
+  if (problem) throw new BadRequest(`malformed body: ${problem}`);
+  return { json: v as Record<string, unknown>, bytes };
 }
 
 /** Printable ASCII identifiers (event ids, task ids): what senders need, nothing that breaks logs or CSV. */
 const ident = z.string().regex(/^[\x21-\x7e]{1,200}$/, 'must be 1..200 printable ASCII characters without spaces');
+/**
+ * Text kept in a column and shown to operators: no control characters (C0, DEL, C1), which PostgreSQL text
+ * refuses (NUL) or terminals interpret (escape sequences).
+ */
+const NO_CONTROL = [/^\P{Cc}*$/u, 'must not contain control characters'] as const;
+const text = (max: number) => z.string().min(1).max(max).regex(...NO_CONTROL);
 const seconds = z.number().int().min(0).max(253402300799);
 const environment = z.enum(['test', 'live']);
 const hex64 = z.string().regex(/^[a-f0-9]{64}$/, 'must be 64 lower-case hex characters');
@@ -44,7 +70,7 @@ const ProtocolEnvelope = z.strictObject({
   schema: z.literal(PROTOCOL_SCHEMA),
   protocol: z.enum(PROTOCOLS),
   event_id: ident,
-  event_type: z.string().min(1).max(200),
+  event_type: text(200),
   event_time: seconds,
   environment,
   record: z.record(z.string(), z.unknown()),
@@ -59,19 +85,19 @@ const Outcome = z.strictObject({
   task_id: ident,
   attempt_id: ident,
   service: z
-    .strictObject({ service_id: hex64.optional(), url: z.url({ protocol: /^https?$/ }).max(2048).optional() })
+    .strictObject({ service_id: hex64.optional(), url: z.url({ protocol: /^https?$/ }).max(2048).regex(...NO_CONTROL).optional() })
     .refine((s) => s.service_id !== undefined || s.url !== undefined, 'needs service_id or url'),
   charge: z.strictObject({
     amount: z.string().max(80).refine((a) => isDecimal(a) && !a.startsWith('-'), 'must be a non-negative exact decimal string such as "0.01"'),
-    asset: z.string().min(1).max(200),
-    network: z.string().min(1).max(100),
+    asset: text(200),
+    network: text(100),
     tx_hash: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be 0x and 64 hex characters').nullish(),
-    protocol: z.string().min(1).max(50).nullish(),
+    protocol: text(50).nullish(),
   }),
   result_fingerprint: hex64,
   evaluation: z.strictObject({
-    version: z.string().min(1).max(100),
-    verdict: z.string().min(1).max(100),
+    version: text(100),
+    verdict: text(100),
     score: z.number().finite().nullish(),
     criteria: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).nullish(),
   }),

@@ -3,13 +3,14 @@
  * tokens, stored events and outcomes, and exact cost summaries. Every secret is returned once, at issuance.
  */
 import type { Store } from '../store/db.js';
-import { insertSender, listSenders, revokeSender, rotateSenderKey, type SenderInfo, type SenderKind } from '../store/intake/senders.js';
+import { insertSender, listSenders, revokeSender, rotateSenderKey, type Environment, type SenderInfo, type SenderKind } from '../store/intake/senders.js';
 import { insertOperatorToken, liveOperatorTokenHash, listOperatorTokens, revokeOperatorToken, type OperatorTokenInfo } from '../store/intake/tokens.js';
 import { listOutcomes, listProtocolEvents, outcomeCharges, type RecordFilter } from '../store/intake/records.js';
 import { DecimalSum } from '../domain/money.js';
 import { constantTimeEqual, newId, newToken, sha256Hex } from '../secrets/index.js';
 import type { KeyVault } from './keys.js';
 import type { Protocol } from './protocols.js';
+import { parseJsonBody } from './envelope.js';
 
 export type { SenderInfo, OperatorTokenInfo, RecordFilter };
 
@@ -21,18 +22,21 @@ export interface IssuedSender {
   id: string;
   name: string;
   protocol: string | null;
+  /** The only environment whose records this sender may deliver. */
+  environment: Environment;
   key: string;
 }
 
 /**
- * Creates a connection (with `protocol`) or a producer (protocol null) with a fresh key.
+ * Creates a connection (with `protocol`) or a producer (protocol null) with a fresh key, bound to one
+ * environment: its deliveries naming the other environment are refused (403).
  * @returns the id and the clear key, which no later call returns again
  */
-export async function issueSender(store: Store, vault: KeyVault, kind: SenderKind, name: string, protocol: Protocol | null): Promise<IssuedSender> {
+export async function issueSender(store: Store, vault: KeyVault, kind: SenderKind, name: string, protocol: Protocol | null, environment: Environment): Promise<IssuedSender> {
   const id = newId(kind === 'connection' ? 'conn' : 'prod');
   const { key, sealed } = vault.issue();
-  await insertSender(store, { id, kind, name, protocol }, sealed, nowSeconds());
-  return { id, name, protocol, key };
+  await insertSender(store, { id, kind, name, protocol, environment }, sealed, nowSeconds());
+  return { id, name, protocol, environment, key };
 }
 
 /**
@@ -87,8 +91,30 @@ export async function isOperatorToken(store: Store, token: string): Promise<bool
   return constantTimeEqual(sha256Hex(token), stored ?? '0'.repeat(64)) && m !== null && stored !== null;
 }
 
+/**
+ * How a stored body is shown. A row whose bytes do not pass the intake's own body check (parseJsonBody: rows
+ * stored before that check was strict) is shown as its bytes with the reason, so one such row never breaks a
+ * page, and nothing of it reaches a log.
+ */
+export interface StoredBodyView {
+  /** Null when the stored body renders; else why it does not (the message gives offsets, not content). */
+  record_error: string | null;
+  /** The stored bytes, base64, when record_error is set; else null. */
+  stored_body_base64: string | null;
+}
+
+/** Parses a stored body as the intake validated it. @returns the object, or null and the flag with the raw bytes */
+function renderStored(body: Uint8Array): { json: Record<string, unknown> | null } & StoredBodyView {
+  const bytes = Buffer.from(body);
+  try {
+    return { json: parseJsonBody(bytes).json, record_error: null, stored_body_base64: null };
+  } catch (e) {
+    return { json: null, record_error: (e as Error).message, stored_body_base64: bytes.toString('base64') };
+  }
+}
+
 /** A protocol event as operators read it: envelope members, receipt and the native record. */
-export interface EventView {
+export interface EventView extends StoredBodyView {
   connection_id: string;
   event_id: string;
   environment: 'test' | 'live';
@@ -97,7 +123,7 @@ export interface EventView {
   event_time: number;
   received_at: string;
   body_sha256: string;
-  /** The native record, parsed from the stored exact body bytes (whose sha256 is body_sha256). */
+  /** The native record, parsed from the stored body bytes (whose sha256 is body_sha256); null when record_error is set. */
   record: unknown;
 }
 
@@ -118,21 +144,25 @@ function pageOf<R, V>(f: RecordFilter, total: number, rows: R[], view: (r: R) =>
 /** Reads protocol events of one environment (since/until on event_time, UTC Unix seconds). */
 export async function readEvents(store: Store, f: RecordFilter): Promise<Page<EventView>> {
   const { total, rows } = await listProtocolEvents(store, f);
-  return pageOf(f, total, rows, (r) => ({
-    connection_id: r.connection_id,
-    event_id: r.event_id,
-    environment: r.environment,
-    protocol: r.protocol,
-    event_type: r.event_type,
-    event_time: Number(r.event_time),
-    received_at: r.received_at,
-    body_sha256: r.body_sha256,
-    record: (JSON.parse(Buffer.from(r.body).toString('utf8')) as { record: unknown }).record,
-  }));
+  return pageOf(f, total, rows, (r) => {
+    const { json, ...stored } = renderStored(r.body);
+    return {
+      connection_id: r.connection_id,
+      event_id: r.event_id,
+      environment: r.environment,
+      protocol: r.protocol,
+      event_type: r.event_type,
+      event_time: Number(r.event_time),
+      received_at: r.received_at,
+      body_sha256: r.body_sha256,
+      record: json ? (json.record ?? null) : null,
+      ...stored,
+    };
+  });
 }
 
 /** An outcome record as operators read it: the record as sent (evidence content replaced by its size), plus receipt. */
-export interface OutcomeView {
+export interface OutcomeView extends StoredBodyView {
   producer_id: string;
   event_id: string;
   environment: 'test' | 'live';
@@ -141,15 +171,16 @@ export interface OutcomeView {
   body_sha256: string;
   /** Byte length of the retained result evidence, or null when none was sent. */
   evidence_bytes: number | null;
-  record: Record<string, unknown>;
+  /** The record as sent, without `evidence`; null when record_error is set. */
+  record: Record<string, unknown> | null;
 }
 
 /** Reads outcome records of one environment (since/until on occurred_at, UTC Unix seconds). */
 export async function readOutcomes(store: Store, f: RecordFilter): Promise<Page<OutcomeView>> {
   const { total, rows } = await listOutcomes(store, f);
   return pageOf(f, total, rows, (r) => {
-    const record = JSON.parse(Buffer.from(r.body).toString('utf8')) as Record<string, unknown>;
-    delete record.evidence;
+    const { json: record, ...stored } = renderStored(r.body);
+    if (record) delete record.evidence;
     return {
       producer_id: r.producer_id,
       event_id: r.event_id,
@@ -159,6 +190,7 @@ export async function readOutcomes(store: Store, f: RecordFilter): Promise<Page<
       body_sha256: r.body_sha256,
       evidence_bytes: r.evidence == null ? null : Buffer.from(r.evidence).length,
       record,
+      ...stored,
     };
   });
 }

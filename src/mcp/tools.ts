@@ -22,6 +22,7 @@ import {
   listChanges,
   listHistory,
   listOffers,
+  NoParams,
   OffersResponse,
   ProviderParams,
   ProviderProfileResponse,
@@ -89,7 +90,7 @@ export function createMcpServer(ctx: AppContext): McpServer {
   reg('get_provider', 'One provider profile: services, advertised offers and recent dated checks. Error when the provider is not listed.', ProviderParams, ProviderProfileResponse, (a) =>
     getProvider(ctx.store, a.domain, opts()),
   );
-  reg('get_intelligence_status', 'Collection health, source freshness, history coverage and archive verification results.', z.object({}), IntelligenceStatusResponse, () =>
+  reg('get_intelligence_status', 'Collection health, source freshness, history coverage and archive verification results.', NoParams, IntelligenceStatusResponse, () =>
     intelligenceStatus(ctx.store, opts()),
   );
   reg('get_service_offers', 'Retained advertised payment options (exact atomic amounts, snapshot ids, evidence hashes), newest first.', IntelQuery, OffersResponse, (a) =>

@@ -1,7 +1,7 @@
 /**
  * Typed failures of the safe fetcher. Callers (the prober, the trust check) map them to outcomes:
  * FetchRefused → "refused", FetchTimeout → "timeout", FetchTooLarge → "too_large", FetchFailed → "unreachable".
- * Messages name the URL's host and the rule, never internals such as stack traces.
+ * Messages name the URL's host and the rule, never internals such as stack traces, nor what a host name resolved to.
  */
 import type { RawResponse } from '../intel/types.js';
 
@@ -19,7 +19,8 @@ export class FetchError extends Error {
 
 /**
  * The fetcher refused to connect. Reasons: "scheme" (not http/https), "address" (a resolved or literal
- * address is private, loopback, link-local…), "credentials" (user:pass in the URL). Nothing was sent.
+ * address is private, loopback, link-local…; the message names a literal but never a resolved address),
+ * "credentials" (user:pass in the URL). Nothing was sent.
  */
 export class FetchRefused extends FetchError {
   constructor(message: string, reason: 'scheme' | 'address' | 'credentials') {

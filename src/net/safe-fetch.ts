@@ -71,7 +71,8 @@ export async function vetUrl(
   if (url.username || url.password) throw new FetchRefused('URLs with credentials are not fetched', 'credentials');
   const host = url.hostname.replace(/^\[|\]$/g, '');
   let addresses: LookupAddress[];
-  if (isIpLiteral(host)) {
+  const literal = isIpLiteral(host);
+  if (literal) {
     addresses = [{ address: host, family: host.includes(':') ? 6 : 4 }];
   } else {
     try {
@@ -82,12 +83,19 @@ export async function vetUrl(
     if (addresses.length === 0) throw new FetchFailed(`host ${host} did not resolve`, 'dns');
   }
   for (const a of addresses) {
-    const v = checkAddress(a.address, opts.allowLoopback);
-    if (!v.allowed) {
-      throw new FetchRefused(`host ${host} resolves to ${v.address} (${v.range}), which is not a public address`, 'address');
-    }
+    if (!checkAddress(a.address, opts.allowLoopback).allowed) throw new FetchRefused(refusedAddress(host, literal), 'address');
   }
   return { url, addresses };
+}
+
+/**
+ * The message for a refused address. It never names what a host name resolved to, nor its range: callers' answers
+ * (trust check 400s, probe snapshots, source freshness) are public, and a resolved address would make the
+ * service an oracle for internal DNS. A literal address is the caller's own text and is named.
+ */
+function refusedAddress(host: string, literal: boolean): string {
+  const rule = 'only public unicast addresses are fetched';
+  return literal ? `address ${host} is not allowed (${rule})` : `host ${host} resolves to an address that is not allowed (${rule})`;
 }
 
 function isIpLiteral(host: string): boolean {

@@ -11,9 +11,11 @@ import { DecimalSum } from '../domain/money.js';
 import type { ObservationFilters } from '../domain/filters.js';
 import { insertObservations } from './chain/write.js';
 import { mergeCoverage, readCoverage, summarizeCoverage, type HeightInterval } from './chain/coverage.js';
-import { countMatches, currentStats, filterKey, forgetStats, pageMatches, readStats, scanBatches, scanMatches } from './chain/query.js';
+import { countMatches, countRows, currentStats, filterKey, forgetStats, keysetBatches, keysetStep, pageMatches, readStats, scanMatches, type KeysetPosition } from './chain/query.js';
+import type { ReaderTask } from './chain/readers.js';
 import { memoPerStore } from './chain/memo.js';
-import { LIST_COLUMNS, prepareBlock, rowToDetail, rowToTransaction, rowWithIntegrity, type PreparedBlock, type TransactionDetailRow, type TransactionRow } from './chain/rows.js';
+import { nominalOf } from '../domain/listing.js';
+import { LIST_COLUMNS, parseNominalParts, prepareBlock, rowToDetail, rowWithIntegrity, type PreparedBlock, type TransactionDetailRow, type TransactionRow } from './chain/rows.js';
 
 export type { HeightInterval } from './chain/coverage.js';
 export type { TransactionRow, TransactionDetailRow, PreparedBlock, SerializedObservation } from './chain/rows.js';
@@ -127,8 +129,10 @@ export async function listTransactions(store: Store, filters: ObservationFilters
   const stats = await currentStats(store.db);
   // Exact while the store is unchanged (the key carries its version): polling clients asking for the same page
   // between two writes share one read. The same page object comes back on a hit, so callers may cache its rendering.
-  return pageMemo(store.db).get(stats, JSON.stringify([filterKey(filters), page.limit, page.offset]), async () => {
-    const [total, rows] = await Promise.all([countMatches(store.db, filters, stats), pageMatches(store.db, filters, page.limit, page.offset, stats)]);
+  const list = store.tokenList;
+  return pageMemo(store.db).get(stats, JSON.stringify([filterKey(filters, list), page.limit, page.offset]), async () => {
+    const offload = store.readers ? (f: ObservationFilters) => store.readers!.count(f) : undefined;
+    const [total, rows] = await Promise.all([countMatches(store.db, filters, list, stats, offload), pageMatches(store.db, filters, list, page.limit, page.offset, stats)]);
     return { total, as_of: stats.updatedAt ?? now.toISOString(), rows };
   });
 }
@@ -143,7 +147,7 @@ export async function getTransaction(store: Store, hash: string): Promise<Transa
     .select([...LIST_COLUMNS.map((c) => `observations.${c}` as const), 'observation_details.detail'])
     .where('observations.hash', '=', hash.toLowerCase())
     .executeTakeFirst();
-  return r ? rowToDetail(r) : null;
+  return r ? rowToDetail(r, store.tokenList) : null;
 }
 
 /** Metrics window (contract section 8). */
@@ -153,7 +157,7 @@ export const EXPORT_CAP = 10_000;
 
 /** The rule behind `nominal` and `fees` in Metrics (value_method). */
 export const VALUE_METHOD =
-  'nominal-usd-stablecoin-1to1: nominal is the exact sum of the analyzed observations\u2019 nominal values (tokens sent by the sender in non-fee TIP-20 transfers whose currency() is USD, at 1 dollar per token); observations with unknown nominal are skipped, not counted as zero. fees is the exact sum of known fees in fee-token units (6-decimal TIP-20 USD tokens). Fees are never part of nominal; neither measures revenue.';
+  'nominal-listed-usd-1to1: nominal is the exact sum of the analyzed observations\u2019 nominal values (tokens sent by the sender in non-fee TIP-20 transfers, counted only when the token contract is on the token list AND its currency() is USD, at 1 dollar per token; a token that is not listed is never a dollar, whatever its symbol or currency); observations with unknown nominal are skipped, not counted as zero. fees is the exact sum of known fees in fee-token units (6-decimal TIP-20 USD tokens). Fees are never part of nominal; neither measures revenue.';
 
 /** Metrics over the latest METRICS_WINDOW matches (contract section 2 "Metrics"). */
 export type Metrics = {
@@ -173,7 +177,7 @@ export type Metrics = {
 };
 
 /** Metrics per store, exact while the store is unchanged (see chain/memo.ts). */
-const metricsMemo = memoPerStore<Store['db'], Metrics>();
+const metricsMemo = memoPerStore<Store['db'], Metrics>(4 * 1024 * 1024);
 
 /**
  * Aggregates the latest 50,000 matches by streaming their rows and summing with DecimalSum (exact bigint
@@ -183,20 +187,23 @@ const metricsMemo = memoPerStore<Store['db'], Metrics>();
  */
 export async function computeMetrics(store: Store, filters: ObservationFilters, window = METRICS_WINDOW): Promise<Metrics> {
   const stats = await currentStats(store.db);
-  return metricsMemo(store.db).get(stats, `${window}|${filterKey(filters)}`, () => aggregate(store, filters, window, stats));
+  return metricsMemo(store.db).get(stats, `${window}|${filterKey(filters, store.tokenList)}`, () =>
+    store.readers ? store.readers.metrics(filters, window) : aggregateMetrics(store, filters, window),
+  );
 }
 
-/** computeMetrics without the memo. */
-async function aggregate(store: Store, filters: ObservationFilters, window: number, stats: Awaited<ReturnType<typeof readStats>>): Promise<Metrics> {
-  const total = await countMatches(store.db, filters, stats);
+/** computeMetrics without the memo, on the calling thread (a reader thread runs this too). */
+export async function aggregateMetrics(store: Store, filters: ObservationFilters, window: number): Promise<Metrics> {
+  const list = store.tokenList;
+  const total = await countMatches(store.db, filters, list, await readStats(store.db));
   const nominal = new DecimalSum();
   const fees = new DecimalSum();
   let analyzed = 0;
   let success = 0;
   let known = 0;
-  for await (const r of scanMatches(store.db, filters, window, ['nominal', 'fee', 'execution'] as const)) {
+  for await (const r of scanMatches(store.db, filters, list, window, ['nominal_parts', 'fee', 'execution'] as const)) {
     analyzed++;
-    nominal.add(r.nominal);
+    nominal.add(nominalOf(parseNominalParts(r.nominal_parts), list));
     fees.add(r.fee);
     if (r.execution === 'success' || r.execution === 'failed') {
       known++;
@@ -228,29 +235,42 @@ export type ExportRow = Omit<TransactionRow, 'integrity'> & { integrity: { score
 const EXPORT_READ = LIST_COLUMNS.filter((c): c is Exclude<(typeof LIST_COLUMNS)[number], 'integrity'> => c !== 'integrity');
 
 /**
- * The newest 10,000 matches, newest first, as an async iterator of row arrays: one array per keyset step
- * (scanBatches, 500 rows), read when the consumer asks and not kept afterwards, so an export holds one step.
+ * One keyset step of export rows (at most `n` after `after`), on the calling thread: integrity's score and maximum
+ * are read from the stored JSON by the database (the stages and their reasons, most of a row's bytes, never are).
  */
-export function exportRows(store: Store, filters: ObservationFilters): AsyncIterableIterator<ExportRow[]> {
+export async function exportStep(store: Store, filters: ObservationFilters, after: KeysetPosition, n: number): Promise<ExportRow[]> {
   // A JSON number member of the stored integrity: text on PostgreSQL, a number on SQLite (Number() below).
   const member = (m: 'score' | 'maximum') =>
     store.dialect === 'postgres' ? sql<string | number>`(integrity::json ->> ${sql.lit(m)})` : sql<string | number>`json_extract(integrity, ${sql.lit(`$.${m}`)})`;
-  const steps = scanBatches(store.db, filters, EXPORT_CAP, (qb) =>
+  const list = store.tokenList;
+  const rows = await keysetStep(store.db, filters, list, after, n, (qb) =>
     qb.select(EXPORT_READ).select([member('score').as('integrity_score'), member('maximum').as('integrity_maximum')]),
   );
-  return {
-    async next() {
-      const step = await steps.next();
-      if (step.done) return step;
-      return {
-        done: false,
-        value: step.value.map((r) => rowWithIntegrity(r, { score: Number(r.integrity_score), maximum: Number(r.integrity_maximum) })),
-      };
-    },
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-  };
+  return rows.map((r) => rowWithIntegrity(r, { score: Number(r.integrity_score), maximum: Number(r.integrity_maximum) }, list));
+}
+
+/**
+ * The newest 10,000 matches, newest first, as an async iterator of row arrays: one array per keyset step
+ * (500 rows), read when the consumer asks (on a reader thread when the store has them) and not kept afterwards,
+ * so an export holds one step.
+ */
+export function exportRows(store: Store, filters: ObservationFilters): AsyncIterableIterator<ExportRow[]> {
+  return keysetBatches(EXPORT_CAP, (after, n) => (store.readers ? store.readers.exportStep(filters, after, n) : exportStep(store, filters, after, n)));
+}
+
+/**
+ * Runs a heavy read on the calling thread: what a reader thread does with each task (./chain/readers.ts), and the
+ * fallback while none has loaded.
+ */
+export function runReaderTask(store: Store, task: ReaderTask): Promise<unknown> {
+  switch (task.op) {
+    case 'metrics':
+      return aggregateMetrics(store, task.filters, task.window);
+    case 'count':
+      return countRows(store.db, task.filters, store.tokenList);
+    case 'export-step':
+      return exportStep(store, task.filters, task.after, task.n);
+  }
 }
 
 /** What the store knows for /api/status (the route adds live components and service sources). */

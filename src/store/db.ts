@@ -10,6 +10,8 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, type CompiledQuery, t
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations/index.js';
 import { namingPool } from './pg-prepared.js';
+import { DEFAULT_TOKEN_LIST, type TokenList } from '../domain/token-list.js';
+import { ReaderPool, type HeavyReads } from './chain/readers.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -19,6 +21,10 @@ export interface Store {
   dialect: DialectName;
   /** The location with any password removed, safe to log and to show in /api/status. */
   location: string;
+  /** The listed tokens every chain answer read through this store follows (nominal, asset_listed, symbols). */
+  tokenList: TokenList;
+  /** Where heavy chain reads run off the calling thread (reader threads on a SQLite file), or null: inline. */
+  readers: HeavyReads | null;
   close(): Promise<void>;
 }
 
@@ -60,7 +66,26 @@ export interface OpenStoreOptions {
   migrate?: boolean;
   /** PostgreSQL pool size (default 10). */
   poolSize?: number;
+  /** The token list chain answers follow (default: DEFAULT_TOKEN_LIST, Tempo mainnet's listed tokens). */
+  tokenList?: TokenList;
+  /** Open the SQLite file read-only (reader threads; no migration, no pragmas that write). */
+  readonly?: boolean;
+  /**
+   * Reader threads for heavy chain reads on a SQLite file (metrics, uncached counts, export steps; ./chain/readers.ts);
+   * default 0: inline. Ignored for PostgreSQL and in-memory SQLite.
+   */
+  readers?: number;
+  /** Heavy reads waiting or running at most on the reader threads before a 503 (default 32). */
+  readersMaxQueued?: number;
+  /** Milliseconds a SQLite open waits for another process migrating the same file (default MIGRATION_LOCK_WAIT_MS). */
+  migrationLockWaitMs?: number;
 }
+
+/**
+ * Milliseconds a SQLite open waits for another process to finish migrating the same file: migrations of a new
+ * store take well under a second, chain_0003 on an old store 6-10 s per million transactions (README).
+ */
+export const MIGRATION_LOCK_WAIT_MS = 120_000;
 
 /**
  * Opens (and by default migrates) the store at `value`.
@@ -71,19 +96,26 @@ export interface OpenStoreOptions {
 export async function openStore(value: string, opts: OpenStoreOptions = {}): Promise<Store> {
   const t = parseDbTarget(value);
   let db: Kysely<Database>;
+  let unlockMigrations = () => {};
   if (t.dialect === 'sqlite') {
     if (t.target !== ':memory:') mkdirSync(dirname(resolve(t.target)), { recursive: true });
+    // Two processes opening one new file at once would otherwise run the same migrations side by side (Kysely's
+    // SQLite migrator holds no lock and runs them outside one transaction); held until this open has migrated.
+    if (opts.migrate !== false && !opts.readonly && t.target !== ':memory:') unlockMigrations = await lockSqliteMigrations(t.target, opts.migrationLockWaitMs ?? MIGRATION_LOCK_WAIT_MS);
     let sqlite: SqliteDatabase.Database;
     try {
-      sqlite = new SqliteDatabase(t.target);
+      sqlite = new SqliteDatabase(t.target, { readonly: opts.readonly === true, fileMustExist: opts.readonly === true });
     } catch (e) {
+      unlockMigrations();
       throw new Error(`cannot open SQLite database ${t.target}: ${(e as Error).message}`);
     }
     // 16 KiB pages (takes effect on a new file only): an observation's detail (~3 kB of JSON) no longer fills a
     // 4 KiB page alone, so the collector writes about a third fewer bytes per transaction.
-    sqlite.pragma('page_size = 16384');
-    sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma('synchronous = NORMAL');
+    if (!opts.readonly) {
+      sqlite.pragma('page_size = 16384');
+      sqlite.pragma('journal_mode = WAL');
+      sqlite.pragma('synchronous = NORMAL');
+    }
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
     db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(sqlite) }) });
@@ -104,13 +136,32 @@ export async function openStore(value: string, opts: OpenStoreOptions = {}): Pro
     db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingPool(pool) }) });
     pgPools.set(db, pool);
   }
+  const tokenList = opts.tokenList ?? DEFAULT_TOKEN_LIST;
   const store: Store = {
     db,
     dialect: t.dialect,
     location: redactDbLocation(t),
-    close: () => db.destroy(),
+    tokenList,
+    readers: null,
+    close: async () => {
+      await store.readers?.close();
+      await db.destroy();
+    },
   };
-  if (opts.migrate !== false) await migrateStore(store);
+  try {
+    if (opts.migrate !== false && !opts.readonly) await migrateStore(store);
+  } catch (e) {
+    await db.destroy().catch(() => {});
+    throw e;
+  } finally {
+    unlockMigrations();
+  }
+  if (opts.readers && t.dialect === 'sqlite' && t.target !== ':memory:') {
+    // Imported lazily: chain-repo imports this module.
+    const { runReaderTask } = await import('./chain-repo.js');
+    const setup = { db: value, tokenList: { name: tokenList.name, tokens: [...tokenList.tokens.values()] } };
+    store.readers = new ReaderPool(setup, opts.readers, opts.readersMaxQueued ?? 32, (task) => runReaderTask(store, task));
+  }
   return store;
 }
 
@@ -173,7 +224,40 @@ export async function executePrepared<R>(store: Store, name: string, query: Comp
 }
 
 /**
- * Applies every pending migration of every area.
+ * Takes the migration lock of the SQLite file at `path`: an exclusive SQLite lock (`BEGIN EXCLUSIVE`, an OS file
+ * lock the OS drops when the holder dies, even by SIGKILL) on the side file `<path>.migrate-lock`, as the collector
+ * lock does (./collector-lock.ts). Polls without blocking the event loop, since better-sqlite3's own busy wait
+ * would stall the whole process.
+ * @param waitMs how long to wait for another holder
+ * @returns the release function (idempotent)
+ * @throws Error (one line) when another process still holds the lock after `waitMs`, or the side file cannot be opened
+ */
+export async function lockSqliteMigrations(path: string, waitMs: number): Promise<() => void> {
+  const lockPath = `${path}.migrate-lock`;
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    let lock: SqliteDatabase.Database | undefined;
+    try {
+      lock = new SqliteDatabase(lockPath, { timeout: 0 });
+      lock.exec('BEGIN EXCLUSIVE');
+      const held = lock;
+      return () => {
+        if (held.open) held.close(); // ends the transaction and drops the file lock
+      };
+    } catch (e) {
+      lock?.close();
+      if ((e as { code?: string }).code !== 'SQLITE_BUSY') throw new Error(`cannot take the migration lock ${lockPath}: ${(e as Error).message}`);
+    }
+    if (Date.now() >= deadline) {
+      throw new Error(`another process has been migrating the SQLite store ${path} for over ${Math.round(waitMs / 1000)} s (lock ${lockPath}); retry once it has finished`);
+    }
+    await new Promise((r) => setTimeout(r, 20 + Math.random() * 30));
+  }
+}
+
+/**
+ * Applies every pending migration of every area. Callers on a SQLite file hold its migration lock
+ * (lockSqliteMigrations; openStore does), since Kysely's SQLite migrator takes none.
  * @throws Error naming the failed migration
  */
 export async function migrateStore(store: Store): Promise<void> {

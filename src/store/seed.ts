@@ -12,7 +12,10 @@ import { sql } from 'kysely';
 import type { Store } from './db.js';
 import { writeBlocks } from './chain-repo.js';
 
-/** Tokens of the synthetic chain: TIP-20 addresses, symbols and currencies (EUR has no dollar value). */
+/**
+ * Tokens of the synthetic chain: TIP-20 addresses, symbols and currencies (EUR has no dollar value). AlphaUSD
+ * (anvil's genesis token) is not on Tempo mainnet's list, so under the default list its rows have no nominal value.
+ */
 export const SYNTHETIC_TOKENS = [
   { address: '0x20c0000000000000000000000000000000000000', symbol: 'pathUSD', currency: 'USD' },
   { address: '0x20c0000000000000000000000000000000000001', symbol: 'AlphaUSD', currency: 'USD' },
@@ -99,7 +102,7 @@ export function* syntheticBlocks(opts: SyntheticOptions): Generator<BlockObserva
         asset: token.symbol,
         asset_contract: token.address,
         amount,
-        nominal: token.currency === 'USD' ? amount : null,
+        nominal_parts: token.currency === 'USD' ? [{ asset_contract: token.address, amount }] : null,
         fee,
         exchange,
         protocol: mpp ? 'mpp' : null,

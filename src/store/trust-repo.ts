@@ -3,8 +3,9 @@
  * reserve-then-commit, the log of completed checks, and the on-chain activity of a payTo address.
  * Works on SQLite and PostgreSQL alike; no SQL elsewhere in src/trust.
  */
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Store } from './db.js';
+import type { Database } from './schema.js';
 import type { TrustApiKeyRow, TrustCheckRow, TrustUsageRow } from './tables/trust.js';
 import type { Offer } from '../intel/types.js';
 import { rowToOffer } from './intel/rows.js';
@@ -219,31 +220,52 @@ export interface ReceivedPayments {
 }
 
 /**
- * Successful observed transactions whose recipient is `address`, or one of whose TIP-20 legs pays it. Counts
- * observations, not amounts: the chain store holds observations, not a complete feed, so zero here means
- * "none observed". Two index ranges: observations by `recipient`, and `leg_recipients` (legs paying an address
- * other than the primary recipient, so the two sets are disjoint and their counts add up).
- * @param address lower-case 0x address (40 hex digits); anything else yields zero without querying
+ * Observed inbound payments of `address`: successful observed transactions whose `recipient` is the address, or
+ * one of whose TIP-20 legs pays it (table `leg_recipients`). Counts observations, not amounts: the chain store
+ * holds observations, not a complete feed, so zero here means "none observed". Two index ranges: observations by
+ * `recipient`, and `leg_recipients` (legs paying an address other than the primary recipient, so the two sets are
+ * disjoint and their counts add up).
+ * @param address 0x address (40 hex digits, any case); anything else yields zero without querying
+ * @param listedContracts token contracts a payment must be made in (`observations.asset_contract`, compared
+ *   lower-case; a leg's payment is judged by its observation's contract): only payments in listed tokens count,
+ *   so a worthless token sent to the address proves nothing. null (the default) = any token; [] = none (zero, no
+ *   query).
+ * @returns count and first/last block time (UTC Unix seconds, null when the count is zero)
  */
-export async function receivedPayments(store: Store, address: string): Promise<ReceivedPayments> {
+export async function receivedPayments(store: Store, address: string, listedContracts: readonly string[] | null = null): Promise<ReceivedPayments> {
   const a = address.toLowerCase();
-  if (!/^0x[0-9a-f]{40}$/.test(a)) return { count: 0, first_time_unix: null, last_time_unix: null };
-  const [direct, legs] = await Promise.all(
-    (['observations', 'leg_recipients'] as const).map((table) =>
-      store.db
-        .selectFrom(table)
-        .select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.min('time').as('first'), eb.fn.max('time').as('last')])
+  const none = { count: 0, first_time_unix: null, last_time_unix: null };
+  if (!/^0x[0-9a-f]{40}$/.test(a) || listedContracts?.length === 0) return none;
+  const contracts = listedContracts?.map((c) => c.toLowerCase()) ?? null;
+  const stats = (eb: ExpressionBuilder<Database, 'observations' | 'leg_recipients'>, table: 'observations' | 'leg_recipients') =>
+    [eb.fn.countAll<number | string>().as('n'), eb.fn.min(`${table}.time`).as('first'), eb.fn.max(`${table}.time`).as('last')] as const;
+  let direct = store.db
+    .selectFrom('observations')
+    .select((eb) => stats(eb, 'observations'))
+    .where('recipient', '=', a)
+    .where('execution', '=', 'success');
+  if (contracts) direct = direct.where('asset_contract', 'in', contracts);
+  const legs = contracts
+    ? store.db
+        .selectFrom('leg_recipients')
+        .innerJoin('observations', 'observations.hash', 'leg_recipients.hash')
+        .select((eb) => stats(eb, 'leg_recipients'))
+        .where('leg_recipients.recipient', '=', a)
+        .where('leg_recipients.execution', '=', 'success')
+        .where('observations.asset_contract', 'in', contracts)
+    : store.db
+        .selectFrom('leg_recipients')
+        .select((eb) => stats(eb, 'leg_recipients'))
         .where('recipient', '=', a)
-        .where('execution', '=', 'success')
-        .executeTakeFirstOrThrow(),
-    ),
-  );
-  const n = Number(direct.n) + Number(legs.n);
-  const times = [direct, legs].filter((r) => Number(r.n) > 0);
+        .where('execution', '=', 'success');
+  const rows = await Promise.all([direct.executeTakeFirstOrThrow(), legs.executeTakeFirstOrThrow()]);
+  const n = rows.reduce((sum, r) => sum + Number(r.n), 0);
+  if (!n) return none;
+  const times = rows.filter((r) => Number(r.n) > 0);
   return {
     count: n,
-    first_time_unix: n ? Math.min(...times.map((r) => Number(r.first))) : null,
-    last_time_unix: n ? Math.max(...times.map((r) => Number(r.last))) : null,
+    first_time_unix: Math.min(...times.map((r) => Number(r.first))),
+    last_time_unix: Math.max(...times.map((r) => Number(r.last))),
   };
 }
 

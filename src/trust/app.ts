@@ -3,18 +3,21 @@
  * x402 per-call payment, its own OpenAPI 3.1 document at GET /v1/openapi.json. Errors are `{error}` through
  * the same handler as the public API (src/api/errors.ts).
  */
+import { HeavyBudget } from '../api/heavy-budget.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
 import rateLimit from '@fastify/rate-limit';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import type { AppContext } from '../api/context.js';
 import { baseFastify } from '../api/fastify.js';
-import { HttpError } from '../domain/errors.js';
+import { HttpError, Unavailable } from '../domain/errors.js';
 import type { Resolver } from '../net/safe-fetch.js';
 import { setCheckPayment } from '../store/trust-repo.js';
 import { assetResolver, type AssetResolver } from './assets.js';
 import { runCheck } from './check.js';
-import { authenticateApiKey, bearerToken, issueApiKey } from './keys.js';
+import { apiKeyFromHeader, issueApiKey } from './keys.js';
+import { FailedAuthLimiter } from '../api/failed-auth.js';
+import { clientKey } from '../api/client-key.js';
 import { CHECK_PRICE_DOLLARS, FREE_MONTHLY_CHECKS, reserve } from './metering.js';
 import { paymentGate } from './payment.js';
 import { CheckAnswer, CheckRequest, Errors, KeyAnswer } from './schemas.js';
@@ -76,9 +79,16 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
     timeoutMs: config.verifyTimeoutMs,
     maxBytes: config.verifyMaxBytes,
     allowLoopback: config.verifyAllowLoopback,
+    changeWindowDays: config.trustChangeWindowDays,
     resolve: opts.resolve,
   };
   const gate = paymentGate(config, `${base}/v1/check`);
+  const keyFailures = new FailedAuthLimiter(config.authFailureLimitPerMinute, 'API keys');
+  // Each check holds a fetch of up to verifyMaxBytes for up to verifyTimeoutMs: cap how many run at once.
+  const inFlight = new HeavyBudget(config.verifyMaxInFlight, {
+    key: () => 'all',
+    refuse: (max) => new Unavailable(`too many checks in progress: at most ${max} run at once; retry after 1 s`, 1),
+  });
 
   app.post(
     '/v1/keys',
@@ -106,15 +116,13 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
         body: CheckRequest,
         response: { 200: CheckAnswer, 400: Errors[400], 401: Errors[401], 402: Errors[402], 429: Errors[429], 503: Errors[503] },
       },
+      preHandler: inFlight.hook(),
     },
     async (req, typedReply) => {
       // Answers are plain JSON.stringify'd (see the serializer above); the zod response types are for the document.
       const reply = typedReply as unknown as FastifyReply;
-      const token = bearerToken(req.headers.authorization);
-      if (token === 'malformed') throw new HttpError(401, 'Authorization must be "Bearer <API_KEY>"');
-      if (token !== null) {
-        const key = await authenticateApiKey(store, token);
-        if (!key) throw new HttpError(401, 'invalid or revoked API key');
+      const key = await apiKeyFromHeader(store, req.headers.authorization, keyFailures, clientKey(req.ip));
+      if (key !== null) {
         const reservation = await reserve(store, key);
         try {
           const answer = await runCheck(req.body.url, { ...gather, now: new Date() }, { keyId: key.id, payer: null });

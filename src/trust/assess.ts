@@ -5,9 +5,10 @@
  * Verdict rule: any critical reason → do_not_pay; else any warning → caution; else pay.
  */
 import { toDecimal } from '../domain/money.js';
+import { offerIdentity } from '../intel/changes.js';
 import type { Offer } from '../intel/types.js';
 import { networkKind, TEMPO_NETWORKS } from './networks.js';
-import type { AssetInfo, Assessment, Reason, Severity, Signals, TrustEvidence, Verdict } from './types.js';
+import type { AssetInfo, Assessment, Reason, ReasonCode, RecentChange, SeverityOf, Signals, TrustEvidence, Verdict } from './types.js';
 
 /** A price this many times above or below history is treated as a decimal-versus-atomic mistake or worse. */
 export const PRICE_ANOMALY_FACTOR = 1000n;
@@ -18,6 +19,8 @@ export const PRICE_IMPLAUSIBLE_DOLLARS = 10_000n;
 export const NEW_LISTING_SECONDS = 7 * 24 * 3600;
 /** Share of healthy checks below which the listing is flagged unhealthy. */
 export const HEALTHY_SHARE_MIN = 0.8;
+/** A recorded price rise of more than this percentage within the change window is flagged (price_raised_recently). */
+export const PRICE_RAISE_PERCENT = 50n;
 
 const INTEGER = /^\d+$/;
 
@@ -29,7 +32,7 @@ const INTEGER = /^\d+$/;
  */
 export function assessTrust(ev: TrustEvidence, now: Date = new Date()): Assessment {
   const reasons: Reason[] = [];
-  const add = (code: string, severity: Severity, message: string, evidence: Record<string, unknown> = {}) => reasons.push({ code, severity, message, evidence });
+  const add: Add = (code, severity, message, evidence = {}) => reasons.push({ code, severity, message, evidence });
 
   liveReasons(ev, add);
   const https = ev.url.toLowerCase().startsWith('https:');
@@ -37,8 +40,9 @@ export function assessTrust(ev: TrustEvidence, now: Date = new Date()): Assessme
   else add('not_https', 'warning', 'the URL uses plain http: the challenge and the answer can be altered in transit', { url: ev.url });
 
   listingReasons(ev, now, add);
-  const history = historyReasons(ev, add);
-  const price = priceReasons(ev, add);
+  const recent = recentChangeReasons(ev, add);
+  const history = historyReasons(ev, add, recent.flagged);
+  const price = priceReasons(ev, add, recent.raised);
   assetReasons(ev, add);
   payToReasons(ev, add);
   ownershipReasons(ev, add);
@@ -50,7 +54,7 @@ export function assessTrust(ev: TrustEvidence, now: Date = new Date()): Assessme
     else add('network_unknown', 'warning', `network ${n.network ?? '(not stated)'} is not one we recognise`, { network: n.network });
   }
 
-  const order: Record<Severity, number> = { critical: 0, warning: 1, info: 2 };
+  const order: Record<Reason['severity'], number> = { critical: 0, warning: 1, info: 2 };
   reasons.sort((a, b) => order[a.severity] - order[b.severity]);
   const verdict: Verdict = reasons.some((r) => r.severity === 'critical') ? 'do_not_pay' : reasons.some((r) => r.severity === 'warning') ? 'caution' : 'pay';
 
@@ -59,6 +63,7 @@ export function assessTrust(ev: TrustEvidence, now: Date = new Date()): Assessme
     https,
     listing: { listed: ev.listing !== null, first_seen: ev.listing?.first_seen ?? null, checks_total: ev.listing?.checks_total ?? null, checks_healthy: ev.listing?.checks_healthy ?? null },
     history,
+    recent_changes: { window_days: ev.recent_changes?.window_days ?? null, since: ev.recent_changes?.since ?? null, change_ids: recent.changeIds },
     price,
     assets: ev.assets,
     pay_to_activity: ev.pay_to_activity,
@@ -69,7 +74,8 @@ export function assessTrust(ev: TrustEvidence, now: Date = new Date()): Assessme
   return { verdict, reasons, signals };
 }
 
-type Add = (code: string, severity: Severity, message: string, evidence?: Record<string, unknown>) => void;
+/** Appends a reason; the severity must be one REASON_SEVERITIES allows for the code (checked by the compiler). */
+type Add = <C extends ReasonCode>(code: C, severity: SeverityOf<C>, message: string, evidence?: Record<string, unknown>) => void;
 
 function unique<T>(xs: T[]): T[] {
   return [...new Set(xs)];
@@ -143,8 +149,11 @@ function ratio(live: bigint, hist: bigint): string | null {
   return toDecimal((live * 1_000_000n) / hist, 6);
 }
 
-/** Signal "payTo, asset, network and price consistent with history". */
-function historyReasons(ev: TrustEvidence, add: Add): Signals['history'] {
+/**
+ * Signal "payTo, asset, network and price consistent with history".
+ * @param recentlyChanged true when a recent-change reason was given: history_consistent is then withheld
+ */
+function historyReasons(ev: TrustEvidence, add: Add, recentlyChanged: boolean): Signals['history'] {
   const hist = ev.history?.offers ?? [];
   const none: Signals['history'] = { compared: false, pay_to_consistent: null, asset_consistent: null, network_consistent: null, price_ratio: null };
   if (hist.length === 0 || ev.offers.length === 0) return none;
@@ -184,18 +193,130 @@ function historyReasons(ev: TrustEvidence, add: Add): Signals['history'] {
       }
     }
   }
-  if (payToOk && assetOk && networkOk && !ev.offers.some((o) => o.pay_to === null)) {
+  if (payToOk && assetOk && networkOk && !recentlyChanged && !ev.offers.some((o) => o.pay_to === null)) {
     add('history_consistent', 'info', 'payTo, asset and network match what was seen before', { ...at, pay_to: [...histPayTo] });
   }
   return { compared: true, pay_to_consistent: payToOk, asset_consistent: assetOk, network_consistent: networkOk, price_ratio: priceRatio };
+}
+
+/** The identity of an offer (or of one side of a change record) as one comparable string (src/intel/changes.ts). */
+function identityKey(o: Partial<Offer>): string {
+  // offerIdentity reads only the identity members; a missing one serialises as null, like a null one.
+  return JSON.stringify(Object.values(offerIdentity(o as Offer)));
+}
+
+/** One side (`before`/`after`) of a stored change record: its scalar members (string, number, null); anything else is dropped. */
+function side(x: unknown): Partial<Offer> {
+  if (!x || typeof x !== 'object') return {};
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(x)) if (typeof v === 'string' || typeof v === 'number' || v === null) out[k] = v;
+  return out as Partial<Offer>;
+}
+
+/** The members of a reason's evidence that cite its change records (fetchable from GET /api/intelligence/changes). */
+function cites(cs: RecentChange[]): Record<string, unknown> {
+  return {
+    change_ids: cs.map((c) => c.id),
+    snapshot_ids: unique(cs.flatMap((c) => [c.before_snapshot_id, c.after_snapshot_id]).filter((x): x is string => x !== null)),
+    changed_at: cs[cs.length - 1].at,
+  };
+}
+
+/** Groups `items` by `key`, keeping order within each group. */
+function groupBy<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
+  const m = new Map<string, T[]>();
+  for (const it of items) m.set(key(it), [...(m.get(key(it)) ?? []), it]);
+  return m;
+}
+
+/**
+ * Signal "recent recorded changes" (the service's change records within the window, src/intel/changes.ts):
+ * pay_to_changed_recently per new payTo (critical when no payment to it was observed on chain, else warning),
+ * price_raised_recently per offer identity whose amount rose by more than PRICE_RAISE_PERCENT over its lowest
+ * earlier amount within the window, network_or_asset_changed_recently per network/asset change record.
+ * @returns whether any was given, the identity keys with a raised price, and every change id weighed
+ */
+function recentChangeReasons(ev: TrustEvidence, add: Add): { flagged: boolean; raised: Set<string>; changeIds: number[] } {
+  const rc = ev.recent_changes;
+  const raised = new Set<string>();
+  if (!rc) return { flagged: false, raised, changeIds: [] };
+  const window = { window_days: rc.window_days, since: rc.since };
+  let flagged = false;
+
+  const payToMoves = groupBy(rc.changes.filter((c) => c.kind === 'pay_to_changed'), (c) => JSON.stringify([side(c.after).network ?? null, side(c.after).pay_to ?? null]));
+  for (const cs of payToMoves.values()) {
+    const { network = null, pay_to: payTo = null } = side(cs[0].after);
+    const act = rc.new_pay_to_activity.find((p) => p.pay_to === payTo && p.network === network);
+    const inbound = { count: act?.count ?? null, first_time_unix: act?.first_time_unix ?? null, last_time_unix: act?.last_time_unix ?? null };
+    const at = { ...window, pay_to: payTo, previous_pay_to: unique(cs.map((c) => side(c.before).pay_to ?? null)), network, inbound_payments: inbound, ...cites(cs) };
+    flagged = true;
+    if (inbound.count !== null && inbound.count > 0) {
+      add('pay_to_changed_recently', 'warning', `payTo changed to ${payTo} on ${cs[cs.length - 1].at}; the new wallet has received ${inbound.count} observed payment(s) on chain`, at);
+    } else {
+      const why = inbound.count === null ? `we do not observe ${network ?? 'its network'}, so no payment to it can be seen` : 'no payment to it has been observed on chain';
+      add('pay_to_changed_recently', 'critical', `payTo changed to ${payTo ?? '(none)'} on ${cs[cs.length - 1].at} and ${why}: a swapped payTo sends the money to a different wallet`, at);
+    }
+  }
+
+  // Only same-identity price records compare amounts (a moved offer's amounts may be in another token).
+  const priced = rc.changes.filter((c) => c.kind === 'price_changed' && identityKey(side(c.before)) === identityKey(side(c.after)));
+  for (const [key, cs] of groupBy(priced, (c) => identityKey(side(c.after)))) {
+    type Price = { atomic: string; amount: string | null; at: number };
+    let low: Price | null = null;
+    let rise: { old: Price; now: Price } | null = null;
+    for (const [i, c] of cs.entries()) {
+      const b = side(c.before);
+      const a = side(c.after);
+      if (!b.amount_atomic || !a.amount_atomic || !INTEGER.test(b.amount_atomic) || !INTEGER.test(a.amount_atomic)) continue;
+      const before: Price = { atomic: b.amount_atomic, amount: b.amount ?? null, at: i };
+      const after: Price = { atomic: a.amount_atomic, amount: a.amount ?? null, at: i };
+      if (!low || BigInt(before.atomic) < BigInt(low.atomic)) low = before;
+      if (BigInt(after.atomic) * 100n > BigInt(low.atomic) * (100n + PRICE_RAISE_PERCENT)) rise = { old: low, now: after };
+      if (BigInt(after.atomic) < BigInt(low.atomic)) low = after;
+    }
+    if (!rise) continue;
+    const r = rise;
+    const o = side(cs[r.now.at].after);
+    flagged = true;
+    raised.add(key);
+    add('price_raised_recently', 'warning', `price rose from ${r.old.atomic} to ${r.now.atomic} atomic units (more than ${PRICE_RAISE_PERCENT}%) within ${rc.window_days} days`, {
+      ...window,
+      protocol: o.protocol ?? null,
+      network: o.network ?? null,
+      asset: o.asset ?? null,
+      old_amount_atomic: r.old.atomic,
+      new_amount_atomic: r.now.atomic,
+      old_amount: r.old.amount,
+      new_amount: r.now.amount,
+      ratio: ratio(BigInt(r.now.atomic), BigInt(r.old.atomic)),
+      ...cites(cs.slice(r.old.at, r.now.at + 1)),
+    });
+  }
+
+  for (const c of rc.changes.filter((x) => x.kind === 'network_changed' || x.kind === 'asset_changed')) {
+    const b = side(c.before);
+    const a = side(c.after);
+    flagged = true;
+    add('network_or_asset_changed_recently', 'warning', `an offer moved from ${b.asset ?? '(none)'} on ${b.network ?? '(none)'} to ${a.asset ?? '(none)'} on ${a.network ?? '(none)'} on ${c.at}`, {
+      ...window,
+      kind: c.kind,
+      before: { network: b.network ?? null, asset: b.asset ?? null },
+      after: { network: a.network ?? null, asset: a.asset ?? null },
+      ...cites([c]),
+    });
+  }
+  return { flagged, raised, changeIds: rc.changes.map((c) => c.id) };
 }
 
 function assetFor(ev: TrustEvidence, o: Offer): AssetInfo | undefined {
   return ev.assets.find((a) => a.network === o.network && (a.asset ?? '').toLowerCase() === (o.asset ?? '').toLowerCase());
 }
 
-/** Signal "price sane for the asset (decimal-versus-atomic mistakes)". */
-function priceReasons(ev: TrustEvidence, add: Add): Signals['price'] {
+/**
+ * Signal "price sane for the asset (decimal-versus-atomic mistakes)".
+ * @param raised identity keys (identityKey) of offers whose price rose recently: no price_sane for those
+ */
+function priceReasons(ev: TrustEvidence, add: Add, raised: ReadonlySet<string>): Signals['price'] {
   const out: Signals['price'] = [];
   for (const o of ev.offers) {
     const info = assetFor(ev, o);
@@ -223,7 +344,7 @@ function priceReasons(ev: TrustEvidence, add: Add): Signals['price'] {
       const a = BigInt(atomic);
       if (a > PRICE_IMPLAUSIBLE_DOLLARS * scale) add('price_implausible', 'critical', `price ${dollars} dollars per call is implausible for a machine payment: likely an atomic amount given in whole tokens`, { ...at, dollars });
       else if (a > PRICE_HIGH_DOLLARS * scale) add('price_high', 'warning', `price ${dollars} dollars per call is high`, { ...at, dollars });
-      else add('price_sane', 'info', `price ${dollars} dollars per call`, { ...at, dollars });
+      else if (!raised.has(identityKey(o))) add('price_sane', 'info', `price ${dollars} dollars per call`, { ...at, dollars });
     }
   }
   return out;

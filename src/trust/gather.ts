@@ -1,8 +1,9 @@
 /**
  * Gathers the evidence of one trust check (all the I/O of a check): one unpaid GET of the URL through the
  * safe fetcher, its challenge parsed, the service's listing and history from the intelligence store, the
- * assets resolved, the payTo's observed payments from the chain store, and the ownership proofs of
- * `/.well-known/x402`. Never pays anything: no payment header is ever sent.
+ * service's recorded changes within the trust window, the assets resolved, the observed payments of each payTo
+ * (live, and any a recent change moved to) from the chain store, and the ownership proofs of `/.well-known/x402`.
+ * Never pays anything: no payment header is ever sent.
  */
 import type { Store } from '../store/db.js';
 import type { Offer, ProbeOutcome, RawResponse } from '../intel/types.js';
@@ -10,10 +11,11 @@ import { parseChallenge } from '../intel/challenge/index.js';
 import { serviceId } from '../intel/service-id.js';
 import { FetchError, FetchRefused, FetchTimeout, FetchTooLarge, safeFetch, vetUrl, type Resolver } from '../net/safe-fetch.js';
 import { findServiceListing, lastKnownOffers, receivedPayments } from '../store/trust-repo.js';
+import { serviceChangesSince } from '../store/intel-repo.js';
 import { BadRequest } from '../domain/errors.js';
 import type { AssetResolver } from './assets.js';
 import { proofsOf, verifyOwnership } from './ownership.js';
-import type { LiveFetch, OwnershipEvidence, PayToActivity, TrustEvidence } from './types.js';
+import { TRUST_CHANGE_KINDS, type LiveFetch, type OwnershipEvidence, type PayToActivity, type TrustEvidence } from './types.js';
 
 /** Networks our chain store observes (the "payTo received observed payments" signal is only known there). */
 const OBSERVED_NETWORKS = new Set(['eip155:4217']);
@@ -29,6 +31,8 @@ export interface GatherOptions {
   maxBytes: number;
   /** Tests and the local demo only. */
   allowLoopback: boolean;
+  /** How far back recorded changes of the service count, days (PAYWATCH_TRUST_CHANGE_WINDOW_DAYS). */
+  changeWindowDays: number;
   /** DNS resolver override (tests). */
   resolve?: Resolver;
   /** Check time; default now. */
@@ -60,8 +64,9 @@ export async function gatherEvidence(url: string, o: GatherOptions): Promise<Gat
 
   // The well-known document and the store reads do not depend on the answer: run them beside the main fetch.
   const sid = serviceId('GET', url);
+  const since = new Date(now.getTime() - o.changeWindowDays * 86_400_000).toISOString();
   const wellKnown = readWellKnown(url, { ...fetchOpts, timeoutMs: o.timeoutMs });
-  const stored = Promise.all([findServiceListing(o.store, sid), lastKnownOffers(o.store, sid, now.toISOString())]);
+  const stored = Promise.all([findServiceListing(o.store, sid), lastKnownOffers(o.store, sid, now.toISOString()), serviceChangesSince(o.store, sid, since, TRUST_CHANGE_KINDS)]);
   stored.catch(() => undefined); // awaited below; this only keeps an early rejection from being reported as unhandled
 
   let raw: RawResponse | null = null;
@@ -87,19 +92,22 @@ export async function gatherEvidence(url: string, o: GatherOptions): Promise<Gat
     else live.error = `HTTP ${raw.status}`;
   }
 
-  const [listing, history] = await stored;
+  const [listing, history, changes] = await stored;
 
   const markets = uniqueBy(offers, (x) => `${x.network}|${x.asset}`);
   const assets = await Promise.all(markets.map((x) => o.assets(x.network, x.asset)));
 
-  const payTos = uniqueBy(offers.filter((x) => x.pay_to), (x) => `${x.network}|${x.pay_to}`);
-  const payToActivity: PayToActivity[] = await Promise.all(
-    payTos.map(async (x) => {
-      if (!x.network || !OBSERVED_NETWORKS.has(x.network)) return { pay_to: x.pay_to!, network: x.network, count: null, first_time_unix: null, last_time_unix: null };
-      const r = await receivedPayments(o.store, x.pay_to!);
-      return { pay_to: x.pay_to!, network: x.network, ...r };
+  // Observed payments of every payTo the live offers name and of every payTo a recent change moved to, once each.
+  const payToKey = (x: { network: string | null; pay_to: string }) => `${x.network}|${x.pay_to}`;
+  const livePayTos = uniqueBy(offers.flatMap((x) => (x.pay_to ? [{ network: x.network, pay_to: x.pay_to }] : [])), payToKey);
+  const movedTo = uniqueBy(
+    changes.flatMap((c) => {
+      const after = c.kind === 'pay_to_changed' && c.after && typeof c.after === 'object' ? (c.after as { network?: unknown; pay_to?: unknown }) : {};
+      return typeof after.pay_to === 'string' ? [{ network: typeof after.network === 'string' ? after.network : null, pay_to: after.pay_to }] : [];
     }),
+    payToKey,
   );
+  const activity = new Map(await Promise.all(uniqueBy([...livePayTos, ...movedTo], payToKey).map(async (x) => [payToKey(x), await payToActivity(o.store, x.pay_to, x.network)] as const)));
 
   const origin = new URL(url).origin;
   const wk = await wellKnown;
@@ -122,10 +130,21 @@ export async function gatherEvidence(url: string, o: GatherOptions): Promise<Gat
     },
     history: history && { snapshot_id: history.snapshot_id, checked_at: history.checked_at, offers: history.offers },
     assets,
-    pay_to_activity: payToActivity,
+    pay_to_activity: livePayTos.map((x) => activity.get(payToKey(x))!),
     ownership,
+    recent_changes: { window_days: o.changeWindowDays, since, changes, new_pay_to_activity: movedTo.map((x) => activity.get(payToKey(x))!) },
   };
   return { evidence, raw };
+}
+
+/**
+ * Observed payments received by `payTo` on `network`: count null (unknown, not zero) for a network our chain
+ * store does not observe. Any token counts for now (listedContracts null).
+ */
+async function payToActivity(store: Store, payTo: string, network: string | null): Promise<PayToActivity> {
+  if (!network || !OBSERVED_NETWORKS.has(network)) return { pay_to: payTo, network, count: null, first_time_unix: null, last_time_unix: null };
+  // Only payments in listed tokens count: anyone can pay a wallet in a token they minted themselves.
+  return { pay_to: payTo, network, ...(await receivedPayments(store, payTo, store.tokenList.contracts())) };
 }
 
 function uniqueBy<T>(xs: T[], key: (x: T) => string): T[] {

@@ -6,6 +6,8 @@
 import { constantTimeEqual, newId, newToken, sha256Hex } from '../secrets/index.js';
 import type { Store } from '../store/db.js';
 import { findApiKeyByHash, insertApiKey, type TrustApiKeyRow } from '../store/trust-repo.js';
+import { HttpError } from '../domain/errors.js';
+import type { FailedAuthLimiter } from '../api/failed-auth.js';
 
 export type Plan = 'free' | 'paid';
 
@@ -67,4 +69,23 @@ export function bearerToken(header: string | undefined): string | null | 'malfor
   if (header === undefined || header === '') return null;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return m ? m[1] : 'malformed';
+}
+
+/**
+ * The active key a request presents in `Authorization`, with failed attempts counted per client: a client over
+ * its limit of failures is refused before the key is looked up (docs/intake.md, failed authentication).
+ * @param header the Authorization header
+ * @param client the client key (src/api/client-key.ts) under which failures count
+ * @returns the key row, or null when the request has no Authorization header (the caller may offer per-call payment)
+ * @throws HttpError 429 when `client` has too many failures; HttpError 401 for a malformed header or an
+ *   unknown or revoked key (counted as a failure)
+ */
+export async function apiKeyFromHeader(store: Store, header: string | undefined, failures: FailedAuthLimiter, client: string): Promise<TrustApiKeyRow | null> {
+  const token = bearerToken(header);
+  if (token === null) return null;
+  failures.check(client);
+  const key = token === 'malformed' ? null : await authenticateApiKey(store, token);
+  if (key) return key;
+  failures.fail(client);
+  throw new HttpError(401, token === 'malformed' ? 'Authorization must be "Bearer <API_KEY>"' : 'invalid or revoked API key');
 }

@@ -3,6 +3,7 @@
  * document and the code cannot disagree. Every member of the answer is described here.
  */
 import { z } from 'zod';
+import { REASON_CODES } from './types.js';
 
 /** Longest URL a check accepts (issue 5). */
 export const MAX_URL_LENGTH = 2048;
@@ -20,7 +21,7 @@ export const CheckRequest = z
 const ErrorBody = z.object({ error: z.string() }).describe('Error: {error} with a message naming the problem.');
 
 const Reason = z.object({
-  code: z.string().describe('Stable machine-readable code (docs/trust-check.md lists every code and its rule).'),
+  code: z.enum(REASON_CODES).describe('Stable machine-readable code (docs/trust-check.md lists every code and its rule).'),
   severity: z.enum(['info', 'warning', 'critical']).describe('critical → do_not_pay; warning → caution; info only → pay.'),
   message: z.string(),
   evidence: z.record(z.string(), z.unknown()).describe('The observed values the reason rests on.'),
@@ -77,6 +78,13 @@ const Signals = z
       network_consistent: z.boolean().nullable(),
       price_ratio: z.string().nullable().describe('Live price / historical price, exact decimal (6 fraction digits, truncated).'),
     }),
+    recent_changes: z
+      .object({
+        window_days: z.number().nullable().describe('Length of the change window, days (PAYWATCH_TRUST_CHANGE_WINDOW_DAYS).'),
+        since: z.string().nullable().describe('ISO 8601 start of the window.'),
+        change_ids: z.array(z.number().int()).describe('Ids of the payTo, price, network and asset change records weighed (GET /api/intelligence/changes).'),
+      })
+      .describe('The service\'s recorded changes within the window before the check.'),
     price: z.array(z.object({ network: z.string().nullable(), asset: z.string().nullable(), amount_atomic: z.string().nullable(), amount: z.string().nullable(), dollars: z.string().nullable().describe('Exact decimal dollars for USD tokens (1 dollar per token); null otherwise.') })),
     assets: z.array(AssetInfo),
     pay_to_activity: z.array(PayToActivity),

@@ -3,14 +3,71 @@
  * src/trust/gather.ts (I/O); src/trust/assess.ts turns it into a verdict with no I/O.
  * Amounts are exact atomic integer strings or exact decimal strings; times are ISO 8601 unless named *_unix.
  */
-import type { Offer, ProbeOutcome } from '../intel/types.js';
+import type { Change, Offer, ProbeOutcome } from '../intel/types.js';
 
 export type Verdict = 'pay' | 'caution' | 'do_not_pay';
 export type Severity = 'info' | 'warning' | 'critical';
 
+/**
+ * Every reason code the engine can emit, with the severities it may carry (one, except pay_to_changed_recently,
+ * whose severity depends on the new payTo's observed payments). assess.ts can only emit a code with a severity
+ * listed here (its `add` is typed by this table); docs/trust-check.md lists the same codes (a test compares them).
+ */
+export const REASON_SEVERITIES = {
+  payment_required_live: ['info'],
+  challenge_invalid: ['critical'],
+  no_payment_required: ['critical'],
+  not_found: ['critical'],
+  http_error: ['critical'],
+  unreachable: ['critical'],
+  response_too_large: ['critical'],
+  redirect_refused: ['critical'],
+  https: ['info'],
+  not_https: ['warning'],
+  listed: ['info'],
+  not_listed: ['warning'],
+  listed_recently: ['warning'],
+  checks_healthy: ['info'],
+  checks_unhealthy: ['warning'],
+  directory_listed: ['info'],
+  directory_absent: ['info'],
+  pay_to_changed: ['critical'],
+  network_changed: ['warning'],
+  asset_changed: ['warning'],
+  price_anomaly: ['critical'],
+  price_changed: ['warning'],
+  history_consistent: ['info'],
+  pay_to_changed_recently: ['critical', 'warning'],
+  price_raised_recently: ['warning'],
+  network_or_asset_changed_recently: ['warning'],
+  amount_not_atomic: ['critical'],
+  price_missing: ['warning'],
+  price_zero: ['warning'],
+  price_implausible: ['critical'],
+  price_high: ['warning'],
+  price_sane: ['info'],
+  asset_known: ['info'],
+  asset_unknown: ['warning'],
+  pay_to_observed_payments: ['info'],
+  pay_to_no_observed_payments: ['warning'],
+  pay_to_activity_unknown: ['info'],
+  ownership_proof_valid: ['info'],
+  ownership_proof_invalid: ['critical'],
+  ownership_proof_absent: ['info'],
+  mainnet: ['info'],
+  testnet: ['info'],
+  network_unknown: ['warning'],
+} as const satisfies Record<string, readonly Severity[]>;
+
+export type ReasonCode = keyof typeof REASON_SEVERITIES;
+/** The severities `code` may carry. */
+export type SeverityOf<C extends ReasonCode> = (typeof REASON_SEVERITIES)[C][number];
+/** Every reason code, in the table's order. */
+export const REASON_CODES = Object.keys(REASON_SEVERITIES) as ReasonCode[];
+
 /** One machine-readable reason. `code` is stable (docs/trust-check.md lists every code and its rule). */
 export interface Reason {
-  code: string;
+  code: ReasonCode;
   severity: Severity;
   message: string;
   /** The observed values the reason rests on. */
@@ -88,6 +145,26 @@ export interface OwnershipEvidence {
   error: string | null;
 }
 
+/** The change kinds (src/intel/changes.ts) the trust check weighs. */
+export const TRUST_CHANGE_KINDS = ['pay_to_changed', 'price_changed', 'network_changed', 'asset_changed'] as const satisfies readonly Change['kind'][];
+
+/** A change record of the service as GET /api/intelligence/changes serves it (`id` is its public id). */
+export interface RecentChange extends Change {
+  id: number;
+}
+
+/** The service's recorded changes within the trust window before the check. */
+export interface RecentChanges {
+  /** Length of the window, days (PAYWATCH_TRUST_CHANGE_WINDOW_DAYS). */
+  window_days: number;
+  /** ISO 8601 start of the window (inclusive). */
+  since: string;
+  /** Change records of the kinds in TRUST_CHANGE_KINDS, oldest first (at, then id). */
+  changes: RecentChange[];
+  /** Observed payments received by each payTo a pay_to_changed record moved to (same shape as pay_to_activity). */
+  new_pay_to_activity: PayToActivity[];
+}
+
 /** Everything assessTrust needs. */
 export interface TrustEvidence {
   url: string;
@@ -101,6 +178,8 @@ export interface TrustEvidence {
   assets: AssetInfo[];
   pay_to_activity: PayToActivity[];
   ownership: OwnershipEvidence;
+  /** null when the service's changes were not read (not listed). */
+  recent_changes: RecentChanges | null;
 }
 
 /** The signals reported in the answer, one member per signal (docs/trust-check.md). */
@@ -109,6 +188,8 @@ export interface Signals {
   https: boolean;
   listing: { listed: boolean; first_seen: string | null; checks_total: number | null; checks_healthy: number | null };
   history: { compared: boolean; pay_to_consistent: boolean | null; asset_consistent: boolean | null; network_consistent: boolean | null; price_ratio: string | null };
+  /** The change records weighed (ids as in GET /api/intelligence/changes); since null when none were read. */
+  recent_changes: { window_days: number | null; since: string | null; change_ids: number[] };
   price: { network: string | null; asset: string | null; amount_atomic: string | null; amount: string | null; dollars: string | null }[];
   assets: AssetInfo[];
   pay_to_activity: PayToActivity[];

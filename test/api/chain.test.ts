@@ -160,6 +160,18 @@ describe('chain API limits and outages', () => {
     }
   });
 
+  it('counts IPv6 clients by /64: fresh addresses in one /64 share one limit, another /64 has its own', async () => {
+    const f = await apiFixture('sqlite', blocks.slice(0, 5), { rateLimitPerMinute: 3 });
+    try {
+      const from = (remoteAddress: string) => f.app.inject({ method: 'GET', url: '/api/coverage', remoteAddress });
+      for (const host of ['1', '2', '3']) expect((await from(`2001:db8:1:2::${host}`)).statusCode).toBe(200);
+      expect((await from('2001:db8:1:2:ffff::9')).statusCode).toBe(429);
+      expect((await from('2001:db8:1:3::1')).statusCode).toBe(200);
+    } finally {
+      await f.close();
+    }
+  });
+
   it('status shows the live collector of this process over the recorded state', async () => {
     const live = { state: 'catching_up', source: 'http://user:secret@127.0.0.1:8545/key123', last_block: 7, finalized_head: 9, rate_tx_per_s: 4, rate_blocks_per_s: 2, last_error: null, last_error_at: null, updated_at: new Date().toISOString() };
     const f = await apiFixture('sqlite', blocks.slice(0, 3), {}, new Map<string, () => unknown>([['collector', () => live]]));

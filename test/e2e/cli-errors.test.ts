@@ -4,6 +4,9 @@
  * PostgreSQL, and a second collector on a store another collector holds (SQLite and PostgreSQL).
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anvilBinary, freePort, startAnvil, type AnvilNode } from '../../src/chain/anvil.js';
 import { openStore } from '../../src/store/db.js';
@@ -54,6 +57,25 @@ describe('paywatch exits non-zero with a one-line message', () => {
     const operator = await runCli(['operator', 'token', 'list', '--rpc', 'http://127.0.0.1:1']);
     expect(operator.code).not.toBe(0);
     expect(oneLineError(operator)).toContain("unknown option '--rpc'");
+  });
+
+  it('for a token list that cannot be read or is not a token list, on every command that takes one', async () => {
+    const db = await freshDb();
+    const dir = mkdtempSync(join(tmpdir(), 'paywatch-badlist-'));
+    try {
+      const bad = join(dir, 'list.json');
+      writeFileSync(bad, JSON.stringify({ name: 'x', tokens: [] }));
+      for (const args of [['serve', '--port', '0'], ['collect', '--once', '--rpc', 'http://127.0.0.1:1'], ['seed', '--count', '1']]) {
+        const missing = await runCli([...args, '--db', db.url, '--tokenlist', join(dir, 'missing.json')]);
+        expect(missing.code, args[0]).not.toBe(0);
+        expect(oneLineError(missing), args[0]).toMatch(/cannot read token list .*missing\.json: ENOENT/);
+        const invalid = await runCli([...args, '--db', db.url], { PAYWATCH_TOKENLIST: bad });
+        expect(invalid.code, args[0]).not.toBe(0);
+        expect(oneLineError(invalid), args[0]).toMatch(/token list .*list\.json is not a valid token list: \/ must have required property/);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('for a bad flag value', async () => {

@@ -48,7 +48,7 @@ export async function snapshotStore(url: string): Promise<StoreSnapshot> {
     const raw = await store.db.selectFrom('observations').selectAll().orderBy('height').orderBy('tx_index').execute();
     // The public row (shared converter) minus integrity's evaluation time, plus the position in the block.
     const rows = raw.map((r) => {
-      const { integrity, chain_id: _chainId, ...t } = rowToTransaction(r);
+      const { integrity, chain_id: _chainId, ...t } = rowToTransaction(r, store.tokenList);
       return { ...t, tx_index: r.tx_index, score: integrity.score };
     });
     const cp = await getCheckpoint(store);

@@ -14,6 +14,7 @@ import { sumDecimals } from '../../src/domain/money.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
 import { runCli } from './cli.js';
+import { localTokenList } from '../../src/demo/token-list.js';
 import { finalizedHeight } from './rpc.js';
 
 let anvil: AnvilNode;
@@ -49,7 +50,8 @@ describe.each(DIALECTS)('collect --once, then the API, on %s', (dialect) => {
     const r = await runCli(['collect', '--once', '--db', db.url, '--rpc', anvil.rpcUrl, '--from', '0']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    store = await openStore(db.url);
+    // The API follows the local chain's token list, where every genesis token is listed (the truth's nominal).
+    store = await openStore(db.url, { tokenList: localTokenList() });
     app = await buildApp({ store, config: loadConfig({ db: db.url, rpcUrl: anvil.rpcUrl }, {}), components: new Map() }, { logger: false });
   }, 180_000);
 

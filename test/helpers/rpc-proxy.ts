@@ -36,7 +36,8 @@ export interface RpcProxy {
 
 const ZERO_HASH = `0x${'ee'.repeat(32)}`;
 
-function readBody(req: IncomingMessage): Promise<string> {
+/** The whole body of an HTTP request, as UTF-8 text. */
+export function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     let s = '';
     req.setEncoding('utf8');

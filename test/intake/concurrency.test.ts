@@ -24,7 +24,7 @@ describe.each(DIALECTS)('exactly-once intake on %s', (dialect) => {
     db = await createTestDb(dialect);
     store = await openStore(db.url);
     // The same function `paywatch operator connection create` calls (the CLI itself is covered in protocol-events.test.ts).
-    conn = await issueSender(store, new KeyVault(MasterSecret.parse(SECRET)), 'connection', 'burst', 'mcp');
+    conn = await issueSender(store, new KeyVault(MasterSecret.parse(SECRET)), 'connection', 'burst', 'mcp', 'test');
   });
 
   afterAll(async () => {
@@ -80,7 +80,7 @@ describe.each(DIALECTS)('exactly-once intake on %s', (dialect) => {
     const server: Server = await startServer(db.url);
     try {
       const vault = new KeyVault(MasterSecret.parse(SECRET));
-      const c = await issueSender(store, vault, 'connection', 'cached', 'mcp');
+      const c = await issueSender(store, vault, 'connection', 'cached', 'mcp', 'test');
       expect((await deliver(server.url, { senderId: c.id, key: c.key, body: envelope('mcp', 'kc-1') })).status).toBe(201);
       const rotated = await rotateSender(store, vault, 'connection', c.id, 3600);
       expect((await deliver(server.url, { senderId: c.id, key: rotated.key, body: envelope('mcp', 'kc-2') })).status).toBe(201);

@@ -2,7 +2,7 @@
  * Intake test helpers: the real CLI (child process) issuing connections and producers, an in-process app
  * listening on a loopback port, signed deliveries over real HTTP, and one native record per protocol.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/api/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -28,11 +28,14 @@ export interface Server {
   close(): Promise<void>;
 }
 
-/** Builds and starts the app in this process on a free loopback port. `env` adds settings (e.g. PAYWATCH_INTAKE_RATE_LIMIT). */
-export async function startServer(db: string, env: Record<string, string> = {}): Promise<Server> {
+/**
+ * Builds and starts the app in this process on a free loopback port. `env` adds settings (e.g.
+ * PAYWATCH_INTAKE_RATE_LIMIT); `logger` gives pino options (e.g. a stream that captures log lines), else silence.
+ */
+export async function startServer(db: string, env: Record<string, string> = {}, logger: object | false = false): Promise<Server> {
   const config: Config = loadConfig({ db, port: 0, logLevel: 'silent' }, { PAYWATCH_SECRET: SECRET, ...env });
   const store = await openStore(db);
-  const app = await buildApp({ store, config, components: new Map() }, { logger: false });
+  const app = await buildApp({ store, config, components: new Map() }, { logger });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as { port: number };
   return { url: `http://127.0.0.1:${port}`, store, app, close: async () => (await app.close(), await store.close()) };
@@ -87,6 +90,27 @@ export const RECORDS: Record<string, { event_type: string; record: unknown }> = 
 /** A protocol-event envelope as JSON text (the exact bytes that get signed). */
 export function envelope(protocol: string, eventId: string, environment: 'test' | 'live' = 'test', record: unknown = RECORDS[protocol].record, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({ schema: 'paywatch.protocol.v1', protocol, event_id: eventId, event_type: RECORDS[protocol]?.event_type ?? 'x', event_time: now() - 60, environment, record, ...extra });
+}
+
+export const SERVICE_ID = 'a'.repeat(64);
+/** The result bytes whose sha256 is every test outcome's result_fingerprint. */
+export const RESULT = Buffer.from('the result the producer bought');
+
+/** An outcome record as JSON text; `patch` replaces top-level members. */
+export function outcome(eventId: string, patch: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    schema: 'paywatch.outcome.v1',
+    event_id: eventId,
+    environment: 'test',
+    occurred_at: now() - 120,
+    task_id: 'task-1',
+    attempt_id: 'attempt-1',
+    service: { service_id: SERVICE_ID },
+    charge: { amount: '0.1', asset: '0x20c0000000000000000000000000000000000000', network: 'eip155:4217', tx_hash: `0x${'b'.repeat(64)}`, protocol: 'mpp' },
+    result_fingerprint: createHash('sha256').update(RESULT).digest('hex'),
+    evaluation: { version: 'rubric-2', verdict: 'pass', score: 0.9, criteria: { complete: true } },
+    ...patch,
+  });
 }
 
 /** Counts stored protocol events and outcomes (both environments). */

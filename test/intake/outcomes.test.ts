@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { DIALECTS, createTestDb, type TestDb } from '../helpers/db.js';
-import { counts, deliver, now, operatorCli, startServer, type Server } from './helpers.js';
+import { RESULT, SERVICE_ID, counts, deliver, now, operatorCli, outcome, startServer, type Server } from './helpers.js';
 
 interface Issued {
   id: string;
@@ -17,32 +17,13 @@ interface Issued {
 }
 
 const sha256 = (b: string | Buffer) => createHash('sha256').update(b).digest('hex');
-const SERVICE_ID = 'a'.repeat(64);
-const RESULT = Buffer.from('the result the producer bought');
-
-/** An outcome record as JSON text; `patch` replaces top-level members. */
-function outcome(eventId: string, patch: Record<string, unknown> = {}): string {
-  return JSON.stringify({
-    schema: 'paywatch.outcome.v1',
-    event_id: eventId,
-    environment: 'test',
-    occurred_at: now() - 120,
-    task_id: 'task-1',
-    attempt_id: 'attempt-1',
-    service: { service_id: SERVICE_ID },
-    charge: { amount: '0.1', asset: '0x20c0000000000000000000000000000000000000', network: 'eip155:4217', tx_hash: `0x${'b'.repeat(64)}`, protocol: 'mpp' },
-    result_fingerprint: sha256(RESULT),
-    evaluation: { version: 'rubric-2', verdict: 'pass', score: 0.9, criteria: { complete: true } },
-    ...patch,
-  });
-}
 
 describe.each(DIALECTS)('outcomes and operator reads on %s', (dialect) => {
   let db: TestDb;
   let emptyDb: TestDb;
   let server: Server;
   let empty: Server;
-  let prodA: Issued, prodB: Issued, conn: Issued;
+  let prodA: Issued, prodB: Issued, prodLive: Issued, conn: Issued;
   let token: string, revokedToken: string;
 
   const post = (p: Issued, body: string, extra: Partial<Parameters<typeof deliver>[1]> = {}) =>
@@ -51,17 +32,18 @@ describe.each(DIALECTS)('outcomes and operator reads on %s', (dialect) => {
 
   beforeAll(async () => {
     [db, emptyDb] = await Promise.all([createTestDb(dialect), createTestDb(dialect)]);
-    prodA = await operatorCli<Issued>(db.url, ['producer', 'enroll', '--name', 'producer-a']);
+    prodA = await operatorCli<Issued>(db.url, ['producer', 'enroll', '--name', 'producer-a', '--env', 'test']);
     const r = await Promise.all([
-      operatorCli<Issued>(db.url, ['producer', 'enroll', '--name', 'producer-b']),
-      operatorCli<Issued>(db.url, ['connection', 'create', '--protocol', 'acp', '--name', 'app']),
+      operatorCli<Issued>(db.url, ['producer', 'enroll', '--name', 'producer-b', '--env', 'test']),
+      operatorCli<Issued>(db.url, ['producer', 'enroll', '--name', 'producer-live', '--env', 'live']),
+      operatorCli<Issued>(db.url, ['connection', 'create', '--protocol', 'acp', '--name', 'app', '--env', 'test']),
       operatorCli<{ token: string }>(db.url, ['token', 'create', '--name', 'ops']),
       operatorCli<{ token: string; id: string }>(db.url, ['token', 'create', '--name', 'old']),
     ]);
-    [prodB, conn] = r.slice(0, 2) as Issued[];
-    token = (r[2] as { token: string }).token;
-    revokedToken = (r[3] as { token: string }).token;
-    await operatorCli(db.url, ['token', 'revoke', (r[3] as { id: string }).id]);
+    [prodB, prodLive, conn] = r.slice(0, 3) as Issued[];
+    token = (r[3] as { token: string }).token;
+    revokedToken = (r[4] as { token: string }).token;
+    await operatorCli(db.url, ['token', 'revoke', (r[4] as { id: string }).id]);
     [server, empty] = await Promise.all([startServer(db.url), startServer(emptyDb.url)]);
   }, 300_000);
 
@@ -139,7 +121,7 @@ describe.each(DIALECTS)('outcomes and operator reads on %s', (dialect) => {
       [prodA, 'c2', { occurred_at: day + 20, charge: { amount: '0.2', asset: 'USDC', network: 'eip155:4217' } }],
       [prodB, 'c3', { occurred_at: day + 86400, service: { url: 'https://api.example.com/x' }, charge: { amount: '1.000001', asset: 'USDC', network: 'eip155:4217' } }],
       [prodB, 'c4', { occurred_at: day + 30, charge: { amount: '5', asset: 'EURC', network: 'eip155:4217' } }],
-      [prodA, 'c5', { occurred_at: day + 40, environment: 'live', charge: { amount: '7', asset: 'USDC', network: 'eip155:4217' } }],
+      [prodLive, 'c5', { occurred_at: day + 40, environment: 'live', charge: { amount: '7', asset: 'USDC', network: 'eip155:4217' } }],
     ];
     for (const [p, id, patch] of batch) expect((await post(p, outcome(id, patch))).status).toBe(201);
     const q = `since=${day}&until=${day + 2 * 86400}`;
@@ -211,7 +193,7 @@ describe.each(DIALECTS)('outcomes and operator reads on %s', (dialect) => {
       const before = await snap();
       expect(before.find((s) => s.p === '/api/openapi.json')!.status).toBe(200);
       for (let i = 0; i < 20; i++) {
-        const p = i % 2 ? prodA : prodB;
+        const p = i % 3 === 0 ? prodLive : i % 2 ? prodA : prodB;
         expect((await post(p, outcome(`batch-${i}`, { environment: i % 3 ? 'test' : 'live', evaluation: { version: 'v1', verdict: i % 2 ? 'fail' : 'pass', score: 0 } }))).status).toBe(201);
       }
       expect(await snap()).toEqual(before);

@@ -21,23 +21,25 @@ describe.each(DIALECTS)('protocol events on %s', (dialect) => {
   let db: TestDb;
   let server: Server;
   const conn: Record<string, Issued> = {};
-  let revokable: Issued, rotateIn: Issued, rotateOut: Issued;
+  let revokable: Issued, rotateIn: Issued, rotateOut: Issued, liveA2a: Issued;
   let token: string;
 
   beforeAll(async () => {
     db = await createTestDb(dialect);
     // The first CLI call migrates the store; the rest run side by side.
-    conn.mcp = await operatorCli<Issued>(db.url, ['connection', 'create', '--protocol', 'mcp', '--name', 'app-mcp']);
+    conn.mcp = await operatorCli<Issued>(db.url, ['connection', 'create', '--protocol', 'mcp', '--name', 'app-mcp', '--env', 'test']);
     const others = PROTOCOLS.filter((p) => p !== 'mcp');
+    const create = (p: string, name: string, env = 'test') => operatorCli<Issued>(db.url, ['connection', 'create', '--protocol', p, '--name', name, '--env', env]);
     const issued = await Promise.all([
-      ...others.map((p) => operatorCli<Issued>(db.url, ['connection', 'create', '--protocol', p, '--name', `app-${p}`])),
-      operatorCli<Issued>(db.url, ['connection', 'create', '--protocol', 'mcp', '--name', 'to-revoke']),
-      operatorCli<Issued>(db.url, ['connection', 'create', '--protocol', 'mcp', '--name', 'rotate-in-grace']),
-      operatorCli<Issued>(db.url, ['connection', 'create', '--protocol', 'mcp', '--name', 'rotate-no-grace']),
+      ...others.map((p) => create(p, `app-${p}`)),
+      create('mcp', 'to-revoke'),
+      create('mcp', 'rotate-in-grace'),
+      create('mcp', 'rotate-no-grace'),
+      create('a2a', 'app-a2a-live', 'live'),
       operatorCli<{ token: string }>(db.url, ['token', 'create', '--name', 'tests']),
     ]);
     others.forEach((p, i) => (conn[p] = issued[i] as Issued));
-    [revokable, rotateIn, rotateOut] = issued.slice(others.length, others.length + 3) as Issued[];
+    [revokable, rotateIn, rotateOut, liveA2a] = issued.slice(others.length, others.length + 4) as Issued[];
     token = (issued.at(-1) as { token: string }).token;
     server = await startServer(db.url);
   }, 300_000);
@@ -180,7 +182,7 @@ describe.each(DIALECTS)('protocol events on %s', (dialect) => {
 
   it('never mixes environments: a live read returns no test record, over HTTP and in the CLI', async () => {
     const c = conn.a2a;
-    expect((await deliver(server.url, { senderId: c.id, key: c.key, body: envelope('a2a', 'env-live', 'live') })).status).toBe(201);
+    expect((await deliver(server.url, { senderId: liveA2a.id, key: liveA2a.key, body: envelope('a2a', 'env-live', 'live') })).status).toBe(201);
     expect((await deliver(server.url, { senderId: c.id, key: c.key, body: envelope('a2a', 'env-test', 'test') })).status).toBe(201);
     const get = (q: string) => fetch(`${server.url}/api/operator/events?${q}`, { headers: { authorization: `Bearer ${token}` } });
     const live = (await (await get('env=live&limit=100')).json()) as { total: number; rows: { event_id: string; environment: string; record: unknown }[] };

@@ -50,6 +50,28 @@ describe.each(DIALECTS)('provider and intelligence routes on %s', (dialect) => {
     expect(r.json().error).toContain(`'${param}'`);
   });
 
+  it.each([
+    '/api/intelligence/status?pay_to=0xabc',
+    '/api/intelligence/offers?pay_to=0xabc',
+    `/api/intelligence/offers?service_id=${SID_A}&pay_to=0xabc`,
+    '/api/intelligence/changes?pay_to=0xabc',
+    '/api/intelligence/history?domain=api.alpha.example&pay_to=0xabc',
+    '/api/providers?pay_to=0xabc',
+    '/api/providers/api.alpha.example?pay_to=0xabc',
+  ])('GET %s → 400 refusing the unknown parameter, as the chain endpoints do', async (url) => {
+    const r = await get(url);
+    expect(r.statusCode).toBe(400);
+    expect(r.json()).toEqual({ error: "unknown query parameter 'pay_to'" });
+  });
+
+  it('names every unknown parameter at once, in the chain endpoints\' words', async () => {
+    const chain = await get('/api/transactions?pay_to=1&x=2');
+    const r = await get('/api/intelligence/offers?pay_to=1&x=2');
+    expect(r.statusCode).toBe(400);
+    expect(r.json()).toEqual({ error: "unknown query parameters 'pay_to', 'x'" });
+    expect(r.json()).toEqual(chain.json());
+  });
+
   it('404 {error} for a provider that is not listed', async () => {
     const r = await get('/api/providers/nobody.example');
     expect(r.statusCode).toBe(404);

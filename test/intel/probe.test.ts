@@ -86,6 +86,8 @@ describe('probeService', () => {
     expect(local.snapshot.outcome).toBe('refused');
     const viaResolver = await probeService(get(`http://paid.example:${new URL(bad.origin).port}/free`), { resolve: async () => [{ address: '127.0.0.1', family: 4 }] });
     expect(viaResolver.snapshot.outcome).toBe('refused');
+    // Snapshots are public (/api/intelligence/history): what the name resolved to is not recorded.
+    expect(viaResolver.snapshot.error).toBe('host paid.example resolves to an address that is not allowed (only public unicast addresses are fetched)');
     expect(bad.hits.get('/free') ?? 0).toBe(before);
   });
 

@@ -81,7 +81,7 @@ describe('source collectors against the local directory and real paid services',
     const ok = await collectSource(src, null, opts);
     const failedRefused = await collectSource(src, ok.freshness); // loopback not allowed now: refused
     expect(failedRefused.services).toEqual([]);
-    expect(failedRefused.freshness.last_error).toMatch(/not a public address/);
+    expect(failedRefused.freshness.last_error).toMatch(/is not allowed \(only public unicast addresses are fetched\)/);
     expect(failedRefused.freshness.last_success_at).toBe(ok.freshness.last_success_at);
     expect(failedRefused.freshness.item_count).toBe(2);
     const notJson = await collectSource({ name: 'x', kind: 'bazaar', url: `${bad.origin}/oversized?bytes=10&` }, null, opts);

@@ -74,6 +74,19 @@ describe('MCP tools over real HTTP (official SDK client)', () => {
     expect((r.content as { text: string }[])[0].text).toMatch(message);
   });
 
+  it.each([
+    ['search_providers', { pay_to: '0xabc' }],
+    ['get_provider', { domain: 'api.alpha.example', pay_to: '0xabc' }],
+    ['get_intelligence_status', { pay_to: '0xabc' }],
+    ['get_service_offers', { service_id: SID_A, pay_to: '0xabc' }],
+    ['get_service_changes', { pay_to: '0xabc' }],
+    ['get_service_history', { domain: 'api.alpha.example', pay_to: '0xabc' }],
+  ])('%s %j is a tool error naming the unknown argument', async (name, args) => {
+    const r = await client.callTool({ name, arguments: args });
+    expect(r.isError).toBe(true);
+    expect((r.content as { text: string }[])[0].text).toMatch(/unknown argument 'pay_to'$/);
+  });
+
   it('requires Accept: application/json, text/event-stream on POST', async () => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
     const bad = await fetch(`${base}/api/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body });

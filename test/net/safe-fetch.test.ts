@@ -48,6 +48,15 @@ describe('checkAddress', () => {
     ['224.0.0.1', 'multicast'],
     ['ff02::1', 'multicast'],
     ['64:ff9b::7f00:1', 'rfc6052'],
+    ['64:ff9b::808:808', 'rfc6052'], // NAT64 of a public address: the gateway decides where it lands
+    ['::7f00:1', 'ipv4Compatible'], // what the URL parser makes of [::127.0.0.1]
+    ['::a00:5', 'ipv4Compatible'],
+    ['::8.8.8.8', 'ipv4Compatible'], // ipaddr.js alone reads this as ::ffff:8.8.8.8 (public)
+    ['::808:808', 'ipv4Compatible'],
+    ['2002:7f00:1::', '6to4'],
+    ['2002:808:808::1', '6to4'],
+    ['2001::1', 'teredo'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'teredo'],
     ['not-an-ip', 'invalid'],
   ])('refuses %s (%s)', (ip, range) => {
     const v = checkAddress(ip);
@@ -59,6 +68,9 @@ describe('checkAddress', () => {
     expect(checkAddress('2606:4700:4700::1111').allowed).toBe(true);
     expect(checkAddress('127.0.0.1', true).allowed).toBe(true);
     expect(checkAddress('::ffff:127.0.0.1', true).allowed).toBe(true);
+    expect(checkAddress('::1', true)).toMatchObject({ allowed: true, range: 'loopback' });
+    expect(checkAddress('::7f00:1', true).allowed).toBe(false);
+    expect(checkAddress('2001:4860:4860::8888').allowed).toBe(true); // public, next to Teredo's 2001::/32
     expect(checkAddress('10.0.0.1', true).allowed).toBe(false);
     expect(checkAddress('169.254.169.254', true).allowed).toBe(false);
   });
@@ -85,6 +97,10 @@ describe('safeFetch', () => {
     (p: number) => `http://[::ffff:127.0.0.1]:${p}/`, // IPv4-mapped IPv6
     (p: number) => `http://[::ffff:7f00:1]:${p}/`,
     (p: number) => `http://localhost:${p}/`, // a DNS name resolving to loopback
+    (p: number) => `http://[::127.0.0.1]:${p}/`, // IPv4-compatible IPv6, written [::7f00:1] by the URL parser
+    (p: number) => `http://[64:ff9b::7f00:1]:${p}/`, // NAT64
+    (p: number) => `http://[2002:7f00:1::]:${p}/`, // 6to4
+    (p: number) => `http://[2001::7f00:1]:${p}/`, // Teredo
   ])('refuses %s without connecting', async (make) => {
     const before = target.hits();
     const err = await safeFetch(make(target.port)).catch((e) => e);
@@ -106,6 +122,19 @@ describe('safeFetch', () => {
     const r = await safeFetch(`http://provider.test:${target.port}/`, { resolve: toLoopback, allowLoopback: true });
     expect(Buffer.from(r.body).toString()).toBe('reached');
     expect(target.hits()).toBe(before + 1);
+  });
+
+  it('never says what a refused name resolved to (no internal DNS oracle); a literal is named as given', async () => {
+    const answers: Record<string, string[]> = { 'private.test': ['10.0.0.5'], 'loop.test': ['127.0.0.1'], 'mixed.test': ['93.184.216.34', '10.0.0.5'], 'v6.test': ['::7f00:1'], 'meta.test': ['169.254.169.254'] };
+    const resolve: Resolver = async (name) => answers[name].map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+    for (const [name, addresses] of Object.entries(answers)) {
+      const err = await safeFetch(`http://${name}/`, { resolve }).catch((e) => e);
+      expect(err, name).toBeInstanceOf(FetchRefused);
+      expect(err.message).toBe(`host ${name} resolves to an address that is not allowed (only public unicast addresses are fetched)`);
+      for (const a of addresses) expect(err.message).not.toContain(a);
+    }
+    const literal = await safeFetch('http://10.0.0.5/').catch((e) => e);
+    expect(literal.message).toBe('address 10.0.0.5 is not allowed (only public unicast addresses are fetched)');
   });
 
   it('refuses IPv6 loopback when loopback is not allowed', async () => {

@@ -23,7 +23,7 @@ function payment(height: number, recipient: string, legTo: string[], execution: 
   const time = 1_767_225_600 + height;
   const o: Observation = {
     hash, time, height, tx_index: 0, chain_id: 4217, sender: OTHER, recipient, asset: 'pathUSD', asset_contract: TOKEN,
-    amount: '1', nominal: '1', fee: '0.001', exchange: null, protocol: null, category: 'transfer', execution, decode: 'full',
+    amount: '1', nominal_parts: [{ asset_contract: TOKEN, amount: '1' }], fee: '0.001', exchange: null, protocol: null, category: 'transfer', execution, decode: 'full',
     integrity: { score: 0, maximum: 5, version: '1', scope: 'test', stages: [] },
     detail: {
       transaction: null, receipt: null, evidence: null, calls: null, forensics: null, unknown: null,
@@ -128,6 +128,37 @@ describe.each(DIALECTS)('observation details and leg recipients on %s', (dialect
     expect(await rows(s, 'observation_details')).toBe(hashes.length);
     expect(await Promise.all(hashes.map((h) => getTransaction(s, h)))).toEqual(before);
     expect(before.every((d) => d !== null && d.legs !== null)).toBe(true);
+  });
+
+  it('chain_0004 turns a stored nominal into list-independent parts (and back) with every answer unchanged', async () => {
+    const s = await fresh();
+    const blocks = makeBlocks({ count: 40, seed: 9 });
+    // Three sender legs: 1 pathUSD + 2 USDC.e (both USD) and 5 of a EUR token; the primary leg is the EUR one.
+    const usdc = '0x20c000000000000000000000b9537d11c60e8b50';
+    const eur = '0x20c0000000000000000000001621e21f71cf12fb';
+    const multi = payment(2_000_000, OTHER, []);
+    const o = multi.observations[0];
+    const leg = (asset_contract: string, amount: string, i: number) => ({ from: OTHER, to: PAY_TO, asset: null, asset_contract, amount, amount_atomic: '0', log_index: i });
+    Object.assign(o, { asset: 'EURC.e', asset_contract: eur, amount: '5', nominal_parts: [{ asset_contract: TOKEN, amount: '1' }, { asset_contract: usdc, amount: '2' }] });
+    o.detail.legs = [leg(eur, '5', 0), leg(TOKEN, '1', 1), leg(usdc, '2', 2)];
+    const all = [...blocks, multi];
+    await writeBlocks(s, all, { height: multi.height, hash: multi.hash });
+    const hashes = observationsOf(all).map((x) => x.hash);
+    const before = await Promise.all(hashes.map((h) => getTransaction(s, h)));
+    const metrics = await computeMetrics(s, {});
+    expect((await getTransaction(s, multi.hash))?.nominal).toBe('3');
+    const migration = chainMigrations.chain_0004_nominal_parts;
+    // down() gives the layout of a store written before chain_0004: one `nominal` column, list-dependent.
+    await migration.down!(s.db);
+    const { rows: old } = await sql<{ nominal: string | null }>`select nominal from observations where hash = ${multi.hash}`.execute(s.db);
+    expect(old[0].nominal).toBe('3');
+    await migration.up(s.db);
+    await migration.up(s.db); // a second run changes nothing
+    const fresher = await stores.reopen(s); // a new handle: no remembered answers
+    expect(await Promise.all(hashes.map((h) => getTransaction(fresher, h)))).toEqual(before);
+    expect(await computeMetrics(fresher, {})).toEqual(metrics);
+    const { rows: parts } = await sql<{ p: string }>`select nominal_parts as p from observations where hash = ${multi.hash}`.execute(s.db);
+    expect(JSON.parse(parts[0].p)).toEqual([[TOKEN, '1'], [usdc, '2']]);
   });
 
   it("sees another process's write once the reused counters read is older than STATS_REUSE_MS", async () => {

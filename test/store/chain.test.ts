@@ -1,3 +1,4 @@
+import { nominalOf } from '../../src/domain/listing.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'csv-parse/sync';
 import type { Store } from '../../src/store/db.js';
@@ -31,7 +32,7 @@ describe.each(DIALECTS)('chain store on %s', (dialect) => {
     expect(st).toMatchObject({ total_transactions: 120, lag_seconds: 10, chain_id: 4217, independent_consensus_verified: false });
     const one = observationsOf(blocks)[17];
     const d = await getTransaction(s, one.hash.toUpperCase().replace('0X', '0x'));
-    expect(d).toMatchObject({ hash: one.hash, amount: one.amount, nominal: one.nominal, fee: one.fee, sender: one.sender, integrity: one.integrity, legs: one.detail.legs });
+    expect(d).toMatchObject({ hash: one.hash, amount: one.amount, nominal: nominalOf(one.nominal_parts, s.tokenList), fee: one.fee, sender: one.sender, integrity: one.integrity, legs: one.detail.legs });
     expect(await getTransaction(s, `0x${'f'.repeat(64)}`)).toBeNull();
   });
 
@@ -155,7 +156,7 @@ describe.each(DIALECTS)('chain store on %s', (dialect) => {
           expect(m.total, name).toBe(want.length);
           expect(m.analyzed, name).toBe(want.length);
           expect(m.truncated).toBe(false);
-          expect(m.nominal, name).toBe(sumDecimals(want.map((o) => o.nominal)));
+          expect(m.nominal, name).toBe(sumDecimals(want.map((o) => nominalOf(o.nominal_parts, s.tokenList))));
           expect(m.fees, name).toBe(sumDecimals(want.map((o) => o.fee)));
           const known = want.filter((o) => o.execution !== 'unknown');
           expect(m.rate, name).toBe(known.length ? known.filter((o) => o.execution === 'success').length / known.length : null);
@@ -167,7 +168,7 @@ describe.each(DIALECTS)('chain store on %s', (dialect) => {
         const m = await computeMetrics(s, {}, 50);
         const latest = current.slice(0, 50);
         expect(m).toMatchObject({ total: current.length, analyzed: 50, truncated: true });
-        expect(m.nominal).toBe(sumDecimals(latest.map((o) => o.nominal)));
+        expect(m.nominal).toBe(sumDecimals(latest.map((o) => nominalOf(o.nominal_parts, s.tokenList))));
         expect(m.fees).toBe(sumDecimals(latest.map((o) => o.fee)));
       });
 

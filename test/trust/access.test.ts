@@ -103,3 +103,28 @@ describe.each(DIALECTS)('trust-check access on %s', (dialect) => {
     expect(await usageCounter(h.store, row.id, month)).toMatchObject({ used: 1000, reserved: 0 });
   }, 60_000);
 });
+
+describe('checks in flight', () => {
+  let h: VerifyHarness;
+  beforeAll(async () => {
+    h = await startVerify('sqlite', { verifyMaxInFlight: '2' });
+  }, 30_000);
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('beyond the cap a check is 503 with Retry-After and is not metered; the slots come back when checks end', async () => {
+    const { key, row } = await issueApiKey(h.store, 'free', 'operator');
+    const auth = { authorization: `Bearer ${key}` };
+    // Two checks of a target that answers after 1.5 s hold both slots.
+    const slow = [post(h.url, '/v1/check', { url: `${bad.origin}/slow?ms=1500` }, auth), post(h.url, '/v1/check', { url: `${bad.origin}/slow?ms=1500` }, auth)];
+    for (let i = 0; i < 100 && (bad.hits.get('/slow') ?? 0) < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    const refused = await post(h.url, '/v1/check', { url: `${bad.origin}/slow?ms=1` }, auth);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.json.error).toMatch(/too many checks in progress: at most 2 run at once/);
+    expect((await Promise.all(slow)).map((r) => r.status)).toEqual([200, 200]);
+    expect(await usageCounter(h.store, row.id, utcMonth(new Date()))).toMatchObject({ used: 2, reserved: 0 });
+    expect((await post(h.url, '/v1/check', { url: `${bad.origin}/slow?ms=1` }, auth)).status).toBe(200);
+  });
+});

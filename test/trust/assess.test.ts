@@ -1,11 +1,13 @@
 /**
- * assessTrust over a table of evidence cases: each case names the verdict and the reason codes it must produce
- * (and codes it must not), so every rule in docs/trust-check.md is pinned.
+ * assessTrust over a table of evidence cases: each row pins one reason code to its severity and the verdict it
+ * gives on otherwise honest evidence (and codes it must not come with); the table covers every code of
+ * REASON_SEVERITIES, and docs/trust-check.md lists exactly those codes with those severities.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { assessTrust } from '../../src/trust/assess.js';
-import type { Offer } from '../../src/intel/types.js';
-import type { TrustEvidence } from '../../src/trust/types.js';
+import type { ChangeKind, Offer } from '../../src/intel/types.js';
+import { REASON_CODES, REASON_SEVERITIES, type ReasonCode, type RecentChange, type Severity, type TrustEvidence, type Verdict } from '../../src/trust/types.js';
 
 const NOW = new Date('2026-11-21T12:00:00Z');
 const PAY_TO = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
@@ -29,101 +31,247 @@ function honest(): TrustEvidence {
     assets: [{ network: 'eip155:4217', asset: PATH_USD, known: true, symbol: 'pathUSD', currency: 'USD', decimals: 6, source: 'static' }],
     pay_to_activity: [{ pay_to: PAY_TO, network: 'eip155:4217', count: 12, first_time_unix: 1_760_000_000, last_time_unix: 1_763_000_000 }],
     ownership: { status: 'valid', origin: 'https://api.example.com', proofs: 1, verified_pay_to: [PAY_TO], error: null },
+    recent_changes: { window_days: 30, since: '2026-10-22T12:00:00.000Z', changes: [], new_pay_to_activity: [] },
   };
 }
 
-type Case = [name: string, change: (e: TrustEvidence) => void, verdict: string, must: string[], mustNot?: string[]];
+/** The identity members of offer() (what a change record's before/after carry besides the changed value). */
+const IDENTITY = { protocol: 'x402', x402_version: 2, scheme: 'exact', method: null, network: 'eip155:4217', asset: PATH_USD };
+
+/** A stored change record with id `id`, between snapshots s{id-1} and s{id}. */
+const change = (id: number, kind: ChangeKind, before: object, after: object, at = '2026-11-20T00:00:00.000Z'): RecentChange => ({
+  id, service_id: 'a'.repeat(64), domain: 'api.example.com', kind, at, before_snapshot_id: `s${id - 1}`, after_snapshot_id: `s${id}`, before, after,
+});
+
+/** A price_changed record of offer() from `from` to `to` atomic units (6 decimals). */
+const priceChange = (id: number, from: string, to: string, at?: string) =>
+  change(id, 'price_changed', { ...IDENTITY, amount_atomic: from, amount: String(Number(from) / 1e6) }, { ...IDENTITY, amount_atomic: to, amount: String(Number(to) / 1e6) }, at);
+
+/**
+ * The service moved its payTo from PAY_TO to OTHER at the last collection (change 7): the live offer and the
+ * history snapshot both name OTHER, which received `count` observed payments (null: network not observed).
+ */
+function payToMoved(e: TrustEvidence, count: number | null): void {
+  e.offers = [offer({ pay_to: OTHER })];
+  e.history!.offers = [offer({ pay_to: OTHER })];
+  const act = { pay_to: OTHER, network: 'eip155:4217', count, first_time_unix: count ? 1_763_100_000 : null, last_time_unix: count ? 1_763_100_000 : null };
+  e.pay_to_activity = [act];
+  e.recent_changes!.changes = [change(7, 'pay_to_changed', { ...IDENTITY, pay_to: PAY_TO }, { ...IDENTITY, pay_to: OTHER })];
+  e.recent_changes!.new_pay_to_activity = [act];
+}
+
+/** The price doubled at the last collection (change 8): live and history offers both ask 20000. */
+function priceDoubled(e: TrustEvidence): void {
+  e.offers = [offer({ amount_atomic: '20000', amount: '0.02' })];
+  e.history!.offers = [offer({ amount_atomic: '20000', amount: '0.02' })];
+  e.recent_changes!.changes = [priceChange(8, '10000', '20000')];
+}
+
+/** [code, its severity here, the verdict on otherwise honest evidence, the change to honest(), codes it must not come with]. */
+type Case = [code: ReasonCode, severity: Severity, verdict: Verdict, change: (e: TrustEvidence) => void, mustNot?: ReasonCode[]];
+
+const honestCase = () => {};
+const noOffers = (live: Partial<TrustEvidence['live']>) => (e: TrustEvidence) => {
+  e.live = { ...e.live, ...live };
+  e.offers = [];
+};
 
 const cases: Case[] = [
-  ['honest https service', () => {}, 'pay', ['payment_required_live', 'https', 'listed', 'checks_healthy', 'directory_listed', 'history_consistent', 'price_sane', 'asset_known', 'pay_to_observed_payments', 'ownership_proof_valid', 'mainnet'], ['not_https']],
-  ['plain http', (e) => (e.url = 'http://api.example.com/paid'), 'caution', ['not_https']],
-  ['payTo changed', (e) => (e.offers = [offer({ pay_to: OTHER })]), 'do_not_pay', ['pay_to_changed'], ['history_consistent']],
-  ['price 10^6 × history', (e) => (e.offers = [offer({ amount_atomic: '10000000000' })]), 'do_not_pay', ['price_anomaly']],
-  ['price 1/1000 of history', (e) => (e.offers = [offer({ amount_atomic: '10' })]), 'do_not_pay', ['price_anomaly']],
-  ['price doubled', (e) => (e.offers = [offer({ amount_atomic: '20000' })]), 'caution', ['price_changed'], ['price_anomaly']],
-  ['decimal amount in the atomic field', (e) => (e.offers = [offer({ amount_atomic: '0.01' })]), 'do_not_pay', ['amount_not_atomic']],
-  ['500 dollars per call', (e) => {
-    e.offers = [offer({ amount_atomic: '500000000' })];
-    e.history = null;
-  }, 'caution', ['price_high']],
-  ['50,000 dollars per call', (e) => {
-    e.offers = [offer({ amount_atomic: '50000000000' })];
-    e.history = null;
-  }, 'do_not_pay', ['price_implausible']],
-  ['unknown asset on Tempo', (e) => {
-    e.assets = [{ network: 'eip155:4217', asset: PATH_USD, known: false, symbol: null, currency: null, decimals: null, source: null }];
-  }, 'caution', ['asset_unknown'], ['price_sane']],
-  ['asset changed', (e) => (e.history!.offers = [offer({ asset: '0x20c0000000000000000000000000000000000001' })]), 'caution', ['asset_changed']],
-  ['network changed', (e) => (e.history!.offers = [offer({ network: 'eip155:8453' })]), 'caution', ['network_changed']],
-  ['not listed', (e) => {
+  ['payment_required_live', 'info', 'pay', honestCase],
+  ['challenge_invalid', 'critical', 'do_not_pay', (e) => {
+    noOffers({ outcome: 'invalid_challenge' })(e);
+    e.challenge_errors = ['bad header'];
+  }],
+  ['no_payment_required', 'critical', 'do_not_pay', noOffers({ outcome: 'ok_without_payment', http_status: 200 })],
+  ['not_found', 'critical', 'do_not_pay', noOffers({ outcome: 'not_found', http_status: 404 })],
+  ['http_error', 'critical', 'do_not_pay', noOffers({ outcome: 'error', http_status: 500 })],
+  ['unreachable', 'critical', 'do_not_pay', noOffers({ outcome: 'unreachable', http_status: null, error: 'ECONNREFUSED', final_url: null })],
+  ['unreachable', 'critical', 'do_not_pay', noOffers({ outcome: 'timeout', http_status: null, error: 'budget', final_url: null })],
+  ['response_too_large', 'critical', 'do_not_pay', noOffers({ outcome: 'too_large' })],
+  ['redirect_refused', 'critical', 'do_not_pay', noOffers({ outcome: 'refused', http_status: null, error: 'private', final_url: null, redirect_refused: true })],
+  ['https', 'info', 'pay', honestCase, ['not_https']],
+  ['not_https', 'warning', 'caution', (e) => (e.url = 'http://api.example.com/paid'), ['https']],
+  ['listed', 'info', 'pay', honestCase, ['not_listed']],
+  ['not_listed', 'warning', 'caution', (e) => {
     e.listing = null;
     e.history = null;
-  }, 'caution', ['not_listed'], ['listed']],
-  ['listed 2 days ago', (e) => (e.listing!.first_seen = '2026-11-19T12:00:00.000Z'), 'caution', ['listed_recently']],
-  ['unhealthy checks', (e) => (e.listing!.checks_healthy = 3), 'caution', ['checks_unhealthy']],
-  ['found only by probing', (e) => (e.listing!.directory_sources = []), 'pay', ['directory_absent']],
-  ['payTo never paid on chain', (e) => (e.pay_to_activity[0] = { ...e.pay_to_activity[0], count: 0, first_time_unix: null, last_time_unix: null }), 'caution', ['pay_to_no_observed_payments']],
-  ['network not observed', (e) => (e.pay_to_activity[0] = { ...e.pay_to_activity[0], count: null }), 'pay', ['pay_to_activity_unknown']],
-  ['ownership proof invalid', (e) => (e.ownership = { ...e.ownership, status: 'invalid', verified_pay_to: [] }), 'do_not_pay', ['ownership_proof_invalid']],
-  ['ownership proof absent', (e) => (e.ownership = { ...e.ownership, status: 'absent', proofs: 0, verified_pay_to: [] }), 'pay', ['ownership_proof_absent']],
-  ['testnet', (e) => {
+  }, ['listed']],
+  ['listed_recently', 'warning', 'caution', (e) => (e.listing!.first_seen = '2026-11-19T12:00:00.000Z')],
+  ['checks_healthy', 'info', 'pay', honestCase],
+  ['checks_unhealthy', 'warning', 'caution', (e) => (e.listing!.checks_healthy = 3), ['checks_healthy']],
+  ['directory_listed', 'info', 'pay', honestCase],
+  ['directory_absent', 'info', 'pay', (e) => (e.listing!.directory_sources = [])],
+  ['pay_to_changed', 'critical', 'do_not_pay', (e) => (e.offers = [offer({ pay_to: OTHER })]), ['history_consistent']],
+  ['network_changed', 'warning', 'caution', (e) => (e.history!.offers = [offer({ network: 'eip155:8453' })]), ['history_consistent']],
+  ['asset_changed', 'warning', 'caution', (e) => (e.history!.offers = [offer({ asset: '0x20c0000000000000000000000000000000000001' })]), ['history_consistent']],
+  ['price_anomaly', 'critical', 'do_not_pay', (e) => (e.offers = [offer({ amount_atomic: '10000000000' })])],
+  ['price_anomaly', 'critical', 'do_not_pay', (e) => (e.offers = [offer({ amount_atomic: '10' })])],
+  ['price_changed', 'warning', 'caution', (e) => (e.offers = [offer({ amount_atomic: '20000' })]), ['price_anomaly']],
+  ['history_consistent', 'info', 'pay', honestCase],
+  ['pay_to_changed_recently', 'critical', 'do_not_pay', (e) => payToMoved(e, 0), ['history_consistent', 'pay_to_changed']],
+  ['pay_to_changed_recently', 'critical', 'do_not_pay', (e) => payToMoved(e, null), ['history_consistent']],
+  ['pay_to_changed_recently', 'warning', 'caution', (e) => payToMoved(e, 3), ['history_consistent']],
+  ['price_raised_recently', 'warning', 'caution', priceDoubled, ['history_consistent', 'price_sane', 'price_changed']],
+  ['network_or_asset_changed_recently', 'warning', 'caution', (e) => {
+    e.recent_changes!.changes = [change(9, 'network_changed', { ...IDENTITY, network: 'eip155:8453', asset: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913' }, IDENTITY)];
+  }, ['history_consistent']],
+  ['network_or_asset_changed_recently', 'warning', 'caution', (e) => {
+    e.recent_changes!.changes = [change(9, 'asset_changed', { ...IDENTITY, asset: '0x20c0000000000000000000000000000000000001' }, IDENTITY)];
+  }, ['history_consistent']],
+  ['amount_not_atomic', 'critical', 'do_not_pay', (e) => (e.offers = [offer({ amount_atomic: '0.01' })]), ['price_sane']],
+  ['price_missing', 'warning', 'caution', (e) => {
+    e.offers = [offer({ amount_atomic: null })];
+  }, ['price_sane']],
+  ['price_zero', 'warning', 'caution', (e) => {
+    e.offers = [offer({ amount_atomic: '0' })];
+    e.history = null;
+  }, ['price_sane']],
+  ['price_implausible', 'critical', 'do_not_pay', (e) => {
+    e.offers = [offer({ amount_atomic: '50000000000' })];
+    e.history = null;
+  }],
+  ['price_high', 'warning', 'caution', (e) => {
+    e.offers = [offer({ amount_atomic: '500000000' })];
+    e.history = null;
+  }],
+  ['price_sane', 'info', 'pay', honestCase],
+  ['asset_known', 'info', 'pay', honestCase],
+  ['asset_unknown', 'warning', 'caution', (e) => {
+    e.assets = [{ network: 'eip155:4217', asset: PATH_USD, known: false, symbol: null, currency: null, decimals: null, source: null }];
+  }, ['price_sane', 'asset_known']],
+  ['pay_to_observed_payments', 'info', 'pay', honestCase],
+  ['pay_to_no_observed_payments', 'warning', 'caution', (e) => (e.pay_to_activity[0] = { ...e.pay_to_activity[0], count: 0, first_time_unix: null, last_time_unix: null })],
+  ['pay_to_activity_unknown', 'info', 'pay', (e) => (e.pay_to_activity[0] = { ...e.pay_to_activity[0], count: null })],
+  ['ownership_proof_valid', 'info', 'pay', honestCase],
+  ['ownership_proof_invalid', 'critical', 'do_not_pay', (e) => (e.ownership = { ...e.ownership, status: 'invalid', verified_pay_to: [] })],
+  ['ownership_proof_absent', 'info', 'pay', (e) => (e.ownership = { ...e.ownership, status: 'absent', proofs: 0, verified_pay_to: [] })],
+  ['mainnet', 'info', 'pay', honestCase, ['testnet']],
+  ['testnet', 'info', 'pay', (e) => {
     e.offers = [offer({ network: 'eip155:84532', asset: '0x036cbd53842c5426634e7929541ec2318f3dcf7e' })];
     e.history = { snapshot_id: null, checked_at: null, offers: e.offers };
     e.assets = [{ network: 'eip155:84532', asset: '0x036cbd53842c5426634e7929541ec2318f3dcf7e', known: true, symbol: 'USDC', currency: 'USD', decimals: 6, source: 'static' }];
     e.pay_to_activity = [{ pay_to: PAY_TO, network: 'eip155:84532', count: null, first_time_unix: null, last_time_unix: null }];
-  }, 'pay', ['testnet'], ['mainnet']],
-  ['unknown network', (e) => (e.offers = [offer({ network: 'eip155:999999' })]), 'caution', ['network_unknown']],
-  ['200 without payment', (e) => {
-    e.live = { ...e.live, outcome: 'ok_without_payment', http_status: 200 };
-    e.offers = [];
-  }, 'do_not_pay', ['no_payment_required']],
-  ['malformed challenge', (e) => {
-    e.live = { ...e.live, outcome: 'invalid_challenge' };
-    e.offers = [];
-    e.challenge_errors = ['bad header'];
-  }, 'do_not_pay', ['challenge_invalid']],
-  ['unreachable', (e) => {
-    e.live = { outcome: 'unreachable', http_status: null, error: 'ECONNREFUSED', final_url: null, redirect_refused: false };
-    e.offers = [];
-  }, 'do_not_pay', ['unreachable']],
-  ['timeout', (e) => {
-    e.live = { outcome: 'timeout', http_status: null, error: 'budget', final_url: null, redirect_refused: false };
-    e.offers = [];
-  }, 'do_not_pay', ['unreachable']],
-  ['redirect to a refused address', (e) => {
-    e.live = { outcome: 'refused', http_status: null, error: 'private', final_url: null, redirect_refused: true };
-    e.offers = [];
-  }, 'do_not_pay', ['redirect_refused']],
-  ['server error', (e) => {
-    e.live = { ...e.live, outcome: 'error', http_status: 500 };
-    e.offers = [];
-  }, 'do_not_pay', ['http_error']],
-  ['not found', (e) => {
-    e.live = { ...e.live, outcome: 'not_found', http_status: 404 };
-    e.offers = [];
-  }, 'do_not_pay', ['not_found']],
+  }, ['mainnet']],
+  ['network_unknown', 'warning', 'caution', (e) => (e.offers = [offer({ network: 'eip155:999999' })])],
 ];
 
+/** Evaluates honest() changed by `change`. */
+function assess(change: (e: TrustEvidence) => void) {
+  const e = honest();
+  change(e);
+  return assessTrust(e, NOW);
+}
+
 describe('assessTrust', () => {
-  it.each(cases)('%s → %s', (_name, change, verdict, must, mustNot = []) => {
-    const e = honest();
-    change(e);
-    const a = assessTrust(e, NOW);
-    const got = a.reasons.map((r) => r.code);
+  it.each(cases)('%s is %s → %s', (code, severity, verdict, change, mustNot = []) => {
+    const a = assess(change);
+    expect(a.reasons.filter((r) => r.code === code).map((r) => r.severity)).toContain(severity);
     expect(a.verdict).toBe(verdict);
-    expect(got).toEqual(expect.arrayContaining(must));
+    const got = a.reasons.map((r) => r.code);
     for (const c of mustNot) expect(got).not.toContain(c);
   });
 
+  it('the table pins every code the engine can emit, with every severity it may carry', () => {
+    const pinned = new Set(cases.map(([code, severity]) => `${code}:${severity}`));
+    const table = REASON_CODES.flatMap((code) => REASON_SEVERITIES[code].map((severity) => `${code}:${severity}`));
+    expect([...pinned].sort()).toEqual([...table].sort());
+  });
+
+  it('honest evidence gives only info reasons and pay', () => {
+    const a = assess(honestCase);
+    expect(a.verdict).toBe('pay');
+    expect(a.reasons.filter((r) => r.severity !== 'info')).toEqual([]);
+  });
+
   it('orders reasons critical, warning, info and reports the signals used', () => {
-    const e = honest();
-    e.url = 'http://api.example.com/paid';
-    e.offers = [offer({ pay_to: OTHER })];
-    const a = assessTrust(e, NOW);
+    const a = assess((e) => {
+      e.url = 'http://api.example.com/paid';
+      e.offers = [offer({ pay_to: OTHER })];
+    });
     const sev = a.reasons.map((r) => r.severity);
     expect(sev).toEqual([...sev].sort((x, y) => ['critical', 'warning', 'info'].indexOf(x) - ['critical', 'warning', 'info'].indexOf(y)));
     expect(a.signals.history).toMatchObject({ compared: true, pay_to_consistent: false });
     expect(a.signals.https).toBe(false);
     expect(a.signals.price[0]).toMatchObject({ amount_atomic: '10000', amount: '0.01', dollars: '0.01' });
+  });
+});
+
+describe('recent changes', () => {
+  const reason = (a: ReturnType<typeof assessTrust>, code: ReasonCode) => a.reasons.filter((r) => r.code === code);
+
+  it('pay_to_changed_recently cites its change record and the new payTo\'s observed payments', () => {
+    const a = assess((e) => payToMoved(e, 0));
+    expect(reason(a, 'pay_to_changed_recently')).toEqual([
+      expect.objectContaining({
+        severity: 'critical',
+        evidence: expect.objectContaining({ pay_to: OTHER, previous_pay_to: [PAY_TO], network: 'eip155:4217', change_ids: [7], snapshot_ids: ['s6', 's7'], changed_at: '2026-11-20T00:00:00.000Z', inbound_payments: { count: 0, first_time_unix: null, last_time_unix: null } }),
+      }),
+    ]);
+    expect(a.signals.recent_changes).toEqual({ window_days: 30, since: '2026-10-22T12:00:00.000Z', change_ids: [7] });
+  });
+
+  it('one pay_to_changed_recently per new payTo: a move back to a paid wallet is a warning, the unpaid one stays critical', () => {
+    const a = assess((e) => {
+      payToMoved(e, 0);
+      e.offers = [offer()];
+      e.history!.offers = [offer()];
+      e.pay_to_activity = honest().pay_to_activity;
+      e.recent_changes!.changes.push(change(8, 'pay_to_changed', { ...IDENTITY, pay_to: OTHER }, { ...IDENTITY, pay_to: PAY_TO }, '2026-11-20T06:00:00.000Z'));
+      e.recent_changes!.new_pay_to_activity.push(honest().pay_to_activity[0]);
+    });
+    expect(reason(a, 'pay_to_changed_recently').map((r) => [r.severity, r.evidence.pay_to, r.evidence.change_ids])).toEqual([
+      ['critical', OTHER, [7]],
+      ['warning', PAY_TO, [8]],
+    ]);
+  });
+
+  it('price_raised_recently carries the exact old and new amounts and its records', () => {
+    const [r] = reason(assess(priceDoubled), 'price_raised_recently');
+    expect(r.evidence).toMatchObject({ old_amount_atomic: '10000', new_amount_atomic: '20000', old_amount: '0.01', new_amount: '0.02', ratio: '2', change_ids: [8], snapshot_ids: ['s7', 's8'], network: 'eip155:4217', asset: PATH_USD });
+  });
+
+  it.each([
+    ['a 50% rise is not more than 50%', [['10000', '15000']], null],
+    ['a 51% rise', [['10000', '15100']], { old: '10000', now: '15100', ids: [1] }],
+    ['two rises of 30% add up', [['10000', '13000'], ['13000', '16900']], { old: '10000', now: '16900', ids: [1, 2] }],
+    ['a cut then a rise counts from the low', [['10000', '5000'], ['5000', '8000']], { old: '5000', now: '8000', ids: [1, 2] }],
+    ['a cut alone is not a rise', [['10000', '5000']], null],
+    ['a rise from zero', [['0', '10000']], { old: '0', now: '10000', ids: [1] }],
+  ] as const)('%s', (_name, steps, expected) => {
+    const a = assess((e) => {
+      e.recent_changes!.changes = steps.map(([from, to], i) => priceChange(i + 1, from, to, `2026-11-${10 + i}T00:00:00.000Z`));
+    });
+    const got = reason(a, 'price_raised_recently').map((r) => ({ old: r.evidence.old_amount_atomic, now: r.evidence.new_amount_atomic, ids: r.evidence.change_ids }));
+    expect(got).toEqual(expected ? [expected] : []);
+    expect(a.reasons.some((r) => r.code === 'history_consistent')).toBe(expected === null);
+  });
+
+  it('a price change that moved the offer to another asset compares no amounts', () => {
+    const a = assess((e) => {
+      e.recent_changes!.changes = [change(1, 'price_changed', { ...IDENTITY, asset: '0x20c0000000000000000000000000000000000001', amount_atomic: '1' }, { ...IDENTITY, amount_atomic: '10000' })];
+    });
+    expect(reason(a, 'price_raised_recently')).toEqual([]);
+  });
+
+  it('network_or_asset_changed_recently names its record', () => {
+    const a = assess((e) => {
+      e.recent_changes!.changes = [change(9, 'asset_changed', { ...IDENTITY, asset: '0x20c0000000000000000000000000000000000001' }, IDENTITY)];
+    });
+    expect(reason(a, 'network_or_asset_changed_recently')[0].evidence).toMatchObject({
+      kind: 'asset_changed', before: { network: 'eip155:4217', asset: '0x20c0000000000000000000000000000000000001' }, after: { network: 'eip155:4217', asset: PATH_USD }, change_ids: [9], snapshot_ids: ['s8', 's9'],
+    });
+  });
+});
+
+describe('docs/trust-check.md', () => {
+  it('its reason-code table lists exactly the codes the engine can emit, with their severities', () => {
+    const doc = readFileSync(new URL('../../docs/trust-check.md', import.meta.url), 'utf8');
+    const section = doc.slice(doc.indexOf('## Reason codes'));
+    const rows = section.slice(0, section.indexOf('\n## ', 1)).split('\n').filter((l) => l.startsWith('| `'));
+    const documented = Object.fromEntries(rows.map((l) => {
+      const [code, severity] = l.split('|').slice(1, 3).map((c) => c.trim());
+      return [code.replace(/`/g, ''), severity.split('/').map((x) => x.trim())];
+    }));
+    expect(documented).toEqual(Object.fromEntries(REASON_CODES.map((c) => [c, [...REASON_SEVERITIES[c]]])));
   });
 });

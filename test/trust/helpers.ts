@@ -15,7 +15,7 @@ import { parseChallenge } from '../../src/intel/challenge/index.js';
 import { safeFetch } from '../../src/net/safe-fetch.js';
 import type { Offer } from '../../src/intel/types.js';
 import { writeBlocks } from '../../src/store/chain-repo.js';
-import type { Observation } from '../../src/domain/observation.js';
+import type { Execution, Observation } from '../../src/domain/observation.js';
 
 export interface VerifyHarness {
   store: Store;
@@ -86,10 +86,19 @@ export async function seedHistory(store: Store, url: string, offers: Offer[], da
   }
 }
 
-/** Writes one finalized block with one successful TIP-20 transfer of `amount` pathUSD from `from` to `to`. */
-export async function seedPayment(store: Store, from: string, to: string, height: number, time: number): Promise<void> {
+/** How seedPayment's transaction pays: its token, whether `to` is the transaction's recipient, its execution. */
+export interface SeedPaymentOptions {
+  /** Token contract (default pathUSD). */
+  token?: string;
+  /** true: `to` is the observation's primary recipient; false (default): only a leg pays it, the recipient is the token. */
+  direct?: boolean;
+  execution?: Execution;
+}
+
+/** Writes one finalized block with one TIP-20 transfer of 0.01 tokens from `from` to `to` (successful by default). */
+export async function seedPayment(store: Store, from: string, to: string, height: number, time: number, opts: SeedPaymentOptions = {}): Promise<void> {
   const hash = `0x${height.toString(16).padStart(64, 'a')}` as `0x${string}`;
-  const token = '0x20c0000000000000000000000000000000000000';
+  const token = opts.token ?? '0x20c0000000000000000000000000000000000000';
   const obs: Observation = {
     hash,
     time,
@@ -97,19 +106,19 @@ export async function seedPayment(store: Store, from: string, to: string, height
     tx_index: 0,
     chain_id: 4217,
     sender: from,
-    recipient: token,
+    // By default the payTo appears only as a leg's `to` (the transaction's `to` is the token contract), as for a real TIP-20 transfer.
+    recipient: opts.direct ? to : token,
     asset: 'pathUSD',
     asset_contract: token,
     amount: '0.01',
-    nominal: '0.01',
+    nominal_parts: [{ asset_contract: token, amount: '0.01' }],
     fee: '0.001',
     exchange: null,
     protocol: 'x402',
     category: 'transfer',
-    execution: 'success',
+    execution: opts.execution ?? 'success',
     decode: 'ok',
     integrity: { score: 0, maximum: 5, version: '1', scope: 'test', stages: [] },
-    // The payTo appears only as a leg's `to` (the transaction's `to` is the token contract), as for a real TIP-20 transfer.
     detail: { transaction: null, receipt: null, evidence: null, legs: [{ from, to, asset: 'pathUSD', asset_contract: token, amount: '0.01', amount_atomic: '10000', log_index: 0 }], calls: null, forensics: null, unknown: null },
   };
   await writeBlocks(store, [{ height, hash, time, observations: [obs] }], { height, hash });

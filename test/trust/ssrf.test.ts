@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:net';
+import { lookup } from 'node:dns/promises';
 import { startBadServers, type BadServers } from '../../src/demo/paid-services/index.js';
 import { codes, post, startVerify, type VerifyHarness } from './helpers.js';
 import { issueApiKey } from '../../src/trust/keys.js';
@@ -33,7 +34,8 @@ beforeAll(async () => {
   any = await counter('0.0.0.0');
   bad = await startBadServers();
   strict = await startVerify('sqlite', { verifyAllowLoopback: '0' }, { resolve: async (name) => (name === 'evil.test' ? [{ address: '127.0.0.1', family: 4 }] : [{ address: '10.1.2.3', family: 4 }]) });
-  lenient = await startVerify('sqlite', {});
+  // internal.test stands for a name of the operator's internal DNS; every other name resolves as usual.
+  lenient = await startVerify('sqlite', {}, { resolve: async (name) => (name === 'internal.test' ? [{ address: '10.9.8.7', family: 4 }] : lookup(name, { all: true })) });
   strictKey = (await issueApiKey(strict.store, 'free', 'operator')).key;
   lenientKey = (await issueApiKey(lenient.store, 'free', 'operator')).key;
 }, 30_000);
@@ -69,11 +71,22 @@ describe('SSRF refusals', () => {
       'http://[fe80::1]/paid',
       'http://[::ffff:169.254.169.254]/latest/meta-data/',
       'https://internal.example/paid', // resolves (by the test resolver) to 10.1.2.3
+      `http://[::127.0.0.1]:${p}/paid`, // IPv4-compatible, [::7f00:1]
+      `http://[::ffff:0:7f00:1]:${p}/paid`, // SIIT (RFC 6145)
+      `http://[64:ff9b::7f00:1]:${p}/paid`, // NAT64
+      `http://[2002:7f00:1::]:${p}/paid`, // 6to4
+      `http://[2001::7f00:1]:${p}/paid`, // Teredo
     ];
     for (const url of urls) {
       const r = await post(strict.url, '/v1/check', { url }, { authorization: `Bearer ${strictKey}` });
       expect(r.status, url).toBe(400);
       expect(r.json.error, url).toMatch(/refused url/);
+      // What a name resolved to is never told (an internal DNS oracle), nor its kind of range.
+      expect(r.json.error, url).not.toMatch(/10\.1\.2\.3|private|loopback|unicast\)|ipv4|rfc|teredo|6to4/);
+    }
+    for (const name of ['evil.test', 'internal.example']) {
+      const r = await post(strict.url, '/v1/check', { url: `https://${name}/paid` }, { authorization: `Bearer ${strictKey}` });
+      expect(r.json).toEqual({ error: `refused url: host ${name} resolves to an address that is not allowed (only public unicast addresses are fetched)` });
     }
     expect(loop.connections()).toBe(0);
     expect(any.connections()).toBe(0);
@@ -87,6 +100,10 @@ describe('SSRF refusals', () => {
     expect(r.status).toBe(200);
     expect(r.json.verdict).toBe('do_not_pay');
     expect(codes(r.json, 'critical')).toEqual(['redirect_refused']);
+    const named = await post(lenient.url, '/v1/check', { url: `${bad.origin}/redirect?to=${encodeURIComponent('http://internal.test/paid')}` }, { authorization: `Bearer ${lenientKey}` });
+    expect(codes(named.json, 'critical')).toEqual(['redirect_refused']);
+    expect(named.json.reasons[0].evidence.error).toBe('host internal.test resolves to an address that is not allowed (only public unicast addresses are fetched)');
+    expect(JSON.stringify(named.json)).not.toContain('10.9.8.7');
     const mapped = await post(lenient.url, '/v1/check', { url: `${bad.origin}/redirect?to=${encodeURIComponent('http://[::ffff:a9fe:a9fe]/latest/meta-data/')}` }, { authorization: `Bearer ${lenientKey}` });
     expect(codes(mapped.json, 'critical')).toEqual(['redirect_refused']);
     expect(any.connections()).toBe(0);

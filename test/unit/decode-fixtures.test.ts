@@ -6,10 +6,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeBlock, CATEGORIES } from '../../src/chain/decode/index.js';
 import { evaluateBlockIntegrity } from '../../src/chain/integrity/index.js';
 import type { Observation } from '../../src/domain/observation.js';
+import { nominalOf } from '../../src/domain/listing.js';
+import { localTokenList } from '../../src/demo/token-list.js';
 import { loadChainFixtures } from '../fixtures/chain/load.js';
 
 const fx = loadChainFixtures();
-const FIELDS = ['hash', 'height', 'sender', 'recipient', 'asset', 'asset_contract', 'amount', 'nominal', 'fee', 'execution', 'exchange', 'protocol', 'category'] as const;
+const LOCAL = localTokenList();
+const FIELDS = ['hash', 'height', 'sender', 'recipient', 'asset', 'asset_contract', 'amount', 'fee', 'execution', 'exchange', 'protocol', 'category'] as const;
 
 describe('decodeBlock over recorded anvil blocks', () => {
   const byHash = new Map<string, Observation>();
@@ -29,6 +32,7 @@ describe('decodeBlock over recorded anvil blocks', () => {
   it.each(fx.truth.transactions.map((t) => [t.label, t] as const))('%s: every ground-truth field', (_label, t) => {
     const o = byHash.get(t.hash)!;
     for (const k of FIELDS) expect(o[k], k).toEqual(t[k]);
+    expect(nominalOf(o.nominal_parts, LOCAL), 'nominal').toEqual(t.nominal);
     expect(o.detail.receipt!.fee_payer).toBe(t.fee_payer);
     expect(o.detail.receipt!.fee_token).toBe(t.fee_token);
     expect(o.chain_id).toBe(4217);

@@ -11,6 +11,11 @@ import { evaluateBlockIntegrity } from '../../src/chain/integrity/index.js';
 import { TokenRegistry } from '../../src/chain/tokens.js';
 import { generateActivity, generateLoad, type GroundTruth } from '../../src/demo/activity.js';
 import type { Observation } from '../../src/domain/observation.js';
+import { nominalOf } from '../../src/domain/listing.js';
+import { localTokenList } from '../../src/demo/token-list.js';
+
+/** The local chain's token list (every genesis token listed): the truth states nominal as served under it. */
+const LOCAL = localTokenList();
 import { fetchBlocks } from '../fixtures/record-chain.js';
 
 let node: AnvilNode;
@@ -44,7 +49,8 @@ describe('generateActivity + decode on a live node', () => {
     for (const t of truth.transactions) {
       const o = got.get(t.hash)!;
       const { label, fee_payer, fee_token, ...fields } = t;
-      expect({ label, ...Object.fromEntries(Object.keys(fields).map((k) => [k, o[k as keyof Observation]])) }).toEqual({ label, ...fields });
+      const served = { ...o, nominal: nominalOf(o.nominal_parts, LOCAL) };
+      expect({ label, ...Object.fromEntries(Object.keys(fields).map((k) => [k, served[k as keyof typeof served]])) }).toEqual({ label, ...fields });
       expect([o.detail.receipt!.fee_payer, o.detail.receipt!.fee_token, o.integrity.score]).toEqual([fee_payer, fee_token, 2]);
     }
   });

@@ -8,13 +8,18 @@ import { encodeAbiParameters, encodeEventTopics, numberToHex, pad } from 'viem';
 import { decodeBlock, decodeTransaction, feeAtomic, isMppMemo, MPP_TAG, tokenAddressesOf } from '../../src/chain/decode/index.js';
 import { uniswapV3 } from '../../src/chain/decode/abi.js';
 import type { FetchedBlock, RpcLog, TokenMap } from '../../src/chain/types.js';
-import type { Integrity } from '../../src/domain/observation.js';
+import type { Integrity, Observation } from '../../src/domain/observation.js';
+import { nominalOf } from '../../src/domain/listing.js';
+import { localTokenList } from '../../src/demo/token-list.js';
 import { mppMemo } from '../../src/demo/activity.js';
 import { loadChainFixtures } from '../fixtures/chain/load.js';
 
 /** Placeholder integrity: these tests are about decoding, not integrity. */
 const INTEGRITY: Integrity = { score: 0, maximum: 5, version: 'test', scope: 'test', stages: [] };
 const decode = (f: FetchedBlock, i: number, tokens: TokenMap) => decodeTransaction(f, i, tokens, INTEGRITY);
+/** The nominal value served under the local chain's token list (every genesis token listed). */
+const LOCAL = localTokenList();
+const nominal = (o: Observation) => nominalOf(o.nominal_parts, LOCAL);
 
 describe('decoding rules', () => {
   it('counts a TransferWithMemo once: the memo joins its Transfer leg', () => {
@@ -26,7 +31,7 @@ describe('decoding rules', () => {
     expect(o.detail.legs).toHaveLength(1);
     expect(o.detail.legs![0].memo).toMatch(new RegExp(`^${MPP_TAG}01`));
     expect(o.amount).toBe('0.01');
-    expect(o.nominal).toBe('0.01');
+    expect(nominal(o)).toBe('0.01');
   });
 
   it('puts each memo on its own leg in a 0x76 batch, and sums only the sender legs into nominal', () => {
@@ -38,7 +43,7 @@ describe('decoding rules', () => {
       ['BetaUSD', '4', true],
       ['AlphaUSD', '0.5', false],
     ]);
-    expect(o.nominal).toBe('7.5');
+    expect(nominal(o)).toBe('7.5');
     expect(o.detail.calls!.map((c) => c.function)).toEqual(['transfer', 'transferWithMemo', 'transfer']);
     expect(o.detail.calls![0]).toMatchObject({ selector: '0xa9059cbb', target: '0x20c0000000000000000000000000000000000001' });
   });
@@ -52,7 +57,7 @@ describe('decoding rules', () => {
     expect(feeLog.topics[2]).toBe(pad('0xfeec000000000000000000000000000000000000'));
     expect(o.detail.legs!.map((g) => g.log_index)).not.toContain(Number(feeLog.logIndex));
     expect(o.amount).toBe('1.5');
-    expect(o.nominal).toBe('1.5');
+    expect(nominal(o)).toBe('1.5');
     const atomic = feeAtomic(BigInt(receipt.gasUsed), BigInt(receipt.effectiveGasPrice));
     expect(BigInt(feeLog.data)).toBe(atomic);
     expect(o.fee).not.toBeNull();
@@ -78,7 +83,7 @@ describe('decoding rules', () => {
     const o = decode(block, index, fx.tokens);
     expect(o.execution).toBe('failed');
     expect(o.detail.legs).toEqual([]);
-    expect([o.amount, o.nominal, o.asset]).toEqual([null, null, null]);
+    expect([o.amount, nominal(o), o.asset]).toEqual([null, null, null]);
     expect(o.fee).toBe(expected.fee);
     expect(Number(o.fee)).toBeGreaterThan(0);
     expect(o.detail.receipt!.fee_payer).toBe(expected.sender);
@@ -99,7 +104,7 @@ describe('decoding rules', () => {
     const o = decode(block, index, fx.tokens);
     expect(o.asset).toBe('PWEUR');
     expect(o.amount).toBe('12.34');
-    expect(o.nominal).toBeNull();
+    expect(nominal(o)).toBeNull();
   });
 
   it('keeps atomic amounts and says so in decode when a token\'s decimals are unknown', () => {
@@ -119,7 +124,7 @@ describe('decoding rules', () => {
     const { block, index } = fx.find('plain transfer');
     const tokens = new Map(fx.tokens);
     tokens.set('0x20c0000000000000000000000000000000000001', { address: '0x20c0000000000000000000000000000000000001', symbol: 'AlphaUSD', currency: 'USD', decimals: null });
-    expect(decode(block, index, tokens).nominal).toBeNull();
+    expect(nominal(decode(block, index, tokens))).toBeNull();
   });
 
   it('uses the mint leg from the zero address and the burn leg to it', () => {
@@ -140,7 +145,7 @@ describe('decoding rules', () => {
     expect(o.detail.calls!.map((c) => c.function)).toEqual(['approve', 'swapExactAmountIn']);
     expect((o.detail.receipt!.logs as { event: string }[]).some((l) => l.event === 'OrderFilled')).toBe(true);
     expect(o.detail.legs!.length).toBeGreaterThanOrEqual(2);
-    expect(o.nominal).toBe('10'); // what the sender sent, not what it received
+    expect(nominal(o)).toBe('10'); // what the sender sent, not what it received
   });
 
   it('does not call an order placement a trade', () => {
@@ -184,7 +189,7 @@ describe('decoding rules', () => {
     const { block, index, expected } = fx.find('plain transfer');
     block.receipts[index] = null;
     const o = decode(block, index, fx.tokens);
-    expect([o.execution, o.fee, o.amount, o.nominal, o.detail.legs]).toEqual(['unknown', null, null, null, null]);
+    expect([o.execution, o.fee, o.amount, nominal(o), o.detail.legs]).toEqual(['unknown', null, null, null, null]);
     expect(o.decode).toBe('none: no receipt');
     expect(o.recipient).toBe(expected.asset_contract); // the call's target: nothing else is known
   });

@@ -38,13 +38,14 @@ async function fetchBlock(height: number): Promise<FetchedBlock> {
   return { block, receipts, finalizedHeight: Number(BigInt(finalized.number)), source: node.rpcUrl, fetchedAt: new Date().toISOString() };
 }
 
-/** Sends one of each kind of transaction from `wallets`; returns nothing, the blocks hold the record. */
-async function sendVariety(round: number): Promise<void> {
+/** Sends one of each kind of transaction from `wallets`; returns their hashes, in the order sent. */
+async function sendVariety(round: number): Promise<Hex[]> {
   const wallets = ANVIL_KEYS.map((k) => createWalletClient({ chain, transport: http(node.rpcUrl), account: privateKeyToAccount(k) }));
   const to = privateKeyToAccount(ANVIL_KEYS[(round + 1) % ANVIL_KEYS.length]).address;
   const transfer = (amount: bigint) => encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] });
   const [w0, w1, w2, w3, w4] = wallets as [typeof wallets[0], typeof wallets[0], typeof wallets[0], typeof wallets[0], typeof wallets[0]];
-  const send = (w: typeof w0, tx: Record<string, unknown>) => w.sendTransaction(tx as never) as Promise<Hex>;
+  const hashes: Hex[] = [];
+  const send = async (w: typeof w0, tx: Record<string, unknown>) => hashes.push(await (w.sendTransaction(tx as never) as Promise<Hex>));
   await send(w0, { type: 'legacy', to: TOKENS[0], data: transfer(1000n + BigInt(round)), gas: 200_000n });
   await send(w1, { type: 'eip1559', to: TOKENS[1], data: transfer(2000n), gas: 200_000n });
   await send(w2, { type: 'eip2930', to: TOKENS[0], data: transfer(3000n), gas: 200_000n, accessList: [{ address: TOKENS[0], storageKeys: [] }] });
@@ -60,7 +61,17 @@ async function sendVariety(round: number): Promise<void> {
   // (seen on anvil: a second sponsored, expiring-nonce transaction of the same sender in one block is dropped)
   const sponsored = createWalletClient({ chain, transport: http(node.rpcUrl), account: privateKeyToAccount(generatePrivateKey()) });
   await send(sponsored, { calls: [{ to: TOKENS[0], data: transfer(0n) }], gas: 400_000n, feePayer: privateKeyToAccount(ANVIL_KEYS[5]) });
+  return hashes;
+}
 
+/** The receipt of `hash`, polled until the node has one (bounded: 10 s). */
+async function waitForReceipt(hash: Hex): Promise<RpcReceipt> {
+  for (let i = 0; i < 200; i++) {
+    const r = await rpc<RpcReceipt | null>('eth_getTransactionReceipt', [hash]);
+    if (r) return r;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`no receipt for ${hash} after 10 s`);
 }
 
 let singles: number[] = [];
@@ -69,10 +80,11 @@ let emptyBlock: FetchedBlock;
 
 beforeAll(async () => {
   node = await startAnvil();
-  const before = Number(BigInt(await rpc<string>('eth_blockNumber', [])));
-  await sendVariety(0); // automine: one transaction per block
-  const afterSingles = Number(BigInt(await rpc<string>('eth_blockNumber', [])));
-  singles = Array.from({ length: afterSingles - before }, (_, i) => before + 1 + i);
+  // Automine: one transaction per block. The blocks are read from the receipts: anvil may answer a send before
+  // it has mined the block, so the head right after the last send can still lag by one.
+  const sent = await sendVariety(0);
+  const receipts = await Promise.all(sent.map((hash) => waitForReceipt(hash)));
+  singles = [...new Set(receipts.map((r) => Number(BigInt(r.blockNumber))))].sort((a, b) => a - b);
   await rpc('evm_setAutomine', [false]);
   for (let round = 1; round <= 4; round++) await sendVariety(round);
   await rpc('evm_mine', []);

@@ -2,6 +2,8 @@
  * The public chain observation endpoints (contract section 4): status, coverage, transactions, transaction
  * detail, metrics and the CSV export. Thin: parse with the shared schemas, call one repository function, shape.
  */
+import { LRUCache } from 'lru-cache';
+import { HeavyBudget } from '../heavy-budget.js';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -11,7 +13,7 @@ import { ExportQuery, FiltersQuery, HashParams, TransactionsQuery } from '../../
 import { type CollectorState, computeMetrics, getCoverage, getStatus, getTransaction, listTransactions, exportRows } from '../../store/chain-repo.js';
 import { ErrorBody, publicErrorResponses } from '../schemas/common.js';
 import { CoverageSchema, MetricsSchema, StatusSchema, TransactionDetailSchema, TransactionListSchema } from '../schemas/chain.js';
-import { csvExport, EXPORTS_AT_ONCE, ExportSlots } from './chain-export.js';
+import { abortWhenStalled, csvExport, EXPORTS_AT_ONCE, ExportSlots } from './chain-export.js';
 import { renderedOnce, renderJson, sendRenderedJson, type RenderedJson } from '../reply.js';
 import { getServiceSources } from '../../store/intel-repo.js';
 
@@ -21,6 +23,9 @@ const FRESH = 'public, max-age=5';
 const IMMUTABLE = 'public, max-age=3600';
 
 const tags = ['chain'];
+
+/** A list query that needs more than rank arithmetic: any filter besides since/until (an indexed count and page). */
+const isFilteredBeyondTime = (q: Record<string, unknown>) => ['q', 'asset', 'exchange', 'execution'].some((k) => q[k] !== undefined);
 
 /** The origin of a URL (scheme, host, port): no credentials, path or query (which may carry API keys). */
 function originOf(url: string): string | null {
@@ -33,13 +38,15 @@ function originOf(url: string): string | null {
 
 const cache = (reply: FastifyReply, value: string) => reply.header('cache-control', value);
 
-/** Rendered transaction details kept per app (oldest evicted first); a detail is a few kilobytes. */
-const DETAILS_KEPT = 5000;
+/** Bytes of rendered transaction details kept per app (least recently used evicted first; a detail is a few kB). */
+const DETAILS_BYTES = 16 * 1024 * 1024;
 
 /** Route plugin; register with the AppContext as options. */
 export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const details = new Map<string, RenderedJson>();
+  const details = new LRUCache<string, RenderedJson>({ maxSize: DETAILS_BYTES, sizeCalculation: (r) => 2 * r.text.length + 128 });
+  /** Metrics, exports and lists filtered beyond time: at most heavyPerClient in flight per client. */
+  const heavy = new HeavyBudget(ctx.config.heavyPerClient);
 
   app.get(
     '/api/status',
@@ -90,6 +97,7 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
         querystring: TransactionsQuery,
         response: { 200: TransactionListSchema, ...publicErrorResponses },
       },
+      preHandler: heavy.hook((req) => isFilteredBeyondTime(req.query as Record<string, unknown>)),
     },
     async (req, reply) => {
       const { limit, offset, ...filters } = req.query;
@@ -127,7 +135,6 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
           throw new NotFound(`transaction ${hash} is not recorded in this archive; this is not proof that it does not exist on chain`);
         }
         details.set(hash, (body = renderJson(t)));
-        if (details.size > DETAILS_KEPT) details.delete(details.keys().next().value!);
       }
       cache(reply, IMMUTABLE);
       return sendRenderedJson(reply, body);
@@ -143,6 +150,7 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
         querystring: FiltersQuery,
         response: { 200: MetricsSchema, ...publicErrorResponses },
       },
+      preHandler: heavy.hook(),
     },
     async (req, reply) => {
       const m = await computeMetrics(ctx.store, req.query);
@@ -159,7 +167,7 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
       schema: {
         tags,
         summary: 'CSV export of the newest 10,000 matches, newest first (offset is ignored)',
-        description: `Columns: see docs/api-chain.md. Exact decimal strings; *_unit columns state units; an empty cell is null (unknown). Full integrity stages and raw evidence are only in the JSON endpoints. At most ${EXPORTS_AT_ONCE} exports run at once; another one is answered 503 with Retry-After.`,
+        description: `Columns: see docs/api-chain.md. Exact decimal strings; *_unit columns state units; an empty cell is null (unknown). Full integrity stages and raw evidence are only in the JSON endpoints. At most ${EXPORTS_AT_ONCE} exports run at once; another one is answered 503 with Retry-After. An export whose client takes no bytes for ${ctx.config.exportIdleSeconds} s is cut (the connection is reset mid-CSV).`,
         querystring: ExportQuery,
         produces: ['text/csv', 'application/json'],
         response: {
@@ -168,6 +176,7 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
           503: ErrorBody.describe(`The store cannot answer now, or ${EXPORTS_AT_ONCE} exports are already running; retry after Retry-After seconds.`),
         },
       },
+      preHandler: heavy.hook(),
     },
     async (req, reply) => {
       const release = exportSlots.take();
@@ -182,6 +191,9 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
       // The slot is held until the stream has ended ('end' comes before the response's own end, so a client's
       // next export finds it free), failed or was destroyed because the client went away (both 'close').
       body.once('end', release).once('close', release);
+      // A client that stops reading would otherwise hold its slot for as long as it keeps the connection open.
+      const idle = ctx.config.exportIdleSeconds;
+      abortWhenStalled(reply.raw, idle * 1000, () => req.log.info({ idle_seconds: idle }, 'export aborted: the client took no bytes'));
       cache(reply, FRESH);
       reply.header('content-type', 'text/csv; charset=utf-8');
       reply.header('content-disposition', `attachment; filename="paywatch-transactions-${new Date().toISOString().slice(0, 19).replace(/[-:]/g, '')}Z.csv"`);

@@ -10,8 +10,11 @@ import { loadMasterSecret } from '../../secrets/index.js';
 import { KeyVault } from '../../intake/keys.js';
 import { KeyCache } from '../../intake/key-cache.js';
 import { acceptOutcome, acceptProtocolEvent, authenticate, type Sender } from '../../intake/deliver.js';
+import { Unauthorized } from '../../intake/signature.js';
 import type { SenderKind } from '../../store/intake/senders.js';
 import { nowSeconds } from '../../intake/operator.js';
+import { clientKey } from '../client-key.js';
+import { FailedAuthLimiter } from '../failed-auth.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -33,6 +36,10 @@ export const intakeRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => 
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') throw new HttpError(413, `request body too large: the limit is ${app.initialConfig.bodyLimit ?? 262_144} bytes`);
     throw err;
   });
+  // Failed authentications per client address, refused before the body is read or any key looked up.
+  const failures = new FailedAuthLimiter(ctx.config.authFailureLimitPerMinute, 'intake authentications');
+  app.addHook('onRequest', async (req) => failures.check(clientKey(req.ip)));
+
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
   app.addContentTypeParser('*', (_req, _payload, done) => done(new HttpError(415, UNSUPPORTED), undefined));
@@ -42,17 +49,18 @@ export const intakeRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => 
     if (!keys) throw new Unavailable('intake not configured: the server has no PAYWATCH_SECRET', 60);
     const h = req.headers;
     const one = (v: string | string[] | undefined) => (Array.isArray(v) ? undefined : v);
-    req.intakeSender = await authenticate(
-      keys,
-      kind,
-      {
-        senderId: one(kind === 'connection' ? h['x-svc-connection'] : h['x-svc-producer']),
-        timestamp: one(h['x-svc-timestamp']),
-        signature: one(h['x-svc-signature']),
-        body: req.body,
-      },
-      nowSeconds(),
-    );
+    const delivery = {
+      senderId: one(kind === 'connection' ? h['x-svc-connection'] : h['x-svc-producer']),
+      timestamp: one(h['x-svc-timestamp']),
+      signature: one(h['x-svc-signature']),
+      body: req.body,
+    };
+    try {
+      req.intakeSender = await authenticate(keys, kind, delivery, nowSeconds());
+    } catch (e) {
+      if (e instanceof Unauthorized) failures.fail(clientKey(req.ip));
+      throw e;
+    }
   };
 
   // Per authenticated sender, counted after the signature verified, so nobody can spend another sender's quota.

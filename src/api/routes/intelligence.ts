@@ -17,6 +17,7 @@ import {
   listChanges,
   listHistory,
   listOffers,
+  NoParams,
   OffersResponse,
 } from '../../store/intel-repo.js';
 
@@ -33,7 +34,8 @@ export const intelligenceRoutes: FastifyPluginAsync<AppContext> = async (fastify
         tags: ['intelligence'],
         summary: 'Collection health',
         description: 'Collection health (last run, availability), source freshness, history coverage and the latest archive verification result.',
-        response: { 200: IntelligenceStatusResponse, 503: ErrorBody },
+        querystring: NoParams,
+        response: { 200: IntelligenceStatusResponse, ...errors },
       },
     },
     async () => intelligenceStatus(ctx.store, opts()),

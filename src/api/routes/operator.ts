@@ -1,7 +1,8 @@
 /**
  * GET /api/operator/{events,outcomes,costs}: the HTTP operator reads of private intake records
  * (docs/intake.md). Authorization: Bearer <operator token> is checked before anything else, and every failure
- * gets the same 401, so nothing about the stored data leaks. Hidden from the public OpenAPI document and MCP.
+ * gets the same 401, so nothing about the stored data leaks; a client address with too many failures gets 429
+ * before its token is even looked up. Hidden from the public OpenAPI document and MCP.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -9,6 +10,8 @@ import type { AppContext } from '../context.js';
 import { HttpError } from '../../domain/errors.js';
 import { costSummary, isOperatorToken, readEvents, readOutcomes } from '../../intake/operator.js';
 import { OperatorCostsQuery, OperatorListQuery } from '../../intake/query.js';
+import { clientKey } from '../client-key.js';
+import { FailedAuthLimiter } from '../failed-auth.js';
 
 const DENIED = 'operator token required: send Authorization: Bearer <operator token>';
 
@@ -16,9 +19,14 @@ const DENIED = 'operator token required: send Authorization: Bearer <operator to
 export const operatorRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
 
+  const failures = new FailedAuthLimiter(ctx.config.authFailureLimitPerMinute, 'operator tokens');
+
   app.addHook('onRequest', async (req, reply) => {
+    const client = clientKey(req.ip);
+    failures.check(client);
     const m = /^Bearer ([^\s]+)$/.exec(req.headers.authorization ?? '');
     if (!m || !(await isOperatorToken(ctx.store, m[1]))) {
+      failures.fail(client);
       reply.header('www-authenticate', 'Bearer realm="paywatch-operator"');
       throw new HttpError(401, DENIED);
     }

@@ -6,7 +6,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { renderedOnce, sendRenderedJson } from '../reply.js';
 import type { AppContext } from '../context.js';
-import { ErrorBody, getProvider, ProviderParams, ProviderProfileResponse, ProvidersQuery, ProvidersResponse, searchProviders } from '../../store/intel-repo.js';
+import { ErrorBody, getProvider, NoParams, ProviderParams, ProviderProfileResponse, ProvidersQuery, ProvidersResponse, searchProviders } from '../../store/intel-repo.js';
 
 /** Registers the provider routes. */
 export const providerRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) => {
@@ -37,6 +37,7 @@ export const providerRoutes: FastifyPluginAsync<AppContext> = async (fastify, ct
         summary: 'Provider profile',
         description: 'One provider with all its services (stale ones marked with the date of their last good check), the offers of their latest check and their recent dated checks. 404 when not listed.',
         params: ProviderParams,
+        querystring: NoParams,
         response: { 200: ProviderProfileResponse, 400: ErrorBody, 404: ErrorBody, 503: ErrorBody },
       },
     },

@@ -40,10 +40,14 @@ const transactionShape = {
   chain_id: z.literal(CHAIN_ID).describe('Constant 4217 (Tempo mainnet).'),
   sender: address('Sender wallet (the transaction\u2019s from); identifies an account, not a verified bot'),
   recipient: address('Recipient of the primary leg, else the transaction\u2019s (or first call\u2019s) to'),
-  asset: z.string().nullable().describe('Token symbol of the primary leg (from the chain; symbols can be ambiguous); null when unknown.'),
+  asset: z.string().nullable().describe('Token symbol of the primary leg (from the chain; anyone can create a token with any symbol, so check asset_listed); null when unknown.'),
   asset_contract: address('Token contract of the primary leg'),
+  asset_listed: z
+    .boolean()
+    .nullable()
+    .describe('Whether asset_contract is on the token list this service uses (by contract, never by symbol); only listed USD tokens count in nominal. null when there is no asset.'),
   amount: decimal('Amount of the primary leg in token units (atomic integer when decimals are unknown)'),
-  nominal: decimal('Dollar value of what the sender sent in USD tokens at 1 dollar per token, fee excluded'),
+  nominal: decimal('Dollar value of what the sender sent in listed tokens whose currency() is USD, at 1 dollar per token, fee excluded'),
   fee: decimal('Fee in fee-token units'),
   exchange: z.string().nullable().describe('Venue name when the transaction trades; null when none was identified.'),
   protocol: z.string().nullable().describe('Identified protocol (e.g. mpp); null when none.'),
@@ -62,9 +66,9 @@ export const TransactionDetailSchema = z
     transaction: retained('The node\u2019s transaction, numbers as strings'),
     receipt: retained('Receipt: status, gas, fee token, fee payer, logs'),
     evidence: retained('Where and when it was read: block hash, transaction index, source, roots checked'),
-    legs: retained('Every TIP-20 value movement except the fee transfer'),
+    legs: retained('Every TIP-20 value movement except the fee transfer, each with asset_listed'),
     calls: retained('Calls of a 0x76 batch with target, selector and decoded arguments'),
-    forensics: retained('Anything odd: fee mismatch, redirected transfer, virtual-address hops'),
+    forensics: retained('Anything odd: fee mismatch, redirected transfer, virtual-address hops, a token whose symbol imitates a listed one (imitated_symbol)'),
     unknown: retained('Logs no known ABI decodes'),
   })
   .describe('A transaction with its retained detail.');

@@ -23,19 +23,26 @@ export type DecodedCall = {
   value: string;
 };
 
-/** The calls of a transaction (0x76 `calls`, else its `to`/`input`); never throws. */
-export function callsOf(tx: RpcTransaction, tokens: { isToken(address: string): boolean }): DecodedCall[] {
+/**
+ * The calls of a transaction (0x76 `calls`, else its `to`/`input`); never throws.
+ * @param tx the node's transaction object
+ * @param tokens whether an address is a known token (its calls are decoded with the TIP-20 ABI)
+ * @param system the transaction is a Tempo system transaction (legacy, r = s = 0, from 0x0): its input is
+ *   RLP-encoded data for the protocol, not an ABI call, so it gets no selector and is never "undecoded"
+ *   (tempoxyz/tempo `crates/primitives`, system transactions; docs/decoding.md, "Detail members")
+ */
+export function callsOf(tx: RpcTransaction, tokens: { isToken(address: string): boolean }, system = false): DecodedCall[] {
   const raw: { to: unknown; input: unknown; value: unknown }[] = Array.isArray(tx.calls)
     ? (tx.calls as Record<string, unknown>[]).map((c) => ({ to: c.to, input: c.input ?? c.data, value: c.value }))
     : [{ to: tx.to, input: tx.input ?? tx.data, value: tx.value }];
-  return raw.map((c, index) => decodeCall(index, c.to, c.input, c.value, tokens));
+  return raw.map((c, index) => decodeCall(index, c.to, c.input, c.value, tokens, system));
 }
 
-function decodeCall(index: number, to: unknown, input: unknown, value: unknown, tokens: { isToken(address: string): boolean }): DecodedCall {
+function decodeCall(index: number, to: unknown, input: unknown, value: unknown, tokens: { isToken(address: string): boolean }, system: boolean): DecodedCall {
   const target = typeof to === 'string' ? to.toLowerCase() : null;
   // Whole bytes of hex: a length check and a plain character class (a repeated group backtracks on long input).
   const data = typeof input === 'string' && input.length % 2 === 0 && /^0x[0-9a-f]*$/i.test(input) ? (input.toLowerCase() as `0x${string}`) : '0x';
-  const selector = data.length >= 10 ? data.slice(0, 10) : null;
+  const selector = !system && data.length >= 10 ? data.slice(0, 10) : null;
   const call: DecodedCall = { index, target, selector, function: null, args: null, value: (quantity(value) ?? 0n).toString() };
   if (!target || !selector) return call;
   const fn = functionForCall(target, selector, target.startsWith(TIP20_PREFIX) || tokens.isToken(target));

@@ -12,27 +12,34 @@ import { Abis } from 'viem/tempo';
 import type { BlockObservations, Integrity } from '../../domain/observation.js';
 import type { BlockIntegrity, FetchedBlock, TokenMap } from '../types.js';
 import { quantity } from './json.js';
+import { topicCountOf } from './logs.js';
 import { decodeTransaction } from './transaction.js';
 
-export { decodeTransaction, nominalOf, isSystem } from './transaction.js';
+export { decodeTransaction, nominalPartsOf, isSystem } from './transaction.js';
 export { feeAtomic } from './fee.js';
 export { isMppMemo, MPP_TAG, VENUES, CATEGORIES, type Category } from './constants.js';
 
 /**
  * Every log emitter of the block's receipts that may be a token (lower-case, unique, in first-seen order):
- * emitters of logs whose topic0 is the TIP-20/ERC-20 Transfer or TransferWithMemo event. Others (DEX, nonce
- * manager…) are left out so the registry does not eth_call them.
+ * emitters of logs with the TIP-20/ERC-20 Transfer or TransferWithMemo topic0 AND that event's topic count
+ * (3 and 4). Others (DEX, nonce manager…, and ERC-721 Transfers, which carry tokenId as a fourth topic) are left
+ * out so the registry does not eth_call them.
  */
 export function tokenAddressesOf(fetched: FetchedBlock): string[] {
   const out = new Set<string>();
   for (const r of fetched.receipts)
-    for (const l of r?.logs ?? []) if (l.topics?.[0] && TOKEN_TOPICS.has(l.topics[0].toLowerCase())) out.add(String(l.address).toLowerCase());
+    for (const l of r?.logs ?? []) {
+      const topics = Array.isArray(l.topics) ? l.topics : [];
+      if (typeof topics[0] === 'string' && TOKEN_TOPICS.get(topics[0].toLowerCase()) === topics.length) out.add(String(l.address).toLowerCase());
+    }
   return [...out];
 }
 
-/** topic0 of Transfer(address,address,uint256) and TransferWithMemo(address,address,uint256,bytes32). */
-const TOKEN_TOPICS = new Set(
-  Abis.tip20.filter((i) => i.type === 'event' && (i.name === 'Transfer' || i.name === 'TransferWithMemo')).map((e) => toEventSelector(e as AbiEvent).toLowerCase()),
+/** topic0 → topic count of Transfer(address,address,uint256) and TransferWithMemo(address,address,uint256,bytes32). */
+const TOKEN_TOPICS: ReadonlyMap<string, number> = new Map(
+  (Abis.tip20 as readonly { type: string; name?: string }[])
+    .filter((i) => i.type === 'event' && (i.name === 'Transfer' || i.name === 'TransferWithMemo'))
+    .map((e) => [toEventSelector(e as AbiEvent).toLowerCase(), topicCountOf(e as AbiEvent)]),
 );
 
 /**

@@ -3,7 +3,7 @@
  * block, the token metadata and the integrity already evaluated.
  */
 import { sumDecimals } from '../../domain/money.js';
-import { CHAIN_ID, type Execution, type Integrity, type Leg, type Observation } from '../../domain/observation.js';
+import { CHAIN_ID, type Execution, type Integrity, type Leg, type NominalPart, type Observation } from '../../domain/observation.js';
 import type { FetchedBlock, RpcReceipt, RpcTransaction, TokenMap } from '../types.js';
 import { callsOf } from './calls.js';
 import { categoryOf, exchangeOf, protocolOf } from './classify.js';
@@ -26,7 +26,7 @@ export function decodeTransaction(fetched: FetchedBlock, index: number, tokens: 
   const receipt = fetched.receipts[index] ?? null;
   const sender = typeof tx.from === 'string' ? tx.from.toLowerCase() : null;
   const system = isSystem(tx);
-  const calls = callsOf(tx, { isToken: (a) => tokens.get(a)?.decimals != null });
+  const calls = callsOf(tx, { isToken: (a) => tokens.get(a)?.decimals != null }, system);
   const firstTarget = calls.find(hasTarget)?.target ?? null;
   const height = Number(quantity(block.number));
   const evidence = {
@@ -48,7 +48,7 @@ export function decodeTransaction(fetched: FetchedBlock, index: number, tokens: 
     return {
       hash, time, height, tx_index: index, chain_id: CHAIN_ID, sender,
       recipient: firstTarget,
-      asset: null, asset_contract: null, amount: null, nominal: null, fee: null, exchange: null, protocol: null,
+      asset: null, asset_contract: null, amount: null, nominal_parts: null, fee: null, exchange: null, protocol: null,
       category: system ? 'system' : categoryOf({ system, exchange: null, calls, legs: [], primary: null }),
       execution: 'unknown',
       decode: 'none: no receipt',
@@ -72,7 +72,7 @@ export function decodeTransaction(fetched: FetchedBlock, index: number, tokens: 
     asset: primary?.asset ?? null,
     asset_contract: primary?.asset_contract ?? null,
     amount: primary?.amount ?? null,
-    nominal: nominalOf(legs, sender, tokens),
+    nominal_parts: nominalPartsOf(legs, sender, tokens),
     fee: system ? null : fee.fee,
     exchange,
     protocol: protocolOf(legs, calls, logs),
@@ -109,15 +109,19 @@ const isUndecodedCall = (c: { selector?: string | null; function?: unknown }) =>
 const unknownLog = (l: DecodedLog) => ({ log_index: l.log_index, address: l.address, topics: l.topics, data: l.data });
 
 /**
- * Nominal dollar value: the sum of the sender's non-fee legs in tokens whose currency() is "USD" (and whose
- * decimals are known), at 1 dollar per token; null when no such leg exists. The fee leg is never a leg.
+ * The list-independent parts of the nominal value: the sender's non-fee legs in tokens whose currency() is "USD"
+ * and whose decimals are known, summed per token contract (in first-seen order); null when there is none. Which
+ * parts count as dollars depends on the token list and is decided when answers are read (src/chain/listing.ts).
  */
-export function nominalOf(legs: Leg[], sender: string | null, tokens: TokenMap): string | null {
-  return sumDecimals(
-    legs
-      .filter((g) => g.from === sender && tokens.get(g.asset_contract)?.currency === 'USD' && tokens.get(g.asset_contract)?.decimals != null)
-      .map((g) => g.amount),
-  );
+export function nominalPartsOf(legs: Leg[], sender: string | null, tokens: TokenMap): NominalPart[] | null {
+  const byContract = new Map<string, string[]>();
+  for (const g of legs) {
+    const info = tokens.get(g.asset_contract);
+    if (g.from !== sender || info?.currency !== 'USD' || info.decimals == null) continue;
+    byContract.set(g.asset_contract, [...(byContract.get(g.asset_contract) ?? []), g.amount]);
+  }
+  if (!byContract.size) return null;
+  return [...byContract].map(([asset_contract, amounts]) => ({ asset_contract, amount: sumDecimals(amounts)! }));
 }
 
 /** success (status 1), failed (status 0), unknown (anything else). */

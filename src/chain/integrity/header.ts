@@ -3,9 +3,12 @@
  * receiptsRoot that stage 2 checks to the block hash that the finalized chain references.
  *
  * Two encodings are tried, because they differ between the real chain and the local test node:
- * - Tempo: keccak256(rlp([generalGasLimit, sharedGasLimit, timestampMillisPart, ethereumHeader])) —
- *   tempoxyz/tempo `crates/primitives/src/header.rs` (TempoHeader, RlpEncodable field order).
- *   Not yet compared with a real mainnet block here (the public RPC was unreachable when this was written).
+ * - Tempo: keccak256(rlp([generalGasLimit, sharedGasLimit, timestampMillisPart, ethereumHeader,
+ *   consensusContext?])) — tempoxyz/tempo `crates/primitives/src/header.rs` (TempoHeader, RlpEncodable field
+ *   order, `#[rlp(trailing(no_gaps))]`). consensusContext exists from the T4 upgrade on and is then the fifth
+ *   member, rlp([epoch, view, parentView, proposer]) (u64, u64, u64, 32-byte Ed25519 key); before T4 the list
+ *   has four members. Reproduces real mainnet blocks 1, 17708868 (before T4), 20660166 and 25403305 (after) and
+ *   Moderato blocks (test/chain/real-tempo-integrity.test.ts).
  * - Ethereum: keccak256(rlp(ethereumHeader)) — what anvil's Tempo mode hashes (seen on @foundry-rs/anvil).
  * ethereumHeader = [parentHash, sha3Uncles, miner, stateRoot, transactionsRoot, receiptsRoot, logsBloom,
  * difficulty, number, gasLimit, gasUsed, timestamp, extraData, mixHash, nonce] followed by the optional
@@ -54,6 +57,32 @@ function item(block: RpcBlock, name: string, kind: string): string {
   return rlpString(kind === DATA ? dataHex(v) : quantityHex(v));
 }
 
+/**
+ * The RLP of a consensusContext integer: the node serves epoch, view and parentView as JSON numbers; a hex
+ * quantity string is read too. A number beyond 2^53 has lost precision in JSON parsing, so it cannot be encoded.
+ */
+function contextInteger(ctx: Record<string, unknown>, name: string): string {
+  const v = ctx[name];
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return rlpString(quantityHex(`0x${v.toString(16)}`));
+  if (typeof v === 'string' && /^0x[0-9a-fA-F]+$/.test(v)) return rlpString(quantityHex(v));
+  throw new Error(`header member consensusContext.${name} is missing or not a non-negative safe integer`);
+}
+
+/**
+ * The trailing Tempo header member from T4 on, rlp([epoch, view, parentView, proposer]), or null when the node
+ * served none (a pre-T4 block, or anvil). tempoxyz/tempo `crates/primitives/src/header.rs` TempoConsensusContext.
+ * @throws Error naming the member when it is present but malformed
+ */
+function consensusContext(block: RpcBlock): string | null {
+  const ctx = block.consensusContext;
+  if (ctx === undefined || ctx === null) return null;
+  if (typeof ctx !== 'object' || Array.isArray(ctx)) throw new Error('header member consensusContext is not an object');
+  const c = ctx as Record<string, unknown>;
+  const proposer = c.proposer;
+  if (typeof proposer !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(proposer)) throw new Error('header member consensusContext.proposer is missing or not 32 bytes of hex');
+  return rlpList([contextInteger(c, 'epoch'), contextInteger(c, 'view'), contextInteger(c, 'parentView'), rlpString(dataHex(proposer))]);
+}
+
 /** The Ethereum header list of a block (members RLP-encoded); optional members stop at the first one the node left out. */
 function ethereumHeader(block: RpcBlock): string[] {
   const list = BASE.map(([name, kind]) => item(block, name, kind));
@@ -66,22 +95,28 @@ function ethereumHeader(block: RpcBlock): string[] {
 
 /**
  * Recomputes the block hash from the header members the node served and compares it with the stated hash,
- * under the Tempo header encoding and the plain Ethereum one (see the module comment).
+ * under the Tempo header encoding (with the trailing consensusContext when the node served one) and the plain
+ * Ethereum one (see the module comment).
  *
  * @param block the node's block (eth_getBlockByNumber)
- * @returns which encoding matched, or match false with the reason, or match null when a member is missing;
+ * @returns which encoding matched, or match false with the reason, or match null when a member is missing or
+ *   malformed (an Ethereum header member, or a consensusContext member that is present but not encodable);
  *   never throws
  */
 export function checkBlockHash(block: RpcBlock): HeaderCheck {
   const expected = lowerHex(block.hash) ?? String(block.hash);
   let inner: string;
+  let context: string | null;
   try {
     inner = rlpList(ethereumHeader(block));
+    context = consensusContext(block);
   } catch (e) {
     return { expected, encoding: null, match: null, reason: (e as Error).message };
   }
+  const tempo = (): string[] => [item(block, 'mainBlockGeneralGasLimit', QUANTITY), item(block, 'sharedGasLimit', QUANTITY), item(block, 'timestampMillisPart', QUANTITY), inner];
   const candidates: ['tempo' | 'ethereum', () => string][] = [
-    ['tempo', () => rlpList([item(block, 'mainBlockGeneralGasLimit', QUANTITY), item(block, 'sharedGasLimit', QUANTITY), item(block, 'timestampMillisPart', QUANTITY), inner])],
+    // From T4 on the consensusContext is the trailing fifth member; absent (not an empty item) before it.
+    ['tempo', () => rlpList(context === null ? tempo() : [...tempo(), context])],
     ['ethereum', () => inner],
   ];
   // A source keeps one encoding: try the one that matched last first, saving a keccak256 per block. The answer

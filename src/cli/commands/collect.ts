@@ -3,7 +3,7 @@
  * With `--once` it collects up to the finalized head read at start and exits 0.
  */
 import { Command, Option } from 'commander';
-import { openStore } from '../../store/db.js';
+import { openConfiguredStore } from '../open-store.js';
 import { addCommonOptions } from '../main.js';
 import { backfillProgress, canShowProgress, createLogger } from '../progress.js';
 import { action, configFrom, untilSignal } from '../run.js';
@@ -23,7 +23,7 @@ export function levelWasChosen(opts: Record<string, unknown>): boolean {
 
 /** Registers `collect` on the program. */
 export function register(program: Command): void {
-  addCollectorOptions(addCommonOptions(program.command('collect'), ['rpc', 'from']))
+  addCollectorOptions(addCommonOptions(program.command('collect'), ['rpc', 'from', 'tokenlist']))
     .description('collect finalized Tempo blocks into the store (resumes from the checkpoint)')
     .option('--once', 'collect up to the current finalized head, then exit 0')
     .action(
@@ -33,7 +33,7 @@ export function register(program: Command): void {
         const { launchCollector } = await import('../../chain/collector/index.js');
         const bar = canShowProgress() ? backfillProgress() : null;
         const log = createLogger(config, { progressBar: bar !== null, explicitLevel: levelWasChosen(opts) });
-        const store = await openStore(config.db);
+        const store = await openConfiguredStore(config);
         try {
           const launched = await launchCollector(config, store, log, { once: Boolean(opts.once), onProgress: bar ? (p) => bar.update(p) : undefined });
           const { collector } = launched;

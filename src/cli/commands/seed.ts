@@ -3,7 +3,7 @@
  * and for trying the API without a node). Synthetic rows are marked by evidence.source = "synthetic".
  */
 import { Option, type Command } from 'commander';
-import { openStore } from '../../store/db.js';
+import { openConfiguredStore } from '../open-store.js';
 import { seedStore } from '../../store/seed.js';
 import { addCommonOptions } from '../main.js';
 import { action, CliError, configFrom } from '../run.js';
@@ -17,7 +17,7 @@ function positive(name: string, v: unknown, max: number): number {
 
 /** Registers `seed` on the program. */
 export function register(program: Command): void {
-  addCommonOptions(program.command('seed'), [])
+  addCommonOptions(program.command('seed'), ['tokenlist'])
     .description('bulk-insert N synthetic observations into the store (benchmarks, trying the API offline)')
     .addOption(new Option('--count <n>', 'number of observations').makeOptionMandatory())
     .addOption(new Option('--seed <n>', 'random seed (same seed, same data)').default('1'))
@@ -28,7 +28,7 @@ export function register(program: Command): void {
         const seed = positive('seed', opts.seed, 2 ** 31);
         const startHeight = positive('start-height', opts.startHeight, 2 ** 40);
         const config = configFrom(opts);
-        const store = await openStore(config.db);
+        const store = await openConfiguredStore(config);
         try {
           let last = 0;
           const res = await seedStore(store, {

@@ -35,7 +35,7 @@ export async function listenApi(config: Config, store: Store, log: Logger, compo
 
 /** Registers `serve` on the program. */
 export function register(program: Command): void {
-  addCommonOptions(program.command('serve'), ['rpc', 'port', 'host'])
+  addCommonOptions(program.command('serve'), ['rpc', 'port', 'host', 'tokenlist'])
     .description('serve the public API over the store (no collection)')
     .action(
       action((opts: Record<string, unknown>) =>

@@ -4,7 +4,7 @@
  * The API's /api/status shows the live collector state. SIGINT/SIGTERM stop everything cleanly.
  */
 import type { Command } from 'commander';
-import { openStore } from '../../store/db.js';
+import { openConfiguredStore } from '../open-store.js';
 import { addCommonOptions } from '../main.js';
 import { createLogger } from '../progress.js';
 import { action, configFrom, untilSignal } from '../run.js';
@@ -22,7 +22,7 @@ export function register(program: Command): void {
         const config = configFrom(opts);
         const { launchCollector } = await import('../../chain/collector/index.js'); // lazily: see collect.ts
         const log = createLogger(config);
-        const store = await openStore(config.db);
+        const store = await openConfiguredStore(config, { readers: config.readers });
         try {
           const launched = await launchCollector(config, store, log);
           const { collector } = launched;

@@ -28,7 +28,7 @@ export async function listenVerify(ctx: AppContext): Promise<VerifyServer> {
 
 /** Registers `verify` on the program. */
 export function register(program: Command): void {
-  addVerifyOptions(addCommonOptions(program.command('verify'), ['rpc', 'host']))
+  addVerifyOptions(addCommonOptions(program.command('verify'), ['rpc', 'host', 'tokenlist']))
     .description('serve the trust-check API (POST /v1/check, POST /v1/keys, GET /v1/openapi.json)')
     .action(
       action((opts: Record<string, unknown>) =>

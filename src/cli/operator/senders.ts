@@ -6,8 +6,8 @@ import { Option, type Command } from 'commander';
 import { action, CliError } from '../run.js';
 import { issueSender, revokeSenderNow, rotateSender, senders } from '../../intake/operator.js';
 import { PROTOCOLS, type Protocol } from '../../intake/protocols.js';
-import type { SenderKind } from '../../store/intake/senders.js';
-import { SHOWN_ONCE, operatorOptions, output, secretOption, vaultFrom, when, withStore } from './shared.js';
+import type { Environment, SenderKind } from '../../store/intake/senders.js';
+import { SHOWN_ONCE, envOption, operatorOptions, output, printable, secretOption, vaultFrom, when, withStore } from './shared.js';
 
 /** Parses `--grace` seconds. @throws CliError on a non-integer */
 function graceSeconds(v: unknown, dflt: number): number {
@@ -26,7 +26,7 @@ function addCommonSenderCommands(g: Command, kind: SenderKind): void {
         output(opts, rows, () =>
           rows.length === 0
             ? [`no ${kind}s`]
-            : rows.map((r) => `${r.id}\t${r.protocol ?? '-'}\t${r.revoked_at == null ? 'active' : `revoked ${when(r.revoked_at)}`}\tkeys=${r.active_keys}\tcreated ${when(r.created_at)}\t${r.name}`),
+            : rows.map((r) => `${r.id}\t${r.protocol ?? '-'}\t${r.environment}\t${r.revoked_at == null ? 'active' : `revoked ${when(r.revoked_at)}`}\tkeys=${r.active_keys}\tcreated ${when(r.created_at)}\t${printable(r.name)}`),
         );
       }),
     );
@@ -51,10 +51,13 @@ function addCommonSenderCommands(g: Command, kind: SenderKind): void {
 }
 
 /** Prints a newly issued sender and its key. */
-function printIssued(opts: Record<string, unknown>, kind: SenderKind, r: { id: string; name: string; protocol: string | null; key: string }): void {
-  output(opts, r, () => [`${kind} ${r.id}${r.protocol ? ` (${r.protocol})` : ''}: ${r.name}`, `key: ${r.key}`]);
+function printIssued(opts: Record<string, unknown>, kind: SenderKind, r: { id: string; name: string; protocol: string | null; environment: Environment; key: string }): void {
+  output(opts, r, () => [`${kind} ${r.id} (${r.protocol ? `${r.protocol}, ` : ''}${r.environment}): ${printable(r.name)}`, `key: ${r.key}`]);
   process.stderr.write(`${SHOWN_ONCE}\n`);
 }
+
+/** `--env test|live`, required at issuance: the sender may deliver records of that environment only. */
+const ISSUED_ENV = 'the only environment it may deliver: test or live (deliveries naming the other are refused)';
 
 /** Registers `connection` under the operator group. */
 export function registerConnection(op: Command): void {
@@ -62,10 +65,11 @@ export function registerConnection(op: Command): void {
   secretOption(operatorOptions(g.command('create')))
     .addOption(new Option('--protocol <protocol>', 'the protocol it forwards').choices([...PROTOCOLS]).makeOptionMandatory())
     .addOption(new Option('--name <name>', 'a name for people').makeOptionMandatory())
-    .description('create a connection; prints its id and key once')
+    .addOption(envOption(ISSUED_ENV))
+    .description('create a connection for one environment; prints its id and key once')
     .action(
       action(async (opts: Record<string, unknown>) => {
-        const r = await withStore(opts, (store, config) => issueSender(store, vaultFrom(opts, config), 'connection', String(opts.name), opts.protocol as Protocol));
+        const r = await withStore(opts, (store, config) => issueSender(store, vaultFrom(opts, config), 'connection', String(opts.name), opts.protocol as Protocol, opts.env as Environment));
         printIssued(opts, 'connection', r);
       }),
     );
@@ -77,10 +81,11 @@ export function registerProducer(op: Command): void {
   const g = op.command('producer').description('producers signing outcome records (POST /api/intelligence/outcomes)');
   secretOption(operatorOptions(g.command('enroll')))
     .addOption(new Option('--name <name>', 'a name for people').makeOptionMandatory())
-    .description('enroll a producer; prints its id and signing key once')
+    .addOption(envOption(ISSUED_ENV))
+    .description('enroll a producer for one environment; prints its id and signing key once')
     .action(
       action(async (opts: Record<string, unknown>) => {
-        const r = await withStore(opts, (store, config) => issueSender(store, vaultFrom(opts, config), 'producer', String(opts.name), null));
+        const r = await withStore(opts, (store, config) => issueSender(store, vaultFrom(opts, config), 'producer', String(opts.name), null, opts.env as Environment));
         printIssued(opts, 'producer', r);
       }),
     );

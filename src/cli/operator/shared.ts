@@ -20,10 +20,15 @@ export function secretOption(cmd: Command): Command {
   return cmd.addOption(new Option('--secret-file <path>', 'file with the 64-hex-character master secret (env PAYWATCH_SECRET or PAYWATCH_SECRET_FILE)'));
 }
 
+/** The required `--env test|live` option, described by `what`. */
+export function envOption(what: string): Option {
+  return new Option('--env <env>', what).choices(['test', 'live']).makeOptionMandatory();
+}
+
 /** Adds `--env` (required), `--since`, `--until` to a read command; `paging` adds `--limit` and `--offset`. */
 export function readOptions(cmd: Command, paging: boolean): Command {
   cmd
-    .addOption(new Option('--env <env>', 'test or live (required: the two are never mixed)').choices(['test', 'live']).makeOptionMandatory())
+    .addOption(envOption('test or live (required: the two are never mixed)'))
     .addOption(new Option('--since <unix>', 'inclusive lower bound, UTC Unix seconds'))
     .addOption(new Option('--until <unix>', 'exclusive upper bound, UTC Unix seconds'));
   if (paging) cmd.addOption(new Option('--limit <n>', 'rows, 1..100 (default 30)')).addOption(new Option('--offset <n>', 'rows to skip (default 0)'));
@@ -61,6 +66,14 @@ export function vaultFrom(opts: Record<string, unknown>, config: Config): KeyVau
 /** Prints `data` as JSON with `--json`, else the text lines from `text`. */
 export function output(opts: Record<string, unknown>, data: unknown, text: () => string[]): void {
   process.stdout.write(opts.json ? `${JSON.stringify(data, null, 2)}\n` : text().map((l) => `${l}\n`).join(''));
+}
+
+/**
+ * Text received from senders, made safe for a terminal: control characters (C0, DEL, C1, which start escape
+ * sequences) and bidirectional overrides (which reorder what is shown) are written as \u{…} escapes.
+ */
+export function printable(s: string): string {
+  return s.replace(/[\p{Cc}\u202a-\u202e\u2066-\u2069]/gu, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
 }
 
 /** Formats UTC Unix seconds (or null) for text output. */

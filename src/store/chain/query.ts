@@ -8,12 +8,26 @@ import type { Database } from '../schema.js';
 import { classifyQuery, isContractAddress, type ObservationFilters } from '../../domain/filters.js';
 import { LIST_COLUMNS, rowToTransaction, type TransactionRow } from './rows.js';
 import { memoPerStore } from './memo.js';
+import type { TokenList } from '../../domain/token-list.js';
 
 type ObsQuery<O> = SelectQueryBuilder<Database, 'observations', O>;
 
-/** The filter as one WHERE expression (exact matches only, so each uses an index). */
-function filterExpression(f: ObservationFilters) {
-  return (eb: ExpressionBuilder<Database, 'observations'>) => {
+type Eb = ExpressionBuilder<Database, 'observations'>;
+
+/**
+ * A token symbol as a filter: a listed symbol names only its listed contracts, so an imitation with the same
+ * symbol never matches; an unlisted symbol matches unlisted tokens by symbol (docs/decisions.md, "Listed tokens").
+ */
+function symbolExpression(eb: Eb, symbol: string, list: TokenList) {
+  const listed = list.contractsForSymbol(symbol);
+  if (listed.length) return eb('asset_contract', 'in', listed);
+  const all = list.contracts();
+  return all.length ? eb.and([eb('asset', '=', symbol), eb('asset_contract', 'not in', all)]) : eb('asset', '=', symbol);
+}
+
+/** The filter as one WHERE expression (exact matches only, so each uses an index), following the token list. */
+function filterExpression(f: ObservationFilters, list: TokenList) {
+  return (eb: Eb) => {
     const parts = [];
     if (f.since !== undefined) parts.push(eb('time', '>=', f.since));
     if (f.until !== undefined) parts.push(eb('time', '<', f.until));
@@ -21,18 +35,18 @@ function filterExpression(f: ObservationFilters) {
       const t = classifyQuery(f.q);
       if (t.kind === 'hash') parts.push(eb('hash', '=', t.value));
       else if (t.kind === 'wallet') parts.push(eb.or([eb('sender', '=', t.value), eb('recipient', '=', t.value)]));
-      else parts.push(eb.or([eb('asset', '=', t.value), eb('exchange', '=', t.value)]));
+      else parts.push(eb.or([symbolExpression(eb, t.value, list), eb('exchange', '=', t.value)]));
     }
-    if (f.asset !== undefined) parts.push(isContractAddress(f.asset) ? eb('asset_contract', '=', f.asset.toLowerCase()) : eb('asset', '=', f.asset));
+    if (f.asset !== undefined) parts.push(isContractAddress(f.asset) ? eb('asset_contract', '=', f.asset.toLowerCase()) : symbolExpression(eb, f.asset, list));
     if (f.exchange !== undefined) parts.push(f.exchange === 'unknown' ? eb('exchange', 'is', null) : eb('exchange', '=', f.exchange));
     if (f.execution !== undefined) parts.push(eb('execution', '=', f.execution));
     return eb.and(parts);
   };
 }
 
-/** Applies the filters to a query over observations. */
-export function applyFilters<O>(qb: ObsQuery<O>, f: ObservationFilters): ObsQuery<O> {
-  return qb.where(filterExpression(f));
+/** Applies the filters to a query over observations, following the token list for symbols. */
+export function applyFilters<O>(qb: ObsQuery<O>, f: ObservationFilters, list: TokenList): ObsQuery<O> {
+  return qb.where(filterExpression(f, list));
 }
 
 /** True when only time bounds apply, so rank arithmetic on seq can answer (given an ordered store). */
@@ -100,34 +114,41 @@ async function seqRange(db: Kysely<Database>, f: ObservationFilters, count: numb
 }
 
 /** Filtered totals per database handle, exact while the store is unchanged (see memo.ts). */
-const countMemo = memoPerStore<Kysely<Database>, number>();
+const countMemo = memoPerStore<Kysely<Database>, number>(1024 * 1024);
 
 /**
  * Number of observations matching `f`: the maintained counter when unfiltered, rank arithmetic for time
  * bounds on an ordered store, else an indexed COUNT(*) (remembered until the next write: a filter matching a
  * fifth of a million-row store is a 200,000-entry index range).
  * @param known counters already read for this request
+ * @param offload runs the COUNT elsewhere (a reader thread, ./readers.ts); default: countRows on `db`
  */
-export async function countMatches(db: Kysely<Database>, f: ObservationFilters, known?: ChainStats): Promise<number> {
+export async function countMatches(db: Kysely<Database>, f: ObservationFilters, list: TokenList, known?: ChainStats, offload?: (f: ObservationFilters) => Promise<number>): Promise<number> {
   const stats = known ?? (await readStats(db));
   if (onlyTimeBounds(f) && (stats.ordered || (f.since === undefined && f.until === undefined))) {
     if (f.since === undefined && f.until === undefined) return stats.count;
     const { lo, hi } = await seqRange(db, f, stats.count);
     return Math.max(0, hi - lo + 1);
   }
-  return countMemo(db).get(stats, filterKey(f), async () => {
-    const r = await applyFilters(db.selectFrom('observations'), f).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
-    return Number(r.n);
-  });
+  return countMemo(db).get(stats, filterKey(f, list), () => (offload ? offload(f) : countRows(db, f, list)));
 }
 
-/** A stable key for a filter set (members in a fixed order, undefined ones left out). */
-export function filterKey(f: ObservationFilters): string {
-  return JSON.stringify([f.since, f.until, f.q, f.asset, f.exchange, f.execution]);
+/** COUNT(*) of the matches of `f` over their index, never remembered (countMatches remembers). */
+export async function countRows(db: Kysely<Database>, f: ObservationFilters, list: TokenList): Promise<number> {
+  const r = await applyFilters(db.selectFrom('observations'), f, list).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  return Number(r.n);
 }
 
-/** One page of matches in the public order. @param known counters already read for this request */
-export async function pageMatches(db: Kysely<Database>, f: ObservationFilters, limit: number, offset: number, known?: ChainStats): Promise<TransactionRow[]> {
+/** A stable key for a filter set under a token list (members in a fixed order, undefined ones left out). */
+export function filterKey(f: ObservationFilters, list: TokenList): string {
+  return JSON.stringify([f.since, f.until, f.q, f.asset, f.exchange, f.execution, list.id]);
+}
+
+/**
+ * One page of matches in the public order, following the token list.
+ * @param known counters already read for this request
+ */
+export async function pageMatches(db: Kysely<Database>, f: ObservationFilters, list: TokenList, limit: number, offset: number, known?: ChainStats): Promise<TransactionRow[]> {
   const stats = known ?? (await readStats(db));
   if (stats.ordered && onlyTimeBounds(f)) {
     const { lo, hi } = await seqRange(db, f, stats.count);
@@ -135,9 +156,9 @@ export async function pageMatches(db: Kysely<Database>, f: ObservationFilters, l
     const bottom = Math.max(lo, top - limit + 1);
     if (top < lo) return [];
     const rows = await db.selectFrom('observations').select(LIST_COLUMNS).where('seq', '>=', bottom).where('seq', '<=', top).orderBy('seq', 'desc').execute();
-    return rows.map(rowToTransaction);
+    return rows.map((r) => rowToTransaction(r, list));
   }
-  const page = applyFilters(db.selectFrom('observations'), f).select('hash').orderBy('time', 'desc').orderBy('hash', 'asc').limit(limit).offset(offset);
+  const page = applyFilters(db.selectFrom('observations'), f, list).select('hash').orderBy('time', 'desc').orderBy('hash', 'asc').limit(limit).offset(offset);
   const rows = await db
     .selectFrom('observations')
     .select(LIST_COLUMNS)
@@ -145,44 +166,56 @@ export async function pageMatches(db: Kysely<Database>, f: ObservationFilters, l
     .orderBy('time', 'desc')
     .orderBy('hash', 'asc')
     .execute();
-  return rows.map(rowToTransaction);
+  return rows.map((r) => rowToTransaction(r, list));
 }
 
-/** Rows per keyset step of scanBatches (and so of scanMatches). */
-const SCAN_BATCH = 500;
+/** Rows per keyset step of scanBatches (and so of scanMatches and the export). */
+export const SCAN_BATCH = 500;
+
+/** A position in the public order: the last row a keyset step handed over. */
+export type KeysetPosition = { time: number; hash: string } | null;
 
 /**
- * Streams up to `cap` matches in the public order as arrays of at most `batch` rows, one keyset step each
- * (never an array of everything; works the same on both dialects without driver cursors). A step is read only
- * when the consumer asks for it, and the iterator keeps nothing of a step once it has handed it over (only the
- * keyset position): a consumer that is done with an array before asking for the next holds one step at a time.
- * (An async generator would keep the last array alive until the consumer asks again.) Call `next` only after the
- * previous call has settled.
+ * One keyset step: at most `n` matches after `after` in the public order (time descending, then hash ascending),
+ * `time <= t AND (time < t OR hash > h)`, identical on both dialects and needing no driver cursor.
  * @param select adds the selected columns or expressions; the rows must carry `time` and `hash` (the keyset)
  */
-export function scanBatches<R extends { time: number | string; hash: string }>(
+export async function keysetStep<R extends { time: number | string; hash: string }>(
   db: Kysely<Database>,
   f: ObservationFilters,
-  cap: number,
+  list: TokenList,
+  after: KeysetPosition,
+  n: number,
   select: (qb: ObsQuery<object>) => ObsQuery<R>,
-  batch = SCAN_BATCH,
-): AsyncIterableIterator<R[]> {
-  let after: { time: number; hash: string } | null = null;
+): Promise<R[]> {
+  let qb = select(applyFilters(db.selectFrom('observations'), f, list));
+  if (after) {
+    const k = after;
+    qb = qb.where('time', '<=', k.time).where((eb) => eb.or([eb('time', '<', k.time), eb('hash', '>', k.hash)]));
+  }
+  // splice(0) moves the rows into an array of our own and leaves the driver's result empty: node-postgres
+  // keeps a finished query's result reachable from its per-query objects (promise API), which kept the rows
+  // alive past young-generation collections and had them promoted to the old generation.
+  return ((await qb.orderBy('time', 'desc').orderBy('hash', 'asc').limit(n).execute()) as R[]).splice(0);
+}
+
+/**
+ * Up to `cap` matches in the public order as arrays of at most `batch` rows, one step each (never an array of
+ * everything). A step is read only when the consumer asks for it, and the iterator keeps nothing of a step once it
+ * has handed it over (only the keyset position): a consumer that is done with an array before asking for the next
+ * holds one step at a time. (An async generator would keep the last array alive until the consumer asks again.)
+ * Call `next` only after the previous call has settled.
+ * @param step reads one step after a position (keysetStep, or the same on a reader thread)
+ */
+export function keysetBatches<R extends { time: number | string; hash: string }>(cap: number, step: (after: KeysetPosition, n: number) => Promise<R[]>, batch = SCAN_BATCH): AsyncIterableIterator<R[]> {
+  let after: KeysetPosition = null;
   let left = cap;
   const end: IteratorReturnResult<undefined> = { done: true, value: undefined };
   return {
     async next(): Promise<IteratorResult<R[], undefined>> {
       if (left <= 0) return end;
-      let qb = select(applyFilters(db.selectFrom('observations'), f));
-      if (after) {
-        const k: { time: number; hash: string } = after;
-        qb = qb.where('time', '<=', k.time).where((eb) => eb.or([eb('time', '<', k.time), eb('hash', '>', k.hash)]));
-      }
       const n = Math.min(batch, left);
-      // splice(0) moves the rows into an array of our own and leaves the driver's result empty: node-postgres
-      // keeps a finished query's result reachable from its per-query objects (promise API), which kept the rows
-      // alive past young-generation collections and had them promoted to the old generation.
-      const rows = ((await qb.orderBy('time', 'desc').orderBy('hash', 'asc').limit(n).execute()) as R[]).splice(0);
+      const rows = await step(after, n);
       left = rows.length < n ? 0 : left - rows.length;
       if (!rows.length) return end;
       const last = rows[rows.length - 1];
@@ -196,16 +229,33 @@ export function scanBatches<R extends { time: number | string; hash: string }>(
 }
 
 /**
+ * Streams up to `cap` matches in the public order as arrays of at most `batch` rows (keysetBatches over
+ * keysetStep on `db`).
+ * @param select adds the selected columns or expressions; the rows must carry `time` and `hash` (the keyset)
+ */
+export function scanBatches<R extends { time: number | string; hash: string }>(
+  db: Kysely<Database>,
+  f: ObservationFilters,
+  list: TokenList,
+  cap: number,
+  select: (qb: ObsQuery<object>) => ObsQuery<R>,
+  batch = SCAN_BATCH,
+): AsyncIterableIterator<R[]> {
+  return keysetBatches(cap, (after, n) => keysetStep(db, f, list, after, n, select), batch);
+}
+
+/**
  * Streams up to `cap` matches in the public order, row by row (keyset steps of SCAN_BATCH rows, see scanBatches).
  * @param columns which columns each yielded row carries
  */
 export async function* scanMatches<C extends keyof Database['observations'] & string>(
   db: Kysely<Database>,
   f: ObservationFilters,
+  list: TokenList,
   cap: number,
   columns: readonly C[],
 ): AsyncGenerator<Pick<Database['observations'], C | 'time' | 'hash'>> {
   const cols = [...new Set([...columns, 'time', 'hash'])] as C[];
   type Row = Pick<Database['observations'], C | 'time' | 'hash'>;
-  for await (const rows of scanBatches(db, f, cap, (qb) => qb.select(cols as never[]) as unknown as ObsQuery<Row>)) yield* rows;
+  for await (const rows of scanBatches(db, f, list, cap, (qb) => qb.select(cols as never[]) as unknown as ObsQuery<Row>)) yield* rows;
 }

@@ -2,7 +2,9 @@
  * Conversion between Observation objects and `observations` rows, and the public shapes served by the API.
  */
 import type { Selectable } from 'kysely';
-import type { BlockObservations, CHAIN_ID, Execution, Integrity, Observation, ObservationDetail } from '../../domain/observation.js';
+import type { BlockObservations, CHAIN_ID, Execution, Integrity, NominalPart, Observation, ObservationDetail } from '../../domain/observation.js';
+import { imitationNotes, nominalOf, servedLegs, type ServedLeg } from '../../domain/listing.js';
+import type { TokenList } from '../../domain/token-list.js';
 import type { LegRecipientsTable, ObservationsTable } from '../tables/chain.js';
 
 /** Integrity as a plain object type (a type literal, so it is assignable to the schemas' open object types). */
@@ -12,14 +14,23 @@ export type IntegrityJson = { [K in keyof Integrity]: Integrity[K] };
  * The public Transaction members (contract section 2) as served in lists and the CSV export: the Observation
  * without its detail and in-block position (a mapped type literal, assignable to the schemas' open object types).
  */
-export type TransactionRow = { [K in Exclude<keyof Observation, 'tx_index' | 'detail' | 'integrity'>]: Observation[K] } & { integrity: IntegrityJson };
+export type TransactionRow = { [K in Exclude<keyof Observation, 'tx_index' | 'detail' | 'integrity' | 'nominal_parts'>]: Observation[K] } & {
+  /** Whether asset_contract is on the token list; null when there is no asset. */
+  asset_listed: boolean | null;
+  /** Exact dollar value of the sender's listed USD-token parts; null when none (src/domain/listing.ts). */
+  nominal: string | null;
+  integrity: IntegrityJson;
+};
 
-/** TransactionRow plus the retained detail members (transaction, receipt, evidence, legs, calls, forensics, unknown). */
-export type TransactionDetailRow = TransactionRow & { [K in keyof ObservationDetail]: ObservationDetail[K] };
+/**
+ * TransactionRow plus the retained detail members (transaction, receipt, evidence, legs, calls, forensics, unknown);
+ * legs carry `asset_listed`.
+ */
+export type TransactionDetailRow = TransactionRow & { [K in Exclude<keyof ObservationDetail, 'legs'>]: ObservationDetail[K] } & { legs: ServedLeg[] | null };
 
 /** Columns read for list rows and the export (every column but the rank `seq` and in-block `tx_index`). */
 export const LIST_COLUMNS = [
-  'hash', 'time', 'height', 'chain_id', 'sender', 'recipient', 'asset', 'asset_contract', 'amount', 'nominal', 'fee',
+  'hash', 'time', 'height', 'chain_id', 'sender', 'recipient', 'asset', 'asset_contract', 'amount', 'nominal_parts', 'fee',
   'exchange', 'protocol', 'category', 'execution', 'decode', 'integrity',
 ] as const;
 
@@ -80,7 +91,7 @@ export function serializeObservation(o: Observation): SerializedObservation {
       asset: o.asset,
       asset_contract: lower(o.asset_contract),
       amount: o.amount,
-      nominal: o.nominal,
+      nominal_parts: serializeNominalParts(o.nominal_parts),
       fee: o.fee,
       exchange: o.exchange,
       protocol: o.protocol,
@@ -99,14 +110,26 @@ export function prepareBlock(b: BlockObservations): PreparedBlock {
   return { height: b.height, hash: b.hash, time: b.time, observations: b.observations.map(serializeObservation) };
 }
 
+/** NominalParts as stored: compact JSON `[[contract, amount], …]`, or null. */
+export function serializeNominalParts(parts: readonly NominalPart[] | null): string | null {
+  return parts && parts.length ? JSON.stringify(parts.map((p) => [p.asset_contract.toLowerCase(), p.amount])) : null;
+}
+
+/** The stored NominalParts text back as parts (null stays null). */
+export function parseNominalParts(text: string | null): NominalPart[] | null {
+  if (text == null) return null;
+  return (JSON.parse(text) as [string, string][]).map(([asset_contract, amount]) => ({ asset_contract, amount }));
+}
+
 /**
- * The public members of a stored row (numbers converted from PostgreSQL bigint strings) with `integrity` last,
- * as ONE object literal: a spread of these members followed by added ones made V8 build every row as a slow
- * dictionary-mode object, and under concurrent exports that garbage grew the server by 150–220 MB (found by
- * bisecting bench/api.ts's export case, session 5; see docs/decisions.md, "CSV export memory").
+ * The public members of a stored row (numbers converted from PostgreSQL bigint strings; `asset_listed` and
+ * `nominal` derived with the token list) with `integrity` last, as ONE object literal: a spread of these members
+ * followed by added ones made V8 build every row as a slow dictionary-mode object, which under concurrent exports
+ * grew the server by 150–220 MB (docs/decisions.md, "CSV export memory").
  * @param integrity the stored integrity as parsed JSON (lists), or only its score and maximum (the export)
+ * @param list the token list the answer follows
  */
-export function rowWithIntegrity<I>(r: Omit<ListRow, 'integrity'>, integrity: I): Omit<TransactionRow, 'integrity'> & { integrity: I } {
+export function rowWithIntegrity<I>(r: Omit<ListRow, 'integrity'>, integrity: I, list: TokenList): Omit<TransactionRow, 'integrity'> & { integrity: I } {
   return {
     hash: r.hash as `0x${string}`,
     time: Number(r.time),
@@ -116,8 +139,9 @@ export function rowWithIntegrity<I>(r: Omit<ListRow, 'integrity'>, integrity: I)
     recipient: r.recipient,
     asset: r.asset,
     asset_contract: r.asset_contract,
+    asset_listed: list.isListed(r.asset_contract),
     amount: r.amount,
-    nominal: r.nominal,
+    nominal: nominalOf(parseNominalParts(r.nominal_parts), list),
     fee: r.fee,
     exchange: r.exchange,
     protocol: r.protocol,
@@ -128,22 +152,24 @@ export function rowWithIntegrity<I>(r: Omit<ListRow, 'integrity'>, integrity: I)
   };
 }
 
-/** A stored row as the public Transaction (integrity JSON parsed). */
-export function rowToTransaction(r: ListRow): TransactionRow {
-  return rowWithIntegrity(r, JSON.parse(r.integrity) as Integrity);
+/** A stored row as the public Transaction (integrity JSON parsed), following `list`. */
+export function rowToTransaction(r: ListRow, list: TokenList): TransactionRow {
+  return rowWithIntegrity(r, JSON.parse(r.integrity) as Integrity, list);
 }
 
-/** A stored row with its detail as the public TransactionDetail. */
-export function rowToDetail(r: ListRow & { detail: string }): TransactionDetailRow {
+/** A stored row with its detail as the public TransactionDetail, following `list` (legs' listing, imitation notes). */
+export function rowToDetail(r: ListRow & { detail: string }, list: TokenList): TransactionDetailRow {
   const d = JSON.parse(r.detail) as Partial<ObservationDetail>;
+  const legs = d.legs ?? null;
+  const imitations = imitationNotes(legs, list);
   return {
-    ...rowToTransaction(r),
+    ...rowToTransaction(r, list),
     transaction: d.transaction ?? null,
     receipt: d.receipt ?? null,
     evidence: d.evidence ?? null,
-    legs: d.legs ?? null,
+    legs: servedLegs(legs, list),
     calls: d.calls ?? null,
-    forensics: d.forensics ?? null,
+    forensics: imitations.length ? (d.forensics ?? []).concat(imitations) : (d.forensics ?? null),
     unknown: d.unknown ?? null,
   };
 }

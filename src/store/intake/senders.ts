@@ -8,6 +8,8 @@ import type { IntakeSenderRow } from '../tables/intake.js';
 import { NotFound } from '../../domain/errors.js';
 
 export type SenderKind = IntakeSenderRow['kind'];
+/** The environment a sender's credentials were issued for. */
+export type Environment = 'test' | 'live';
 
 /** A sender as listed to operators (never with key material). Times are UTC Unix seconds. */
 export interface SenderInfo {
@@ -15,6 +17,7 @@ export interface SenderInfo {
   kind: SenderKind;
   name: string;
   protocol: string | null;
+  environment: Environment;
   created_at: number;
   revoked_at: number | null;
   /** Keys that verify right now (2 during a rotation's grace period, else 1; 0 once revoked). */
@@ -33,7 +36,7 @@ export interface SealedKey {
  */
 export async function insertSender(
   store: Store,
-  s: { id: string; kind: SenderKind; name: string; protocol: string | null },
+  s: { id: string; kind: SenderKind; name: string; protocol: string | null; environment: Environment },
   key: SealedKey,
   now: number,
 ): Promise<void> {
@@ -57,6 +60,7 @@ export async function listSenders(store: Store, kind: SenderKind, now: number): 
     kind: s.kind,
     name: s.name,
     protocol: s.protocol,
+    environment: s.environment,
     created_at: Number(s.created_at),
     revoked_at: s.revoked_at == null ? null : Number(s.revoked_at),
     active_keys: s.revoked_at != null ? 0 : keys.filter((k) => k.sender_id === s.id && (k.expires_at == null || Number(k.expires_at) > now)).length,
@@ -96,7 +100,7 @@ export async function revokeSender(store: Store, kind: SenderKind, id: string, n
 
 /** What signature verification needs: the sender and its keys that verify at `now`. */
 export interface VerificationKeys {
-  sender: { id: string; kind: SenderKind; protocol: string | null };
+  sender: { id: string; kind: SenderKind; protocol: string | null; environment: Environment };
   keys: SealedKey[];
 }
 
@@ -108,12 +112,12 @@ export async function verificationKeys(store: Store, kind: SenderKind, id: strin
   const rows = await store.db
     .selectFrom('intake_senders')
     .innerJoin('intake_keys', 'intake_keys.sender_id', 'intake_senders.id')
-    .select(['intake_senders.protocol', 'intake_keys.id as key_id', 'intake_keys.sealed'])
+    .select(['intake_senders.protocol', 'intake_senders.environment', 'intake_keys.id as key_id', 'intake_keys.sealed'])
     .where('intake_senders.id', '=', id)
     .where('intake_senders.kind', '=', kind)
     .where('intake_senders.revoked_at', 'is', null)
     .where((eb) => eb.or([eb('intake_keys.expires_at', 'is', null), eb('intake_keys.expires_at', '>', now)]))
     .execute();
   if (rows.length === 0) return null;
-  return { sender: { id, kind, protocol: rows[0].protocol }, keys: rows.map((r) => ({ id: r.key_id, sealed: r.sealed })) };
+  return { sender: { id, kind, protocol: rows[0].protocol, environment: rows[0].environment }, keys: rows.map((r) => ({ id: r.key_id, sealed: r.sealed })) };
 }

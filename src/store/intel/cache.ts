@@ -5,19 +5,22 @@
  * in ./write.ts bumps the store's generation). A write by another process (a separate `paywatch collect`) is seen
  * after at most READ_TTL_MS. Failed reads are not kept.
  */
+import { LRUCache } from 'lru-cache';
 import type { Store } from '../db.js';
+import { approxHeapBytes } from '../chain/memo.js';
 
 /** Milliseconds an answer is reused: the contract's polling interval (section 8, five seconds). */
 export const READ_TTL_MS = 5000;
-/** Answers remembered per store; the map is emptied when full (the cache is an optimisation, not a store). */
-const MAX_ENTRIES = 256;
+/** Estimated bytes of answers remembered per store (least recently used go first; an optimisation, not a store). */
+const MAX_BYTES = 16 * 1024 * 1024;
+const PENDING_BYTES = 1024;
 
 interface Entry {
   at: number;
   generation: number;
   value: Promise<unknown>;
 }
-const entries = new WeakMap<Store, Map<string, Entry>>();
+const entries = new WeakMap<Store, LRUCache<string, Entry>>();
 const generations = new WeakMap<Store, number>();
 
 /** Marks every cached answer of `store` as outdated; called by each intel write. */
@@ -31,14 +34,18 @@ export function bumpGeneration(store: Store): void {
  */
 export function cachedRead<T>(store: Store, key: string, read: () => Promise<T>): Promise<T> {
   let m = entries.get(store);
-  if (!m) entries.set(store, (m = new Map()));
+  if (!m) entries.set(store, (m = new LRUCache<string, Entry>({ maxSize: MAX_BYTES, sizeCalculation: () => PENDING_BYTES })));
+  const cache = m;
   const now = Date.now();
   const generation = generations.get(store) ?? 0;
-  const hit = m.get(key);
+  const hit = cache.get(key);
   if (hit && hit.generation === generation && now - hit.at < READ_TTL_MS) return hit.value as Promise<T>;
-  if (m.size >= MAX_ENTRIES) m.clear();
-  const value = read();
-  m.set(key, { at: now, generation, value });
-  value.catch(() => m!.delete(key));
-  return value;
+  const entry: Entry = { at: now, generation, value: read() };
+  cache.set(key, entry);
+  entry.value.then(
+    // A new box: lru-cache keeps the size of a key re-set with the same value.
+    (v) => cache.peek(key) === entry && cache.set(key, { ...entry }, { size: Math.max(1, approxHeapBytes(v)) }),
+    () => cache.peek(key) === entry && cache.delete(key),
+  );
+  return entry.value as Promise<T>;
 }

@@ -4,6 +4,7 @@
  * cannot disagree. Source of the rules: contract sections 4 ("Provider endpoints", "Intelligence endpoints") and 8.
  */
 import { z } from 'zod';
+import { unknownParameters } from '../../domain/errors.js';
 import { SERVICES_IN_LISTING } from './listing.js';
 
 /** Probe outcomes (src/intel/types.ts ProbeOutcome), plus `unchecked` for a service never probed. */
@@ -19,6 +20,18 @@ export const CHECK_VALUES = [
   'too_large',
   'unchecked',
 ] as const;
+
+/**
+ * A parameter object that refuses unknown members, as the chain endpoints do (src/domain/filters.ts): a misspelt
+ * filter must never silently widen a query. HTTP answers 400 `unknown query parameter 'x'` (src/api/errors.ts reads
+ * the issue's keys); an MCP tool reports this message, `unknown argument 'x'`, as a tool error.
+ */
+function strictParams<S extends z.ZodRawShape>(shape: S) {
+  return z.strictObject(shape, { error: (iss) => (iss.code === 'unrecognized_keys' ? unknownParameters('argument', iss.keys) : undefined) });
+}
+
+/** Routes and tools that take no parameters. */
+export const NoParams = strictParams({});
 
 const limit = z.coerce.number().int().min(1).max(100).default(30).describe('page size, 1..100 (default 30)');
 /** A boolean given as true/false in a query string or as a JSON boolean to an MCP tool. */
@@ -36,7 +49,7 @@ export const DomainSchema = z
   .describe("provider domain: lower-case host, with ':port' only when not the default");
 
 /** GET /api/providers and the search_providers tool. */
-export const ProvidersQuery = z.object({
+export const ProvidersQuery = strictParams({
   q: z
     .string()
     .max(140)
@@ -57,13 +70,13 @@ export const ProvidersQuery = z.object({
 export type ProvidersQuery = z.infer<typeof ProvidersQuery>;
 
 /** GET /api/providers/{domain} and the get_provider tool. */
-export const ProviderParams = z.object({ domain: DomainSchema });
+export const ProviderParams = strictParams({ domain: DomainSchema });
 export type ProviderParams = z.infer<typeof ProviderParams>;
 
 const unixSeconds = (what: string) => z.coerce.number().min(0).max(253402300799).describe(what);
 
 /** GET /api/intelligence/{offers,changes,history} and their tools. */
-export const IntelQuery = z.object({
+export const IntelQuery = strictParams({
   domain: DomainSchema.optional(),
   service_id: z
     .string()

@@ -14,7 +14,7 @@ import { cachedRead } from './cache.js';
 import { summarizeProvider } from './listing.js';
 import { DISCLAIMERS, type IntelQuery, type ProvidersQuery } from './params.js';
 import { isoFromUnix, isoTime, parseJson, rowToChange, rowToOffer, rowToSnapshot, rowToStoredOffer, type StoredChange, type StoredOffer } from './rows.js';
-import type { Offer } from '../../intel/types.js';
+import type { ChangeKind, Offer } from '../../intel/types.js';
 
 /** What every query needs besides its parameters. */
 export interface QueryOptions {
@@ -316,6 +316,31 @@ export const listOffers = reused('offers', listOffersUncached);
 export const listChanges = reused('changes', listChangesUncached);
 /** GET /api/intelligence/history (listHistoryUncached), answers reused for up to five seconds. */
 export const listHistory = reused('history', listHistoryUncached);
+
+/** Most change records serviceChangesSince returns (the newest ones): a bound on a service that changes on every probe. */
+export const SERVICE_CHANGES_MAX = 1000;
+
+/**
+ * The change records of one service of the given kinds dated at or after `since`, oldest first (at, then id), as
+ * GET /api/intelligence/changes serves them (same ids), at most SERVICE_CHANGES_MAX (the newest). Read by the
+ * trust check; one range of the intel_changes (service_id, at) index.
+ * @param since ISO 8601 (normalised here, so any valid time string works)
+ * @throws RangeError when `since` is not a valid time
+ */
+export async function serviceChangesSince(store: Store, serviceId: string, since: string, kinds: readonly ChangeKind[]): Promise<StoredChange[]> {
+  if (!kinds.length) return [];
+  const rows = await store.db
+    .selectFrom('intel_changes')
+    .selectAll()
+    .where('service_id', '=', serviceId)
+    .where('at', '>=', isoTime(since))
+    .where('kind', 'in', kinds)
+    .orderBy('at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(SERVICE_CHANGES_MAX)
+    .execute();
+  return rows.reverse().map((r) => rowToChange({ ...r, id: Number(r.id) }));
+}
 
 /** The offers of each snapshot id, in stored order. */
 async function offersOfSnapshots(store: Store, ids: string[]): Promise<Map<string, Offer[]>> {

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import { isPostgres } from './dialect.js';
+import { sumDecimals } from '../../domain/money.js';
 
 /**
  * Indexes serve the public sort (time descending, then hash ascending) alone and after each equality filter,
@@ -118,7 +119,71 @@ export const chainMigrations: Record<string, Migration> = {
       await rekeyDetails(db, 'hash');
     },
   },
+  chain_0004_nominal_parts: {
+    // `nominal` depends on the token list, which may change between starts: the store keeps the list-independent
+    // parts (what the sender sent per USD-currency token) and answers derive nominal with the list when read.
+    async up(db: Kysely<any>) {
+      await inOneTransaction(db, async (trx) => {
+        if (await hasColumn(trx, 'observations', 'nominal_parts')) return;
+        await sql`alter table observations rename column nominal to nominal_parts`.execute(trx);
+        // One token: the primary leg's contract carries the whole value (the common case, in one statement).
+        await sql`update observations set nominal_parts = '[["' || asset_contract || '","' || nominal_parts || '"]]'
+                  where nominal_parts is not null and asset_contract is not null and nominal_parts = amount`.execute(trx);
+        // The rest (several tokens, or a primary leg that is not the valued one): from the stored legs.
+        for (let after = -1; ; ) {
+          const rows = await sql<{ seq: number | string; sender: string | null; asset_contract: string | null; value: string; detail: string }>`
+            select o.seq, o.sender, o.asset_contract, o.nominal_parts as value, d.detail from observations o
+            join observation_details d on d.seq = o.seq
+            where o.nominal_parts is not null and o.nominal_parts not like '[%' and o.seq > ${after} order by o.seq limit 500`.execute(trx);
+          if (!rows.rows.length) break;
+          for (const r of rows.rows) {
+            const legs = ((JSON.parse(r.detail) as { legs?: { from: string; asset_contract: string; amount: string }[] | null }).legs ?? []).filter((g) => g.from === r.sender);
+            const parts = partsMatching(legs, r.value) ?? [[r.asset_contract ?? legs[0]?.asset_contract ?? '', r.value]];
+            await sql`update observations set nominal_parts = ${JSON.stringify(parts)} where seq = ${r.seq}`.execute(trx);
+          }
+          after = Number(rows.rows[rows.rows.length - 1].seq);
+        }
+      });
+    },
+    async down(db: Kysely<any>) {
+      await inOneTransaction(db, async (trx) => {
+        if (!(await hasColumn(trx, 'observations', 'nominal_parts'))) return;
+        const rows = await sql<{ seq: number | string; parts: string }>`select seq, nominal_parts as parts from observations where nominal_parts is not null`.execute(trx);
+        for (const r of rows.rows) {
+          const total = sumDecimals((JSON.parse(r.parts) as [string, string][]).map(([, amount]) => amount));
+          await sql`update observations set nominal_parts = ${total} where seq = ${r.seq}`.execute(trx);
+        }
+        await sql`alter table observations rename column nominal_parts to nominal`.execute(trx);
+      });
+    },
+  },
 };
+
+/** Runs `fn` in one transaction: PostgreSQL's migrator already holds one, SQLite's does not (Kysely). */
+async function inOneTransaction(db: Kysely<any>, fn: (trx: Kysely<any>) => Promise<void>): Promise<void> {
+  if (isPostgres(db)) await fn(db);
+  else await db.transaction().execute(fn);
+}
+
+async function hasColumn(db: Kysely<any>, table: string, column: string): Promise<boolean> {
+  const tables = await db.introspection.getTables();
+  return Boolean(tables.find((t) => t.name === table)?.columns.some((c) => c.name === column));
+}
+
+/**
+ * The [contract, amount] parts whose sum is `value`, from the sender's legs summed per contract: the smallest
+ * subset of contracts that adds up exactly (the old decoder valued only USD-currency tokens, which the legs do
+ * not record); null when none does.
+ */
+function partsMatching(legs: { asset_contract: string; amount: string }[], value: string): [string, string][] | null {
+  const byContract = new Map<string, string[]>();
+  for (const g of legs) byContract.set(g.asset_contract, [...(byContract.get(g.asset_contract) ?? []), g.amount]);
+  const sums = [...byContract].map(([c, amounts]) => [c, sumDecimals(amounts)!] as [string, string]);
+  const want = sumDecimals([value]);
+  const subsets = Array.from({ length: 2 ** Math.min(sums.length, 12) }, (_, m) => sums.filter((_, i) => m & (1 << i))).filter((x) => x.length);
+  subsets.sort((a, b) => a.length - b.length);
+  return subsets.find((x) => sumDecimals(x.map(([, a]) => a)) === want) ?? null;
+}
 
 /** Sets lz4 compression on `table`'s detail column where the PostgreSQL server was built with it (see chain_0002). */
 async function compressDetailsWithLz4(db: Kysely<any>, table: string): Promise<void> {

@@ -1,7 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import { isPostgres } from './dialect.js';
 
-
 /** Migrations of the intake area, named "intake_NNNN_what" (unique across areas, applied in name order). */
 export const intakeMigrations: Record<string, Migration> = {
   intake_0001_senders_keys_events_outcomes: {
@@ -81,6 +80,22 @@ export const intakeMigrations: Record<string, Migration> = {
       for (const t of ['intake_outcomes', 'intake_protocol_events', 'intake_operator_tokens', 'intake_keys', 'intake_senders']) {
         await db.schema.dropTable(t).ifExists().execute();
       }
+    },
+  },
+  /**
+   * Credentials bind an environment: a sender delivers records of its own environment only. Senders issued
+   * before this migration get 'test', the side where a wrongly bound credential can do no harm; an application
+   * that delivers live records needs a connection or producer created with --env live (docs/decisions.md).
+   */
+  intake_0002_sender_environment: {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .alterTable('intake_senders')
+        .addColumn('environment', 'text', (c) => c.notNull().defaultTo('test').check(sql`environment in ('test', 'live')`))
+        .execute();
+    },
+    async down(db: Kysely<any>) {
+      await db.schema.alterTable('intake_senders').dropColumn('environment').execute();
     },
   },
 };

@@ -6,7 +6,7 @@
 /** One row per observed transaction (primary key: hash). Money columns are exact decimal TEXT, never numeric. */
 export interface ObservationsTable {
   hash: string;
-  /** Dense insertion rank 0..n-1; while chain_stats.ordered = 1 it follows the public sort (see chain/order.ts). */
+  /** Dense insertion rank 0..n-1; while chain_stats.ordered = 1 it follows the public sort (see ../chain/query.ts). */
   seq: number | string;
   /** Block timestamp, UTC Unix seconds. */
   time: number | string;
@@ -18,7 +18,11 @@ export interface ObservationsTable {
   asset: string | null;
   asset_contract: string | null;
   amount: string | null;
-  nominal: string | null;
+  /**
+   * JSON text `[[contract, amount], …]` of the observation's NominalParts (src/domain/observation.ts), or null:
+   * list-independent, so `nominal` is derived from it with the token list when read (migration chain_0004).
+   */
+  nominal_parts: string | null;
   fee: string | null;
   exchange: string | null;
   protocol: string | null;

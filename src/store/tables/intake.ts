@@ -15,6 +15,8 @@ export interface IntakeSenderRow {
   name: string;
   /** ap2 | a2a | mcp | ucp | acp for a connection; null for a producer. */
   protocol: string | null;
+  /** The only environment whose records the sender may deliver (intake_0002; senders issued earlier are 'test'). */
+  environment: ColumnType<'test' | 'live', 'test' | 'live', never>;
   created_at: BigInt64;
   /** Set once revoked: every key of the sender stops verifying at once. */
   revoked_at: BigInt64 | null;

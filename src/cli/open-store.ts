@@ -1,0 +1,30 @@
+/**
+ * Opening the configured store for a command: the `--db` location with the `--tokenlist` token list (or the
+ * built-in Tempo mainnet list), so every chain answer the command gives follows one list.
+ */
+import type { Config } from '../config.js';
+import { openStore, type OpenStoreOptions, type Store } from '../store/db.js';
+import { DEFAULT_TOKEN_LIST, TokenList, TokenListError } from '../domain/token-list.js';
+import { CliError } from './run.js';
+
+/**
+ * The token list `config` names, or the built-in one.
+ * @throws CliError (one line) when the file cannot be read or is not a valid token list
+ */
+export function configuredTokenList(config: Config): TokenList {
+  if (!config.tokenList) return DEFAULT_TOKEN_LIST;
+  try {
+    return TokenList.read(config.tokenList);
+  } catch (e) {
+    if (e instanceof TokenListError) throw new CliError(e.message);
+    throw e;
+  }
+}
+
+/**
+ * Opens (and migrates) the configured store with the configured token list.
+ * @throws CliError for a bad token list; the store's one-line Error when it cannot be opened
+ */
+export function openConfiguredStore(config: Config, opts: Omit<OpenStoreOptions, 'tokenList'> = {}): Promise<Store> {
+  return openStore(config.db, { ...opts, tokenList: configuredTokenList(config) });
+}

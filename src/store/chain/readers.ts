@@ -1,0 +1,137 @@
+/**
+ * Reader threads for heavy chain reads on a SQLite file. better-sqlite3 is synchronous: a metrics aggregate over
+ * 50,000 rows, an uncached COUNT over a large index range or an export step runs on the thread that calls it, so
+ * on the API's main thread one client's heavy query stalls every other request. Here those reads run on worker
+ * threads, each with its own read-only connection to the file (WAL lets readers run beside the writer), while the
+ * main thread keeps answering. PostgreSQL needs none of this: the server does the work off the event loop.
+ *
+ * The queue is bounded: past `maxQueued` reads waiting, a read is refused with a 503 (Unavailable, Retry-After)
+ * instead of queueing without end. Until a thread has loaded, and when threads cannot be started, reads run inline.
+ */
+import { TaskThread } from '../../threads/task-thread.js';
+import { Unavailable } from '../../domain/errors.js';
+import type { ObservationFilters } from '../../domain/filters.js';
+import type { ListedToken } from '../../domain/token-list.js';
+import type { Metrics, ExportRow } from '../chain-repo.js';
+
+/** A keyset position in the public order (time descending, then hash ascending). */
+export type Keyset = { time: number; hash: string } | null;
+
+/** What a reader thread is asked to do. */
+export type ReaderTask =
+  | { op: 'metrics'; filters: ObservationFilters; window: number }
+  | { op: 'count'; filters: ObservationFilters }
+  | { op: 'export-step'; filters: ObservationFilters; after: Keyset; n: number };
+
+/** Heavy reads, run somewhere other than the calling thread. */
+export interface HeavyReads {
+  /** Metrics over the latest `window` matches (uncached). */
+  metrics(filters: ObservationFilters, window: number): Promise<Metrics>;
+  /** Number of matches (uncached COUNT). */
+  count(filters: ObservationFilters): Promise<number>;
+  /** One keyset step of export rows after `after` (at most `n`). */
+  exportStep(filters: ObservationFilters, after: Keyset, n: number): Promise<ExportRow[]>;
+  close(): Promise<void>;
+}
+
+/** What the reader threads need to open the store as the main thread did. */
+export interface ReaderSetup {
+  /** The `--db` value of a SQLite file. */
+  db: string;
+  /** The token list the answers follow (rebuilt in each thread). */
+  tokenList: { name: string; tokens: ListedToken[] };
+}
+
+/** A reader thread died while holding a read. */
+export class ReaderThreadFailedError extends Error {
+  constructor(message: string) {
+    super(`store reader thread failed: ${message}`);
+    this.name = 'ReaderThreadFailedError';
+  }
+}
+
+/**
+ * A pool of `size` reader threads answering HeavyReads, with at most `maxQueued` reads waiting or running.
+ * @param inline runs a task on the calling thread (before the threads have loaded, or if they cannot start)
+ * @example
+ * const readers = new ReaderPool({ db: 'sqlite:./data/paywatch.sqlite', tokenList }, 2, 32, inlineTask);
+ * await readers.metrics({ asset: 'pathUSD' }, 50_000);
+ */
+export class ReaderPool implements HeavyReads {
+  private threads: (TaskThread<ReaderTask, unknown> | null)[];
+  private loadable = true;
+  private closed = false;
+  private inFlight = 0;
+  /** Reads answered by a thread and inline so far (tests and benchmarks). */
+  readonly counts = { thread: 0, inline: 0 };
+
+  constructor(
+    private readonly setup: ReaderSetup,
+    size: number,
+    private readonly maxQueued: number,
+    private readonly inline: (task: ReaderTask) => Promise<unknown>,
+  ) {
+    this.threads = Array.from({ length: size }, () => null);
+    this.threads.forEach((_, i) => this.spawn(i));
+  }
+
+  metrics(filters: ObservationFilters, window: number): Promise<Metrics> {
+    return this.run({ op: 'metrics', filters, window }) as Promise<Metrics>;
+  }
+
+  count(filters: ObservationFilters): Promise<number> {
+    return this.run({ op: 'count', filters }) as Promise<number>;
+  }
+
+  exportStep(filters: ObservationFilters, after: Keyset, n: number): Promise<ExportRow[]> {
+    return this.run({ op: 'export-step', filters, after, n }) as Promise<ExportRow[]>;
+  }
+
+  /** Resolves once every thread has loaded or failed (tests and benchmarks). */
+  async whenReady(): Promise<void> {
+    while (this.threads.some((t) => t && !t.ready)) await new Promise((r) => setTimeout(r, 20));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const threads = this.threads;
+    this.threads = threads.map(() => null);
+    await Promise.all(threads.map((t) => t?.terminate()));
+  }
+
+  /**
+   * Runs `task` on the least busy loaded thread, else inline.
+   * @throws Unavailable (503, Retry-After 1) when maxQueued reads are already waiting or running
+   */
+  private async run(task: ReaderTask): Promise<unknown> {
+    if (this.inFlight >= this.maxQueued) throw new Unavailable(`server busy: ${this.maxQueued} heavy reads are already queued; retry after 1 s`, 1);
+    this.inFlight++;
+    try {
+      if (this.loadable && !this.closed) this.threads.forEach((t, i) => t === null && this.spawn(i));
+      const ready = this.threads.filter((t): t is TaskThread<ReaderTask, unknown> => t !== null && t.ready);
+      if (!ready.length) {
+        this.counts.inline++;
+        return await this.inline(task);
+      }
+      const thread = ready.reduce((a, b) => (b.queued < a.queued ? b : a));
+      this.counts.thread++;
+      return await thread.run(task);
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  private spawn(i: number): void {
+    const thread: TaskThread<ReaderTask, unknown> = new TaskThread(
+      new URL('./reader-thread.ts', import.meta.url),
+      { ...this.setup },
+      (message) => new ReaderThreadFailedError(message),
+      (wasReady) => {
+        if (this.threads[i] !== thread) return;
+        if (!wasReady) this.loadable = false;
+        this.threads[i] = null;
+      },
+    );
+    this.threads[i] = thread;
+  }
+}
