@@ -1,8 +1,16 @@
 #!/usr/bin/env -S node --max-semi-space-size=32
-// Entry point: runs the TypeScript sources through tsx's loader, so `npx paywatch`
-// works on a fresh clone right after `npm install`, with no build step. The shebang's V8 flags are
-// src/cli/node-flags.ts's (kept in step by test/unit/node-flags.test.ts).
-import { register } from 'tsx/esm/api';
-register();
-const { main } = await import('../src/cli/main.ts');
+// Entry point. Runs the compiled JavaScript in dist/ (built by `npm install` through the `prepare` script, or
+// `npm run build`); from the TypeScript sources through tsx when there is no build or PAYWATCH_FROM_SOURCE=1
+// (development). The shebang's V8 flags are src/cli/node-flags.ts's (kept in step by test/unit/node-flags.test.ts).
+import { existsSync } from 'node:fs';
+
+const compiled = new URL('../dist/cli/main.js', import.meta.url);
+let main;
+if (process.env.PAYWATCH_FROM_SOURCE !== '1' && existsSync(compiled)) {
+  ({ main } = await import(compiled.href));
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ main } = await import('../src/cli/main.ts'));
+}
 await main(process.argv);

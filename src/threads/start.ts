@@ -1,15 +1,25 @@
 /**
- * Starting worker threads whose bodies are TypeScript: through ./boot.mjs, which registers tsx in the thread.
+ * Starting worker threads. Compiled (dist/, the normal case) a body is started directly from its `.js` file;
+ * from the TypeScript sources (tsx, development and tests) through ./boot.mjs, which registers tsx in the thread
+ * (hooks registered in the parent do not reach a worker on Node 20).
  */
 import { Worker } from 'node:worker_threads';
 
+/** True when this module runs compiled (dist/…/start.js), not through tsx from src/…/start.ts. */
+const compiled = import.meta.url.endsWith('.js');
+
 /**
- * Starts `entry` (a TypeScript module, as a file: URL, usually `new URL('./x.ts', import.meta.url)`) in a worker
- * thread, unref'd (an idle worker never keeps the process alive; ref it while it has work).
+ * Starts `entry` in a worker thread, unref'd (an idle worker never keeps the process alive; ref it while it has
+ * work).
+ * @param entry the body's module as a file: URL naming its TypeScript source, usually
+ *   `new URL('./x.ts', import.meta.url)`; compiled, the `.js` beside it is started instead
  * @param data extra workerData for the body, next to `entry`
+ * @example startWorker(new URL('./writer-thread.ts', import.meta.url), { db: 'sqlite:./data/paywatch.sqlite' })
  */
-export function startTsWorker(entry: URL, data: Record<string, unknown> = {}): Worker {
-  const worker = new Worker(new URL('./boot.mjs', import.meta.url), { workerData: { ...data, entry: entry.href } });
+export function startWorker(entry: URL, data: Record<string, unknown> = {}): Worker {
+  const worker = compiled
+    ? new Worker(new URL(entry.href.replace(/\.ts$/, '.js')), { workerData: { ...data, entry: entry.href } })
+    : new Worker(new URL('./boot.mjs', import.meta.url), { workerData: { ...data, entry: entry.href } });
   worker.unref();
   return worker;
 }

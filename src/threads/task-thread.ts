@@ -4,7 +4,7 @@
  * `{ id, error }`. Idle, the thread is unref'd, so it never keeps the process alive on its own.
  */
 import type { Worker } from 'node:worker_threads';
-import { startTsWorker } from './start.js';
+import { startWorker } from './start.js';
 
 interface Pending<R> {
   resolve: (r: R) => void;
@@ -30,7 +30,7 @@ export class TaskThread<T, R> {
     private readonly failure: (message: string) => Error,
     onFail: (wasReady: boolean) => void,
   ) {
-    this.worker = startTsWorker(entry, data);
+    this.worker = startWorker(entry, data);
     const fail = (message: string) => {
       const wasReady = this.ready;
       this.ready = false;

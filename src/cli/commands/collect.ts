@@ -2,29 +2,15 @@
  * `paywatch collect [--once]`: runs the collector against the configured node and store.
  * With `--once` it collects up to the finalized head read at start and exits 0.
  */
-import { Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { openConfiguredStore } from '../open-store.js';
-import { addCommonOptions } from '../main.js';
+import { addCollectorOptions, addCommonOptions, levelWasChosen } from '../options.js';
 import { backfillProgress, canShowProgress, createLogger } from '../progress.js';
 import { action, configFrom, untilSignal } from '../run.js';
 
-/** Collector tuning flags shared by collect, start and demo (configFrom reads them by these names). */
-export function addCollectorOptions(cmd: Command): Command {
-  return cmd
-    .addOption(new Option('--batch-size <n>', 'blocks fetched and written per run (env PAYWATCH_BATCH_SIZE; default 50)'))
-    .addOption(new Option('--rpc-concurrency <n>', 'JSON-RPC HTTP requests in flight (env PAYWATCH_RPC_CONCURRENCY; default 8)'))
-    .addOption(new Option('--poll-interval-ms <ms>', 'head poll interval once caught up (env PAYWATCH_POLL_MS; default 1000)'));
-}
-
-/** True when the log level was chosen by the user (flag or environment), not defaulted. */
-export function levelWasChosen(opts: Record<string, unknown>): boolean {
-  return opts.logLevel !== undefined || Boolean(process.env.PAYWATCH_LOG_LEVEL);
-}
-
-/** Registers `collect` on the program. */
-export function register(program: Command): void {
-  addCollectorOptions(addCommonOptions(program.command('collect'), ['rpc', 'from', 'tokenlist']))
-    .description('collect finalized Tempo blocks into the store (resumes from the checkpoint)')
+/** Adds `collect`'s options and action to its command. */
+export function register(cmd: Command): void {
+  addCollectorOptions(addCommonOptions(cmd, ['rpc', 'from', 'tokenlist']))
     .option('--once', 'collect up to the current finalized head, then exit 0')
     .action(
       action(async (opts: Record<string, unknown>) => {

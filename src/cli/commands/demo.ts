@@ -5,16 +5,13 @@
  */
 import type { Command } from 'commander';
 import type { Flags } from '../../config.js';
-import { addCommonOptions } from '../main.js';
+import { addCollectorOptions, addCommonOptions, addVerifyOptions, levelWasChosen } from '../options.js';
 import { createLogger } from '../progress.js';
 import { action, configFrom, untilSignal } from '../run.js';
-import { addCollectorOptions, levelWasChosen } from './collect.js';
-import { addVerifyOptions } from './verify.js';
 
-/** Registers `demo` on the program. */
-export function register(program: Command): void {
-  addVerifyOptions(addCollectorOptions(addCommonOptions(program.command('demo'))))
-    .description('start a local Tempo node (anvil) and local paid services (x402, MPP), fill them with real activity, collect it and serve the API, MCP and the trust check')
+/** Adds `demo`'s options and action to its command. */
+export function register(cmd: Command): void {
+  addVerifyOptions(addCollectorOptions(addCommonOptions(cmd)))
     .action(
       action(async (opts: Record<string, unknown>) => {
         // Validates the flags first (one-line error for a bad one); the demo then sets rpc and from itself.

@@ -1,14 +1,29 @@
 /**
- * Every CLI command, in help order. Each module exports `register(program)`; add one line per command.
+ * Every CLI command, in help order, with the one-line description `--help` lists. A command's module is imported
+ * only when that command runs (`load`), so `paywatch --help` and one command's start never load the others'
+ * trees (the trust-check app alone takes seconds to import). Each module exports `register(cmd)`, which adds the
+ * command's options and action to `cmd` (already named and described here).
  */
 import type { Command } from 'commander';
-import { register as start } from './start.js';
-import { register as collect } from './collect.js';
-import { register as serve } from './serve.js';
-import { register as demo } from './demo.js';
-import { register as operator } from './operator.js';
-import { register as seed } from './seed.js';
-import { register as verify } from './verify.js';
-import { register as intel } from './intel.js';
 
-export const commands: ((program: Command) => void)[] = [start, collect, serve, demo, operator, seed, verify, intel];
+/** One command: its name, its `--help` line and its lazily loaded module. */
+export interface CommandEntry {
+  name: string;
+  description: string;
+  load: () => Promise<{ register: (cmd: Command) => void }>;
+}
+
+export const commands: readonly CommandEntry[] = [
+  { name: 'start', description: 'run the collector, the public API, the provider-intelligence collector and the trust-check listener together', load: () => import('./start.js') },
+  { name: 'collect', description: 'collect finalized Tempo blocks into the store (resumes from the checkpoint)', load: () => import('./collect.js') },
+  { name: 'serve', description: 'serve the public API over the store (no collection)', load: () => import('./serve.js') },
+  {
+    name: 'demo',
+    description: 'start a local Tempo node (anvil) and local paid services (x402, MPP), fill them with real activity, collect it and serve the API, MCP and the trust check',
+    load: () => import('./demo.js'),
+  },
+  { name: 'operator', description: 'operator tools: connections, producers, tokens, private reads', load: () => import('./operator.js') },
+  { name: 'seed', description: 'bulk-insert N synthetic observations into the store (benchmarks, trying the API offline)', load: () => import('./seed.js') },
+  { name: 'verify', description: 'serve the trust-check API (POST /v1/check, POST /v1/keys, GET /v1/openapi.json)', load: () => import('./verify.js') },
+  { name: 'intel', description: 'provider intelligence: collect paid-service listings and checks, verify the evidence archive', load: () => import('./intel.js') },
+];

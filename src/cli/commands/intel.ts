@@ -8,13 +8,13 @@ import type { AppContext } from '../../api/context.js';
 import { collectOnce, startIntelCollector, verifyArchive } from '../../intel/collect.js';
 import { parseSources } from '../../intel/sources/index.js';
 import { openStore } from '../../store/db.js';
-import { addCommonOptions } from '../main.js';
+import { addCommonOptions } from '../options.js';
 import { createLogger } from '../progress.js';
 import { action, CliError, configFrom, untilSignal } from '../run.js';
 
-/** Registers `intel` and its subcommands on the program. */
-export function register(program: Command): void {
-  const intel = program.command('intel').description('provider intelligence: collect paid-service listings and checks, verify the evidence archive');
+/** Adds `intel`'s subcommands to its command. */
+export function register(cmd: Command): void {
+  const intel = cmd;
 
   addCommonOptions(intel.command('collect'), [])
     .description('read the configured sources, probe every known service without paying, record offers and changes')

@@ -5,8 +5,7 @@
 import type { Command } from 'commander';
 import { operatorCommands } from '../operator/index.js';
 
-/** Registers `operator` and its subcommand groups on the program. */
-export function register(program: Command): void {
-  const op = program.command('operator').description('operator tools: connections, producers, tokens, private reads');
-  for (const add of operatorCommands) add(op);
+/** Adds `operator`'s subcommand groups to its command. */
+export function register(cmd: Command): void {
+  for (const add of operatorCommands) add(cmd);
 }

@@ -5,7 +5,7 @@
 import { Option, type Command } from 'commander';
 import { openConfiguredStore } from '../open-store.js';
 import { seedStore } from '../../store/seed.js';
-import { addCommonOptions } from '../main.js';
+import { addCommonOptions } from '../options.js';
 import { action, CliError, configFrom } from '../run.js';
 
 /** Parses a positive integer flag. @throws CliError naming the flag */
@@ -15,10 +15,9 @@ function positive(name: string, v: unknown, max: number): number {
   return Number(s);
 }
 
-/** Registers `seed` on the program. */
-export function register(program: Command): void {
-  addCommonOptions(program.command('seed'), ['tokenlist'])
-    .description('bulk-insert N synthetic observations into the store (benchmarks, trying the API offline)')
+/** Adds `seed`'s options and action to its command. */
+export function register(cmd: Command): void {
+  addCommonOptions(cmd, ['tokenlist'])
     .addOption(new Option('--count <n>', 'number of observations').makeOptionMandatory())
     .addOption(new Option('--seed <n>', 'random seed (same seed, same data)').default('1'))
     .addOption(new Option('--start-height <h>', 'first block height').default('1000000'))

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { AppContext } from '../../api/context.js';
 import type { Config } from '../../config.js';
 import type { Store } from '../../store/db.js';
-import { addCommonOptions } from '../main.js';
+import { addCommonOptions } from '../options.js';
 import { action, CliError } from '../run.js';
 import { serveUntilSignal } from '../listener.js';
 
@@ -33,10 +33,9 @@ export async function listenApi(config: Config, store: Store, log: Logger, compo
   return { app, url: `http://${host}:${port}` };
 }
 
-/** Registers `serve` on the program. */
-export function register(program: Command): void {
-  addCommonOptions(program.command('serve'), ['rpc', 'port', 'host', 'tokenlist'])
-    .description('serve the public API over the store (no collection)')
+/** Adds `serve`'s options and action to its command. */
+export function register(cmd: Command): void {
+  addCommonOptions(cmd, ['rpc', 'port', 'host', 'tokenlist'])
     .action(
       action((opts: Record<string, unknown>) =>
         serveUntilSignal(opts, async (config, store, log) => {

@@ -5,18 +5,16 @@
  */
 import type { Command } from 'commander';
 import { openConfiguredStore } from '../open-store.js';
-import { addCommonOptions } from '../main.js';
+import { addCollectorOptions, addCommonOptions, addVerifyOptions } from '../options.js';
 import { createLogger } from '../progress.js';
 import { action, configFrom, untilSignal } from '../run.js';
-import { addCollectorOptions } from './collect.js';
 import { listenApi } from './serve.js';
-import { addVerifyOptions, listenVerify } from './verify.js';
+import { listenVerify } from './verify.js';
 import type { AppContext } from '../../api/context.js';
 
-/** Registers `start` on the program. */
-export function register(program: Command): void {
-  addVerifyOptions(addCollectorOptions(addCommonOptions(program.command('start'))))
-    .description('run the collector, the public API, the provider-intelligence collector and the trust-check listener together')
+/** Adds `start`'s options and action to its command. */
+export function register(cmd: Command): void {
+  addVerifyOptions(addCollectorOptions(addCommonOptions(cmd)))
     .action(
       action(async (opts: Record<string, unknown>) => {
         const config = configFrom(opts);

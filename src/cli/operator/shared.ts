@@ -3,7 +3,7 @@
  * reads, and output as text or `--json`. Secrets are written to stdout only, once, by the command that issues them.
  */
 import { Option, type Command } from 'commander';
-import { addCommonOptions } from '../main.js';
+import { addCommonOptions } from '../options.js';
 import { CliError, configFrom } from '../run.js';
 import { openStore, type Store } from '../../store/db.js';
 import type { Config } from '../../config.js';

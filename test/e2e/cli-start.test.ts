@@ -1,0 +1,67 @@
+/**
+ * How the real `paywatch` command starts: from the compiled JavaScript in dist/ (never tsx), loading only the
+ * command that runs (`--help` loads none), with `--version`. Module loads are recorded by a real module resolve
+ * hook (node:module register) in the child process.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { commandNamed } from '../../src/cli/main.js';
+import { commands } from '../../src/cli/commands/index.js';
+import { BIN } from './cli.js';
+
+/** A resolve hook that writes every resolved module URL to stderr, one per line, prefixed with `loaded `. */
+const HOOK = `data:text/javascript,${encodeURIComponent(`
+import { writeSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const r = await next(specifier, context);
+  writeSync(2, 'loaded ' + r.url + '\\n');
+  return r;
+}`)}`;
+const REGISTER = `data:text/javascript,${encodeURIComponent(`import { register } from 'node:module'; register(${JSON.stringify(HOOK)});`)}`;
+
+/** Runs `paywatch ARGS` and returns its exit code, stdout and the module URLs it loaded. */
+function run(args: string[]): { status: number | null; stdout: string; loaded: string[] } {
+  const r = spawnSync(process.execPath, ['--import', REGISTER, BIN, ...args], { encoding: 'utf8', env: { ...process.env, PAYWATCH_FROM_SOURCE: '' } });
+  const loaded = r.stderr.split('\n').filter((l) => l.startsWith('loaded ')).map((l) => l.slice(7));
+  return { status: r.status, stdout: r.stdout, loaded };
+}
+
+const ours = (urls: string[]) => urls.filter((u) => u.startsWith('file:') && !u.includes('/node_modules/'));
+
+describe('paywatch start-up', () => {
+  it('prints the package version with --version and -V', () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-V']) {
+      const r = run([flag]);
+      expect(r.status).toBe(0);
+      expect(r.stdout.trim()).toBe(version);
+    }
+  });
+
+  it('lists every command in --help without loading any command module, from dist/ and without tsx', () => {
+    const r = run(['--help']);
+    expect(r.status).toBe(0);
+    for (const c of commands) expect(r.stdout).toMatch(new RegExp(`^  ${c.name}\\b.*${c.description.slice(0, 20).replace(/[()]/g, '\\$&')}`, 'm'));
+    const mine = ours(r.loaded);
+    expect(mine.some((u) => u.endsWith('/dist/cli/main.js'))).toBe(true);
+    expect(mine.filter((u) => u.includes('/src/'))).toEqual([]);
+    expect(r.loaded.filter((u) => u.includes('/tsx/'))).toEqual([]);
+    expect(mine.filter((u) => /\/cli\/commands\/(?!index)/.test(u))).toEqual([]);
+  });
+
+  it('loads only the chosen command: collect --help does not load the trust check or the API', () => {
+    const r = run(['collect', '--help']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/--once/);
+    const mine = ours(r.loaded);
+    expect(mine.some((u) => u.endsWith('/dist/cli/commands/collect.js'))).toBe(true);
+    expect(mine.filter((u) => /\/cli\/commands\/(?!index|collect)/.test(u) || /\/dist\/(trust|api)\//.test(u))).toEqual([]);
+  });
+
+  it('finds the command in argv', () => {
+    expect(commandNamed(['collect', '--once'])).toBe('collect');
+    expect(commandNamed(['help', 'serve'])).toBe('serve');
+    expect(commandNamed(['--help'])).toBeUndefined();
+  });
+});
