@@ -3,7 +3,8 @@
  * Canonical decimal form (docs/decoding.md): no exponent, no leading "+", no trailing zeros after
  * the point, no trailing point, "0" for zero, "-" only for negatives.
  */
-import { formatUnits } from 'viem';
+// ox's Value module alone: viem's index would load hundreds of modules into every command's start-up.
+import { format as formatUnits } from 'ox/Value';
 
 const DECIMAL = /^-?\d+(\.\d+)?$/;
 

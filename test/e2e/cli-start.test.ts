@@ -1,14 +1,21 @@
 /**
  * How the real `paywatch` command starts: from the compiled JavaScript in dist/ (never tsx), loading only the
- * command that runs (`--help` loads none), with `--version`. Module loads are recorded by a real module resolve
+ * command that runs (`--help` loads none), with `--version`; `collect --once` on a store at the finalized head
+ * checks the node and records its state without loading the collector (a real anvil node). Module loads are recorded by a real module resolve
  * hook (node:module register) in the child process.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAnvil, type AnvilNode } from '../../src/chain/anvil.js';
+import { getCheckpoint, getCollectorState } from '../../src/store/chain-repo.js';
+import { openStore } from '../../src/store/db.js';
 import { commandNamed } from '../../src/cli/main.js';
 import { commands } from '../../src/cli/commands/index.js';
-import { BIN } from './cli.js';
+import { BIN, runCli } from './cli.js';
+import { finalizedHeight, rpcCall } from './rpc.js';
 
 /** A resolve hook that writes every resolved module URL to stderr, one per line, prefixed with `loaded `. */
 const HOOK = `data:text/javascript,${encodeURIComponent(`
@@ -64,4 +71,43 @@ describe('paywatch start-up', () => {
     expect(commandNamed(['help', 'serve'])).toBe('serve');
     expect(commandNamed(['--help'])).toBeUndefined();
   });
+});
+
+describe('collect --once with nothing to do', () => {
+  let node: AnvilNode;
+  let dir: string;
+  beforeAll(async () => {
+    node = await startAnvil();
+    await rpcCall(node.rpcUrl, 'anvil_mine', ['0x20']);
+    dir = mkdtempSync(join(tmpdir(), 'paywatch-caught-up-'));
+  }, 60_000);
+  afterAll(async () => {
+    await node?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('records the stopped state without loading the collector, and a later run collects new blocks', async () => {
+    const db = `sqlite:${join(dir, 's.sqlite')}`;
+    const args = ['collect', '--once', '--db', db, '--rpc', node.rpcUrl, '--from', '1'];
+    expect((await runCli(args)).code).toBe(0);
+    const head = await finalizedHeight(node.rpcUrl);
+    const store = await openStore(db);
+    try {
+      expect((await getCheckpoint(store))?.height).toBe(head);
+      const before = (await getCollectorState(store))!;
+      const r = run(args);
+      expect(r.status).toBe(0);
+      expect(ours(r.loaded).filter((u) => /\/dist\/chain\/(decode\/|collector\/(index|collector)\.js)/.test(u))).toEqual([]);
+      const after = (await getCollectorState(store))!;
+      expect(after).toMatchObject({ state: 'stopped', last_block: head, finalized_head: head, last_error: null });
+      expect(after.updated_at > before.updated_at).toBe(true);
+      await rpcCall(node.rpcUrl, 'anvil_mine', ['0x3']);
+      const newHead = await finalizedHeight(node.rpcUrl);
+      expect(newHead).toBeGreaterThan(head);
+      expect((await runCli(args)).code).toBe(0);
+      expect((await getCheckpoint(store))?.height).toBe(newHead);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
 });

@@ -15,12 +15,22 @@ export function register(cmd: Command): void {
     .action(
       action(async (opts: Record<string, unknown>) => {
         const config = configFrom(opts);
-        // Loaded here, not at the top: `--help` and flag errors stay fast (viem and the decoder load slowly).
-        const { launchCollector } = await import('../../chain/collector/index.js');
         const bar = canShowProgress() ? backfillProgress() : null;
         const log = createLogger(config, { progressBar: bar !== null, explicitLevel: levelWasChosen(opts) });
         const store = await openConfiguredStore(config);
         try {
+          if (opts.once) {
+            const { caughtUp } = await import('../../chain/collector/caught-up.js');
+            const seen = await caughtUp(config, store);
+            if (seen) {
+              bar?.stop();
+              log.info({ last_block: seen.last_block, finalized_head: seen.finalized_head, source: seen.source }, 'nothing to collect: the store is at the finalized head');
+              return;
+            }
+          }
+          // Loaded here, not at the top: `--help`, flag errors and a run with nothing to do stay fast (viem and
+          // the decoder load slowly).
+          const { launchCollector } = await import('../../chain/collector/index.js');
           const launched = await launchCollector(config, store, log, { once: Boolean(opts.once), onProgress: bar ? (p) => bar.update(p) : undefined });
           const { collector } = launched;
           log.info({ source: launched.rpc.source, store: store.location, once: Boolean(opts.once) }, 'collector starting');
