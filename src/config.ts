@@ -2,6 +2,7 @@
  * Configuration: command-line flags over environment variables over defaults, validated once into one typed,
  * frozen object. Areas add their own members here (and a flag in src/cli) rather than reading process.env.
  */
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { DEFAULT_SOURCES_SPEC, parseSources } from './intel/sources/config.js';
 
@@ -93,6 +94,19 @@ const ConfigSchema = z.object({
   maxConnections: z.coerce.number().int().min(1),
   /** Public API: PAYWATCH_EXPORT_IDLE_SECONDS, a CSV export whose client takes no bytes this long is aborted and frees its slot. */
   exportIdleSeconds: seconds,
+  /** Public API: PAYWATCH_PUBLIC_URL, the address the manifest and documents advertise; null = http://host:port. */
+  publicUrl: z.url({ protocol: /^https?$/ }).nullable(),
+  /**
+   * Every listener: `--trust-proxy` / PAYWATCH_TRUST_PROXY, which reverse proxies' X-Forwarded-For to believe, so
+   * rate limits and quotas key on the real client: false (off), a hop count, or proxy addresses and CIDRs.
+   */
+  trustProxy: z.preprocess((v) => parseTrustProxy(v), z.union([z.literal(false), z.number().int().min(1).max(16), z.array(z.string()).min(1)])),
+  /** `--metrics-port` / PAYWATCH_METRICS_PORT: the Prometheus metrics listener's port; null = off. */
+  metricsPort: port.nullable(),
+  /** `--metrics-host` / PAYWATCH_METRICS_HOST: the metrics listener's address (loopback by default). */
+  metricsHost: z.string().min(1),
+  /** PAYWATCH_SHUTDOWN_GRACE_SECONDS: on SIGTERM, how long in-flight requests may take to finish before they are cut. */
+  shutdownGraceSeconds: seconds,
 }).superRefine((c, ctx) => {
   // Node refuses a head timeout longer than the whole request's (http.createServer, ERR_OUT_OF_RANGE).
   if (c.headersTimeoutSeconds > c.requestTimeoutSeconds) {
@@ -101,6 +115,29 @@ const ConfigSchema = z.object({
 });
 
 export type Config = Readonly<z.infer<typeof ConfigSchema>>;
+
+/**
+ * Reads a trust-proxy setting: "false"/"0"/"off" → false; a whole number → that many proxy hops; otherwise a
+ * comma-separated list of proxy addresses or CIDRs (checked by ipaddr.js), as Fastify's `trustProxy` takes them
+ * (https://fastify.dev/docs/latest/Reference/Server/#trustproxy). "true" (believe any X-Forwarded-For) is refused:
+ * any client could then choose its own address and rate-limit bucket.
+ * @returns the setting, or the input unchanged when it cannot be read (the schema then names the problem)
+ */
+function parseTrustProxy(v: unknown): unknown {
+  if (v === false || v === undefined || v === null) return false;
+  const text = String(v).trim();
+  if (/^(false|0|off|no)$/i.test(text)) return false;
+  if (/^\d+$/.test(text)) return Number(text);
+  const list = text.split(',').map((x) => x.trim()).filter(Boolean);
+  const valid = (a: string) => {
+    const [addr, bits] = a.split('/');
+    if (!ipaddr.isValid(addr!)) return false;
+    if (bits === undefined) return true;
+    const max = ipaddr.parse(addr!).kind() === 'ipv4' ? 32 : 128;
+    return /^\d+$/.test(bits) && Number(bits) <= max;
+  };
+  return list.length && list.every(valid) ? list : text;
+}
 
 /** Flag values as parsed by the CLI (strings or undefined). */
 export type Flags = Partial<Record<keyof z.infer<typeof ConfigSchema>, string | number | null | undefined>>;
@@ -159,6 +196,11 @@ export function loadConfig(flags: Flags = {}, env: NodeJS.ProcessEnv = process.e
     connectionIdleSeconds: pick(flags.connectionIdleSeconds, 'PAYWATCH_CONNECTION_IDLE_SECONDS', 120),
     maxConnections: pick(flags.maxConnections, 'PAYWATCH_MAX_CONNECTIONS', 1024),
     exportIdleSeconds: pick(flags.exportIdleSeconds, 'PAYWATCH_EXPORT_IDLE_SECONDS', 15),
+    publicUrl: pick(flags.publicUrl, 'PAYWATCH_PUBLIC_URL', null),
+    trustProxy: pick(flags.trustProxy, 'PAYWATCH_TRUST_PROXY', 'false'),
+    metricsPort: pick(flags.metricsPort, 'PAYWATCH_METRICS_PORT', null),
+    metricsHost: pick(flags.metricsHost, 'PAYWATCH_METRICS_HOST', '127.0.0.1'),
+    shutdownGraceSeconds: pick(flags.shutdownGraceSeconds, 'PAYWATCH_SHUTDOWN_GRACE_SECONDS', 10),
   };
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) {

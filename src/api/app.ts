@@ -1,7 +1,7 @@
 /**
  * Builds the main Fastify application (public API + private intake): zod schemas validate requests and
  * generate the OpenAPI 3.1 document (GET /api/openapi.json), errors map to `{error}`, per-IP rate limits,
- * ETag with 304 on If-None-Match.
+ * weak ETags with 304 on If-None-Match, br/gzip compression, CORS on the public routes (none on private ones).
  */
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
@@ -13,6 +13,8 @@ import { HttpError } from '../domain/errors.js';
 import { baseFastify } from './fastify.js';
 import { clientKey } from './client-key.js';
 import { routePlugins } from './routes/index.js';
+import { registerCompression } from './compression.js';
+import { registerPublicCors } from './cors.js';
 
 export interface BuildAppOptions {
   /** pino logger options or false for silence (tests). */
@@ -38,7 +40,11 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
     },
     transform: jsonSchemaTransform,
   });
-  await app.register(etag);
+  // Weak: one validator for every encoding of an answer (./compression.ts). Registered before compression so
+  // the ETag and the 304 are decided on the identity body.
+  await app.register(etag, { weak: true });
+  await registerCompression(app);
+  await registerPublicCors(app);
   await app.register(rateLimit, {
     max: ctx.config.rateLimitPerMinute,
     timeWindow: 60_000,

@@ -2,6 +2,8 @@
  * The Fastify base shared by every paywatch listener (the public API in ./app.ts, the trust check in
  * src/trust/app.ts), so validation, serialisation and error mapping are the same everywhere.
  */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import Fastify, { LogController } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from '../config.js';
@@ -14,11 +16,29 @@ import { answerClientError, answerFrameworkError, installErrorHandling, MAX_PARA
 const jsonSerializerCompiler = () => (data: unknown) => JSON.stringify(data);
 
 /** The listener settings baseFastify reads. */
-export type ListenerConfig = Pick<Config, 'logLevel' | 'requestTimeoutSeconds' | 'headersTimeoutSeconds' | 'keepAliveSeconds' | 'connectionIdleSeconds' | 'maxConnections'>;
+export type ListenerConfig = Pick<Config, 'logLevel' | 'requestTimeoutSeconds' | 'headersTimeoutSeconds' | 'keepAliveSeconds' | 'connectionIdleSeconds' | 'maxConnections' | 'trustProxy'>;
+
+/** A client's X-Request-Id is kept when it is 1–128 characters of this set (nothing a log or header could misread). */
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:@\/+=-]{1,128}$/;
+
+/**
+ * The request's id: the client's `X-Request-Id` when sane (so a caller can follow its request through our logs),
+ * else a new UUID. Echoed in the answer's X-Request-Id and logged as `request_id`.
+ */
+export function requestId(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+/** proxy-addr's trust function for `hops` proxies: the socket's peer and the next hops-1 forwarders. */
+function trustHops(hops: number) {
+  return (_address: string, hop: number) => hop < hops;
+}
 
 /**
  * A bare Fastify instance as every paywatch listener wants it (the public API and the trust check): zod
- * request validation, JSON.stringify responses, no per-request logs, and `{error}` for every failure: route
+ * request validation, JSON.stringify responses, one log line per request carrying its request id (X-Request-Id,
+ * honoured or generated, echoed back), and `{error}` for every failure: route
  * errors, 404/405, router failures (414 path parameter, 400 bad URL) and requests Node's parser refused
  * (431, 414, 501, 400, 408 on a request timeout; see ./errors.ts).
  *
@@ -34,7 +54,14 @@ export function baseFastify(config: ListenerConfig, bodyLimit: number, logger?: 
   const headersTimeout = ms(config.headersTimeoutSeconds);
   const app = Fastify({
     logger: logger ?? { level: config.logLevel },
-    trustProxy: false,
+    // Behind a reverse proxy (PAYWATCH_TRUST_PROXY), req.ip is the client X-Forwarded-For names, past the
+    // trusted hops only; rate limits and quotas key on it.
+    // A hop count trusts that many proxies whatever their address (proxy-addr's rule; Fastify itself now refuses
+    // a bare number): safe only when the listener is reachable through the proxy alone (docs/decisions.md).
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
+    requestIdHeader: false,
+    genReqId: (req) => requestId(req),
+    requestIdLogLabel: 'request_id',
     bodyLimit,
     requestTimeout: ms(config.requestTimeoutSeconds),
     keepAliveTimeout: ms(config.keepAliveSeconds),
@@ -51,6 +78,13 @@ export function baseFastify(config: ListenerConfig, bodyLimit: number, logger?: 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(jsonSerializerCompiler);
   installErrorHandling(app);
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+  // One structured line per answered request (the route pattern, not the raw URL with its query).
+  app.addHook('onResponse', async (req, reply) => {
+    req.log.info({ method: req.method, route: req.routeOptions.url ?? null, status: reply.statusCode, ms: Number(reply.elapsedTime.toFixed(1)) }, 'request');
+  });
   return app;
 }
 

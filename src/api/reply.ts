@@ -16,7 +16,7 @@ export function sendJsonText(reply: FastifyReply, text: string): FastifyReply {
 /** A JSON document rendered once to be sent many times, with its strong ETag. */
 export interface RenderedJson {
   text: string;
-  /** `"<base64 SHA-1 of text>"`: what @fastify/etag (registered in app.ts) would compute for the same body. */
+  /** `W/"<base64 SHA-1 of text>"`: what @fastify/etag (registered weak in app.ts) would compute for the same body. */
   etag: string;
 }
 
@@ -27,7 +27,7 @@ export interface RenderedJson {
  */
 export function renderJson(value: unknown): RenderedJson {
   const text = JSON.stringify(value);
-  return { text, etag: `"${createHash('sha1').update(text).digest('base64')}"` };
+  return { text, etag: `W/"${createHash('sha1').update(text).digest('base64')}"` };
 }
 
 const renderings = new WeakMap<object, RenderedJson>();

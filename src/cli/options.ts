@@ -15,7 +15,12 @@ export function addCommonOptions(cmd: Command, uses: readonly CommonOption[] = [
   cmd.addOption(new Option('--db <location>', 'store: a path, sqlite:PATH or postgres://… (env PAYWATCH_DB; default ./data/paywatch.sqlite)'));
   if (uses.includes('rpc')) cmd.addOption(new Option('--rpc <url>', 'Tempo JSON-RPC URL (env PAYWATCH_RPC_URL; default https://rpc.tempo.xyz)'));
   if (uses.includes('port')) cmd.addOption(new Option('--port <n>', 'public API port (env PORT; default 8080)'));
-  if (uses.includes('host')) cmd.addOption(new Option('--host <addr>', 'listen address (default 127.0.0.1)'));
+  if (uses.includes('host')) {
+    cmd.addOption(new Option('--host <addr>', 'listen address (default 127.0.0.1)'));
+    cmd.addOption(new Option('--trust-proxy <hops|addresses>', 'believe X-Forwarded-For from reverse proxies: a hop count or proxy addresses/CIDRs, comma-separated (env PAYWATCH_TRUST_PROXY; default off)'));
+    cmd.addOption(new Option('--metrics-port <n>', 'serve Prometheus metrics on this port (env PAYWATCH_METRICS_PORT; default off)'));
+    cmd.addOption(new Option('--metrics-host <addr>', 'metrics listener address (env PAYWATCH_METRICS_HOST; default 127.0.0.1)'));
+  }
   if (uses.includes('from')) cmd.addOption(new Option('--from <height>', 'first block height on a fresh store (default finalized head − 10,000)'));
   if (uses.includes('tokenlist')) cmd.addOption(new Option('--tokenlist <path>', 'token list (Uniswap format): only its tokens count as dollars (env PAYWATCH_TOKENLIST; default: Tempo mainnet\'s listed tokens)'));
   return cmd.addOption(new Option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (env PAYWATCH_LOG_LEVEL)'));

@@ -10,6 +10,7 @@ import rateLimit from '@fastify/rate-limit';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import type { AppContext } from '../api/context.js';
 import { baseFastify } from '../api/fastify.js';
+import { registerCompression } from '../api/compression.js';
 import { HttpError, Unavailable } from '../domain/errors.js';
 import type { Resolver } from '../net/safe-fetch.js';
 import { setCheckPayment } from '../store/trust-repo.js';
@@ -66,6 +67,7 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
     },
     transform: jsonSchemaTransform,
   });
+  await registerCompression(app);
   await app.register(rateLimit, {
     global: true,
     max: config.rateLimitPerMinute,

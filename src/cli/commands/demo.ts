@@ -18,7 +18,7 @@ export function register(cmd: Command): void {
         const config = configFrom(opts);
         const { startDemo } = await import('../../demo/run.js'); // lazily: see collect.ts
         const flags: Flags = {};
-        for (const k of ['db', 'port', 'host', 'logLevel', 'batchSize', 'rpcConcurrency', 'pollIntervalMs', 'verifyPort'] as const) {
+        for (const k of ['db', 'port', 'host', 'logLevel', 'batchSize', 'rpcConcurrency', 'pollIntervalMs', 'verifyPort', 'trustProxy', 'metricsPort', 'metricsHost'] as const) {
           const v = opts[k];
           if (v !== undefined) flags[k] = v as string;
         }
