@@ -90,7 +90,8 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((req, reply) => {
     // RFC 9110 section 15.5.6: a path that exists under other methods is 405 with the methods it takes.
     const allow = [...methods].filter((m) => m !== req.method && app.findRoute({ method: m, url: req.url })).sort();
-    if (allow.length) {
+    // OPTIONS alone is CORS's catch-all preflight route (src/api/cors.ts), which every path matches: not a resource.
+    if (allow.some((m) => m !== 'OPTIONS')) {
       return reply.code(405).header('allow', allow.join(', ')).send({ error: `method ${req.method} not allowed here; use ${allow.join(', ')}` });
     }
     return reply.code(404).send({ error: `no route ${req.method} ${req.url.split('?')[0]}` });
