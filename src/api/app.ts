@@ -15,6 +15,7 @@ import { clientKey } from './client-key.js';
 import { routePlugins } from './routes/index.js';
 import { registerCompression } from './compression.js';
 import { registerPublicCors } from './cors.js';
+import { addHealthRoutes } from './health.js';
 
 export interface BuildAppOptions {
   /** pino logger options or false for silence (tests). */
@@ -26,7 +27,7 @@ export interface BuildAppOptions {
  * @param ctx store, config and component state shared by the routes
  */
 export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
-  const app = baseFastify(ctx.config, 256 * 1024, opts.logger);
+  const app = baseFastify(ctx.config, 256 * 1024, opts.logger, 'api');
 
   await app.register(swagger, {
     openapi: {
@@ -57,6 +58,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
 
   for (const plugin of routePlugins) await app.register(plugin, ctx);
 
+  addHealthRoutes(app, ctx, ['operations']);
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

@@ -7,6 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import Fastify, { LogController } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from '../config.js';
+import { httpDuration, httpRequests } from '../ops/metrics.js';
 import { answerClientError, answerFrameworkError, installErrorHandling, MAX_PARAM_LENGTH } from './errors.js';
 
 /**
@@ -48,8 +49,9 @@ function trustHops(hops: number) {
  * a connection with nothing moving either way for connectionIdleSeconds is closed, and past maxConnections open
  * connections Node closes new ones at once.
  * @param bodyLimit request body cap in bytes
+ * @param listener the listener's name in metrics (`api`, `verify`)
  */
-export function baseFastify(config: ListenerConfig, bodyLimit: number, logger?: boolean | object) {
+export function baseFastify(config: ListenerConfig, bodyLimit: number, logger: boolean | object | undefined, listener: 'api' | 'verify') {
   const ms = (s: number) => Math.max(1, Math.round(s * 1000));
   const headersTimeout = ms(config.headersTimeoutSeconds);
   const app = Fastify({
@@ -61,7 +63,6 @@ export function baseFastify(config: ListenerConfig, bodyLimit: number, logger?: 
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     requestIdHeader: false,
     genReqId: (req) => requestId(req),
-    requestIdLogLabel: 'request_id',
     bodyLimit,
     requestTimeout: ms(config.requestTimeoutSeconds),
     keepAliveTimeout: ms(config.keepAliveSeconds),
@@ -69,7 +70,7 @@ export function baseFastify(config: ListenerConfig, bodyLimit: number, logger?: 
     // Node checks the head and request timeouts every connectionsCheckingInterval (default 30 s), so without a
     // shorter interval a 10 s head timeout would cut at up to 40 s.
     http: { headersTimeout, requestTimeout: ms(config.requestTimeoutSeconds), connectionsCheckingInterval: Math.min(1000, headersTimeout) },
-    logController: new LogController({ disableRequestLogging: true }),
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
@@ -81,10 +82,27 @@ export function baseFastify(config: ListenerConfig, bodyLimit: number, logger?: 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });
-  // One structured line per answered request (the route pattern, not the raw URL with its query).
+  // One structured line and one metrics sample per answered request (the route pattern, not the raw URL).
   app.addHook('onResponse', async (req, reply) => {
-    req.log.info({ method: req.method, route: req.routeOptions.url ?? null, status: reply.statusCode, ms: Number(reply.elapsedTime.toFixed(1)) }, 'request');
+    const route = req.routeOptions.url ?? 'unmatched';
+    req.log.info({ method: req.method, route, status: reply.statusCode, ms: Number(reply.elapsedTime.toFixed(1)) }, 'request');
+    const labels = { listener, method: req.method, route, status: String(reply.statusCode) };
+    httpRequests.inc(labels);
+    httpDuration.observe(labels, reply.elapsedTime / 1000);
   });
   return app;
 }
 
+
+/**
+ * Stops `app` gracefully: it accepts no new connections, idle kept-alive ones close, requests in flight finish;
+ * after `graceSeconds` (PAYWATCH_SHUTDOWN_GRACE_SECONDS) any still open are cut.
+ */
+export async function closeGracefully(app: { close(): Promise<unknown>; server: { closeAllConnections(): void } }, graceSeconds: number): Promise<void> {
+  const cut = setTimeout(() => app.server.closeAllConnections(), Math.round(graceSeconds * 1000));
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(cut);
+  }
+}

@@ -7,6 +7,8 @@
  * timeouts, HTTP errors (5xx…), malformed JSON and JSON-RPC errors. It only reads the `finalized` head, never
  * `latest` (docs/collector.md), and refuses any node whose `eth_chainId` is not 4217.
  */
+import { backoffDelayMs, sleep } from '../net/backoff.js';
+import { rpcErrors, rpcRetries } from '../ops/metrics.js';
 import { Agent, request } from 'undici';
 import { CHAIN_ID } from '../domain/observation.js';
 import type { RpcBlock, RpcReceipt } from './types.js';
@@ -105,7 +107,6 @@ class Semaphore {
   }
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Parses a 0x quantity into a safe integer. @throws RpcCallError on anything else */
 export function quantity(method: string, v: unknown): number {
@@ -197,10 +198,11 @@ export class TempoRpc {
         if (e instanceof RpcCallError && e.code !== null && UNSUPPORTED_CODES.has(e.code)) throw e;
         lastError = firstLine(e);
       }
+      rpcErrors.inc();
       if (attempt >= this.o.maxAttempts)
         throw new RpcUnavailableError(`${calls[pending[0]].method} at ${this.source} failed ${attempt} times; last error: ${lastError}`);
-      // Full jitter: a random delay up to the exponential ceiling keeps many clients from retrying in step.
-      const delayMs = Math.round(Math.random() * Math.min(this.o.maxDelayMs, this.o.baseDelayMs * 2 ** (attempt - 1)));
+      const delayMs = backoffDelayMs(attempt, this.o.baseDelayMs, this.o.maxDelayMs);
+      rpcRetries.inc();
       this.o.onRetry?.({ attempt, delayMs, error: lastError });
       await sleep(delayMs);
     }

@@ -8,6 +8,7 @@ import type { Store } from '../store/db.js';
 import { openConfiguredStore } from './open-store.js';
 import { createLogger } from './progress.js';
 import { configFrom, untilSignal } from './run.js';
+import { startMetricsIfAsked } from './metrics.js';
 
 /**
  * Runs `start` over the store named by the command's options until a signal arrives.
@@ -22,10 +23,15 @@ export async function serveUntilSignal(
   const log = createLogger(config);
   const store = await openConfiguredStore(config, { readers: config.readers });
   try {
-    const stop = await start(config, store, log);
-    const signal = await untilSignal();
-    log.info({ signal }, 'shutting down');
-    await stop();
+    const stopMetrics = await startMetricsIfAsked(config, store, log);
+    try {
+      const stop = await start(config, store, log);
+      const signal = await untilSignal();
+      log.info({ signal }, 'shutting down');
+      await stop();
+    } finally {
+      await stopMetrics();
+    }
   } finally {
     await store.close();
   }

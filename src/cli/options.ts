@@ -5,19 +5,21 @@
 import { Option, type Command } from 'commander';
 
 /** Shared options a command may take besides `--db` and `--log-level`, which every command takes. */
-export type CommonOption = 'rpc' | 'port' | 'host' | 'from' | 'tokenlist';
+export type CommonOption = 'rpc' | 'port' | 'host' | 'from' | 'tokenlist' | 'metrics';
 
 /**
  * Adds the shared options a command uses: always `--db` and `--log-level`, plus those in `uses` (default all).
  * @returns `cmd`, for chaining
  */
-export function addCommonOptions(cmd: Command, uses: readonly CommonOption[] = ['rpc', 'port', 'host', 'from', 'tokenlist']): Command {
+export function addCommonOptions(cmd: Command, uses: readonly CommonOption[] = ['rpc', 'port', 'host', 'from', 'tokenlist', 'metrics']): Command {
   cmd.addOption(new Option('--db <location>', 'store: a path, sqlite:PATH or postgres://… (env PAYWATCH_DB; default ./data/paywatch.sqlite)'));
   if (uses.includes('rpc')) cmd.addOption(new Option('--rpc <url>', 'Tempo JSON-RPC URL (env PAYWATCH_RPC_URL; default https://rpc.tempo.xyz)'));
   if (uses.includes('port')) cmd.addOption(new Option('--port <n>', 'public API port (env PORT; default 8080)'));
   if (uses.includes('host')) {
     cmd.addOption(new Option('--host <addr>', 'listen address (default 127.0.0.1)'));
     cmd.addOption(new Option('--trust-proxy <hops|addresses>', 'believe X-Forwarded-For from reverse proxies: a hop count or proxy addresses/CIDRs, comma-separated (env PAYWATCH_TRUST_PROXY; default off)'));
+  }
+  if (uses.includes('metrics')) {
     cmd.addOption(new Option('--metrics-port <n>', 'serve Prometheus metrics on this port (env PAYWATCH_METRICS_PORT; default off)'));
     cmd.addOption(new Option('--metrics-host <addr>', 'metrics listener address (env PAYWATCH_METRICS_HOST; default 127.0.0.1)'));
   }

@@ -205,6 +205,12 @@ export function cachingStatements(sqlite: SqliteDatabase.Database, max = STATEME
 /** The pg pool under each PostgreSQL store's Kysely handle (for executePrepared). */
 const pgPools = new WeakMap<Kysely<Database>, pg.Pool>();
 
+/** Connections of a PostgreSQL store's pool: open, idle and requests waiting for one; null on SQLite. */
+export function poolUse(store: Store): { total: number; idle: number; waiting: number } | null {
+  const pool = pgPools.get(store.db);
+  return pool ? { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount } : null;
+}
+
 /**
  * Runs `query` as a prepared statement: on PostgreSQL a named one, parsed and planned once per pooled connection
  * and then only bound and executed (about half the server's work for the intake's group insert); on SQLite

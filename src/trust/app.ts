@@ -9,8 +9,10 @@ import swagger from '@fastify/swagger';
 import rateLimit from '@fastify/rate-limit';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import type { AppContext } from '../api/context.js';
-import { baseFastify } from '../api/fastify.js';
+import { baseFastify, closeGracefully } from '../api/fastify.js';
 import { registerCompression } from '../api/compression.js';
+import { addHealthRoutes } from '../api/health.js';
+import { trustChecks } from '../ops/metrics.js';
 import { HttpError, Unavailable } from '../domain/errors.js';
 import type { Resolver } from '../net/safe-fetch.js';
 import { setCheckPayment } from '../store/trust-repo.js';
@@ -51,7 +53,7 @@ function sendHeaders(reply: FastifyReply, headers: Record<string, string>): void
  */
 export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOptions = {}): Promise<FastifyInstance> {
   const { config, store } = ctx;
-  const app = baseFastify(config, VERIFY_BODY_LIMIT, opts.logger);
+  const app = baseFastify(config, VERIFY_BODY_LIMIT, opts.logger, 'verify');
 
   const base = verifyBaseUrl(ctx);
   await app.register(swagger, {
@@ -129,6 +131,7 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
         try {
           const answer = await runCheck(req.body.url, { ...gather, now: new Date() }, { keyId: key.id, payer: null });
           await reservation.commit();
+          trustChecks.inc({ verdict: answer.verdict, access: 'key' });
           return reply.header('cache-control', 'no-store').send(answer);
         } catch (e) {
           await reservation.release().catch(() => undefined);
@@ -154,11 +157,13 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
         return reply.code(settled.status).send(settled.body);
       }
       await setCheckPayment(store, answer.snapshot_id, settled.payer, settled.transaction);
+      trustChecks.inc({ verdict: answer.verdict, access: 'x402' });
       sendHeaders(reply, settled.headers);
       return reply.header('cache-control', 'private, no-store').send(answer);
     },
   );
 
+  addHealthRoutes(app, ctx, ['operations']);
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }
@@ -179,5 +184,5 @@ export interface VerifyServer {
 export async function startVerifyServer(ctx: AppContext, opts: BuildVerifyAppOptions = {}): Promise<VerifyServer> {
   const app = await buildVerifyApp(ctx, opts);
   const address = await app.listen({ host: ctx.config.host, port: ctx.config.verifyPort });
-  return { app, url: address, close: () => app.close() };
+  return { app, url: address, close: () => closeGracefully(app, ctx.config.shutdownGraceSeconds) };
 }

@@ -15,6 +15,7 @@ import type { SenderKind } from '../../store/intake/senders.js';
 import { nowSeconds } from '../../intake/operator.js';
 import { clientKey } from '../client-key.js';
 import { FailedAuthLimiter } from '../failed-auth.js';
+import { intakeDeliveries } from '../../ops/metrics.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -72,6 +73,11 @@ export const intakeRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => 
     errorResponseBuilder: (_req: FastifyRequest, c: { max: number; ttl: number }) =>
       new HttpError(429, `rate limited: at most ${c.max} deliveries per minute per sender; retry after ${Math.ceil(c.ttl / 1000)} s`, Math.ceil(c.ttl / 1000)),
   };
+
+  app.addHook('onResponse', async (req, reply) => {
+    const s = reply.statusCode;
+    intakeDeliveries.inc({ route: req.routeOptions.url ?? 'unmatched', result: s === 201 ? 'created' : s === 200 ? 'duplicate' : String(s) });
+  });
 
   app.post(
     '/api/protocol-events',

@@ -10,6 +10,8 @@
  * jitter, and the turn starts again from the stored checkpoint, so a crash or a fault never skips or repeats
  * a block. See docs/collector.md.
  */
+import { backoffDelayMs, sleep } from '../../net/backoff.js';
+import { collectorFinalizedHead, recordCollectorState, recordWrite } from '../../ops/metrics.js';
 import type { Logger } from 'pino';
 import type { Store } from '../../store/db.js';
 import { CollectorLockLostError, type CollectorLock } from '../../store/collector-lock.js';
@@ -88,20 +90,6 @@ export class CollectorFailed extends Error {
     super(message);
     this.name = 'CollectorFailed';
   }
-}
-
-/** Sleeps `ms` milliseconds, waking early when `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done);
-  });
 }
 
 /**
@@ -267,6 +255,7 @@ export class Collector {
           next = last.last + 1;
           previousHash = last.lastHash;
           this.meter.record(blocks.length, txs);
+          recordWrite(last.last, blocks.length, txs, blocks.at(-1)?.time ?? null);
           this.note({ last_block: last.last, finalized_head: head.height });
           o.onProgress?.({ lastBlock: last.last, head: limit, startHeight, blocks: blocks.length, transactions: txs });
           await this.save(false);
@@ -284,8 +273,8 @@ export class Collector {
           const hint = e instanceof InconsistentAnswerError && e.problems.some((p) => p.includes('parentHash')) ? ' (is this store from another chain?)' : '';
           throw new CollectorFailed(`collection failed ${failures} times in a row; last error: ${message}${hint}`);
         }
-        // Exponential backoff with full jitter, at most 30 s, so a sick node is not hammered.
-        await sleep(Math.random() * Math.min(30_000, 500 * 2 ** failures), signal);
+        // At most 30 s apart, so a sick node is not hammered.
+        await sleep(backoffDelayMs(failures + 1, 500, 30_000), signal);
       }
       // Runs still in flight after a failure or a stop are dropped; the next turn starts from the checkpoint.
     }
@@ -341,6 +330,8 @@ export class Collector {
     const { last_block, finalized_head } = this.current;
     this.current.behind_blocks = finalized_head !== null ? Math.max(0, finalized_head - (last_block ?? -1)) : null;
     this.current.updated_at = new Date().toISOString();
+    if (p.finalized_head != null) collectorFinalizedHead.set(p.finalized_head);
+    if (p.state) recordCollectorState(p.state);
   }
 
   private setState(state: CollectorPhase): void {

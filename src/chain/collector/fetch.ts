@@ -3,6 +3,7 @@
  * themselves (findInconsistencies) and with each other (each block's parentHash is the previous block's hash).
  * A disagreeing block is fetched again; nothing inconsistent ever leaves this module.
  */
+import { backoffDelayMs, sleep } from '../../net/backoff.js';
 import type { TempoRpc } from '../rpc.js';
 import type { FetchedBlock } from '../types.js';
 import { findInconsistencies } from './deps.js';
@@ -27,7 +28,6 @@ export interface FetchOptions {
   onInconsistent?: (height: number, problems: string[]) => void;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Fetches blocks `first..last` (inclusive), each with full transactions and receipts, all at or below the
@@ -79,6 +79,6 @@ export async function fetchConsistentRun(
       throw new InconsistentAnswerError(h, p);
     }
     pending = [...problemsOf.keys()].sort((a, b) => a - b);
-    await sleep(Math.random() * (opts.baseDelayMs ?? 200) * 2 ** (attempt - 1));
+    await sleep(backoffDelayMs(attempt, opts.baseDelayMs ?? 200, 10_000));
   }
 }

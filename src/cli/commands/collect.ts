@@ -7,10 +7,11 @@ import { openConfiguredStore } from '../open-store.js';
 import { addCollectorOptions, addCommonOptions, levelWasChosen } from '../options.js';
 import { backfillProgress, canShowProgress, createLogger } from '../progress.js';
 import { action, configFrom, untilSignal } from '../run.js';
+import { startMetricsIfAsked } from '../metrics.js';
 
 /** Adds `collect`'s options and action to its command. */
 export function register(cmd: Command): void {
-  addCollectorOptions(addCommonOptions(cmd, ['rpc', 'from', 'tokenlist']))
+  addCollectorOptions(addCommonOptions(cmd, ['rpc', 'from', 'tokenlist', 'metrics']))
     .option('--once', 'collect up to the current finalized head, then exit 0')
     .action(
       action(async (opts: Record<string, unknown>) => {
@@ -28,24 +29,29 @@ export function register(cmd: Command): void {
               return;
             }
           }
-          // Loaded here, not at the top: `--help`, flag errors and a run with nothing to do stay fast (viem and
-          // the decoder load slowly).
-          const { launchCollector } = await import('../../chain/collector/index.js');
-          const launched = await launchCollector(config, store, log, { once: Boolean(opts.once), onProgress: bar ? (p) => bar.update(p) : undefined });
-          const { collector } = launched;
-          log.info({ source: launched.rpc.source, store: store.location, once: Boolean(opts.once) }, 'collector starting');
-          void untilSignal().then((s) => {
-            log.info({ signal: s }, 'stopping after the write in progress');
-            collector.stop();
-          });
+          const stopMetrics = await startMetricsIfAsked(config, store, log);
           try {
-            await collector.run();
+            // Loaded here, not at the top: `--help`, flag errors and a run with nothing to do stay fast (viem and
+            // the decoder load slowly).
+            const { launchCollector } = await import('../../chain/collector/index.js');
+            const launched = await launchCollector(config, store, log, { once: Boolean(opts.once), onProgress: bar ? (p) => bar.update(p) : undefined });
+            const { collector } = launched;
+            log.info({ source: launched.rpc.source, store: store.location, once: Boolean(opts.once) }, 'collector starting');
+            void untilSignal().then((s) => {
+              log.info({ signal: s }, 'stopping after the write in progress');
+              collector.stop();
+            });
+            try {
+              await collector.run();
+            } finally {
+              bar?.stop();
+              await launched.release();
+            }
+            const s = collector.status();
+            log.info({ last_block: s.last_block, finalized_head: s.finalized_head }, 'collector stopped');
           } finally {
-            bar?.stop();
-            await launched.release();
+            await stopMetrics();
           }
-          const s = collector.status();
-          log.info({ last_block: s.last_block, finalized_head: s.finalized_head }, 'collector stopped');
         } finally {
           await store.close();
         }

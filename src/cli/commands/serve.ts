@@ -10,6 +10,7 @@ import type { Store } from '../../store/db.js';
 import { addCommonOptions } from '../options.js';
 import { action, CliError } from '../run.js';
 import { serveUntilSignal } from '../listener.js';
+import { closeGracefully } from '../../api/fastify.js';
 
 /**
  * Builds the API app and listens on `config.host:config.port`.
@@ -35,13 +36,13 @@ export async function listenApi(config: Config, store: Store, log: Logger, compo
 
 /** Adds `serve`'s options and action to its command. */
 export function register(cmd: Command): void {
-  addCommonOptions(cmd, ['rpc', 'port', 'host', 'tokenlist'])
+  addCommonOptions(cmd, ['rpc', 'port', 'host', 'tokenlist', 'metrics'])
     .action(
       action((opts: Record<string, unknown>) =>
         serveUntilSignal(opts, async (config, store, log) => {
           const { app, url } = await listenApi(config, store, log);
           log.info({ url, store: store.location }, `API listening on ${url}/api/status`);
-          return () => app.close();
+          return () => closeGracefully(app, config.shutdownGraceSeconds);
         }),
       ),
     );

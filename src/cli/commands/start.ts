@@ -11,6 +11,8 @@ import { action, configFrom, untilSignal } from '../run.js';
 import { listenApi } from './serve.js';
 import { listenVerify } from './verify.js';
 import type { AppContext } from '../../api/context.js';
+import { closeGracefully } from '../../api/fastify.js';
+import { startMetricsIfAsked } from '../metrics.js';
 
 /** Adds `start`'s options and action to its command. */
 export function register(cmd: Command): void {
@@ -18,28 +20,33 @@ export function register(cmd: Command): void {
     .action(
       action(async (opts: Record<string, unknown>) => {
         const config = configFrom(opts);
-        const { launchCollector } = await import('../../chain/collector/index.js'); // lazily: see collect.ts
         const log = createLogger(config);
         const store = await openConfiguredStore(config, { readers: config.readers });
         try {
-          const launched = await launchCollector(config, store, log);
-          const { collector } = launched;
+          const stopMetrics = await startMetricsIfAsked(config, store, log);
+          const { superviseCollector } = await import('../../chain/collector/supervise.js'); // lazily: see collect.ts
+          const collector = superviseCollector(config, store, log);
+          const components = new Map<string, () => unknown>([['collector', () => collector.report()]]);
+          const ctx: AppContext = { store, config, components, log };
+          const listeners: { app: Parameters<typeof closeGracefully>[0] }[] = [];
           try {
-            const components = new Map<string, () => unknown>([['collector', () => collector.report()]]);
-            const { app, url } = await listenApi(config, store, log, components);
-            const ctx: AppContext = { store, config, components, log };
+            const api = await listenApi(config, store, log, components);
+            listeners.push(api);
             const verify = await listenVerify({ ...ctx, log: log.child({ component: 'verify' }) });
+            listeners.push(verify);
             const { startIntelCollector } = await import('../../intel/collect.js');
             const intel = startIntelCollector({ ...ctx, log: log.child({ component: 'intel' }) });
-            log.info({ url, verify: verify.url, source: launched.rpc.source, store: store.location }, `collecting; API on ${url}/api/status; trust check on ${verify.url}/v1/check`);
-            const running = collector.run();
-            const signal = await untilSignal();
-            log.info({ signal }, 'shutting down');
+            log.info({ url: api.url, verify: verify.url, source: collector.report().source, store: store.location }, `collecting; API on ${api.url}/api/status; trust check on ${verify.url}/v1/check`);
+            // A fatal collector error (wrong chain, store held by another collector) ends the process like a signal.
+            const ended = await Promise.race([untilSignal(), collector.done.then(() => null)]);
+            log.info({ signal: ended }, 'shutting down');
             collector.stop();
-            await Promise.all([running.catch(() => {}), intel.stop()]);
-            await Promise.all([app.close(), verify.close()]);
+            await Promise.all([collector.done, intel.stop()]);
           } finally {
-            await launched.release();
+            collector.stop();
+            await Promise.all(listeners.map((l) => closeGracefully(l.app, config.shutdownGraceSeconds)));
+            await collector.done.catch(() => {});
+            await stopMetrics();
           }
         } finally {
           await store.close();

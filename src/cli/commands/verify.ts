@@ -23,7 +23,7 @@ export async function listenVerify(ctx: AppContext): Promise<VerifyServer> {
 
 /** Adds `verify`'s options and action to its command. */
 export function register(cmd: Command): void {
-  addVerifyOptions(addCommonOptions(cmd, ['rpc', 'host', 'tokenlist']))
+  addVerifyOptions(addCommonOptions(cmd, ['rpc', 'host', 'tokenlist', 'metrics']))
     .action(
       action((opts: Record<string, unknown>) =>
         serveUntilSignal(opts, async (config, store, log) => {

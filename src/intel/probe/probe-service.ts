@@ -6,6 +6,7 @@
  * Requests: the service's method; `accept: application/json`; POST/PUT/PATCH carry `{}` as a JSON body.
  * An MCP tool (svc.tool set) is probed as a JSON-RPC `tools/call` of that tool with empty arguments, POSTed.
  */
+import { probeOutcomes } from '../../ops/metrics.js';
 import { parseChallenge } from '../challenge/index.js';
 import { archiveEvidence, type ArchivedEvidence } from '../evidence.js';
 import { serviceId } from '../service-id.js';
@@ -79,6 +80,7 @@ export async function probeService(svc: ProbeTarget, opts: ProbeOptions = {}): P
     offers: Snapshot['offers'] = [],
   ): ProbeResult => {
     const evidence = response ? archiveEvidence(response) : null;
+    probeOutcomes.inc({ outcome });
     return {
       snapshot: {
         ...base,

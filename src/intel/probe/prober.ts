@@ -6,6 +6,7 @@
  * "Host" is the provider domain (host and non-default port). Results go to the supplied `onSnapshot`;
  * storing them is the caller's business.
  */
+import { sleep } from '../../net/backoff.js';
 import { providerDomain } from '../service-id.js';
 import { probeService, type ProbeOptions, type ProbeResult, type ProbeTarget } from './probe-service.js';
 
@@ -32,7 +33,6 @@ interface HostState {
   strikes: number;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Parses Retry-After into milliseconds from now (delay-seconds or HTTP-date); null when absent or unreadable.

@@ -31,6 +31,8 @@ export interface HeavyReads {
   count(filters: ObservationFilters): Promise<number>;
   /** One keyset step of export rows after `after` (at most `n`). */
   exportStep(filters: ObservationFilters, after: Keyset, n: number): Promise<ExportRow[]>;
+  /** Heavy reads waiting or running now. */
+  readonly busy: number;
   close(): Promise<void>;
 }
 
@@ -64,6 +66,11 @@ export class ReaderPool implements HeavyReads {
   private inFlight = 0;
   /** Reads answered by a thread and inline so far (tests and benchmarks). */
   readonly counts = { thread: 0, inline: 0 };
+
+  /** Heavy reads waiting or running now. */
+  get busy(): number {
+    return this.inFlight;
+  }
 
   constructor(
     private readonly setup: ReaderSetup,

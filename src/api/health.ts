@@ -1,0 +1,68 @@
+/**
+ * GET /healthz (liveness: the process answers) and GET /readyz (readiness: the store answers a trivial query
+ * within READY_TIMEOUT_MS) on every listener, for load balancers and orchestrators. Neither is rate-limited or
+ * cached. A collector in `error` (node unreachable, say) does not make the service unready, since stored data is
+ * still served, but /readyz shows its state and last error.
+ */
+import { sql } from 'kysely';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { AppContext } from './context.js';
+
+/** Milliseconds the store has to answer before /readyz says 503. */
+export const READY_TIMEOUT_MS = 2000;
+
+export const Health = z.object({ status: z.literal('ok') }).meta({ id: 'Health' });
+export const Readiness = z
+  .object({
+    status: z.enum(['ready', 'unready']),
+    store: z.object({ ok: z.boolean(), ms: z.number().nullable(), error: z.string().nullable() }),
+    collector: z.object({ state: z.string(), last_error: z.string().nullable() }).nullable().describe('the chain collector of this process, when it runs one'),
+  })
+  .meta({ id: 'Readiness' });
+export const Unready = Readiness.extend({ error: z.string() }).meta({ id: 'Unready' });
+
+/** Resolves when `p` does, or rejects after `ms` milliseconds. */
+function within<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
+}
+
+/** The collector's live state as /readyz shows it, from the component map (null when none runs here). */
+function collectorOf(ctx: AppContext): z.infer<typeof Readiness>['collector'] {
+  const live = ctx.components.get('collector')?.() as { state?: string; last_error?: { message: string } | string | null } | undefined;
+  if (!live?.state) return null;
+  const e = live.last_error;
+  return { state: live.state, last_error: e == null ? null : typeof e === 'string' ? e : e.message };
+}
+
+/**
+ * Adds /healthz and /readyz to `app` (call before the app is ready).
+ * @param tags the OpenAPI tags of these operations on this listener
+ */
+export function addHealthRoutes(app: FastifyInstance, ctx: AppContext, tags: string[]): void {
+  const noStore = { 'cache-control': 'no-store' };
+  app.get('/healthz', { config: { rateLimit: false }, schema: { tags, operationId: 'getHealth', summary: 'Liveness: the process answers', response: { 200: Health } } }, async (_req, reply) =>
+    reply.headers(noStore).send({ status: 'ok' }),
+  );
+  app.get(
+    '/readyz',
+    { config: { rateLimit: false }, schema: { tags, operationId: 'getReadiness', summary: 'Readiness: the store answers (503 with the reason when not)', response: { 200: Readiness, 503: Unready } } },
+    async (_req, reply) => {
+      const t0 = performance.now();
+      const collector = collectorOf(ctx);
+      try {
+        await within(sql`select 1`.execute(ctx.store.db), READY_TIMEOUT_MS);
+        return reply.headers(noStore).send({ status: 'ready', store: { ok: true, ms: Number((performance.now() - t0).toFixed(1)), error: null }, collector });
+      } catch (e) {
+        // The driver's message can name internal hosts: logged, not answered.
+        ctx.log?.warn({ err: (e as Error).message.split('\n')[0] }, 'readiness check: store unavailable');
+        const message = /no answer within/.test((e as Error).message) ? (e as Error).message : 'the store query failed';
+        return reply
+          .code(503)
+          .headers({ ...noStore, 'retry-after': '5' })
+          .send({ status: 'unready', error: `store unavailable: ${message}`, store: { ok: false, ms: null, error: message }, collector });
+      }
+    },
+  );
+}

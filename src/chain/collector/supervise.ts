@@ -1,0 +1,88 @@
+/**
+ * The chain collector of a long-running process (`paywatch start`): launches it, and while the node cannot be
+ * reached at start-up keeps trying with backoff instead of giving up, showing `error` with the last message in
+ * /api/status (live and in the store) and /readyz, so the API keeps serving what is stored. Once launched, the
+ * collector itself retries a node lost later (./collector.ts). `collect --once` does not use this: it fails fast.
+ */
+import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
+import { getCheckpoint, saveCollectorState, type CollectorState } from '../../store/chain-repo.js';
+import type { Store } from '../../store/db.js';
+import { backoffDelayMs, sleep } from '../../net/backoff.js';
+import { recordCollectorState } from '../../ops/metrics.js';
+import { redactRpcUrl, RpcUnavailableError } from '../rpc.js';
+import { launchCollector, type LaunchedCollector } from './index.js';
+
+/** What /api/status shows of the collector (CollectorState plus its live members). */
+export type CollectorReport = CollectorState & { behind_blocks: number | null; started_at: string };
+
+/** A supervised collector. */
+export interface SupervisedCollector {
+  /** The collector's state now (the launched collector's, or the supervisor's while it waits for the node). */
+  report(): CollectorReport;
+  /** Asks it to stop: ends the current write, or the wait for the node. */
+  stop(): void;
+  /**
+   * Resolves once stopped; rejects with the fatal error (wrong chain, store held by another collector, a store
+   * that does not fit the node) after which the process should stop.
+   */
+  done: Promise<void>;
+}
+
+/**
+ * Starts supervising a collector over `store`.
+ * @param retry the backoff between launch attempts, milliseconds (default 1 s doubling to 30 s, full jitter)
+ */
+export function superviseCollector(config: Config, store: Store, log: Logger, retry = { baseMs: 1000, maxMs: 30_000 }): SupervisedCollector {
+  const abort = new AbortController();
+  const startedAt = new Date().toISOString();
+  let launched: LaunchedCollector | null = null;
+  let waiting: CollectorReport = {
+    state: 'running',
+    source: redactRpcUrl(config.rpcUrl),
+    last_block: null,
+    finalized_head: null,
+    rate_tx_per_s: null,
+    rate_blocks_per_s: null,
+    last_error: null,
+    last_error_at: null,
+    updated_at: startedAt,
+    behind_blocks: null,
+    started_at: startedAt,
+  };
+
+  const done = (async () => {
+    for (let attempt = 1; !abort.signal.aborted; attempt++) {
+      try {
+        launched = await launchCollector(config, store, log);
+        break;
+      } catch (e) {
+        if (!(e instanceof RpcUnavailableError)) throw e;
+        const now = new Date().toISOString();
+        const cp = await getCheckpoint(store).catch(() => null);
+        waiting = { ...waiting, state: 'error', last_block: cp?.height ?? null, last_error: e.message, last_error_at: now, updated_at: now };
+        recordCollectorState('error');
+        log.warn({ err: e.message, attempt }, 'cannot reach the node; serving what is stored and trying again');
+        const { behind_blocks: _b, started_at: _s, ...stored } = waiting;
+        await saveCollectorState(store, stored).catch(() => {});
+        await sleep(backoffDelayMs(attempt, retry.baseMs, retry.maxMs), abort.signal);
+      }
+    }
+    if (!launched) return;
+    try {
+      if (!abort.signal.aborted) await launched.collector.run();
+    } finally {
+      await launched.release();
+    }
+  })();
+  done.catch(() => {}); // the caller awaits it; never an unhandled rejection meanwhile
+
+  return {
+    report: () => (launched ? launched.collector.report() : waiting),
+    stop: () => {
+      abort.abort();
+      launched?.collector.stop();
+    },
+    done,
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * paywatch's Prometheus metrics (prom-client), one registry per process: the parts record into the instruments
+ * below as they work (HTTP listeners, the chain collector, the RPC client, intel probes, the intake, the trust
+ * check), and the metrics listener (./metrics-server.ts) serves the registry in the text exposition format.
+ * Its own registry, not prom-client's global one, so a library registering metrics cannot mix into ours.
+ * Names follow https://prometheus.io/docs/practices/naming/ (base units: seconds; `_total` for counters).
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Store } from '../store/db.js';
+import { poolUse } from '../store/db.js';
+
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry, prefix: 'paywatch_process_' });
+
+/** Answered HTTP requests by listener (api, verify), method, route pattern (never the raw URL) and status. */
+export const httpRequests = new Counter({
+  name: 'paywatch_http_requests_total',
+  help: 'Answered HTTP requests, by listener, method, route pattern and status.',
+  labelNames: ['listener', 'method', 'route', 'status'] as const,
+  registers: [registry],
+});
+
+/** Time from a request's arrival to its answer being sent, seconds. */
+export const httpDuration = new Histogram({
+  name: 'paywatch_http_request_duration_seconds',
+  help: 'Time to answer an HTTP request, seconds, by listener, method, route pattern and status.',
+  labelNames: ['listener', 'method', 'route', 'status'] as const,
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [registry],
+});
+
+/** The collector's checkpoint: the height of the newest finalized block written. */
+export const collectorHeight = new Gauge({ name: 'paywatch_collector_height', help: 'Block height of the newest block the collector wrote (the checkpoint).', registers: [registry] });
+/** The node's finalized head as the collector last read it. */
+export const collectorFinalizedHead = new Gauge({ name: 'paywatch_collector_finalized_head', help: "The node's finalized block height at the collector's last poll.", registers: [registry] });
+/** Unix seconds of the newest block written, for the lag gauge. */
+let newestBlockTime: number | null = null;
+/** Now minus the time of the newest written block, seconds (absent before the first write). */
+export const collectorLag = new Gauge({
+  name: 'paywatch_collector_lag_seconds',
+  help: 'Now minus the timestamp of the newest block the collector wrote, seconds.',
+  registers: [registry],
+  collect() {
+    if (newestBlockTime !== null) this.set(Math.max(0, Date.now() / 1000 - newestBlockTime));
+  },
+});
+export const blocksIngested = new Counter({ name: 'paywatch_collector_blocks_total', help: 'Finalized blocks the collector wrote.', registers: [registry] });
+export const transactionsIngested = new Counter({ name: 'paywatch_collector_transactions_total', help: 'Transactions (observations) the collector wrote.', registers: [registry] });
+/** The collector's state, 1 for the current one (starting, catching_up, running, stalled, error, stopped). */
+export const collectorState = new Gauge({ name: 'paywatch_collector_state', help: 'The collector state: 1 for the current one.', labelNames: ['state'] as const, registers: [registry] });
+
+/**
+ * Records a collector write.
+ * @param height the checkpoint's block height after the write
+ * @param blockTime the newest written block's timestamp, Unix seconds (null when unknown)
+ */
+export function recordWrite(height: number, blocks: number, transactions: number, blockTime: number | null): void {
+  collectorHeight.set(height);
+  blocksIngested.inc(blocks);
+  transactionsIngested.inc(transactions);
+  if (blockTime !== null) newestBlockTime = blockTime;
+}
+
+/** Records the collector's state (one gauge series set to 1, the others to 0). */
+export function recordCollectorState(state: string): void {
+  for (const s of ['starting', 'catching_up', 'running', 'stalled', 'error', 'stopped']) collectorState.set({ state: s }, s === state ? 1 : 0);
+}
+
+export const rpcErrors = new Counter({ name: 'paywatch_rpc_errors_total', help: 'Failed JSON-RPC attempts (transport, timeout, HTTP or per-call errors).', registers: [registry] });
+export const rpcRetries = new Counter({ name: 'paywatch_rpc_retries_total', help: 'JSON-RPC attempts retried after a failure.', registers: [registry] });
+
+export const probeOutcomes = new Counter({ name: 'paywatch_intel_probes_total', help: 'Intel probes of paid services, by outcome.', labelNames: ['outcome'] as const, registers: [registry] });
+
+export const intakeDeliveries = new Counter({
+  name: 'paywatch_intake_deliveries_total',
+  help: 'Signed intake deliveries, by route and result (created, duplicate, or the HTTP status of a refusal).',
+  labelNames: ['route', 'result'] as const,
+  registers: [registry],
+});
+
+export const trustChecks = new Counter({ name: 'paywatch_trust_checks_total', help: 'Completed trust checks, by verdict and access (key or x402).', labelNames: ['verdict', 'access'] as const, registers: [registry] });
+
+/**
+ * Adds gauges of `store`'s connection use: PostgreSQL pool connections (total, idle, waiting) or, on SQLite,
+ * heavy reads waiting or running on the reader threads. Call once per process for its main store.
+ */
+export function watchStore(store: Store): void {
+  if (registry.getSingleMetric('paywatch_store_pool_connections')) registry.removeSingleMetric('paywatch_store_pool_connections');
+  if (registry.getSingleMetric('paywatch_store_heavy_reads')) registry.removeSingleMetric('paywatch_store_heavy_reads');
+  new Gauge({
+    name: 'paywatch_store_pool_connections',
+    help: 'PostgreSQL pool connections by kind (total, idle, waiting for a connection).',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+    collect() {
+      const use = poolUse(store);
+      if (!use) return;
+      this.set({ kind: 'total' }, use.total);
+      this.set({ kind: 'idle' }, use.idle);
+      this.set({ kind: 'waiting' }, use.waiting);
+    },
+  });
+  new Gauge({
+    name: 'paywatch_store_heavy_reads',
+    help: 'Heavy chain reads (metrics, counts, export steps) waiting or running on the SQLite reader threads.',
+    registers: [registry],
+    collect() {
+      this.set(store.readers?.busy ?? 0);
+    },
+  });
+}
