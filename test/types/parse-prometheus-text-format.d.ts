@@ -1,0 +1,17 @@
+// The package ships no types; its output follows prom2json's (https://github.com/prometheus/prom2json).
+declare module 'parse-prometheus-text-format' {
+  interface Sample {
+    labels?: Record<string, string>;
+    value?: string;
+    buckets?: Record<string, string>;
+    count?: string;
+    sum?: string;
+  }
+  interface Family {
+    name: string;
+    help: string;
+    type: 'COUNTER' | 'GAUGE' | 'HISTOGRAM' | 'SUMMARY' | 'UNTYPED';
+    metrics: Sample[];
+  }
+  export default function parsePrometheusTextFormat(text: string): Family[];
+}
