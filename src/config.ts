@@ -131,7 +131,8 @@ function parseTrustProxy(v: unknown): unknown {
   const list = text.split(',').map((x) => x.trim()).filter(Boolean);
   const valid = (a: string) => {
     const [addr, bits] = a.split('/');
-    if (!ipaddr.isValid(addr!)) return false;
+    // Dotted quads only: ipaddr.js also reads "1" as 0.0.0.1, which here is surely a typo.
+    if (!ipaddr.IPv4.isValidFourPartDecimal(addr!) && !ipaddr.IPv6.isValid(addr!)) return false;
     if (bits === undefined) return true;
     const max = ipaddr.parse(addr!).kind() === 'ipv4' ? 32 : 128;
     return /^\d+$/.test(bits) && Number(bits) <= max;
