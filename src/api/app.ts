@@ -16,6 +16,12 @@ import { routePlugins } from './routes/index.js';
 import { registerCompression } from './compression.js';
 import { registerPublicCors } from './cors.js';
 import { addHealthRoutes } from './health.js';
+import { documentFinisher } from './openapi.js';
+
+/** The address the public API advertises: PAYWATCH_PUBLIC_URL or http://host:port. */
+export function publicBaseUrl(config: AppContext['config']): string {
+  return (config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`).replace(/\/$/, '');
+}
 
 export interface BuildAppOptions {
   /** pino logger options or false for silence (tests). */
@@ -40,6 +46,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
       },
     },
     transform: jsonSchemaTransform,
+    transformObject: documentFinisher(publicBaseUrl(ctx.config)),
   });
   // Weak: one validator for every encoding of an answer (./compression.ts). Registered before compression so
   // the ETag and the 304 are decided on the identity body.

@@ -12,15 +12,14 @@ import type { AppContext } from './context.js';
 /** Milliseconds the store has to answer before /readyz says 503. */
 export const READY_TIMEOUT_MS = 2000;
 
-export const Health = z.object({ status: z.literal('ok') }).meta({ id: 'Health' });
+export const Health = z.object({ status: z.literal('ok') });
 export const Readiness = z
   .object({
     status: z.enum(['ready', 'unready']),
     store: z.object({ ok: z.boolean(), ms: z.number().nullable(), error: z.string().nullable() }),
     collector: z.object({ state: z.string(), last_error: z.string().nullable() }).nullable().describe('the chain collector of this process, when it runs one'),
-  })
-  .meta({ id: 'Readiness' });
-export const Unready = Readiness.extend({ error: z.string() }).meta({ id: 'Unready' });
+  });
+export const Unready = Readiness.extend({ error: z.string() });
 
 /** Resolves when `p` does, or rejects after `ms` milliseconds. */
 function within<T>(p: Promise<T>, ms: number): Promise<T> {
@@ -42,12 +41,12 @@ function collectorOf(ctx: AppContext): z.infer<typeof Readiness>['collector'] {
  */
 export function addHealthRoutes(app: FastifyInstance, ctx: AppContext, tags: string[]): void {
   const noStore = { 'cache-control': 'no-store' };
-  app.get('/healthz', { config: { rateLimit: false }, schema: { tags, operationId: 'getHealth', summary: 'Liveness: the process answers', response: { 200: Health } } }, async (_req, reply) =>
+  app.get('/healthz', { config: { rateLimit: false }, schema: { tags, summary: 'Liveness: the process answers', response: { 200: Health } } }, async (_req, reply) =>
     reply.headers(noStore).send({ status: 'ok' }),
   );
   app.get(
     '/readyz',
-    { config: { rateLimit: false }, schema: { tags, operationId: 'getReadiness', summary: 'Readiness: the store answers (503 with the reason when not)', response: { 200: Readiness, 503: Unready } } },
+    { config: { rateLimit: false }, schema: { tags, summary: 'Readiness: the store answers (503 with the reason when not)', response: { 200: Readiness, 503: Unready } } },
     async (_req, reply) => {
       const t0 = performance.now();
       const collector = collectorOf(ctx);

@@ -12,6 +12,7 @@ import type { AppContext } from '../api/context.js';
 import { baseFastify, closeGracefully } from '../api/fastify.js';
 import { registerCompression } from '../api/compression.js';
 import { addHealthRoutes } from '../api/health.js';
+import { documentFinisher } from '../api/openapi.js';
 import { trustChecks } from '../ops/metrics.js';
 import { HttpError, Unavailable } from '../domain/errors.js';
 import type { Resolver } from '../net/safe-fetch.js';
@@ -64,10 +65,10 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
         version: '1.0.0',
         description: `Should an agent pay this URL? POST /v1/check fetches the URL once without paying, parses its 402 challenge and weighs it against provider history, on-chain observations and ownership proofs. Access: Authorization: Bearer <API_KEY> (free key: POST /v1/keys, ${FREE_MONTHLY_CHECKS} successful checks per UTC month), or pay ${CHECK_PRICE_DOLLARS} dollars per call with x402 and no key. Failed checks are never metered or settled. Scores describe evidence, not honesty or task success; domain control does not prove wallet control.`,
       },
-      servers: [{ url: base }],
       components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer' } } },
     },
     transform: jsonSchemaTransform,
+    transformObject: documentFinisher(base),
   });
   await registerCompression(app);
   await app.register(rateLimit, {
@@ -99,6 +100,7 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
     {
       config: { rateLimit: { max: config.verifyKeysPerHour, timeWindow: 3_600_000 } },
       schema: {
+        tags: ['trust-check'],
         summary: 'Issue a free API key (shown once)',
         description: `Issues a free-plan key: ${FREE_MONTHLY_CHECKS} successful checks per UTC calendar month. The key is shown once and stored hashed. Rate-limited to ${config.verifyKeysPerHour} keys per client address per hour.`,
         response: { 201: KeyAnswer, 429: Errors[429], 503: Errors[503] },
@@ -114,6 +116,7 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
     '/v1/check',
     {
       schema: {
+        tags: ['trust-check'],
         summary: 'Check whether to pay a URL',
         description: 'Fetches the URL once without paying and answers with a verdict, reasons, the offers seen now and the signals used. A do_not_pay verdict is a successful (metered) check; a validation error, a refused address or a failure of ours is not metered or settled.',
         security: [{ apiKey: [] }, {}],
