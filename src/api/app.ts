@@ -17,11 +17,7 @@ import { registerCompression } from './compression.js';
 import { registerPublicCors } from './cors.js';
 import { addHealthRoutes } from './health.js';
 import { documentFinisher } from './openapi.js';
-
-/** The address the public API advertises: PAYWATCH_PUBLIC_URL or http://host:port. */
-export function publicBaseUrl(config: AppContext['config']): string {
-  return (config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`).replace(/\/$/, '');
-}
+import { publicBaseUrl } from './base-urls.js';
 
 export interface BuildAppOptions {
   /** pino logger options or false for silence (tests). */

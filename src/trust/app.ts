@@ -13,6 +13,7 @@ import { baseFastify, closeGracefully } from '../api/fastify.js';
 import { registerCompression } from '../api/compression.js';
 import { addHealthRoutes } from '../api/health.js';
 import { documentFinisher } from '../api/openapi.js';
+import { verifyBaseUrl } from '../api/base-urls.js';
 import { trustChecks } from '../ops/metrics.js';
 import { HttpError, Unavailable } from '../domain/errors.js';
 import type { Resolver } from '../net/safe-fetch.js';
@@ -39,11 +40,6 @@ export interface BuildVerifyAppOptions {
   assets?: AssetResolver;
 }
 
-/** The address the service advertises: PAYWATCH_VERIFY_URL or http://host:verifyPort. */
-export function verifyBaseUrl(ctx: AppContext): string {
-  return (ctx.config.verifyUrl ?? `http://${ctx.config.host.includes(':') ? `[${ctx.config.host}]` : ctx.config.host}:${ctx.config.verifyPort}`).replace(/\/$/, '');
-}
-
 function sendHeaders(reply: FastifyReply, headers: Record<string, string>): void {
   for (const [k, v] of Object.entries(headers)) reply.header(k, v);
 }
@@ -56,7 +52,7 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
   const { config, store } = ctx;
   const app = baseFastify(config, VERIFY_BODY_LIMIT, opts.logger, 'verify');
 
-  const base = verifyBaseUrl(ctx);
+  const base = verifyBaseUrl(config);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -2,6 +2,8 @@
  * The public chain observation endpoints (contract section 4): status, coverage, transactions, transaction
  * detail, metrics and the CSV export. Thin: parse with the shared schemas, call one repository function, shape.
  */
+import { publicBaseUrl } from '../base-urls.js';
+import { MANIFEST_PATH } from './manifest.js';
 import { LRUCache } from 'lru-cache';
 import { HeavyBudget } from '../heavy-budget.js';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
@@ -66,7 +68,7 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
       const serviceSources = await getServiceSources(ctx.store);
       cache(reply, FRESH);
       const { source, ...collector } = recorded ?? { source: null, state: null };
-      return { ...s, source: originOf(source ?? ctx.config.rpcUrl), collector, service_sources: serviceSources };
+      return { ...s, source: originOf(source ?? ctx.config.rpcUrl), collector, service_sources: serviceSources, manifest: `${publicBaseUrl(ctx.config)}${MANIFEST_PATH}` };
     },
   );
 

@@ -10,6 +10,7 @@ import { intakeRoutes } from './intake.js';
 import { operatorRoutes } from './operator.js';
 import { mcpRoutes } from '../../mcp/route.js';
 import { chainRoutes } from './chain.js';
+import { manifestRoutes } from './manifest.js';
 
 export const routePlugins: FastifyPluginAsync<AppContext>[] = [
   providerRoutes,
@@ -18,4 +19,5 @@ export const routePlugins: FastifyPluginAsync<AppContext>[] = [
   operatorRoutes,
   mcpRoutes,
   chainRoutes,
+  manifestRoutes,
 ];

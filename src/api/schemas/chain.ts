@@ -108,6 +108,7 @@ export const StatusSchema = z
     coverage: z.string().describe('Summary of the collected block intervals; gaps are not zero activity.'),
     service_sources: z.array(z.looseObject({})).describe('Freshness of the provider (machine-payment service) sources.'),
     independent_consensus_verified: z.literal(false).describe('Always false.'),
+    manifest: z.url().describe('The service manifest (/.well-known/paywatch.json): what this is and how to use it.'),
   })
   .describe('Source freshness and collector state.');
 

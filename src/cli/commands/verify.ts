@@ -6,7 +6,8 @@ import type { Command } from 'commander';
 import { addCommonOptions, addVerifyOptions } from '../options.js';
 import { action, CliError } from '../run.js';
 import { serveUntilSignal } from '../listener.js';
-import { startVerifyServer, verifyBaseUrl, type VerifyServer } from '../../trust/app.js';
+import { startVerifyServer, type VerifyServer } from '../../trust/app.js';
+import { verifyBaseUrl } from '../../api/base-urls.js';
 import type { AppContext } from '../../api/context.js';
 
 /**
@@ -29,7 +30,7 @@ export function register(cmd: Command): void {
         serveUntilSignal(opts, async (config, store, log) => {
           const ctx: AppContext = { store, config, components: new Map(), log: log.child({ component: 'verify' }) };
           const server = await listenVerify(ctx);
-          log.info({ url: server.url, advertised: verifyBaseUrl(ctx), x402: config.x402PayTo !== null }, `trust check listening on ${server.url}/v1/check`);
+          log.info({ url: server.url, advertised: verifyBaseUrl(ctx.config), x402: config.x402PayTo !== null }, `trust check listening on ${server.url}/v1/check`);
           return () => server.close();
         }),
       ),

@@ -1,0 +1,119 @@
+/**
+ * GET /.well-known/paywatch.json: the service manifest (RFC 8615 well-known location). What paywatch is, where
+ * its API description, MCP endpoint and trust check live, how to access and poll them, what its data means, and
+ * that it enables no payments, mandates or agent identity. Built once from the configuration; its schema is in the
+ * OpenAPI document. Linked from /api/status.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { createRequire } from 'node:module';
+import { z } from 'zod';
+import type { AppContext } from '../context.js';
+import type { Config } from '../../config.js';
+import { CHAIN_ID } from '../../domain/observation.js';
+import { CHECK_PRICE_DOLLARS, FREE_MONTHLY_CHECKS } from '../../trust/metering.js';
+import { MCP_TOOLS } from '../../mcp/tools.js';
+import { publicBaseUrl, verifyBaseUrl } from '../base-urls.js';
+
+export const MANIFEST_PATH = '/.well-known/paywatch.json';
+
+/** The version of the public API the manifest and /api/openapi.json describe. */
+export const API_VERSION = '1.0.0';
+
+export const Manifest = z
+  .object({
+    name: z.literal('paywatch'),
+    description: z.string(),
+    software_version: z.string().describe("paywatch's package version."),
+    chain: z.object({ name: z.literal('Tempo'), chain_id: z.literal(CHAIN_ID), caip2: z.literal(`eip155:${CHAIN_ID}`) }),
+    api: z.object({
+      base_url: z.url(),
+      openapi_url: z.url(),
+      openapi_version: z.literal('3.1.0'),
+      version: z.literal(API_VERSION),
+      access: z.literal('read-only'),
+      authentication: z.literal('none'),
+    }),
+    mcp: z.object({
+      url: z.url(),
+      transport: z.literal('streamable-http'),
+      stateless: z.literal(true),
+      authentication: z.literal('none'),
+      tools: z.array(z.string()).describe('Names of the read-only MCP tools.'),
+    }),
+    polling: z.object({
+      min_interval_seconds: z.int().describe('Poll any one URL at most this often.'),
+      conditional_requests: z.string(),
+    }),
+    rate_limits: z.object({
+      requests_per_minute_per_client: z.int(),
+      heavy_requests_in_flight_per_client: z.int().describe('Metrics, export or filtered lists one client may have running at once.'),
+      client: z.string().describe('What one client is.'),
+    }),
+    data_semantics: z.array(z.string()).describe('How to read every number the API gives.'),
+    enables: z
+      .object({ payments: z.literal(false), mandates: z.literal(false), agent_identity: z.literal(false), statement: z.string() })
+      .describe('What using this service does not do.'),
+    trust_check: z
+      .object({
+        url: z.url(),
+        openapi_url: z.url(),
+        access: z.array(z.enum(['api_key', 'x402'])),
+        free_checks_per_month: z.int(),
+        price_per_check_dollars: z.string().describe('x402 per-call price, an exact decimal string.'),
+        x402_enabled: z.boolean(),
+      })
+      .describe('The separate, paid trust-check API (its own listener, its own access rules).'),
+  })
+  .describe('What this service is and how to use it.');
+
+export type ManifestBody = z.infer<typeof Manifest>;
+
+/** The manifest for this configuration (deterministic: the same configuration gives the same document). */
+export function buildManifest(config: Config): ManifestBody {
+  const base = publicBaseUrl(config);
+  const verify = verifyBaseUrl(config);
+  const { version } = createRequire(import.meta.url)('../../../package.json') as { version: string };
+  return {
+    name: 'paywatch',
+    description: 'A public window onto machine payments on the Tempo chain: observations of finalized transactions, paid-service listings with dated checks, and payment-offer intelligence.',
+    software_version: version,
+    chain: { name: 'Tempo', chain_id: CHAIN_ID, caip2: `eip155:${CHAIN_ID}` },
+    api: { base_url: base, openapi_url: `${base}/api/openapi.json`, openapi_version: '3.1.0', version: API_VERSION, access: 'read-only', authentication: 'none' },
+    mcp: { url: `${base}/api/mcp`, transport: 'streamable-http', stateless: true, authentication: 'none', tools: Object.keys(MCP_TOOLS) },
+    polling: { min_interval_seconds: 5, conditional_requests: 'Send If-None-Match with the ETag you have; a 304 costs almost nothing.' },
+    rate_limits: { requests_per_minute_per_client: config.rateLimitPerMinute, heavy_requests_in_flight_per_client: config.heavyPerClient, client: 'an IPv4 address, or an IPv6 /64' },
+    data_semantics: [
+      'Records are observations of finalized blocks, not a complete feed: a missing record is not zero activity.',
+      'Unknown values are null, never zero.',
+      'Money is an exact decimal string; atomic amounts are integer strings.',
+      'Wallets identify accounts, not verified bots or agents.',
+      'Only tokens on the token list count as dollars (nominal); token symbols alone prove nothing.',
+    ],
+    enables: {
+      payments: false,
+      mandates: false,
+      agent_identity: false,
+      statement: 'Read-only access only: this service enables no payments, mandates or agent identity, and holds no keys of yours.',
+    },
+    trust_check: {
+      url: `${verify}/v1/check`,
+      openapi_url: `${verify}/v1/openapi.json`,
+      access: config.x402PayTo ? ['api_key', 'x402'] : ['api_key'],
+      free_checks_per_month: FREE_MONTHLY_CHECKS,
+      price_per_check_dollars: CHECK_PRICE_DOLLARS,
+      x402_enabled: config.x402PayTo !== null,
+    },
+  };
+}
+
+/** Registers the manifest route. */
+export const manifestRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) => {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  const body = buildManifest(ctx.config);
+  app.get(
+    MANIFEST_PATH,
+    { schema: { tags: ['meta'], summary: 'The service manifest: what this is, where things are, what it does not do', response: { 200: Manifest } } },
+    async (_req, reply) => reply.header('cache-control', 'public, max-age=300').send(body),
+  );
+};
