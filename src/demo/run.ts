@@ -18,6 +18,10 @@ import type { Store } from '../store/db.js';
 import { openConfiguredStore } from '../cli/open-store.js';
 import { generateActivity, type GroundTruth } from './activity.js';
 import { ANVIL_TOKENS, writeLocalTokenList } from './token-list.js';
+import { deployPaymentToken } from './payment-token.js';
+
+/** The demo agent's key (anvil's well-known test account 2, never real funds): it holds payment tokens to pay for checks. */
+const DEMO_PAYER_KEY = ANVIL_KEYS[2] as `0x${string}`;
 
 export interface DemoOptions {
   /** Flags as given (db, port, host, logLevel…); rpcUrl and from are set by the demo. */
@@ -40,8 +44,12 @@ export interface RunningDemo {
   urls: string[];
   /** Base URL of the trust-check listener. */
   verifyUrl: string;
-  /** Example trust-check commands (shell lines). */
+  /** Example trust-check commands (shell lines): get a free key into KEY, then check a URL with it. */
   checks: string[];
+  /** A shell line that pays for one check with x402 (examples/pay-check.mjs) and prints the settlement. */
+  paidCheck: string;
+  /** The MCP endpoint (Streamable HTTP). */
+  mcpUrl: string;
   /** Stops the collector, the API and anvil, releases the store and deletes a temporary store. Idempotent. */
   stop(): Promise<void>;
 }
@@ -98,7 +106,27 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
     cleanups.push(() => app.close());
     const ctx: AppContext = { store, config, components, log: opts.log };
     const intel = await startDemoIntel(ctx, anvil.rpcUrl, say, cleanups);
-    const verify = await listenVerify({ ...ctx, config: loadConfig({ ...opts.flags, db, port, tokenList, rpcUrl: anvil.rpcUrl, verifyPort: opts.flags.verifyPort ?? (await freePort()), verifyAllowLoopback: '1' }) });
+    // Per-call x402 payment of the trust check: the demo's payment token, paid to an anvil account, settled by
+    // the local facilitator; the agent account holds tokens to pay with (examples/pay-check.mjs).
+    const payer = privateKeyToAccount(DEMO_PAYER_KEY);
+    const paymentToken = await deployPaymentToken(anvil.rpcUrl, ANVIL_KEYS[0], { name: 'Demo USD', symbol: 'DUSD', holders: [payer.address], amount: 1_000_000n });
+    const verifyConfig = loadConfig({
+      ...opts.flags,
+      db,
+      port,
+      tokenList,
+      rpcUrl: anvil.rpcUrl,
+      verifyPort: opts.flags.verifyPort ?? (await freePort()),
+      verifyAllowLoopback: '1',
+      x402PayTo: privateKeyToAccount(ANVIL_KEYS[3]).address.toLowerCase(),
+      x402Asset: paymentToken.address,
+      x402AssetName: paymentToken.name,
+      x402AssetVersion: paymentToken.version,
+      x402AssetDecimals: paymentToken.decimals,
+      x402Network: 'eip155:4217',
+      x402FacilitatorUrl: intel.facilitatorUrl,
+    });
+    const verify = await listenVerify({ ...ctx, config: verifyConfig });
     cleanups.push(() => verify.close());
 
     // Wait until the generated activity is collected, then let blocks keep coming for the collector to follow.
@@ -126,8 +154,12 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
       `${url}/api/intelligence/offers?domain=${encodeURIComponent(intel.changedDomain)}`,
       `${url}/api/intelligence/status`,
     ];
-    const checks = [`curl -s -X POST ${verify.url}/v1/keys`, `curl -s -X POST ${verify.url}/v1/check -H "Authorization: Bearer $KEY" -H 'content-type: application/json' -d '{"url":"${intel.checkUrl}"}'`];
-    return { apiUrl: url, verifyUrl: verify.url, rpcUrl: anvil.rpcUrl, db: store.location, temporaryStore, truth, urls, checks, stop };
+    const checks = [
+      `KEY=$(curl -s -X POST ${verify.url}/v1/keys | node -pe 'JSON.parse(require("fs").readFileSync(0, "utf8")).key')`,
+      `curl -s -X POST ${verify.url}/v1/check -H "Authorization: Bearer $KEY" -H 'content-type: application/json' -d '{"url":"${intel.checkUrl}"}'`,
+    ];
+    const paidCheck = `node examples/pay-check.mjs ${verify.url}/v1/check ${intel.checkUrl} ${DEMO_PAYER_KEY} ${paymentToken.address}`;
+    return { apiUrl: url, verifyUrl: verify.url, mcpUrl: `${url}/api/mcp`, rpcUrl: anvil.rpcUrl, db: store.location, temporaryStore, truth, urls, checks, paidCheck, stop };
   } catch (e) {
     await stop();
     throw e;
@@ -138,9 +170,9 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
  * Starts the local paid services (x402 v2, x402 v1, MPP, with a local directory), collects them twice with a
  * price change and a payTo change in between so offers, changes and history show real data, then keeps the
  * intel collector running on its schedule.
- * @returns the provider whose terms changed and a paid URL worth checking
+ * @returns the provider whose terms changed, a paid URL worth checking and the local x402 facilitator's URL
  */
-async function startDemoIntel(ctx: AppContext, rpcUrl: string, say: (line: string) => void, cleanups: (() => Promise<void>)[]): Promise<{ changedDomain: string; checkUrl: string }> {
+async function startDemoIntel(ctx: AppContext, rpcUrl: string, say: (line: string) => void, cleanups: (() => Promise<void>)[]): Promise<{ changedDomain: string; checkUrl: string; facilitatorUrl: string }> {
   const { startPaidServices } = await import('./paid-services/index.js');
   const { collectOnce, startIntelCollector } = await import('../intel/collect.js');
   const { providerDomain } = await import('../intel/service-id.js');
@@ -160,7 +192,7 @@ async function startDemoIntel(ctx: AppContext, rpcUrl: string, say: (line: strin
   say(`probed ${second.services} paid services twice; ${weather.name} doubled its price and ${search.name} changed its payTo (see /api/intelligence/changes)`);
   const intel = startIntelCollector(ctx, { sources, allowLoopback: true });
   cleanups.push(() => intel.stop());
-  return { changedDomain: providerDomain(weather.url), checkUrl: weather.url };
+  return { changedDomain: providerDomain(weather.url), checkUrl: weather.url, facilitatorUrl: ps.facilitatorUrl };
 }
 
 async function rpc(url: string, method: string, params: unknown[]): Promise<void> {

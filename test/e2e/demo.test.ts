@@ -1,8 +1,12 @@
 /**
  * `paywatch demo` as a person runs it: a real child process that starts anvil, generates activity, collects it
- * and serves the API; the printed URLs answer; Ctrl-C (SIGINT) stops everything it started.
+ * and serves the API; the printed URLs answer; the printed trust-check lines work as printed (a free key into KEY
+ * and a keyed check, then a check paid with x402 by examples/pay-check.mjs, settled on the local chain); Ctrl-C
+ * (SIGINT) stops everything it started.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../../src/chain/anvil.js';
 import { startCli } from './cli.js';
@@ -30,6 +34,19 @@ describe('paywatch demo', () => {
     expect(status.total_transactions).toBe(generated);
     expect(['running', 'catching_up']).toContain(status.collector.state);
     for (const u of urls.slice(1)) expect((await fetch(u)).status, u).toBe(200);
+    expect(out).toMatch(new RegExp(`MCP \\(Streamable HTTP, read-only tools\\): http://127.0.0.1:${port}/api/mcp`));
+
+    // The trust-check lines, run as printed by a shell from the project's folder.
+    const root = fileURLToPath(new URL('../..', import.meta.url));
+    const keyLines = /get a free key into KEY, then check a URL with it:\n {2}(.+)\n {2}(.+)\n/.exec(out)!;
+    const keyed = JSON.parse(execFileSync('bash', ['-c', `${keyLines[1]}; ${keyLines[2]}`], { cwd: root, encoding: 'utf8' })) as { verdict: string };
+    expect(['pay', 'caution', 'do_not_pay']).toContain(keyed.verdict);
+    const paidLine = /\n {2}(node examples\/pay-check\.mjs .+)\n/.exec(out)![1];
+    const paid = JSON.parse(execFileSync('bash', ['-c', paidLine], { cwd: root, encoding: 'utf8' })) as { status: number; verdict: string; payment_response: { success: boolean; transaction: string } };
+    expect(paid.status).toBe(200);
+    expect(paid.verdict).toBe(keyed.verdict);
+    expect(paid.payment_response.success).toBe(true);
+    expect(paid.payment_response.transaction).toMatch(/^0x[0-9a-f]{64}$/);
 
     child.kill('SIGINT');
     const r = await done;

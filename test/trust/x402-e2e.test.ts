@@ -1,28 +1,23 @@
 /**
  * x402 per-call payment end to end on a local chain: anvil (Tempo mode, chain id 4217), an ERC-20 with EIP-3009
- * deployed from test/fixtures/contracts (compiled with solc), the demo's local facilitator (`x402Facilitator`
+ * deployed from src/demo/contracts (compiled with solc; the demo's payment token), the demo's local facilitator (`x402Facilitator`
  * from @x402/core/facilitator with the @x402/evm exact scheme, served over HTTP on loopback), the verify app
  * configured to charge 0.01 tokens per check in that token, and a client paying with @x402/fetch.
  * Settlement moves the token on chain (asserted by balance); a failed check is not settled.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
 import { Hono } from 'hono';
-import { createPublicClient, createWalletClient, defineChain, http, type Abi } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { x402Client, wrapFetchWithPayment, decodePaymentResponseHeader } from '@x402/fetch';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { ANVIL_KEYS, startAnvil, type AnvilNode } from '../../src/chain/anvil.js';
 import { mountFacilitator } from '../../src/demo/paid-services/facilitator.js';
+import { deployPaymentToken } from '../../src/demo/payment-token.js';
 import { listen, type Listening } from '../../src/demo/paid-services/listen.js';
 import { startBadServers, type BadServers } from '../../src/demo/paid-services/index.js';
 import { getCheck } from '../../src/store/trust-repo.js';
 import { post, startVerify, type VerifyHarness } from './helpers.js';
 
-const artifact = JSON.parse(readFileSync(new URL('../fixtures/contracts/Eip3009Token.json', import.meta.url), 'utf8')) as { abi: Abi; bytecode: `0x${string}` };
-const local = defineChain({ id: 4217, name: 'anvil-tempo', nativeCurrency: { name: 'USD', symbol: 'USD', decimals: 18 }, rpcUrls: { default: { http: ['http://127.0.0.1'] } } });
-
-const deployer = privateKeyToAccount(ANVIL_KEYS[0]);
 const agent = privateKeyToAccount(ANVIL_KEYS[2]);
 const operator = privateKeyToAccount(ANVIL_KEYS[3]).address.toLowerCase();
 
@@ -35,15 +30,9 @@ let balanceOf: (a: string) => Promise<bigint>;
 
 beforeAll(async () => {
   anvil = await startAnvil();
-  const transport = http(anvil.rpcUrl);
-  const pub = createPublicClient({ chain: local, transport });
-  const wallet = createWalletClient({ account: deployer, chain: local, transport });
-  const hash = await wallet.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, args: ['Test USD', 'TUSD'], gas: 3_000_000n });
-  const receipt = await pub.waitForTransactionReceipt({ hash });
-  token = receipt.contractAddress!;
-  const mint = await wallet.writeContract({ address: token, abi: artifact.abi, functionName: 'mint', args: [agent.address, 1_000_000n], gas: 200_000n });
-  await pub.waitForTransactionReceipt({ hash: mint });
-  balanceOf = async (a) => (await pub.readContract({ address: token, abi: artifact.abi, functionName: 'balanceOf', args: [a] })) as bigint;
+  const paymentToken = await deployPaymentToken(anvil.rpcUrl, ANVIL_KEYS[0], { name: 'Test USD', symbol: 'TUSD', holders: [agent.address], amount: 1_000_000n });
+  token = paymentToken.address;
+  balanceOf = paymentToken.balanceOf;
 
   const app = new Hono();
   mountFacilitator(app, { rpcUrl: anvil.rpcUrl, privateKey: ANVIL_KEYS[0] });

@@ -33,8 +33,13 @@ export function register(cmd: Command): void {
         say(`paywatch is serving ${demo.truth.transactions.length} real Tempo transactions at ${demo.apiUrl}; try:`);
         for (const u of demo.urls) say(`  curl -s '${u}'`);
         say('');
-        say(`trust check on ${demo.verifyUrl} (get a free key, then check a URL):`);
+        say(`MCP (Streamable HTTP, read-only tools): ${demo.mcpUrl}`);
+        say('');
+        say(`trust check on ${demo.verifyUrl}: get a free key into KEY, then check a URL with it:`);
         for (const c of demo.checks) say(`  ${c}`);
+        say('');
+        say('or pay 0.01 per check with x402 and no key (a local token, settled on the local chain; prints PAYMENT-RESPONSE):');
+        say(`  ${demo.paidCheck}`);
         say('');
         say('New (empty) blocks arrive every second and are collected as they finalize. Press Ctrl-C to stop.');
         await stopped;
