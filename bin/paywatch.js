@@ -9,8 +9,13 @@ let main;
 if (process.env.PAYWATCH_FROM_SOURCE !== '1' && existsSync(compiled)) {
   ({ main } = await import(compiled.href));
 } else {
-  const { register } = await import('tsx/esm/api');
-  register();
+  // tsx is a development dependency: without it and without a build, say what to do in one line.
+  const tsx = await import('tsx/esm/api').catch(() => null);
+  if (!tsx) {
+    process.stderr.write('paywatch: not built (no dist/): run `npm run build`, or `npm install` with development dependencies\n');
+    process.exit(1);
+  }
+  tsx.register();
   ({ main } = await import('../src/cli/main.ts'));
 }
 await main(process.argv);
