@@ -5,19 +5,41 @@
  * milliseconds. ETags are weak (src/api/reply.ts, app.ts) so one validator serves every encoding of an answer, as
  * RFC 9110 section 8.8.1 allows for semantically equivalent representations.
  */
-import { constants } from 'node:zlib';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { negotiate } from '@fastify/accept-negotiator';
 import compress from '@fastify/compress';
 import type { FastifyInstance } from 'fastify';
 
 /** Bodies smaller than this many bytes are sent as they are. */
 export const COMPRESS_THRESHOLD = 1024;
 
+/** The encodings answers are compressed with, in the server's order of preference. */
+export const ENCODINGS = ['br', 'gzip'] as const;
+export type Encoding = (typeof ENCODINGS)[number];
+
+const BROTLI = { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } };
+
+/**
+ * The encoding to answer a request with, by its Accept-Encoding header (q-values honoured, as @fastify/compress
+ * negotiates: `*` and `x-gzip` count as gzip), or null for identity.
+ */
+export function negotiateEncoding(acceptEncoding: string | undefined): Encoding | null {
+  if (!acceptEncoding) return null;
+  const chosen = negotiate(acceptEncoding.toLowerCase().replace(/\*|x-gzip/g, 'gzip'), [...ENCODINGS]);
+  return chosen === 'br' || chosen === 'gzip' ? chosen : null;
+}
+
+/** `text` compressed with `encoding` at the settings the listeners use (remembered answers are compressed once). */
+export function compressText(text: string, encoding: Encoding): Buffer {
+  return encoding === 'br' ? brotliCompressSync(text, BROTLI) : gzipSync(text);
+}
+
 /** Registers compression on `app` (before its routes). */
 export async function registerCompression(app: FastifyInstance): Promise<void> {
   await app.register(compress, {
-    encodings: ['br', 'gzip'],
+    encodings: [...ENCODINGS],
     threshold: COMPRESS_THRESHOLD,
-    brotliOptions: { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } },
+    brotliOptions: BROTLI,
     // Request bodies (signed intake) are verified on exactly the bytes sent: never inflate them.
     globalDecompression: false,
   });

@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
+import { COMPRESS_THRESHOLD, compressText, negotiateEncoding, type Encoding } from './compression.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -13,11 +14,13 @@ export function sendJsonText(reply: FastifyReply, text: string): FastifyReply {
   return reply.type(JSON_TYPE).send(text as never);
 }
 
-/** A JSON document rendered once to be sent many times, with its strong ETag. */
+/** A JSON document rendered once to be sent many times, with its weak ETag and its compressed forms. */
 export interface RenderedJson {
   text: string;
   /** `W/"<base64 SHA-1 of text>"`: what @fastify/etag (registered weak in app.ts) would compute for the same body. */
   etag: string;
+  /** The text compressed per encoding, made on the first request that asks for it (about a tenth of the text). */
+  encoded: Partial<Record<Encoding, Buffer>>;
 }
 
 /**
@@ -27,7 +30,7 @@ export interface RenderedJson {
  */
 export function renderJson(value: unknown): RenderedJson {
   const text = JSON.stringify(value);
-  return { text, etag: `W/"${createHash('sha1').update(text).digest('base64')}"` };
+  return { text, etag: `W/"${createHash('sha1').update(text).digest('base64')}"`, encoded: {} };
 }
 
 const renderings = new WeakMap<object, RenderedJson>();
@@ -43,7 +46,16 @@ export function renderedOnce(key: object, build: () => unknown = () => key): Ren
   return r;
 }
 
-/** Sends a rendered document with its ETag (@fastify/etag keeps a set ETag and still answers If-None-Match with 304). */
+/**
+ * Sends a rendered document with its ETag (@fastify/etag keeps a set ETag and still answers If-None-Match with
+ * 304), compressed once per encoding when the client accepts br or gzip: compressing a remembered 90 kB page
+ * on every request would cost more than everything else the request does (bench/results/compression.md).
+ */
 export function sendRenderedJson(reply: FastifyReply, rendered: RenderedJson): FastifyReply {
-  return sendJsonText(reply.header('etag', rendered.etag), rendered.text);
+  reply.header('etag', rendered.etag);
+  const encoding = rendered.text.length >= COMPRESS_THRESHOLD ? negotiateEncoding(reply.request.headers['accept-encoding']) : null;
+  if (encoding === null) return sendJsonText(reply, rendered.text);
+  const body = (rendered.encoded[encoding] ??= compressText(rendered.text, encoding));
+  // With Content-Encoding set, @fastify/compress leaves the body as it is.
+  return reply.type(JSON_TYPE).header('content-encoding', encoding).header('vary', 'accept-encoding').send(body as never);
 }

@@ -76,6 +76,11 @@ describe('public listener conventions (sqlite, real socket)', () => {
     expect(plain.headers.etag).toMatch(/^W\/"/);
     expect(gz.headers.etag).toBe(plain.headers.etag);
     expect(br.headers.etag).toBe(plain.headers.etag);
+    // A remembered page is compressed once: the same bytes again, and q-values are honoured.
+    expect((await get(port, '/api/transactions?limit=100', { 'accept-encoding': 'gzip' })).body.equals(gz.body)).toBe(true);
+    expect((await get(port, '/api/transactions?limit=100', { 'accept-encoding': 'br;q=0.1, gzip;q=0.9' })).headers['content-encoding']).toBe('gzip');
+    expect((await get(port, '/api/transactions?limit=100', { 'accept-encoding': 'identity' })).headers['content-encoding']).toBeUndefined();
+    expect(String(br.headers.vary)).toMatch(/accept-encoding/i);
     for (const enc of ['identity', 'gzip', 'br']) {
       const again = await get(port, '/api/transactions?limit=100', { 'accept-encoding': enc, 'if-none-match': String(plain.headers.etag) });
       expect(again.status, enc).toBe(304);
