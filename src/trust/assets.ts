@@ -4,7 +4,6 @@
  * serves, the chain itself (TIP-20 `currency()`, `symbol()`, `decimals()` through src/chain/tokens.ts).
  */
 import { createPublicClient, http } from 'viem';
-import { tempo } from 'viem/chains';
 import { TokenRegistry } from '../chain/tokens.js';
 import { STATIC_TOKENS, TEMPO_NETWORKS, TIP20_PREFIX, tokenKey } from './networks.js';
 import type { AssetInfo } from './types.js';
@@ -18,7 +17,7 @@ export type AssetResolver = (network: string | null, asset: string | null) => Pr
  * @param timeoutMs per RPC request, milliseconds
  */
 export function assetResolver(rpcUrl: string | null, timeoutMs = 2000): AssetResolver {
-  const registry = rpcUrl ? new TokenRegistry(createPublicClient({ chain: tempo, transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 0 }) }) as never) : null;
+  const registry = rpcUrl ? new TokenRegistry(createPublicClient({ transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 0 }) }) as never) : null;
   return async (network, asset) => {
     const a = asset?.toLowerCase() ?? null;
     const unknown: AssetInfo = { network, asset: a, known: false, symbol: null, currency: null, decimals: null, source: null };
