@@ -4,7 +4,7 @@
  * member, which the decoder treats as unknown (amounts stay atomic, nominal stays null).
  */
 import { BaseError, ContractFunctionRevertedError, ContractFunctionZeroDataError, type PublicClient } from 'viem';
-import { Abis } from 'viem/tempo';
+import { Abis } from './tempo-abis.js';
 import type { TokenInfo, TokenMap } from './types.js';
 
 /** eth_calls in flight at once (each address costs three). */

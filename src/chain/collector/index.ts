@@ -3,7 +3,6 @@
  * collector lock, and builds the token registry over a viem public client on the same node.
  */
 import { createPublicClient, http, type PublicClient } from 'viem';
-import { tempo } from 'viem/chains';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { Store } from '../../store/db.js';
@@ -43,7 +42,8 @@ export async function launchCollector(
       timeoutMs: config.rpcTimeoutMs,
       onRetry: ({ attempt, delayMs, error }) => log.debug({ attempt, delayMs, err: error }, 'rpc retry'),
     });
-    const client = createPublicClient({ chain: tempo, transport: http(config.rpcUrl, { batch: true, retryCount: 5, timeout: config.rpcTimeoutMs }) });
+    // No `chain`: token reads are plain eth_calls, and viem/chains would load ~740 modules into every collector start.
+    const client = createPublicClient({ transport: http(config.rpcUrl, { batch: true, retryCount: 5, timeout: config.rpcTimeoutMs }) });
     const writer = openStoreWriter(store, config.db);
     const collector = new Collector({
       store,

@@ -4,7 +4,7 @@
  * Uniswap v2 (IUniswapV2Pair), v3 (IUniswapV3PoolEvents) and v4 (IPoolManager).
  */
 import { parseAbi, type Abi, type AbiEvent, type AbiFunction, toEventSelector, toFunctionSelector } from 'viem';
-import { Abis } from 'viem/tempo';
+import { Abis } from '../tempo-abis.js';
 import { CHANNEL_RESERVE, FEE_MANAGER, STABLECOIN_DEX, TIP20_FACTORY } from './constants.js';
 
 export const uniswapV2 = parseAbi(['event Swap(address indexed sender, uint256 amount0In, uint256 amount1In, uint256 amount0Out, uint256 amount1Out, address indexed to)']);

@@ -3,7 +3,7 @@
  * nothing about tokens (symbols, currencies) is hard-coded here: those come from the chain via TokenRegistry.
  */
 import { keccak256, slice, toHex } from 'viem';
-import { Addresses } from 'viem/tempo';
+import { Addresses } from '../tempo-abis.js';
 
 const lc = (a: string) => a.toLowerCase();
 

@@ -8,7 +8,7 @@
  * const observations = decodeBlock(fetched, tokens, evaluateBlockIntegrity(fetched));
  */
 import { toEventSelector, type AbiEvent } from 'viem';
-import { Abis } from 'viem/tempo';
+import { Abis } from '../tempo-abis.js';
 import type { BlockObservations, Integrity } from '../../domain/observation.js';
 import type { BlockIntegrity, FetchedBlock, TokenMap } from '../types.js';
 import { quantity } from './json.js';

@@ -3,7 +3,7 @@
  * transfer is one leg; a TransferWithMemo (emitted in addition to its Transfer) only adds its memo to the
  * matching leg; Mint and Burn show up as Transfers from / to the zero address and are not counted again.
  */
-import { VirtualAddress } from 'viem/tempo';
+import * as VirtualAddress from 'ox/tempo/VirtualAddress';
 import { toDecimal } from '../../domain/money.js';
 import type { Leg } from '../../domain/observation.js';
 import type { TokenMap } from '../types.js';

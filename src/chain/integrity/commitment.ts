@@ -5,7 +5,7 @@
  * to compare their roots with the header's.
  * Computed once per block; the result is also the `evidence` a decoder puts into each observation.
  */
-import type { Hex } from 'ox';
+import type * as Hex from 'ox/Hex';
 import type { FetchedBlock, RpcReceipt, RpcTransaction } from '../types.js';
 import { encodeReceipt, encodeTempoTransactionFast, encodeTransaction, UnsupportedEncodingError } from './encoding.js';
 import { checkBlockHash, type HeaderCheck } from './header.js';

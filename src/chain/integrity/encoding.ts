@@ -7,8 +7,14 @@
  * `TempoReceiptEnvelope` encodes every receipt type, 0x76 included, as type byte ‖ rlp([status,
  * cumulativeGasUsed, logsBloom, logs]) like Ethereum).
  */
-import { type Hex, TxEnvelopeEip1559, TxEnvelopeEip2930, TxEnvelopeEip7702, TxEnvelopeLegacy } from 'ox';
-import { Transaction as TempoTransaction, TxEnvelopeTempo } from 'ox/tempo';
+// ox's modules one by one: its index would load every other module too.
+import type * as Hex from 'ox/Hex';
+import * as TxEnvelopeEip1559 from 'ox/TxEnvelopeEip1559';
+import * as TxEnvelopeEip2930 from 'ox/TxEnvelopeEip2930';
+import * as TxEnvelopeEip7702 from 'ox/TxEnvelopeEip7702';
+import * as TxEnvelopeLegacy from 'ox/TxEnvelopeLegacy';
+import * as TempoTransaction from 'ox/tempo/Transaction';
+import * as TxEnvelopeTempo from 'ox/tempo/TxEnvelopeTempo';
 import type { RpcReceipt, RpcTransaction } from '../types.js';
 import { dataHex, quantityHex, rlpList, rlpString } from './rlp.js';
 
