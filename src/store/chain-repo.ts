@@ -3,13 +3,16 @@
  * call to write and read observations, coverage, the checkpoint and the collector's state.
  * Queries live in ./chain/*; this module composes them into the operations the callers need.
  */
-import type { Store } from './db.js';
+import type { Store } from './store.js';
 import type { BlockObservations } from '../domain/observation.js';
 import { CHAIN_ID } from '../domain/observation.js';
 import { sql } from 'kysely';
 import { DecimalSum } from '../domain/money.js';
 import type { ObservationFilters } from '../domain/filters.js';
 import { insertObservations } from './chain/write.js';
+import type { ExportRow, Metrics } from './chain/answers.js';
+
+export type { ExportRow, Metrics } from './chain/answers.js';
 import { mergeCoverage, readCoverage, summarizeCoverage, type HeightInterval } from './chain/coverage.js';
 import { countMatches, countRows, currentStats, filterKey, forgetStats, keysetBatches, keysetStep, pageMatches, readStats, scanMatches, type KeysetPosition } from './chain/query.js';
 import type { ReaderTask } from './chain/readers.js';
@@ -159,22 +162,6 @@ export const EXPORT_CAP = 10_000;
 export const VALUE_METHOD =
   'nominal-listed-usd-1to1: nominal is the exact sum of the analyzed observations\u2019 nominal values (tokens sent by the sender in non-fee TIP-20 transfers, counted only when the token contract is on the token list AND its currency() is USD, at 1 dollar per token; a token that is not listed is never a dollar, whatever its symbol or currency); observations with unknown nominal are skipped, not counted as zero. fees is the exact sum of known fees in fee-token units (6-decimal TIP-20 USD tokens). Fees are never part of nominal; neither measures revenue.';
 
-/** Metrics over the latest METRICS_WINDOW matches (contract section 2 "Metrics"). */
-export type Metrics = {
-  total: number;
-  analyzed: number;
-  truncated: boolean;
-  /** Exact decimal sum; null when no analyzed observation has a known nominal value. */
-  nominal: string | null;
-  /** Exact decimal sum; null when no analyzed observation has a known fee. */
-  fees: string | null;
-  nominal_known: number;
-  fees_known: number;
-  value_method: string;
-  /** success / (success + failed) among analyzed; null when none has a known execution. */
-  rate: number | null;
-  task_outcomes: null;
-};
 
 /** Metrics per store, exact while the store is unchanged (see chain/memo.ts). */
 const metricsMemo = memoPerStore<Store['db'], Metrics>(4 * 1024 * 1024);
@@ -224,12 +211,6 @@ export async function aggregateMetrics(store: Store, filters: ObservationFilters
   };
 }
 
-/**
- * A row of the CSV export: the public Transaction members with integrity reduced to the two numbers the CSV
- * carries (score, maximum), read from the stored JSON by the database (the stages and their reasons, most of a
- * row's bytes, are never read for the export).
- */
-export type ExportRow = Omit<TransactionRow, 'integrity'> & { integrity: { score: number; maximum: number } };
 
 /** Plain columns read for the export (LIST_COLUMNS without the integrity JSON). */
 const EXPORT_READ = LIST_COLUMNS.filter((c): c is Exclude<(typeof LIST_COLUMNS)[number], 'integrity'> => c !== 'integrity');

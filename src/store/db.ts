@@ -8,25 +8,16 @@ import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type CompiledQuery, type SqliteDatabase as KyselySqliteDatabase } from 'kysely';
 import type { Database } from './schema.js';
+import type { DialectName } from './dialect.js';
+import type { Store } from './store.js';
 import { migrationProvider } from './migrations/index.js';
 import { namingPool } from './pg-prepared.js';
 import { DEFAULT_TOKEN_LIST, type TokenList } from '../domain/token-list.js';
 import { ReaderPool, type HeavyReads } from './chain/readers.js';
 
-export type DialectName = 'sqlite' | 'postgres';
+export type { DialectName } from './dialect.js';
 
-/** An open store: the Kysely handle plus what callers need to know about it. */
-export interface Store {
-  db: Kysely<Database>;
-  dialect: DialectName;
-  /** The location with any password removed, safe to log and to show in /api/status. */
-  location: string;
-  /** The listed tokens every chain answer read through this store follows (nominal, asset_listed, symbols). */
-  tokenList: TokenList;
-  /** Where heavy chain reads run off the calling thread (reader threads on a SQLite file), or null: inline. */
-  readers: HeavyReads | null;
-  close(): Promise<void>;
-}
+export type { Store } from './store.js';
 
 /** Parsed form of a `--db` value. */
 export interface DbTarget {
@@ -157,7 +148,7 @@ export async function openStore(value: string, opts: OpenStoreOptions = {}): Pro
     unlockMigrations();
   }
   if (opts.readers && t.dialect === 'sqlite' && t.target !== ':memory:') {
-    // Imported lazily: chain-repo imports this module.
+    // Imported lazily: only stores that serve heavy reads need the chain queries.
     const { runReaderTask } = await import('./chain-repo.js');
     const setup = { db: value, tokenList: { name: tokenList.name, tokens: [...tokenList.tokens.values()] } };
     store.readers = new ReaderPool(setup, opts.readers, opts.readersMaxQueued ?? 32, (task) => runReaderTask(store, task));

@@ -20,7 +20,7 @@ import type { Offer } from '../intel/types.js';
 import { serviceId } from '../intel/service-id.js';
 import { uuidv7 } from '../intel/probe/snapshot-id.js';
 import { toDecimal } from '../domain/money.js';
-import type { Store } from './db.js';
+import type { Store } from './store.js';
 import type { Database } from './schema.js';
 import { changeToRow, offerToRow, rowToOffer, snapshotToRow } from './intel/rows.js';
 import type { Change, Snapshot } from '../intel/types.js';

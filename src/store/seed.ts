@@ -9,7 +9,7 @@ import type { BlockObservations, Execution, Integrity, Observation } from '../do
 import { CHAIN_ID } from '../domain/observation.js';
 import { toDecimal } from '../domain/money.js';
 import { sql } from 'kysely';
-import type { Store } from './db.js';
+import type { Store } from './store.js';
 import { writeBlocks } from './chain-repo.js';
 
 /**

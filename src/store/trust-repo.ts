@@ -4,7 +4,7 @@
  * Works on SQLite and PostgreSQL alike; no SQL elsewhere in src/trust.
  */
 import { sql, type ExpressionBuilder } from 'kysely';
-import type { Store } from './db.js';
+import type { Store } from './store.js';
 import type { Database } from './schema.js';
 import type { TrustApiKeyRow, TrustCheckRow, TrustUsageRow } from './tables/trust.js';
 import type { Offer } from '../intel/types.js';

@@ -5,8 +5,13 @@
  * `lru-cache` with `maxSize`), not by their number: a hundred 100-row pages are megabytes, a hundred totals are not.
  */
 import { LRUCache } from 'lru-cache';
-import type { ChainStats } from './query.js';
 
+
+/** What identifies a store's contents: its observation count and last write (chain_stats, ./query.ts readStats). */
+export interface StoreVersion {
+  count: number;
+  updatedAt: string | null;
+}
 /** Bytes a memo keeps at most by default: its answers' estimated heap size (approxHeapBytes). */
 export const DEFAULT_MEMO_BYTES = 32 * 1024 * 1024;
 /** The size an answer counts for while it is still being computed. */
@@ -38,7 +43,7 @@ export class VersionMemo<T> {
    * The answer for `key` at the store version `stats`, computing it with `compute` on a miss (concurrent callers
    * share one computation; a failed computation is forgotten so the next call retries).
    */
-  get(stats: ChainStats, key: string, compute: () => Promise<T>): Promise<T> {
+  get(stats: StoreVersion, key: string, compute: () => Promise<T>): Promise<T> {
     const k = `${stats.count}|${stats.updatedAt ?? ''}|${key}`;
     const hit = this.entries.get(k);
     if (hit) return hit.answer;

@@ -12,7 +12,7 @@ import { TaskThread } from '../../threads/task-thread.js';
 import { Unavailable } from '../../domain/errors.js';
 import type { ObservationFilters } from '../../domain/filters.js';
 import type { ListedToken } from '../../domain/token-list.js';
-import type { Metrics, ExportRow } from '../chain-repo.js';
+import type { Metrics, ExportRow } from './answers.js';
 
 /** A keyset position in the public order (time descending, then hash ascending). */
 export type Keyset = { time: number; hash: string } | null;

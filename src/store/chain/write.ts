@@ -4,7 +4,7 @@
  */
 import { CompiledQuery, type Transaction } from 'kysely';
 import type { Database } from '../schema.js';
-import type { DialectName } from '../db.js';
+import type { DialectName } from '../dialect.js';
 import type { SerializedObservation } from './rows.js';
 import { preparedOnPostgres } from '../pg-prepared.js';
 

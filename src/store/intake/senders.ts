@@ -3,7 +3,7 @@
  * (AES-256-GCM, src/secrets/aead.ts); this module never sees a key in clear except the one it seals.
  */
 import type { Selectable } from 'kysely';
-import type { Store } from '../db.js';
+import type { Store } from '../store.js';
 import type { IntakeSenderRow } from '../tables/intake.js';
 import { NotFound } from '../../domain/errors.js';
 

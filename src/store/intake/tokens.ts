@@ -1,7 +1,7 @@
 /**
  * Operator tokens: stored as SHA-256 only (src/secrets/tokens.ts says why that suffices for 256-bit tokens).
  */
-import type { Store } from '../db.js';
+import type { Store } from '../store.js';
 import { NotFound } from '../../domain/errors.js';
 
 /** An operator token as listed (never the token or its hash). Times are UTC Unix seconds. */

@@ -6,7 +6,7 @@
  * after at most READ_TTL_MS. Failed reads are not kept.
  */
 import { LRUCache } from 'lru-cache';
-import type { Store } from '../db.js';
+import type { Store } from '../store.js';
 import { approxHeapBytes } from '../chain/memo.js';
 
 /** Milliseconds an answer is reused: the contract's polling interval (section 8, five seconds). */

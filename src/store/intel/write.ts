@@ -5,7 +5,7 @@
  */
 import type { IntelSourceRow } from '../tables/intel.js';
 import type { Change, Offer, Snapshot } from '../../intel/types.js';
-import type { Store } from '../db.js';
+import type { Store } from '../store.js';
 import { bumpGeneration } from './cache.js';
 import { changeToRow, GOOD_OUTCOMES, isoTime, offerToRow, rowToOffer, snapshotToRow } from './rows.js';
 

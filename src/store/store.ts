@@ -1,0 +1,23 @@
+/**
+ * The open store's type, apart from ./db.ts (which opens one) so that modules ./db.ts loads can name it without an
+ * import cycle.
+ */
+import type { Kysely } from 'kysely';
+import type { TokenList } from '../domain/token-list.js';
+import type { HeavyReads } from './chain/readers.js';
+import type { DialectName } from './dialect.js';
+import type { Database } from './schema.js';
+
+/** An open store: the Kysely handle plus what callers need to know about it. */
+export interface Store {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  /** The location with any password removed, safe to log and to show in /api/status. */
+  location: string;
+  /** The listed tokens every chain answer read through this store follows (nominal, asset_listed, symbols). */
+  tokenList: TokenList;
+  /** Where heavy chain reads run off the calling thread (reader threads on a SQLite file), or null: inline. */
+  readers: HeavyReads | null;
+  close(): Promise<void>;
+}
+
