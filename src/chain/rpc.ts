@@ -7,6 +7,7 @@
  * timeouts, HTTP errors (5xx…), malformed JSON and JSON-RPC errors. It only reads the `finalized` head, never
  * `latest` (docs/collector.md), and refuses any node whose `eth_chainId` is not 4217.
  */
+import { quantityNumber } from './quantity.js';
 import { backoffDelayMs, sleep } from '../net/backoff.js';
 import { rpcErrors, rpcRetries } from '../ops/metrics.js';
 import { Agent, request } from 'undici';
@@ -108,11 +109,10 @@ class Semaphore {
 }
 
 
-/** Parses a 0x quantity into a safe integer. @throws RpcCallError on anything else */
+/** Parses a 0x quantity into a safe integer (./quantity.ts). @throws RpcCallError on anything else */
 export function quantity(method: string, v: unknown): number {
-  if (typeof v !== 'string' || !/^0x[0-9a-fA-F]+$/.test(v)) throw new RpcCallError(method, null, `expected a hex quantity, got ${JSON.stringify(v)?.slice(0, 80)}`);
-  const n = Number.parseInt(v, 16);
-  if (!Number.isSafeInteger(n)) throw new RpcCallError(method, null, `quantity ${v} is too large`);
+  const n = quantityNumber(v);
+  if (n === null) throw new RpcCallError(method, null, `expected a hex quantity of at most 2^53 - 1, got ${JSON.stringify(v)?.slice(0, 80)}`);
   return n;
 }
 

@@ -67,10 +67,5 @@ function mapValues(o: Record<string, unknown>, f: (v: unknown, k: string) => unk
   return out;
 }
 
-/** Parses a hex (or decimal) JSON-RPC quantity as bigint; null when absent or malformed. */
-export function quantity(value: unknown): bigint | null {
-  if (typeof value === 'bigint') return value;
-  if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);
-  if (typeof value !== 'string' || !/^(0x[0-9a-f]+|\d+)$/i.test(value)) return null;
-  return BigInt(value);
-}
+/** A quantity as bigint (../quantity.ts quantityBigInt, re-exported under the decoder's name). */
+export { quantityBigInt as quantity } from '../quantity.js';

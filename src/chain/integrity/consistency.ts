@@ -2,8 +2,9 @@
  * Cross-checks of one node answer (a block with full transactions plus its receipts) before the collector
  * stores anything. An answer that fails any check is retried, never stored (issue 2, section 3).
  */
+import { quantityNumber as quantity } from '../quantity.js';
 import type { FetchedBlock } from '../types.js';
-import { lowerHex as hex, quantityOf as quantity } from './rpc-values.js';
+import { lowerHex as hex } from './rpc-values.js';
 
 const HASH32 = /^0x[0-9a-fA-F]{64}$/;
 

@@ -4,10 +4,11 @@
  * from stage 1. A stage that cannot be evaluated is `unknown` with the reason, never `pass`.
  * Pure: everything comes from the FetchedBlock; no I/O.
  */
+import { quantityNumber as quantity } from '../quantity.js';
 import type { BlockObservations, Integrity, IntegrityStage } from '../../domain/observation.js';
 import type { BlockIntegrity, FetchedBlock, RpcReceipt, RpcTransaction } from '../types.js';
 import { blockCommitment, type BlockCommitment, type RootCheck } from './commitment.js';
-import { lowerHex, quantityOf as quantity } from './rpc-values.js';
+import { lowerHex } from './rpc-values.js';
 
 export { blockCommitment, type BlockCommitment, type RootCheck, type TransactionHashCheck } from './commitment.js';
 export { checkBlockHash, type HeaderCheck } from './header.js';
