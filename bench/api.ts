@@ -1,5 +1,5 @@
 /**
- * API benchmark (issue 2 §9): a store seeded with 1,000,000 synthetic observations, served by `paywatch serve`
+ * API benchmark: a store seeded with 1,000,000 synthetic observations, served by `paywatch serve`
  * in its own process, measured with autocannon on loopback beside a bare Fastify route returning a body of the
  * same size, on SQLite and PostgreSQL. Results: bench/results/api.{json,md}.
  * Run: node bin/run-ts.js bench/api.ts [--count N] [--dialect sqlite|postgres] [--duration S] [--only WORD…]

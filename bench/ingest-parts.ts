@@ -1,5 +1,5 @@
 /**
- * Collector stage costs (issue 2 §9 diagnosis): on a local Tempo anvil with generated load, times each stage of
+ * Collector stage costs: on a local Tempo anvil with generated load, times each stage of
  * the collector's work over the same fetched blocks: fetch (JSON-RPC), structured clone (what a worker
  * hand-off costs), integrity + decode inline, the same on a DecodePool of 1 and 2 workers (start-up included),
  * and the store write (SQLite). Milliseconds per transaction, printed; nothing written to bench/results.

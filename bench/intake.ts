@@ -1,5 +1,5 @@
 /**
- * Intake benchmark (issue 4 §6): signed POST /api/protocol-events deliveries per second and p50/p99 latency,
+ * Intake benchmark: signed POST /api/protocol-events deliveries per second and p50/p99 latency,
  * against `paywatch serve` in its own process on SQLite and PostgreSQL, beside a bare Fastify route (POST, a
  * fixed body of the receipt's size) in the same run. Every request is a distinct, correctly signed first
  * delivery (a shared counter in autocannon's setupRequest), so each one verifies an HMAC and inserts a row.

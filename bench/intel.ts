@@ -1,5 +1,5 @@
 /**
- * Intelligence benchmarks (issue 3 §6). Results: bench/results/intel.{json,md}.
+ * Intelligence benchmarks. Results: bench/results/intel.{json,md}.
  * 1. Probe throughput: 1,000 local x402 v2 services in one process (10 ports × 100 routes, bench/lib/many-services.ts)
  *    probed by the real Prober with its default politeness (allowLoopback only); services/s, total seconds and the
  *    most requests any one host (port) had in flight, counted at the server (target ≤ 1).

@@ -1,5 +1,5 @@
 /**
- * Trust-check benchmark (issue 5 §5): POST /v1/check per second and p50/p99 latency against a local honest
+ * Trust-check benchmark: POST /v1/check per second and p50/p99 latency against a local honest
  * target (the demo's x402 v2 service, real @x402/hono), with the target's own direct request rate measured in
  * the same run; the overhead of one check over one direct fetch of the target is reported. The verify service
  * runs as `paywatch verify` in its own process on SQLite, with a paid-plan key (metered, no quota), loopback

@@ -1,5 +1,5 @@
 /**
- * Maps anything thrown in a route to the contract's `{error}` body (contract section 7): validation
+ * Maps anything thrown in a route to the `{error}` body (docs/api-chain.md): validation
  * errors to 400 naming the parameter, HttpError to its own status, store outages to 503 with Retry-After.
  * Never a 500 with a stack trace: unexpected errors are logged and answered with a short message. Requests that
  * never reach a route get `{error}` too: 404/405 here, router failures (answerFrameworkError) and requests Node's

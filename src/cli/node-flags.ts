@@ -6,11 +6,8 @@
  * `--max-semi-space-size=32` (MiB), a compromise between the collector and the API, which share the process
  * under `paywatch start`. The collector keeps several runs of parsed blocks and serialized rows (15–25 MB) alive
  * while it decodes and writes, and every young-generation collection copies them, so it gains from a large
- * young generation: GC on the main thread ~32 µs of CPU per transaction with V8's 16 MiB default, ~20 at 64,
- * ~8 at 256, and the collector +9% from 32 to 256 (alternating pairs, scratch bench/tmp-collect, session 5).
- * But the young generation grows to its limit under concurrent CSV exports too: the server's peak RSS growth
- * over 2 concurrent exports was 22 MB at 32, 69–83 MB at 48–64 and ~205 MB at 256 (session 5), against the
- * export's 64 MB bound (issue 2 §9). 32 keeps that bound; a process that only collects can be given more by
- * starting node itself: `node --max-semi-space-size=256 bin/paywatch.js collect`.
+ * young generation; but the young generation grows to its limit under concurrent CSV exports too, against the
+ * export's 64 MB bound (figures: docs/decisions.md, bench/README.md). 32 keeps that bound; a process that only
+ * collects can be given more by starting node itself: `node --max-semi-space-size=256 bin/paywatch.js collect`.
  */
 export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=32'];

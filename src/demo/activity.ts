@@ -1,6 +1,6 @@
 /**
  * Real activity for the demo and the tests: drives varied transactions into a local anvil node in Tempo mode
- * (issue 2 section 7) with viem's Tempo actions, and returns what the decoder must make of each (the ground
+ * (docs/decoding.md) with viem's Tempo actions, and returns what the decoder must make of each (the ground
  * truth). Also `generateLoad`, which fills thousands of blocks quickly for the ingest benchmark.
  */
 import {
@@ -89,7 +89,7 @@ export function mppMemo(serverId: string, clientId: string, challengeId: string)
 const units = (s: string) => parseUnits(s, 6);
 
 /**
- * Drives the activity of issue 2 section 7 into a fresh anvil node in Tempo mode and returns the ground truth.
+ * Drives the demo's activity (README, `paywatch demo`) into a fresh anvil node in Tempo mode and returns the ground truth.
  * Uses anvil's dev accounts (ANVIL_KEYS), which genesis funds with every pre-deployed token. Ends by mining two
  * empty blocks so the finalized head (latest − 2) covers the last generated transaction.
  * @param rpcUrl the node's JSON-RPC URL (a fresh node: the truth assumes no other transactions)

@@ -1,6 +1,6 @@
 /**
  * Errors that carry an HTTP meaning. Routes and tools throw these; the API's error handler turns them into
- * `{error}` bodies with the right status (contract section 7). Messages are written for the caller: they name
+ * `{error}` bodies with the right status (docs/api-chain.md). Messages are written for the caller: they name
  * the parameter and the rule, never internals.
  */
 export class HttpError extends Error {

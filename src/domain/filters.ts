@@ -1,5 +1,5 @@
 /**
- * The common filters of the chain observation endpoints (contract sections 4 and 8), defined once as zod
+ * The common filters of the chain observation endpoints (docs/api-chain.md), defined once as zod
  * schemas: the HTTP routes, the MCP tools and the CSV export all parse with these, so they cannot disagree.
  * Query-string values arrive as strings; integers must be plain base-10 digits (no sign, exponent or hex).
  */
@@ -8,17 +8,17 @@ import type { Execution } from './observation.js';
 
 /** Largest accepted Unix time in seconds (year 9999); keeps values exact and far from 2^53. */
 export const MAX_UNIX_SECONDS = 253_402_300_799;
-/** Maximum `q` length (contract section 8). */
+/** Maximum `q` length (docs/api-chain.md). */
 export const Q_MAX = 140;
-/** Maximum offset on /api/transactions (contract section 8). */
+/** Maximum offset on /api/transactions (docs/api-chain.md). */
 export const OFFSET_MAX = 1_000_000;
-/** Default and maximum page size (contract section 8). */
+/** Default and maximum page size (docs/api-chain.md). */
 export const LIMIT_DEFAULT = 30;
 export const LIMIT_MAX = 100;
 
-/** Transaction hash: 0x and 64 hex digits (contract section 4). */
+/** Transaction hash: 0x and 64 hex digits (docs/api-chain.md). */
 export const HASH_PATTERN = /^0x[0-9a-fA-F]{64}$/;
-/** Characters allowed in q (contract section 4): ASCII letters and digits, `:` `.` `_` `-` and spaces. */
+/** Characters allowed in q (docs/api-chain.md): ASCII letters and digits, `:` `.` `_` `-` and spaces. */
 export const Q_PATTERN = /^[A-Za-z0-9:._\- ]*$/;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
@@ -84,7 +84,7 @@ function dropEmpty<T extends Record<string, unknown>>(f: T): T {
 /** Query of /api/metrics and /api/export: the common filters only; unknown parameters are rejected. */
 export const FiltersQuery = z.strictObject(filterShape).superRefine(sinceBeforeUntil).transform(dropEmpty);
 
-/** Query of /api/export: the common filters; `offset` and `limit` are accepted and ignored (contract section 4). */
+/** Query of /api/export: the common filters; `offset` and `limit` are accepted and ignored (docs/api-chain.md). */
 export const ExportQuery = z
   .strictObject({
     ...filterShape,

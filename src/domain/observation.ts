@@ -1,14 +1,14 @@
 /**
  * The observation of one finalized transaction: what the collector writes and the public API serves.
  * Addresses are lower-case 0x hex. Money members are exact decimal strings (see ./money.ts) or null when unknown.
- * Source of the shape: contract section 2 "Transaction", "Integrity", "TransactionDetail".
+ * Source of the shape: the Transaction, Integrity and TransactionDetail objects of docs/api-chain.md.
  */
 export const CHAIN_ID = 4217 as const;
 
 export type Execution = 'success' | 'failed' | 'unknown';
 export type StageStatus = 'pass' | 'fail' | 'unknown';
 
-/** One evaluated integrity stage (contract section 2, "Stage item"). */
+/** One evaluated integrity stage (docs/integrity.md). */
 export interface IntegrityStage {
   level: number;
   label: string;

@@ -1,6 +1,6 @@
 /**
  * Parsing of signed intake bodies, after the signature has been verified on the raw bytes: strict UTF-8, JSON,
- * then the envelope (contract section 6) or the outcome record (docs/intake.md).
+ * then the envelope or the outcome record (docs/intake.md).
  */
 import { z } from 'zod';
 import { BadRequest } from '../domain/errors.js';

@@ -1,12 +1,12 @@
 /**
- * The intake signature scheme (docs/intake.md; contract section 5): X-SVC-Signature is the lower-case hex
+ * The intake signature scheme (docs/intake.md): X-SVC-Signature is the lower-case hex
  * HMAC-SHA256, keyed with the sender's key, of `${X-SVC-Timestamp}.${exact body bytes}`. The timestamp is
  * Unix seconds and must lie within 300 s of the receiver's clock, in either direction.
  */
 import { constantTimeEqual, hmacSha256Hex } from '../secrets/index.js';
 import { HttpError } from '../domain/errors.js';
 
-/** Maximum distance, in seconds, between X-SVC-Timestamp and now (contract section 8: five minutes). */
+/** Maximum distance, in seconds, between X-SVC-Timestamp and now (docs/intake.md: five minutes). */
 export const MAX_SKEW_SECONDS = 300;
 
 const TIMESTAMP = /^\d{1,12}$/;

@@ -1,5 +1,5 @@
 /**
- * Pure diffing of endpoint checks into dated change records (issue 3, section 3 "Changes"). No I/O.
+ * Pure diffing of endpoint checks into dated change records (docs/intelligence.md). No I/O.
  *
  * Rules (documented in docs/intelligence.md, "Changes"):
  * - The first snapshot of a service yields no change: a first sighting is not a change.

@@ -1,5 +1,5 @@
 /**
- * The provider-intelligence collection loop (issue 3): read every configured source, upsert the services it lists
+ * The provider-intelligence collection loop (docs/intelligence.md): read every configured source, upsert the services it lists
  * (and the offers it advertises for them), probe every known service once with the polite Prober, store each
  * snapshot with its evidence and offers, and derive the dated changes against the service's previous snapshot
  * (src/intel/changes.ts). Plus the archive verification job, which re-hashes stored evidence.

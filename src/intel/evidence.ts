@@ -1,5 +1,5 @@
 /**
- * Evidence archive (issue 3, section 2): the raw response of a probe (status, headers, body up to the cap)
+ * Evidence archive (docs/intelligence.md): the raw response of a probe (status, headers, body up to the cap)
  * serialised canonically, gzip-compressed, and identified by the sha256 of the compressed bytes, the
  * snapshot's `evidence_hash`. Verification re-hashes the stored bytes, so any edit to them is detected.
  *

@@ -1,5 +1,5 @@
 /**
- * Identity of providers and services (issue 3, section 1). The canonical form is documented in
+ * Identity of providers and services (docs/intelligence.md). The canonical form is documented in
  * docs/intelligence.md, "Service ids"; changing it changes every id, so it is versioned by that document.
  *
  * Canonical service string: `<METHOD> <normalised URL>` and, for an MCP tool, a line feed and the tool name.

@@ -1,6 +1,6 @@
 /**
  * The User-Agent paywatch sends to providers and directories, so an operator can tell who is knocking
- * (politeness rule of issue 3): `paywatch/<version> (+<repository or homepage URL>)`, the URL taken from
+ * (the probes' politeness rule, docs/intelligence.md): `paywatch/<version> (+<repository or homepage URL>)`, the URL taken from
  * package.json `repository`/`homepage`; without one, only `paywatch/<version>`.
  */
 import { createRequire } from 'node:module';

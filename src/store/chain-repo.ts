@@ -153,9 +153,9 @@ export async function getTransaction(store: Store, hash: string): Promise<Transa
   return r ? rowToDetail(r, store.tokenList) : null;
 }
 
-/** Metrics window (contract section 8). */
+/** Metrics window (docs/api-chain.md). */
 export const METRICS_WINDOW = 50_000;
-/** Export cap (contract section 8). */
+/** Export cap (docs/api-chain.md). */
 export const EXPORT_CAP = 10_000;
 
 /** The rule behind `nominal` and `fees` in Metrics (value_method). */

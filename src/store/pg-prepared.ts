@@ -3,8 +3,7 @@
  *
  * Kysely sends every query unnamed, so the server parses and plans it each time. For the collector's
  * multi-row INSERTs (hundreds of parameters) that was about a fifth of the server's CPU per collected
- * transaction: 55–58 µs unnamed against 43–45 µs named, and less client CPU too (scratch bench/tmp-pgins,
- * session 5). A text marked with `preparedOnPostgres` runs, on any connection of a store opened by openStore,
+ * transaction (docs/decisions.md). A text marked with `preparedOnPostgres` runs, on any connection of a store opened by openStore,
  * as a named statement: parsed and planned once per connection, then only bound and executed (node-postgres
  * keeps track of which names each connection has prepared).
  *

@@ -1,6 +1,6 @@
 /**
  * Invoice lines of the trust check: successful checks per key and month; paid keys are billed 0.01 dollars per
- * successful check (contract section 8), computed exactly with decimal strings (src/domain/money.ts).
+ * successful check (docs/trust-check.md), computed exactly with decimal strings (src/domain/money.ts).
  */
 import { sumDecimals, toDecimal } from '../domain/money.js';
 import type { UsageLine } from '../store/trust-repo.js';

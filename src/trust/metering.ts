@@ -1,5 +1,5 @@
 /**
- * Metering of keyed trust checks (contract section 8: free 1,000 checks per month; paid 0.01 dollars per
+ * Metering of keyed trust checks (docs/trust-check.md: free 1,000 checks per month; paid 0.01 dollars per
  * successful call). Reserve before the check, commit only on success, release on any failure of ours or a
  * bad request: failed work is never metered, and a request counts at most once.
  */
@@ -8,9 +8,9 @@ import { commitCheck, releaseCheck, reserveCheck } from '../store/trust-repo.js'
 import { HttpError } from '../domain/errors.js';
 import type { Plan } from './keys.js';
 
-/** Successful checks a free key may make per UTC calendar month (contract section 8). */
+/** Successful checks a free key may make per UTC calendar month (docs/trust-check.md). */
 export const FREE_MONTHLY_CHECKS = 1000;
-/** Price of one successful check, dollars, exact decimal (contract section 8). */
+/** Price of one successful check, dollars, exact decimal (docs/trust-check.md). */
 export const CHECK_PRICE_DOLLARS = '0.01';
 
 /** "YYYY-MM" of `at` in UTC. */

@@ -1,5 +1,5 @@
 /**
- * x402 per-call payment for POST /v1/check without a key (contract section 5 and 8: 0.01 dollars per
+ * x402 per-call payment for POST /v1/check without a key (docs/trust-check.md: 0.01 dollars per
  * successful call). Built on the x402 libraries: x402ResourceServer + x402HTTPResourceServer from
  * @x402/core/server with the @x402/evm exact scheme, verifying and settling through the configured facilitator
  * (HTTPFacilitatorClient). Settlement happens only after the check succeeded; a failed check is never settled.

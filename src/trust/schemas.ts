@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { REASON_CODES } from './types.js';
 
-/** Longest URL a check accepts (issue 5). */
+/** Longest URL a check accepts (docs/trust-check.md). */
 export const MAX_URL_LENGTH = 2048;
 
 export const CheckRequest = z

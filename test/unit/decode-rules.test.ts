@@ -1,5 +1,5 @@
 /**
- * Focused decoding rules (issue 2 section 4) on recorded anvil blocks. Where a case cannot be produced on anvil
+ * Focused decoding rules (docs/decoding.md) on recorded anvil blocks. Where a case cannot be produced on anvil
  * (a fee log that disagrees with the gas figures, a Uniswap pool, a system transaction, a missing receipt, an
  * undecodable log), the recorded block is altered in the test and the test says so.
  */

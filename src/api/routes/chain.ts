@@ -1,5 +1,5 @@
 /**
- * The public chain observation endpoints (contract section 4): status, coverage, transactions, transaction
+ * The public chain observation endpoints (docs/api-chain.md): status, coverage, transactions, transaction
  * detail, metrics and the CSV export. Thin: parse with the shared schemas, call one repository function, shape.
  */
 import { publicBaseUrl } from '../base-urls.js';
@@ -19,7 +19,7 @@ import { abortWhenStalled, csvExport, EXPORTS_AT_ONCE, ExportSlots } from './cha
 import { renderedOnce, renderJson, sendRenderedJson, type RenderedJson } from '../reply.js';
 import { getServiceSources } from '../../store/intel-repo.js';
 
-/** Seconds clients and caches may reuse an answer: the five-second polling rule (contract section 8). */
+/** Seconds clients and caches may reuse an answer: the five-second polling rule (docs/api-chain.md). */
 const FRESH = 'public, max-age=5';
 /** A recorded finalized transaction never changes. */
 const IMMUTABLE = 'public, max-age=3600';

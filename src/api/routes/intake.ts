@@ -1,6 +1,6 @@
 /**
- * POST /api/protocol-events and POST /api/intelligence/outcomes: the private signed intake (docs/intake.md;
- * contract sections 4, 5, 6). Inside this plugin only, JSON bodies are kept as raw bytes so the HMAC is
+ * POST /api/protocol-events and POST /api/intelligence/outcomes: the private signed intake (docs/intake.md).
+ * Inside this plugin only, JSON bodies are kept as raw bytes so the HMAC is
  * verified on exactly what was sent, before any parsing. Hidden from the public OpenAPI document.
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';

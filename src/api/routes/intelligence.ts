@@ -1,5 +1,5 @@
 /**
- * GET /api/intelligence/{status,offers,changes,history} (contract section 4 "Intelligence endpoints", 7, 8).
+ * GET /api/intelligence/{status,offers,changes,history} (docs/intelligence.md).
  * Thin: zod parses the input (shapes shared with the MCP tools), one query function answers. The list endpoints
  * answer 503 with Retry-After until the first collection run has finished (see assertCollectionAvailable).
  */

@@ -1,5 +1,5 @@
 /**
- * GET /api/providers and GET /api/providers/{domain} (contract section 4 "Provider endpoints"). Thin: zod parses
+ * GET /api/providers and GET /api/providers/{domain} (docs/intelligence.md). Thin: zod parses
  * the input (shapes shared with the MCP tools), one query function answers.
  */
 import type { FastifyPluginAsync } from 'fastify';

@@ -1,5 +1,5 @@
 /**
- * Response schemas of the chain observation endpoints (contract section 2). They generate the OpenAPI
+ * Response schemas of the chain observation endpoints (docs/api-chain.md). They generate the OpenAPI
  * document and are checked in tests against real answers. Objects allow extra members where the contract does.
  */
 import { z } from 'zod';

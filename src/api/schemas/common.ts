@@ -1,10 +1,10 @@
 /**
  * Response schemas shared by every area's routes: the Error body and the standard error responses
- * (contract section 7), so each route documents 400/404/429/503 the same way in the OpenAPI document.
+ * (docs/api-chain.md), so each route documents 400/404/429/503 the same way in the OpenAPI document.
  */
 import { z } from 'zod';
 
-/** `{error}`: every error answer (contract section 2 "Error"). */
+/** `{error}`: every error answer (docs/api-chain.md). */
 export const ErrorBody = z
   .object({ error: z.string().describe('What went wrong, naming the parameter and rule when the request is at fault.') })
   .describe('Error');

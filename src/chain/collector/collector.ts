@@ -31,14 +31,13 @@ import { fetchConsistentRun, InconsistentAnswerError } from './fetch.js';
 import { DecodePool } from './pool.js';
 import { RateMeter, toStoredState, type CollectorPhase, type CollectorStatus } from './state.js';
 
-/** Blocks behind the finalized head where a fresh store starts when no `from` is given (issue 2, section 1). */
+/** Blocks behind the finalized head where a fresh store starts when no `from` is given (docs/collector.md). */
 export const DEFAULT_BACKFILL_BLOCKS = 10_000;
 
 /**
  * Runs in flight (fetching or decoding) ahead of the one being written; bounds memory to ~that many runs (with
  * the default 50 blocks of ~10 transactions, ~25 MB of parsed blocks). Fetching stays one run at a time; the
- * depth only lets it run ahead while decoding is slower for a moment: 5 measured 9–21% faster than 3 in
- * alternating pairs, 8 no faster than 5 (scratch bench/tmp-collect, session 4).
+ * depth only lets it run ahead while decoding is slower for a moment (5 measured best: docs/collector.md).
  */
 export const PIPELINE_DEPTH = 5;
 
@@ -95,9 +94,8 @@ export class CollectorFailed extends Error {
 /**
  * Decoded runs written together in one store transaction at most, when they are ready at once (the writer was
  * slower for a moment): each commit rewrites every index page it touched, so fewer, larger transactions cost
- * less per transaction stored (SQLite writer CPU 37 → 29.5 µs/tx from 50 to 200 blocks per transaction, scratch
- * bench/tmp-write, session 5; collector +2% on SQLite, +4% on PostgreSQL in alternating runs, scratch
- * bench/tmp-collect). Never waits for a run: a write takes only what is decoded already.
+ * less per transaction stored (docs/decisions.md). Never waits for a run: a write takes only what is decoded
+ * already.
  */
 export const RUNS_PER_WRITE = 4;
 

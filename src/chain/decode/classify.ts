@@ -1,5 +1,5 @@
 /**
- * Venue, protocol and category of a decoded transaction (issue 2 section 4; choices in docs/decoding.md).
+ * Venue, protocol and category of a decoded transaction (docs/decoding.md).
  */
 import type { Leg } from '../../domain/observation.js';
 import type { DecodedCall } from './calls.js';

@@ -1,5 +1,5 @@
 /**
- * The decoder: pure functions from a fetched finalized block to its observations (issue 2 section 4; every rule
+ * The decoder: pure functions from a fetched finalized block to its observations (docs/decoding.md; every rule
  * and choice is written down in docs/decoding.md). No I/O: token metadata comes in as a TokenMap, integrity as
  * already-evaluated stages.
  *

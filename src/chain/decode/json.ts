@@ -52,7 +52,7 @@ function quantitiesToDecimal(value: unknown, key?: string): unknown {
  * Object.fromEntries(Object.entries(o).map(…)) gives. The copy starts as a spread of `o` and only changed
  * values are stored back: a spread keeps the shape JSON.parse gave `o`, where adding ~20 members one by one to
  * `{}` (a node's transaction has 22) turns the copy into a slow dictionary-mode object, slower to build and to
- * JSON.stringify (the decoder runs this on every transaction and log; session 5, scratch bench/tmp-stages).
+ * JSON.stringify (the decoder runs this on every transaction and log).
  */
 function mapValues(o: Record<string, unknown>, f: (v: unknown, k: string) => unknown): Record<string, unknown> {
   const out: Record<string, unknown> = { ...o };

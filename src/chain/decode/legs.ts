@@ -1,5 +1,5 @@
 /**
- * Legs: the TIP-20 value movements of a transaction (issue 2 section 4). Every Transfer log except the fee
+ * Legs: the TIP-20 value movements of a transaction (docs/decoding.md). Every Transfer log except the fee
  * transfer is one leg; a TransferWithMemo (emitted in addition to its Transfer) only adds its memo to the
  * matching leg; Mint and Burn show up as Transfers from / to the zero address and are not counted again.
  */

@@ -1,5 +1,5 @@
 /**
- * One finalized transaction → one Observation (issue 2 section 4). Pure: everything comes from the fetched
+ * One finalized transaction → one Observation (docs/decoding.md). Pure: everything comes from the fetched
  * block, the token metadata and the integrity already evaluated.
  */
 import { sumDecimals } from '../../domain/money.js';
@@ -37,9 +37,8 @@ export function decodeTransaction(fetched: FetchedBlock, index: number, tokens: 
     fetched_at: fetched.fetchedAt,
     finalized_height: fetched.finalizedHeight,
   };
-  // Each object below is one literal with every member (no spread of a shared base): V8 then builds it with
-  // one fixed shape, where a spread followed by ~12 added members measured ~1 µs per member (a slow-mode
-  // object), and JSON.stringify of it later is cheaper too (session 5, scratch bench/tmp-stages).
+  // Each object below is one literal with every member (no spread of a shared base): V8 then builds it with one
+  // fixed shape, where a spread followed by added members makes a slow dictionary-mode object (docs/decisions.md).
   const hash = tx.hash.toLowerCase() as `0x${string}`;
   const time = Number(quantity(block.timestamp));
 

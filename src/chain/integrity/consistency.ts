@@ -1,6 +1,6 @@
 /**
  * Cross-checks of one node answer (a block with full transactions plus its receipts) before the collector
- * stores anything. An answer that fails any check is retried, never stored (issue 2, section 3).
+ * stores anything. An answer that fails any check is retried, never stored (docs/integrity.md).
  */
 import { quantityNumber as quantity } from '../quantity.js';
 import type { FetchedBlock } from '../types.js';

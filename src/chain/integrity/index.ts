@@ -1,5 +1,5 @@
 /**
- * Integrity of each transaction of a finalized block (issue 2 section 5; contract section 2 "Integrity"):
+ * Integrity of each transaction of a finalized block (docs/integrity.md):
  * stage 1 "finalized receipt" and stage 2 "block commitment", scored as the number of consecutive passed stages
  * from stage 1. A stage that cannot be evaluated is `unknown` with the reason, never `pass`.
  * Pure: everything comes from the FetchedBlock; no I/O.
@@ -19,7 +19,7 @@ export { encodeReceipt, encodeTransaction, UnsupportedEncodingError } from './en
 export const INTEGRITY_VERSION = '1';
 /** What is checked: one transaction inside one finalized block of one source. */
 export const INTEGRITY_SCOPE = 'transaction-in-finalized-block';
-/** Contract section 2: `maximum` is the constant 5 (only stages 1 and 2 are defined so far). */
+/** `maximum` is the constant 5 (docs/integrity.md) (only stages 1 and 2 are defined so far). */
 export const INTEGRITY_MAXIMUM = 5 as const;
 
 /** The label of each stage level, as served in `stages[].label`. */

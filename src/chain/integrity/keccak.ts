@@ -37,7 +37,7 @@ let scratch = Buffer.allocUnsafe(1 << 16);
 /**
  * keccak256 of unprefixed hex that the caller built itself (./rlp.ts output), as unprefixed lower-case hex.
  * The hex is decoded into a reused buffer and the digest converted by Buffer (native), not by hash-wasm's
- * JavaScript hex writer: about 12% less per hash and two fewer allocations (scratch micro-benchmark, session 5).
+ * JavaScript hex writer: less per hash and two fewer allocations.
  * @throws TypeError when `hex` is not whole bytes of hex digits (Buffer's decoder stops at the first bad pair)
  */
 export function keccak256RawHex(hex: string): string {

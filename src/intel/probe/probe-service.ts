@@ -1,5 +1,5 @@
 /**
- * One unpaid probe of one service (issue 3, section 2): the request an unpaying client would send, through the
+ * One unpaid probe of one service (docs/intelligence.md): the request an unpaying client would send, through the
  * SSRF-safe fetcher, turned into a dated Snapshot with its parsed offers and archived evidence. Never pays:
  * no payment header is ever sent. Never throws for anything the provider does; every failure is an outcome.
  *

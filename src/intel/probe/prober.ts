@@ -1,5 +1,5 @@
 /**
- * The polite probe scheduler (issue 3, section 2): per-host concurrency 1, a bound on overall concurrency,
+ * The polite probe scheduler (docs/intelligence.md): per-host concurrency 1, a bound on overall concurrency,
  * an identifying User-Agent (src/net/user-agent.ts), the fetcher's timeout and size cap, and per-host backoff
  * after 429 or 503 that honours Retry-After (seconds or HTTP-date, RFC 9110 §10.2.3), capped at
  * `maxBackoffMs`; without Retry-After the pause doubles from `baseBackoffMs` per consecutive 429/503.

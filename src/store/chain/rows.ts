@@ -11,7 +11,7 @@ import type { LegRecipientsTable, ObservationsTable } from '../tables/chain.js';
 export type IntegrityJson = { [K in keyof Integrity]: Integrity[K] };
 
 /**
- * The public Transaction members (contract section 2) as served in lists and the CSV export: the Observation
+ * The public Transaction members (docs/api-chain.md) as served in lists and the CSV export: the Observation
  * without its detail and in-block position (a mapped type literal, assignable to the schemas' open object types).
  */
 export type TransactionRow = { [K in Exclude<keyof Observation, 'tx_index' | 'detail' | 'integrity' | 'nominal_parts'>]: Observation[K] } & {

@@ -16,7 +16,7 @@ const insertChunk = (columns: number) => Math.min(1000, Math.floor(32_766 / colu
 /**
  * Rows per INSERT on PostgreSQL: statements of exactly this many rows run as named prepared statements
  * (preparedOnPostgres), the remainder of a write as one unnamed statement. A fixed size keeps the set of
- * prepared texts to one per table; 100 rows measured as good as 250 or 500 (scratch bench/tmp-pgins, session 5).
+ * prepared texts to one per table; 100 rows measured as good as 250 or 500 (docs/decisions.md).
  */
 export const PG_PREPARED_ROWS = 100;
 /** Hashes per existence check. */

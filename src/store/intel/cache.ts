@@ -1,6 +1,6 @@
 /**
  * Short-lived answers of the intelligence reads, per store. The data changes only when collection writes (hourly
- * probes), and the contract (section 8) asks clients to poll at most once every five seconds; so a read with the
+ * probes), and the API asks clients to poll at most once every five seconds; so a read with the
  * same parameters within READ_TTL_MS reuses the answer, unless this process wrote intel data since (every write
  * in ./write.ts bumps the store's generation). A write by another process (a separate `paywatch collect`) is seen
  * after at most READ_TTL_MS. Failed reads are not kept.
@@ -9,7 +9,7 @@ import { LRUCache } from 'lru-cache';
 import type { Store } from '../store.js';
 import { approxHeapBytes } from '../chain/memo.js';
 
-/** Milliseconds an answer is reused: the contract's polling interval (section 8, five seconds). */
+/** Milliseconds an answer is reused: the polling interval clients are asked to keep (five seconds, docs/intelligence.md). */
 export const READ_TTL_MS = 5000;
 /** Estimated bytes of answers remembered per store (least recently used go first; an optimisation, not a store). */
 const MAX_BYTES = 16 * 1024 * 1024;

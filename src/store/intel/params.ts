@@ -1,7 +1,7 @@
 /**
  * The parameter and response shapes of the provider and intelligence endpoints, defined once (zod) and shared by
  * the HTTP routes (validation + OpenAPI document) and the MCP tools (input and output schemas), so the two faces
- * cannot disagree. Source of the rules: contract sections 4 ("Provider endpoints", "Intelligence endpoints") and 8.
+ * cannot disagree. Source of the rules: docs/intelligence.md.
  */
 import { z } from 'zod';
 import { unknownParameters } from '../../domain/errors.js';
@@ -92,7 +92,7 @@ export type IntelQuery = z.infer<typeof IntelQuery>;
 
 // ---- responses -------------------------------------------------------------------------------------------------
 
-/** Statements of what a response is not (contract sections 1 and 2). */
+/** Statements of what a response is not (docs/intelligence.md). */
 export const DISCLAIMERS = {
   providers:
     'Provider listings and endpoint checks are observations. A listing or check does not establish a completed purchase. Prices are advertised offers, not charges or verified savings. Domain control does not prove wallet control. A new payment option does not establish a new independent provider. Unknown values are null.',
@@ -293,5 +293,5 @@ export const IntelligenceStatusResponse = z
   })
   .loose();
 
-/** The contract's error body (section 7). */
+/** The `{error}` body (docs/api-chain.md). */
 export const ErrorBody = z.object({ error: z.string() }).describe('what went wrong, naming the parameter');

@@ -98,8 +98,8 @@ export const chainMigrations: Record<string, Migration> = {
   chain_0002_detail_lz4: {
     // PostgreSQL compresses every value over ~2 kB before storing it (TOAST), and an observation's detail is
     // ~3 kB of JSON: with the default pglz that compression was about a fifth of the server's CPU per collected
-    // transaction (83 → 65 µs with lz4, scratch bench/tmp-collect, session 5). lz4 only where the server was
-    // built with it; new rows only (existing ones are read either way). SQLite does not compress.
+    // transaction (docs/decisions.md). lz4 only where the server was built with it; new rows only (existing ones
+    // are read either way). SQLite does not compress.
     async up(db: Kysely<any>) {
       if (isPostgres(db)) await compressDetailsWithLz4(db, 'observation_details');
     },
@@ -110,8 +110,7 @@ export const chainMigrations: Record<string, Migration> = {
   chain_0003_details_by_seq: {
     // Details keyed by their row's seq instead of the hash: seq grows with each write, so details are appended in
     // key order instead of scattered over a B-tree of random hashes, and on SQLite the key is the rowid itself,
-    // not a second index of 66-character hashes. SQLite's insert CPU for a detail went from 9–13 to ~4 µs per
-    // transaction (scratch /tmp/sq, session 6). Existing details are copied over.
+    // not a second index of 66-character hashes (docs/decisions.md). Existing details are copied over.
     async up(db: Kysely<any>) {
       await rekeyDetails(db, 'seq');
     },
