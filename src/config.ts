@@ -2,6 +2,7 @@
  * Configuration: command-line flags over environment variables over defaults, validated once into one typed,
  * frozen object. Areas add their own members here (and a flag in src/cli) rather than reading process.env.
  */
+import { PaywatchError } from './domain/errors.js';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { DEFAULT_SOURCES_SPEC, parseSources } from './intel/sources/config.js';
@@ -212,9 +213,8 @@ export function loadConfig(flags: Flags = {}, env: NodeJS.ProcessEnv = process.e
 }
 
 /** A configuration problem; its message is one line meant for the person running the command. */
-export class ConfigError extends Error {
+export class ConfigError extends PaywatchError {
   constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
+    super(message, { code: 'config' });
   }
 }

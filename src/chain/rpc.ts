@@ -6,6 +6,7 @@
  * timeouts, HTTP errors (5xx…), malformed JSON and JSON-RPC errors. It only reads the `finalized` head, never
  * `latest` (docs/collector.md), and refuses any node whose `eth_chainId` is not 4217.
  */
+import { PaywatchError } from '../domain/errors.js';
 import { quantityNumber } from './quantity.js';
 import { backoffDelayMs, sleep } from '../net/backoff.js';
 import { rpcErrors, rpcRetries } from '../ops/metrics.js';
@@ -20,33 +21,34 @@ export interface RpcCall {
 }
 
 /** A JSON-RPC error answer (`{code, message}`) for one call. */
-export class RpcCallError extends Error {
+export class RpcCallError extends PaywatchError {
   constructor(
     readonly method: string,
-    readonly code: number | null,
+    /** The JSON-RPC error code the node answered, when it answered one. */
+    readonly rpcCode: number | null,
     message: string,
   ) {
-    super(`${method} failed: ${message}${code !== null ? ` (code ${code})` : ''}`);
-    this.name = 'RpcCallError';
+    super(`${method} failed: ${message}${rpcCode !== null ? ` (code ${rpcCode})` : ''}`, {
+      code: 'rpc_call',
+      retryable: rpcCode === null || !UNSUPPORTED_CODES.has(rpcCode),
+    });
   }
 }
 
 /** The node answers, but for another chain than Tempo mainnet. */
-export class WrongChainError extends Error {
+export class WrongChainError extends PaywatchError {
   constructor(
     readonly source: string,
     readonly chainId: number,
   ) {
-    super(`the node at ${source} reports chain id ${chainId}, not ${CHAIN_ID} (Tempo mainnet); paywatch only collects chain ${CHAIN_ID}`);
-    this.name = 'WrongChainError';
+    super(`the node at ${source} reports chain id ${chainId}, not ${CHAIN_ID} (Tempo mainnet); paywatch only collects chain ${CHAIN_ID}`, { code: 'wrong_chain' });
   }
 }
 
 /** The node could not be reached or kept failing after every retry. */
-export class RpcUnavailableError extends Error {
+export class RpcUnavailableError extends PaywatchError {
   constructor(message: string) {
-    super(message);
-    this.name = 'RpcUnavailableError';
+    super(message, { code: 'rpc_unavailable', retryable: true });
   }
 }
 
@@ -194,7 +196,7 @@ export class TempoRpc {
         pending = failed.map((f) => f.index);
         lastError = failed[0].error.message;
       } catch (e) {
-        if (e instanceof RpcCallError && e.code !== null && UNSUPPORTED_CODES.has(e.code)) throw e;
+        if (e instanceof RpcCallError && !e.retryable) throw e;
         lastError = firstLine(e);
       }
       rpcErrors.inc();
@@ -242,7 +244,7 @@ export class TempoRpc {
       if (!r) failed.push({ index: i, error: new RpcCallError(method, null, 'no answer for this call in the batch') });
       else if (r.error) {
         const err = new RpcCallError(method, typeof r.error.code === 'number' ? r.error.code : null, String(r.error.message ?? 'error'));
-        if (err.code !== null && UNSUPPORTED_CODES.has(err.code)) throw err;
+        if (!err.retryable) throw err;
         failed.push({ index: i, error: err });
       } else if (!('result' in r)) failed.push({ index: i, error: new RpcCallError(method, null, 'answer has neither result nor error') });
       else results[i] = r.result;

@@ -1,13 +1,13 @@
 /**
  * Shared plumbing for CLI commands: one-line errors and non-zero exits, config from flags, signal handling.
  */
+import { PaywatchError } from '../domain/errors.js';
 import { ConfigError, loadConfig, type Config, type Flags } from '../config.js';
 
 /** An error whose message is meant for the person at the terminal, printed as one line. */
-export class CliError extends Error {
+export class CliError extends PaywatchError {
   constructor(message: string, readonly exitCode = 1) {
-    super(message);
-    this.name = 'CliError';
+    super(message, { code: 'cli' });
   }
 }
 

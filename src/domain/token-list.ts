@@ -8,6 +8,7 @@
  * the store keeps contracts and atomic or decimal amounts, so a changed list changes `nominal`, `asset_listed`
  * and symbol matching from the next start on, without collecting the chain again.
  */
+import { PaywatchError } from './errors.js';
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { Ajv } from 'ajv';
@@ -26,10 +27,9 @@ export interface ListedToken {
 }
 
 /** A token list could not be read or is not a valid token list; the message is one line for the operator. */
-export class TokenListError extends Error {
+export class TokenListError extends PaywatchError {
   constructor(message: string) {
-    super(message);
-    this.name = 'TokenListError';
+    super(message, { code: 'token_list' });
   }
 }
 

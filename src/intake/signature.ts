@@ -15,8 +15,7 @@ const SIGNATURE = /^[0-9a-f]{64}$/;
 /** 401 with a message; every authentication failure of the intake is one of these. */
 export class Unauthorized extends HttpError {
   constructor(message: string) {
-    super(401, message);
-    this.name = 'Unauthorized';
+    super(401, message, undefined, 'unauthorized');
   }
 }
 

@@ -3,17 +3,18 @@
  * FetchRefused → "refused", FetchTimeout → "timeout", FetchTooLarge → "too_large", FetchFailed → "unreachable".
  * Messages name the URL's host and the rule, never internals such as stack traces, nor what a host name resolved to.
  */
+import { PaywatchError } from '../domain/errors.js';
 import type { RawResponse } from '../intel/types.js';
 
 /** Base class: every safe-fetch failure has a machine-readable `reason`. */
-export class FetchError extends Error {
+export class FetchError extends PaywatchError {
   constructor(
     message: string,
-    /** Short machine-readable cause, documented on each subclass. */
+    /** Short machine-readable cause, documented on each subclass (the code is `fetch_<reason>`). */
     readonly reason: string,
+    retryable = false,
   ) {
-    super(message);
-    this.name = 'FetchError';
+    super(message, { code: `fetch_${reason}`, retryable });
   }
 }
 
@@ -25,15 +26,13 @@ export class FetchError extends Error {
 export class FetchRefused extends FetchError {
   constructor(message: string, reason: 'scheme' | 'address' | 'credentials') {
     super(message, reason);
-    this.name = 'FetchRefused';
   }
 }
 
 /** The total time budget (all redirects and the body included) ran out. Reason: "timeout". */
 export class FetchTimeout extends FetchError {
   constructor(message: string) {
-    super(message, 'timeout');
-    this.name = 'FetchTimeout';
+    super(message, 'timeout', true);
   }
 }
 
@@ -47,7 +46,6 @@ export class FetchTooLarge extends FetchError {
     readonly response: RawResponse,
   ) {
     super(message, 'too_large');
-    this.name = 'FetchTooLarge';
   }
 }
 
@@ -57,7 +55,6 @@ export class FetchTooLarge extends FetchError {
  */
 export class FetchFailed extends FetchError {
   constructor(message: string, reason: 'bad_url' | 'dns' | 'connect' | 'too_many_redirects' | 'bad_redirect') {
-    super(message, reason);
-    this.name = 'FetchFailed';
+    super(message, reason, reason === 'dns' || reason === 'connect');
   }
 }

@@ -8,6 +8,7 @@
  *   can never stay stuck. The holder writes its pid to `<store>.collector-pid` so a second collector can say
  *   who holds it.
  */
+import { PaywatchError } from '../domain/errors.js';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
@@ -17,18 +18,16 @@ import { parseDbTarget, type Store } from './db.js';
 export const COLLECTOR_LOCK_KEY = '8076847201698392080';
 
 /** Another process holds the collector lock on this store. */
-export class CollectorLockedError extends Error {
+export class CollectorLockedError extends PaywatchError {
   constructor(message: string) {
-    super(message);
-    this.name = 'CollectorLockedError';
+    super(message, { code: 'collector_locked' });
   }
 }
 
 /** The lock was held, its session was lost, and another collector holds it now. */
-export class CollectorLockLostError extends Error {
+export class CollectorLockLostError extends PaywatchError {
   constructor(message: string) {
-    super(message);
-    this.name = 'CollectorLockLostError';
+    super(message, { code: 'collector_lock_lost' });
   }
 }
 

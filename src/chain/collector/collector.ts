@@ -10,6 +10,7 @@
  * jitter, and the turn starts again from the stored checkpoint, so a crash or a fault never skips or repeats
  * a block. See docs/collector.md.
  */
+import { PaywatchError } from '../../domain/errors.js';
 import { backoffDelayMs, sleep } from '../../net/backoff.js';
 import { collectorFinalizedHead, recordCollectorState, recordWrite } from '../../ops/metrics.js';
 import type { Logger } from 'pino';
@@ -84,10 +85,9 @@ export interface CollectorOptions {
 }
 
 /** The collector cannot go on (only with `once`, or for a store that does not fit the source). */
-export class CollectorFailed extends Error {
+export class CollectorFailed extends PaywatchError {
   constructor(message: string) {
-    super(message);
-    this.name = 'CollectorFailed';
+    super(message, { code: 'collector_failed' });
   }
 }
 

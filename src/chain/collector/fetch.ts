@@ -3,19 +3,19 @@
  * themselves (findInconsistencies) and with each other (each block's parentHash is the previous block's hash).
  * A disagreeing block is fetched again; nothing inconsistent ever leaves this module.
  */
+import { PaywatchError } from '../../domain/errors.js';
 import { backoffDelayMs, sleep } from '../../net/backoff.js';
 import type { TempoRpc } from '../rpc.js';
 import type { FetchedBlock } from '../types.js';
 import { findInconsistencies } from './deps.js';
 
 /** The node kept giving inconsistent answers for a block after every attempt. */
-export class InconsistentAnswerError extends Error {
+export class InconsistentAnswerError extends PaywatchError {
   constructor(
     readonly height: number,
     readonly problems: string[],
   ) {
-    super(`block ${height}: the node's answers stayed inconsistent: ${problems[0]}`);
-    this.name = 'InconsistentAnswerError';
+    super(`block ${height}: the node's answers stayed inconsistent: ${problems[0]}`, { code: 'inconsistent_answer', retryable: true });
   }
 }
 

@@ -6,6 +6,7 @@
  * start-up never stalls the collector. With `size` 0 everything runs inline (same results, no threads).
  * Workers are unref'd while idle so an idle pool never keeps the process alive; `close()` ends them.
  */
+import { PaywatchError } from '../../domain/errors.js';
 import { TaskThread } from '../../threads/task-thread.js';
 import type { FetchedBlock, TokenMap } from '../types.js';
 import type { PreparedBlock } from './deps.js';
@@ -14,10 +15,9 @@ import { processRun } from './process.js';
 type Slot = TaskThread<{ fetched: FetchedBlock[]; tokens: TokenMap }, PreparedBlock[]>;
 
 /** A worker thread died or failed to start; its tasks are rejected with this. */
-export class WorkerFailedError extends Error {
+export class WorkerFailedError extends PaywatchError {
   constructor(message: string) {
-    super(`decode worker failed: ${message}`);
-    this.name = 'WorkerFailedError';
+    super(`decode worker failed: ${message}`, { code: 'decode_worker_failed', retryable: true });
   }
 }
 

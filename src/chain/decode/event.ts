@@ -5,12 +5,15 @@
  * viem's strict algorithm, step for step (viem 2.57 utils/abi/decodeEventLog.ts), on viem's decodeAbiParameters.
  * test/unit/decode-event.test.ts holds it to decodeEventLog's answers.
  */
+import { PaywatchError } from '../../domain/errors.js';
 import { decodeAbiParameters, type AbiEvent, type AbiParameter, type Hex } from 'viem';
 import { decodeStaticWords } from './words.js';
 
 /** Thrown when a log does not fit the event strictly (where decodeEventLog with strict: true throws). */
-export class EventMismatchError extends Error {
-  override name = 'EventMismatchError';
+export class EventMismatchError extends PaywatchError {
+  constructor(message: string) {
+    super(message, { code: 'event_mismatch' });
+  }
 }
 
 const WORD = /^0x[0-9a-fA-F]{64}$/;

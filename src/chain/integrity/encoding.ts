@@ -8,6 +8,7 @@
  * cumulativeGasUsed, logsBloom, logs]) like Ethereum).
  */
 // ox's modules one by one: its index would load every other module too.
+import { PaywatchError } from '../../domain/errors.js';
 import type * as Hex from 'ox/Hex';
 import * as TxEnvelopeEip1559 from 'ox/TxEnvelopeEip1559';
 import * as TxEnvelopeEip2930 from 'ox/TxEnvelopeEip2930';
@@ -19,8 +20,10 @@ import type { RpcReceipt, RpcTransaction } from '../types.js';
 import { dataHex, quantityHex, rlpList, rlpString } from './rlp.js';
 
 /** Thrown when a transaction or receipt cannot be re-encoded; `message` says why (it becomes an `unknown` reason). */
-export class UnsupportedEncodingError extends Error {
-  override name = 'UnsupportedEncodingError';
+export class UnsupportedEncodingError extends PaywatchError {
+  constructor(message: string) {
+    super(message, { code: 'unsupported_encoding' });
+  }
 }
 
 /** Transaction types whose canonical encoding this module can rebuild (JSON-RPC `type`, lower-case hex). */

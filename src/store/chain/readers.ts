@@ -9,7 +9,7 @@
  * instead of queueing without end. Until a thread has loaded, and when threads cannot be started, reads run inline.
  */
 import { TaskThread } from '../../threads/task-thread.js';
-import { Unavailable } from '../../domain/errors.js';
+import { Unavailable, PaywatchError } from '../../domain/errors.js';
 import type { ObservationFilters } from '../../domain/filters.js';
 import type { ListedToken } from '../../domain/token-list.js';
 import type { Metrics, ExportRow } from './answers.js';
@@ -45,10 +45,9 @@ export interface ReaderSetup {
 }
 
 /** A reader thread died while holding a read. */
-export class ReaderThreadFailedError extends Error {
+export class ReaderThreadFailedError extends PaywatchError {
   constructor(message: string) {
-    super(`store reader thread failed: ${message}`);
-    this.name = 'ReaderThreadFailedError';
+    super(`store reader thread failed: ${message}`, { code: 'reader_thread_failed', retryable: true });
   }
 }
 

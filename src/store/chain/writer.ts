@@ -9,6 +9,7 @@
  * Order and crash safety are unchanged: callers await each write before the next, each write is one
  * transaction (writePreparedBlocks), and the thread only ever runs one at a time.
  */
+import { PaywatchError } from '../../domain/errors.js';
 import { TaskThread } from '../../threads/task-thread.js';
 import { parseDbTarget, type Store } from '../db.js';
 import { writePreparedBlocks } from '../chain-repo.js';
@@ -29,10 +30,9 @@ export interface StoreWriter {
 }
 
 /** The writer thread died or failed to start; the write it held is rejected with this (nothing was committed). */
-export class WriterThreadFailedError extends Error {
+export class WriterThreadFailedError extends PaywatchError {
   constructor(message: string) {
-    super(`store writer thread failed: ${message}`);
-    this.name = 'WriterThreadFailedError';
+    super(`store writer thread failed: ${message}`, { code: 'writer_thread_failed', retryable: true });
   }
 }
 
