@@ -17,7 +17,7 @@ import { registerCompression } from './compression.js';
 import { registerPublicCors } from './cors.js';
 import { addHealthRoutes } from './health.js';
 import { documentFinisher } from './openapi.js';
-import { publicBaseUrl } from './base-urls.js';
+import { configuredBaseUrls } from './base-urls.js';
 
 export interface BuildAppOptions {
   /** pino logger options or false for silence (tests). */
@@ -42,7 +42,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
       },
     },
     transform: jsonSchemaTransform,
-    transformObject: documentFinisher(publicBaseUrl(ctx.config)),
+    transformObject: documentFinisher(configuredBaseUrls(ctx.config).api),
   });
   // Weak: one validator for every encoding of an answer (./compression.ts). Registered before compression so
   // the ETag and the 304 are decided on the identity body.

@@ -16,11 +16,9 @@ import { type CollectorState, computeMetrics, getCoverage, getStatus, getTransac
 import { ErrorBody, publicErrorResponses } from '../schemas/common.js';
 import { CoverageSchema, MetricsSchema, StatusSchema, TransactionDetailSchema, TransactionListSchema } from '../schemas/chain.js';
 import { abortWhenStalled, csvExport, EXPORTS_AT_ONCE, ExportSlots } from './chain-export.js';
-import { renderedOnce, renderJson, sendRenderedJson, type RenderedJson } from '../reply.js';
+import { FRESH, renderedOnce, renderJson, sendRenderedJson, type RenderedJson } from '../reply.js';
 import { getServiceSources } from '../../store/intel-repo.js';
 
-/** Seconds clients and caches may reuse an answer: the five-second polling rule (contract section 8). */
-const FRESH = 'public, max-age=5';
 /** A recorded finalized transaction never changes. */
 const IMMUTABLE = 'public, max-age=3600';
 
@@ -60,7 +58,7 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
         response: { 200: StatusSchema, ...publicErrorResponses },
       },
     },
-    async (_req, reply) => {
+    async (req, reply) => {
       const s = await getStatus(ctx.store, new Date());
       // A collector running in this process is fresher than its last recorded row.
       const live = ctx.components.get('collector')?.() as CollectorState | undefined;
@@ -68,7 +66,7 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
       const serviceSources = await getServiceSources(ctx.store);
       cache(reply, FRESH);
       const { source, ...collector } = recorded ?? { source: null, state: null };
-      return { ...s, source: originOf(source ?? ctx.config.rpcUrl), collector, service_sources: serviceSources, manifest: `${publicBaseUrl(ctx.config)}${MANIFEST_PATH}` };
+      return { ...s, source: originOf(source ?? ctx.config.rpcUrl), collector, service_sources: serviceSources, manifest: `${publicBaseUrl(ctx.config, req)}${MANIFEST_PATH}` };
     },
   );
 
