@@ -2,7 +2,8 @@
  * The addresses paywatch advertises for its two listeners (OpenAPI servers, the manifest, the /api/status link,
  * the trust check's payment requirements): configured public URLs when set (behind a reverse proxy they differ
  * from the bound address); else, when a request is at hand, the scheme and host it was addressed to (what the
- * client could reach); else http://host:port of the bound address.
+ * client could reach); else http://host:port of the bound address. An answer naming a URL taken from the request
+ * is `Cache-Control: private` (cacheScope), so no shared cache hands one client's Host to another.
  */
 import type { Config } from '../config.js';
 
@@ -42,6 +43,15 @@ export function verifyBaseUrl(config: Pick<Config, 'verifyUrl' | 'host' | 'verif
   if (config.verifyUrl) return trimmed(config.verifyUrl);
   const a = addressed(req);
   return a ? `${a.scheme}://${a.host.replace(/:\d+$/, '')}:${config.verifyPort}` : `http://${hostPart(config.host)}:${config.verifyPort}`;
+}
+
+/**
+ * The Cache-Control scope of an answer that names base URLs, given the configured URLs it uses (publicUrl,
+ * verifyUrl): `public` when all are configured, `private` when any is taken from the request's Host (a cache that
+ * keys on something else than the Host it forwards must not serve that answer to other clients).
+ */
+export function cacheScope(...configured: (string | null)[]): 'public' | 'private' {
+  return configured.every((u) => u !== null) ? 'public' : 'private';
 }
 
 /** The configured base URLs (no request): the OpenAPI documents' servers, or null to let them be relative. */

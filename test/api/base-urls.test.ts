@@ -4,7 +4,7 @@
  * host is never echoed.
  */
 import { describe, expect, it } from 'vitest';
-import { configuredBaseUrls, publicBaseUrl, verifyBaseUrl } from '../../src/api/base-urls.js';
+import { cacheScope, configuredBaseUrls, publicBaseUrl, verifyBaseUrl } from '../../src/api/base-urls.js';
 
 const bound = { publicUrl: null, verifyUrl: null, host: '0.0.0.0', port: 8080, verifyPort: 8081 };
 
@@ -15,6 +15,8 @@ describe('advertised base URLs', () => {
     expect(verifyBaseUrl(c, { protocol: 'http', host: 'other.example' })).toBe('https://check.paywatch.example');
     expect(configuredBaseUrls(c)).toEqual({ api: 'https://paywatch.example', verify: 'https://check.paywatch.example' });
     expect(configuredBaseUrls(bound)).toEqual({ api: null, verify: null });
+    expect(cacheScope(c.publicUrl, c.verifyUrl)).toBe('public');
+    expect(cacheScope(c.publicUrl, null)).toBe('private');
   });
 
   it('else follow the address the request was sent to', () => {

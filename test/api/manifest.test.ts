@@ -29,6 +29,8 @@ describe('the manifest', () => {
     const r = await fetch(`${base}/.well-known/paywatch.json`);
     expect(r.status).toBe(200);
     expect(r.headers.get('access-control-allow-origin')).toBe('*');
+    // Its URLs follow this request's Host: no shared cache may serve it to others.
+    expect(r.headers.get('cache-control')).toBe('private, max-age=300');
     const m = await r.json();
     // The base URLs are the address this request was sent to (no public URL is configured here).
     expect(m.api).toMatchObject({ base_url: base, openapi_url: `${base}/api/openapi.json`, version: '1.0.0', access: 'read-only', authentication: 'none' });
@@ -48,7 +50,9 @@ describe('the manifest', () => {
     expect(m.trust_check).toMatchObject({ url: 'https://check.paywatch.example/v1/check', access: ['api_key'], free_checks_per_month: 1000, x402_enabled: false });
     expect(m.data_semantics.join(' ')).toMatch(/not a complete feed/);
 
-    const status = await fetch(`${base}/api/status`).then((x) => x.json());
+    const answer = await fetch(`${base}/api/status`);
+    expect(answer.headers.get('cache-control')).toBe('private, max-age=5');
+    const status = await answer.json();
     expect(status.manifest).toBe(`${base}/.well-known/paywatch.json`);
     expect((await fetch(status.manifest)).status).toBe(200);
   });
@@ -71,10 +75,14 @@ describe('the manifest', () => {
   it('names the configured public URLs instead of the request\'s address when they are set', async () => {
     const g = await apiFixture('sqlite', [], { publicUrl: 'https://paywatch.example/', verifyUrl: 'https://check.paywatch.example' });
     try {
-      const m = (await g.app.inject('/.well-known/paywatch.json')).json();
+      const r = await g.app.inject('/.well-known/paywatch.json');
+      expect(r.headers['cache-control']).toBe('public, max-age=300');
+      const m = r.json();
       expect(m.api.base_url).toBe('https://paywatch.example');
       expect(m.mcp.url).toBe('https://paywatch.example/api/mcp');
-      expect((await g.app.inject('/api/status')).json().manifest).toBe('https://paywatch.example/.well-known/paywatch.json');
+      const status = await g.app.inject('/api/status');
+      expect(status.json().manifest).toBe('https://paywatch.example/.well-known/paywatch.json');
+      expect(status.headers['cache-control']).toBe('public, max-age=5');
     } finally {
       await g.close();
     }

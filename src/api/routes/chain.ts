@@ -2,7 +2,7 @@
  * The public chain observation endpoints (contract section 4): status, coverage, transactions, transaction
  * detail, metrics and the CSV export. Thin: parse with the shared schemas, call one repository function, shape.
  */
-import { publicBaseUrl } from '../base-urls.js';
+import { cacheScope, publicBaseUrl } from '../base-urls.js';
 import { MANIFEST_PATH } from './manifest.js';
 import { LRUCache } from 'lru-cache';
 import { HeavyBudget } from '../heavy-budget.js';
@@ -11,7 +11,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { NotFound } from '../../domain/errors.js';
-import { ExportQuery, FiltersQuery, HashParams, TransactionsQuery } from '../../domain/filters.js';
+import { ExportQuery, FiltersQuery, HashParams, POLL_INTERVAL_SECONDS, TransactionsQuery } from '../../domain/filters.js';
 import { type CollectorState, computeMetrics, getCoverage, getStatus, getTransaction, listTransactions, exportRows } from '../../store/chain-repo.js';
 import { ErrorBody, publicErrorResponses } from '../schemas/common.js';
 import { CoverageSchema, MetricsSchema, StatusSchema, TransactionDetailSchema, TransactionListSchema } from '../schemas/chain.js';
@@ -64,7 +64,8 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
       const live = ctx.components.get('collector')?.() as CollectorState | undefined;
       const recorded = live ?? s.collector;
       const serviceSources = await getServiceSources(ctx.store);
-      cache(reply, FRESH);
+      // Its manifest link may follow the request's Host: then private (src/api/base-urls.ts).
+      cache(reply, `${cacheScope(ctx.config.publicUrl)}, max-age=${POLL_INTERVAL_SECONDS}`);
       const { source, ...collector } = recorded ?? { source: null, state: null };
       return { ...s, source: originOf(source ?? ctx.config.rpcUrl), collector, service_sources: serviceSources, manifest: `${publicBaseUrl(ctx.config, req)}${MANIFEST_PATH}` };
     },

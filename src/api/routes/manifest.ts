@@ -14,7 +14,7 @@ import { CHAIN_ID } from '../../domain/observation.js';
 import { CHECK_PRICE_DOLLARS, FREE_MONTHLY_CHECKS } from '../../trust/metering.js';
 import { MCP_TOOLS } from '../../mcp/tools.js';
 import { POLL_INTERVAL_SECONDS } from '../../domain/filters.js';
-import { publicBaseUrl, verifyBaseUrl, type RequestAddress } from '../base-urls.js';
+import { cacheScope, publicBaseUrl, verifyBaseUrl, type RequestAddress } from '../base-urls.js';
 
 export const MANIFEST_PATH = '/.well-known/paywatch.json';
 
@@ -125,6 +125,6 @@ export const manifestRoutes: FastifyPluginAsync<AppContext> = async (fastify, ct
         response: { 200: Manifest },
       },
     },
-    async (req, reply) => reply.header('cache-control', 'public, max-age=300').send(buildManifest(ctx.config, req)),
+    async (req, reply) => reply.header('cache-control', `${cacheScope(ctx.config.publicUrl, ctx.config.verifyUrl)}, max-age=300`).send(buildManifest(ctx.config, req)),
   );
 };
