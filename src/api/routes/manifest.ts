@@ -93,6 +93,9 @@ export function buildManifest(config: Config, req?: RequestAddress): ManifestBod
       'Unknown values are null, never zero.',
       'Money is an exact decimal string; atomic amounts are integer strings.',
       'Wallets identify accounts, not verified bots or agents.',
+      'Stablecoin dollar values assume one dollar per token; fees and transaction value are separate, and nominal values do not measure revenue.',
+      'Activity on the chain does not establish activity in a machine-payment protocol; advertised prices are offers, not charges.',
+      'Scores describe the available evidence, not honesty or task success. There is no uptime guarantee.',
       'Only tokens on the token list count as dollars (nominal); token symbols alone prove nothing.',
     ],
     enables: {
