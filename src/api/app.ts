@@ -17,7 +17,10 @@ import { registerCompression } from './compression.js';
 import { registerPublicCors } from './cors.js';
 import { addHealthRoutes } from './health.js';
 import { documentFinisher } from './openapi.js';
-import { publicBaseUrl } from './base-urls.js';
+import { configuredBaseUrls } from './base-urls.js';
+import { MCP_TOOLS } from '../mcp/tools.js';
+import { MANIFEST_PATH } from './routes/manifest.js';
+import { POLL_INTERVAL_SECONDS } from '../domain/filters.js';
 
 export interface BuildAppOptions {
   /** pino logger options or false for silence (tests). */
@@ -38,11 +41,11 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
         title: 'paywatch public observation API',
         version: '1.0.0',
         description:
-          'Free, read-only observations of finalized Tempo (chain id 4217) transactions, coverage, metrics, CSV export, provider listings and payment-offer intelligence. Records are observations, not a complete feed: a missing record is not zero activity. Unknown values are null, never zero. Money is an exact decimal string. Wallets identify accounts, not verified bots. Read-only access only: this document enables no payments, mandates or agent identity. No uptime guarantee. The same provider and intelligence reads are MCP tools at /api/mcp (Streamable HTTP, stateless, no key or payment; send Accept: application/json, text/event-stream): search_providers, get_provider, get_intelligence_status, get_service_offers, get_service_changes, get_service_history. Polling: at most once every five seconds; cache (ETag, Cache-Control) and keep concurrency low.',
+          `Free, read-only observations of finalized Tempo (chain id 4217) transactions, coverage, metrics, CSV export, provider listings and payment-offer intelligence. Records are observations, not a complete feed: a missing record is not zero activity. Unknown values are null, never zero. Money is an exact decimal string. Wallets identify accounts, not verified bots. Read-only access only: this document enables no payments, mandates or agent identity. No uptime guarantee. The same provider and intelligence reads are MCP tools at /api/mcp (Streamable HTTP, stateless, no key or payment; send Accept: application/json, text/event-stream): ${Object.keys(MCP_TOOLS).join(', ')}. Polling: at most once every ${POLL_INTERVAL_SECONDS} seconds; cache (ETag, Cache-Control) and keep concurrency low. What the service is, in one document: ${MANIFEST_PATH}.`,
       },
     },
     transform: jsonSchemaTransform,
-    transformObject: documentFinisher(publicBaseUrl(ctx.config)),
+    transformObject: documentFinisher(configuredBaseUrls(ctx.config).api),
   });
   // Weak: one validator for every encoding of an answer (./compression.ts). Registered before compression so
   // the ETag and the 304 are decided on the identity body.

@@ -2,9 +2,11 @@
  * What every paywatch OpenAPI document gets on top of the route schemas, in one place (applied through
  * @fastify/swagger's `transformObject` by the public app and the trust-check app): a stable operationId for every
  * operation, the tags declared with descriptions, the security each operation takes (none for public reads),
- * the response headers clients rely on (ETag, Cache-Control, Retry-After, the rate-limit headers, X-Request-Id),
- * and the 429, 503 (and, for cacheable reads, 304) answers every route can give, so that client generators and
- * linters (Redocly's recommended rules, run by `npm run lint:openapi`) find a complete description.
+ * the response headers the listeners really send (ETag, Cache-Control, Retry-After, @fastify/rate-limit's
+ * x-ratelimit-* headers, X-Request-Id), and the 304, 400, 429 and 503 answers every rate-limited route can give.
+ * Shared parts (the `{error}` schema, the headers, the standard answers) are components referred to by `$ref`, so
+ * the document states each once. Client generators and linters (Redocly's recommended rules,
+ * `npm run lint:openapi`) then find a complete description.
  */
 
 type Json = Record<string, any>;
@@ -42,21 +44,78 @@ export const TAGS: Readonly<Record<string, string>> = {
   'trust-check': 'Should an agent pay this URL? Checks and keys.',
 };
 
+/**
+ * Paths that @fastify/rate-limit leaves alone (their routes say `rateLimit: false`): liveness and readiness probes
+ * answer no x-ratelimit-* headers, no 429 and no 400.
+ */
+const PROBES = new Set(['/healthz', '/readyz']);
+/** Reads sent without an ETag (a streamed body): no ETag, no 304. */
+const NO_ETAG = new Set(['/api/export']);
+/** Operations whose answers carry no Cache-Control (the MCP transport writes its own JSON-RPC answers). */
+const NO_CACHE_CONTROL = new Set(['POST /api/mcp']);
+
 const header = (description: string, schema: Json = { type: 'string' }) => ({ description, schema });
-const RATE_LIMIT_HEADERS = {
-  'X-RateLimit-Limit': header('Requests allowed per client in the current window.', { type: 'integer' }),
-  'X-RateLimit-Remaining': header('Requests left in the current window.', { type: 'integer' }),
-  'X-RateLimit-Reset': header('Seconds until the window resets.', { type: 'integer' }),
+/** Response headers, by name; @fastify/rate-limit sends the x-ratelimit-* draft names unless told otherwise. */
+const HEADERS: Readonly<Record<string, Json>> = {
+  'X-Request-Id': header('The request id: the one the client sent when sane, else generated. Quote it when reporting a problem.'),
+  ETag: header('Weak validator of the answer; send it back in If-None-Match for a 304.'),
+  'Cache-Control': header('How long the answer may be reused (public reads: the five-second polling interval or longer).'),
+  'Retry-After': header('Seconds to wait before retrying.', { type: 'integer', minimum: 0 }),
+  'X-RateLimit-Limit': header('Requests allowed per client in the current window.', { type: 'integer', minimum: 0 }),
+  'X-RateLimit-Remaining': header('Requests left in the current window.', { type: 'integer', minimum: 0 }),
+  'X-RateLimit-Reset': header('Seconds until the window resets.', { type: 'integer', minimum: 0 }),
 };
-const REQUEST_ID = { 'X-Request-Id': header('The request id: the one the client sent when sane, else generated. Quote it when reporting a problem.') };
-const RETRY_AFTER = { 'Retry-After': header('Seconds to wait before retrying.', { type: 'integer' }) };
-const ERROR_BODY = { type: 'object', properties: { error: { type: 'string', description: 'What went wrong.' } }, required: ['error'], additionalProperties: false };
-const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ERROR_BODY } } });
+const RATE_LIMIT = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+
+/** The `{error}` body: every error answer (docs/api-chain.md). */
+const ERROR_SCHEMA = {
+  type: 'object',
+  description: 'Every error answer.',
+  properties: { error: { type: 'string', description: 'What went wrong, naming the parameter and rule when the request is at fault.' } },
+  required: ['error'],
+  additionalProperties: false,
+};
+const ERROR_REF = { $ref: '#/components/schemas/Error' };
+const headerRefs = (names: string[]) => Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
+const errorAnswer = (description: string, headers: string[]) => ({ description, headers: headerRefs(headers), content: { 'application/json': { schema: ERROR_REF } } });
+
+/** The answers every rate-limited route can give, as components (headers: those the listener sends with them). */
+const RESPONSES: Readonly<Record<string, Json>> = {
+  NotModified: { description: 'Not modified: the If-None-Match validator still matches.', headers: headerRefs(['X-Request-Id', 'ETag', 'Cache-Control', ...RATE_LIMIT]) },
+  BadRequest: errorAnswer('The request is malformed (the message names the parameter and the rule).', ['X-Request-Id', ...RATE_LIMIT]),
+  TooManyRequests: errorAnswer('Rate limited per client; honour Retry-After.', ['X-Request-Id', 'Retry-After', ...RATE_LIMIT]),
+  Unavailable: errorAnswer('Temporarily unavailable (the store or a dependency cannot answer, too busy, or shutting down); honour Retry-After and back off.', ['X-Request-Id', 'Retry-After', ...RATE_LIMIT]),
+};
+const STANDARD: Readonly<Record<string, string>> = { '304': 'NotModified', '400': 'BadRequest', '429': 'TooManyRequests', '503': 'Unavailable' };
+
+/** True for a generated `{error}` schema (the zod ErrorBody of any area): an object whose only member is `error`. */
+function isErrorSchema(s: Json | undefined): boolean {
+  return s?.type === 'object' && Object.keys(s.properties ?? {}).join() === 'error' && s.properties.error.type === 'string' && s.required?.join() === 'error';
+}
+
+/** The headers a response of `status` to `method path` carries (see the module comment). */
+function headersOf(method: string, path: string, status: string): string[] {
+  const probe = PROBES.has(path);
+  const names = ['X-Request-Id'];
+  if (!probe) names.push(...RATE_LIMIT);
+  if (status.startsWith('2') && !NO_CACHE_CONTROL.has(`${method.toUpperCase()} ${path}`)) names.push('Cache-Control');
+  if (status.startsWith('2') && method === 'get' && !probe && !NO_ETAG.has(path)) names.push('ETag');
+  if (status === '429' || status === '503') names.push('Retry-After');
+  return names;
+}
+
+/** Names of the `kind` components (#/components/KIND/NAME) `value` refers to. */
+function refsIn(value: unknown, kind: string): Set<string> {
+  return new Set([...JSON.stringify(value).matchAll(new RegExp(`"#/components/${kind}/([^"]+)"`, 'g'))].map((m) => m[1]!));
+}
+
+/** The members of `from` named in `names`. */
+const pick = (from: Readonly<Record<string, Json>>, names: Set<string>): Record<string, Json> => Object.fromEntries(Object.entries(from).filter(([name]) => names.has(name)));
 
 /** Options of `finishDocument`. */
 export interface FinishOptions {
-  /** The server the document describes (its base URL). */
-  server: string;
+  /** The server the document describes: its configured base URL, or null for "/" (where the document is served). */
+  server: string | null;
 }
 
 /**
@@ -65,7 +124,7 @@ export interface FinishOptions {
  *   undeclared tag (a programming error, caught by the tests and at start-up)
  */
 export function finishDocument(doc: Json, opts: FinishOptions): Json {
-  doc.servers = [{ url: opts.server }];
+  doc.servers = [{ url: opts.server ?? '/', description: opts.server ? 'The configured public address.' : 'The origin this document was fetched from.' }];
   doc.info.license ??= { name: 'MIT', identifier: 'MIT' };
   const used = new Set<string>();
   for (const [path, ops] of Object.entries<Json>(doc.paths ?? {})) {
@@ -81,29 +140,27 @@ export function finishDocument(doc: Json, opts: FinishOptions): Json {
       // An operation that declares no security is public: say so (security: []), as Redocly's security-defined asks.
       op.security ??= [];
       const responses: Json = (op.responses ??= {});
-      const probe = path === '/healthz' || path === '/readyz';
       for (const [status, r] of Object.entries<Json>(responses)) {
-        r.headers = { ...r.headers, ...REQUEST_ID };
-        if (status.startsWith('2') && method === 'get') {
-          r.headers['Cache-Control'] = header('How long the answer may be cached.');
-          if (!probe && path !== '/api/export') r.headers.ETag = header('Weak validator of the answer; send it back in If-None-Match for a 304.');
-        }
-        if (!probe) Object.assign(r.headers, RATE_LIMIT_HEADERS);
-        if (status === '429' || status === '503') Object.assign(r.headers, RETRY_AFTER);
+        r.headers = { ...r.headers, ...headerRefs(headersOf(method, path, status)) };
+        const json = r.content?.['application/json'];
+        if (isErrorSchema(json?.schema)) json.schema = ERROR_REF;
       }
-      if (!probe) {
-        responses['429'] ??= { ...errorResponse('Rate limited per client; honour Retry-After.'), headers: { ...REQUEST_ID, ...RATE_LIMIT_HEADERS, ...RETRY_AFTER } };
-        responses['503'] ??= { ...errorResponse('Temporarily unavailable (store or a dependency down, or too busy); honour Retry-After.'), headers: { ...REQUEST_ID, ...RETRY_AFTER } };
-        responses['400'] ??= { ...errorResponse('The request is malformed.'), headers: { ...REQUEST_ID } };
-        if (method === 'get' && path !== '/api/export') responses['304'] ??= { description: 'Not modified: the If-None-Match validator still matches.', headers: { ...REQUEST_ID } };
+      if (!PROBES.has(path)) {
+        const standard = method === 'get' && !NO_ETAG.has(path) ? ['304', '400', '429', '503'] : ['400', '429', '503'];
+        for (const status of standard) responses[status] ??= { $ref: `#/components/responses/${STANDARD[status]}` };
       }
     }
   }
   doc.tags = [...used].sort().map((name) => ({ name, description: TAGS[name] }));
+  // Only the components this document refers to (Redocly's no-unused-components).
+  const responses = pick(RESPONSES, refsIn(doc.paths, 'responses'));
+  const headers = pick(HEADERS, refsIn([doc.paths, responses], 'headers'));
+  const schemas = { ...doc.components?.schemas, ...pick({ Error: ERROR_SCHEMA }, refsIn([doc.paths, responses], 'schemas')) };
+  doc.components = { ...doc.components, schemas, headers, responses };
   return doc;
 }
 
-/** finishDocument as @fastify/swagger's `transformObject` option, for the server at `server`. */
-export function documentFinisher(server: string) {
+/** finishDocument as @fastify/swagger's `transformObject` option, for the server at `server` (null: relative). */
+export function documentFinisher(server: string | null) {
   return (d: object): Json => finishDocument((d as { openapiObject: Json }).openapiObject, { server });
 }

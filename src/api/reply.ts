@@ -4,9 +4,13 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
+import { POLL_INTERVAL_SECONDS } from '../domain/filters.js';
 import { COMPRESS_THRESHOLD, compressText, negotiateEncoding, type Encoding } from './compression.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Cache-Control of a public read: reusable for the polling interval (docs/api-chain.md), by any cache. */
+export const FRESH = `public, max-age=${POLL_INTERVAL_SECONDS}`;
 
 /** Sends `text` (a JSON document) as the reply body with the JSON content type. */
 export function sendJsonText(reply: FastifyReply, text: string): FastifyReply {

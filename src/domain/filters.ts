@@ -15,6 +15,8 @@ export const OFFSET_MAX = 1_000_000;
 /** Default and maximum page size (docs/api-chain.md). */
 export const LIMIT_DEFAULT = 30;
 export const LIMIT_MAX = 100;
+/** Poll any public URL at most once every this many seconds (docs/api-chain.md); answers may be reused as long. */
+export const POLL_INTERVAL_SECONDS = 5;
 
 /** Transaction hash: 0x and 64 hex digits (docs/api-chain.md). */
 export const HASH_PATTERN = /^0x[0-9a-fA-F]{64}$/;

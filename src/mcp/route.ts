@@ -16,6 +16,9 @@ export const mcpRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
   app.post('/api/mcp', { schema: { tags: ['mcp'], summary: 'MCP endpoint (read-only tools)', description } }, async (req, reply) => {
     const server = createMcpServer(ctx);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    // The transport writes the raw response: hand it the headers the hooks set so far (CORS, X-Request-Id,
+    // x-ratelimit-*), which Fastify would otherwise drop with the hijacked reply.
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value as string | number | string[]);
     reply.hijack();
     reply.raw.on('close', () => {
       void transport.close();

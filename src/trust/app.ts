@@ -13,7 +13,7 @@ import { baseFastify, closeGracefully } from '../api/fastify.js';
 import { registerCompression } from '../api/compression.js';
 import { addHealthRoutes } from '../api/health.js';
 import { documentFinisher } from '../api/openapi.js';
-import { verifyBaseUrl } from '../api/base-urls.js';
+import { configuredBaseUrls, verifyBaseUrl } from '../api/base-urls.js';
 import { trustChecks } from '../ops/metrics.js';
 import { HttpError, Unavailable } from '../domain/errors.js';
 import type { Resolver } from '../net/safe-fetch.js';
@@ -64,7 +64,7 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
       components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer' } } },
     },
     transform: jsonSchemaTransform,
-    transformObject: documentFinisher(base),
+    transformObject: documentFinisher(configuredBaseUrls(config).verify),
   });
   await registerCompression(app);
   await app.register(rateLimit, {

@@ -50,10 +50,30 @@ export function responseValidator(doc: OpenApiDoc) {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats.default(ajv);
   return (path: string, status: number, body: unknown, type = 'application/json'): unknown[] => {
-    const op = doc.paths[path]?.get;
+    const op = dereference(doc, doc.paths[path]?.get);
     const schema = op?.responses[String(status)]?.content?.[type]?.schema;
     if (!schema) return [`no schema for GET ${path} ${status} ${type}`];
     const validate = ajv.compile(schema);
     return validate(body) ? [] : (validate.errors ?? []);
   };
+}
+
+/**
+ * `value` with every local `$ref` ("#/components/...") of `doc` replaced by the object it points to, recursively
+ * (the documents' shared responses, headers and the Error schema; they hold no cycles).
+ */
+export function dereference<T>(doc: object, value: T): T {
+  if (Array.isArray(value)) return value.map((v) => dereference(doc, v)) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const ref = (value as { $ref?: unknown }).$ref;
+  if (typeof ref === 'string' && ref.startsWith('#/')) {
+    const target = ref
+      .slice(2)
+      .split('/')
+      .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .reduce<any>((o, p) => o?.[p], doc);
+    if (target === undefined) throw new Error(`unresolved $ref ${ref}`);
+    return dereference(doc, target);
+  }
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, dereference(doc, v)])) as T;
 }

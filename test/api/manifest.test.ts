@@ -1,8 +1,8 @@
 /**
  * GET /.well-known/paywatch.json over a real socket: valid against its schema as published in the OpenAPI
- * document (ajv, JSON Schema 2020-12), its MCP tool list equal to what a real MCP client lists at the advertised
- * MCP URL, its URLs and limits taken from the configuration, read-only and enabling nothing, linked from
- * /api/status.
+ * document it names (ajv, JSON Schema 2020-12), its MCP tool list equal to what a real MCP client lists at the
+ * advertised MCP URL (all read-only), its base URLs those the request was addressed to (or the configured ones),
+ * its limits taken from the configuration, read-only and enabling nothing, linked from /api/status.
  */
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -10,7 +10,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiFixture, type ApiFixture } from './helpers.js';
+import { POLL_INTERVAL_SECONDS } from '../../src/domain/filters.js';
+import { apiFixture, dereference, type ApiFixture } from './helpers.js';
 
 describe('the manifest', () => {
   let f: ApiFixture;
@@ -25,12 +26,17 @@ describe('the manifest', () => {
   });
 
   it('is valid against the schema the OpenAPI document publishes, and says what the service does and does not do', async () => {
-    const doc = (await fetch(`${base}/api/openapi.json`).then((r) => r.json())) as { paths: Record<string, any> };
-    const schema = doc.paths['/.well-known/paywatch.json'].get.responses['200'].content['application/json'].schema;
     const r = await fetch(`${base}/.well-known/paywatch.json`);
     expect(r.status).toBe(200);
     expect(r.headers.get('access-control-allow-origin')).toBe('*');
+    // Its URLs follow this request's Host: no shared cache may serve it to others.
+    expect(r.headers.get('cache-control')).toBe('private, max-age=300');
     const m = await r.json();
+    // The base URLs are the address this request was sent to (no public URL is configured here).
+    expect(m.api).toMatchObject({ base_url: base, openapi_url: `${base}/api/openapi.json`, version: '1.0.0', access: 'read-only', authentication: 'none' });
+    const doc = (await fetch(m.api.openapi_url).then((x) => x.json())) as { info: { version: string }; paths: Record<string, any> };
+    expect(doc.info.version).toBe(m.api.version);
+    const schema = dereference(doc, doc.paths['/.well-known/paywatch.json'].get.responses['200'].content['application/json'].schema);
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     addFormats.default(ajv);
     const validate = ajv.compile(schema);
@@ -38,28 +44,47 @@ describe('the manifest', () => {
     // A broken manifest is caught by the same schema.
     expect(validate({ ...m, enables: { ...m.enables, payments: true } })).toBe(false);
 
-    // The listener here is bound to 127.0.0.1:8080 by configuration (the fixture listens on a free port).
-    expect(m.api).toMatchObject({ base_url: 'http://127.0.0.1:8080', openapi_url: 'http://127.0.0.1:8080/api/openapi.json', version: '1.0.0', access: 'read-only', authentication: 'none' });
     expect(m.rate_limits.requests_per_minute_per_client).toBe(321);
+    expect(m.polling.min_interval_seconds).toBe(POLL_INTERVAL_SECONDS);
     expect(m.enables).toMatchObject({ payments: false, mandates: false, agent_identity: false });
     expect(m.trust_check).toMatchObject({ url: 'https://check.paywatch.example/v1/check', access: ['api_key'], free_checks_per_month: 1000, x402_enabled: false });
     expect(m.data_semantics.join(' ')).toMatch(/not a complete feed/);
 
-    const status = await fetch(`${base}/api/status`).then((x) => x.json());
-    expect(status.manifest).toBe('http://127.0.0.1:8080/.well-known/paywatch.json');
+    const answer = await fetch(`${base}/api/status`);
+    expect(answer.headers.get('cache-control')).toBe('private, max-age=5');
+    const status = await answer.json();
+    expect(status.manifest).toBe(`${base}/.well-known/paywatch.json`);
+    expect((await fetch(status.manifest)).status).toBe(200);
   });
 
-  it('lists the tools a real MCP client finds at its MCP endpoint', async () => {
+  it('lists the tools a real MCP client finds at its MCP endpoint, all read-only', async () => {
     const m = await fetch(`${base}/.well-known/paywatch.json`).then((r) => r.json());
-    expect(m.mcp.url).toBe('http://127.0.0.1:8080/api/mcp');
+    expect(m.mcp.url).toBe(`${base}/api/mcp`);
     const client = new Client({ name: 'paywatch-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/api/mcp`)));
+    await client.connect(new StreamableHTTPClientTransport(new URL(m.mcp.url)));
     try {
       const { tools } = await client.listTools();
       expect([...m.mcp.tools].sort()).toEqual(tools.map((t) => t.name).sort());
       expect(m.mcp.tools).toHaveLength(6);
+      expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
     } finally {
       await client.close();
+    }
+  });
+
+  it('names the configured public URLs instead of the request\'s address when they are set', async () => {
+    const g = await apiFixture('sqlite', [], { publicUrl: 'https://paywatch.example/', verifyUrl: 'https://check.paywatch.example' });
+    try {
+      const r = await g.app.inject('/.well-known/paywatch.json');
+      expect(r.headers['cache-control']).toBe('public, max-age=300');
+      const m = r.json();
+      expect(m.api.base_url).toBe('https://paywatch.example');
+      expect(m.mcp.url).toBe('https://paywatch.example/api/mcp');
+      const status = await g.app.inject('/api/status');
+      expect(status.json().manifest).toBe('https://paywatch.example/.well-known/paywatch.json');
+      expect(status.headers['cache-control']).toBe('public, max-age=5');
+    } finally {
+      await g.close();
     }
   });
 });

@@ -2,7 +2,7 @@
  * The public chain observation endpoints (docs/api-chain.md): status, coverage, transactions, transaction
  * detail, metrics and the CSV export. Thin: parse with the shared schemas, call one repository function, shape.
  */
-import { publicBaseUrl } from '../base-urls.js';
+import { cacheScope, publicBaseUrl } from '../base-urls.js';
 import { MANIFEST_PATH } from './manifest.js';
 import { LRUCache } from 'lru-cache';
 import { HeavyBudget } from '../heavy-budget.js';
@@ -11,16 +11,14 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { NotFound } from '../../domain/errors.js';
-import { ExportQuery, FiltersQuery, HashParams, TransactionsQuery } from '../../domain/filters.js';
+import { ExportQuery, FiltersQuery, HashParams, POLL_INTERVAL_SECONDS, TransactionsQuery } from '../../domain/filters.js';
 import { type CollectorState, computeMetrics, getCoverage, getStatus, getTransaction, listTransactions, exportRows } from '../../store/chain-repo.js';
 import { ErrorBody, publicErrorResponses } from '../schemas/common.js';
 import { CoverageSchema, MetricsSchema, StatusSchema, TransactionDetailSchema, TransactionListSchema } from '../schemas/chain.js';
 import { abortWhenStalled, csvExport, EXPORTS_AT_ONCE, ExportSlots } from './chain-export.js';
-import { renderedOnce, renderJson, sendRenderedJson, type RenderedJson } from '../reply.js';
+import { FRESH, renderedOnce, renderJson, sendRenderedJson, type RenderedJson } from '../reply.js';
 import { getServiceSources } from '../../store/intel-repo.js';
 
-/** Seconds clients and caches may reuse an answer: the five-second polling rule (docs/api-chain.md). */
-const FRESH = 'public, max-age=5';
 /** A recorded finalized transaction never changes. */
 const IMMUTABLE = 'public, max-age=3600';
 
@@ -60,15 +58,16 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
         response: { 200: StatusSchema, ...publicErrorResponses },
       },
     },
-    async (_req, reply) => {
+    async (req, reply) => {
       const s = await getStatus(ctx.store, new Date());
       // A collector running in this process is fresher than its last recorded row.
       const live = ctx.components.get('collector')?.() as CollectorState | undefined;
       const recorded = live ?? s.collector;
       const serviceSources = await getServiceSources(ctx.store);
-      cache(reply, FRESH);
+      // Its manifest link may follow the request's Host: then private (src/api/base-urls.ts).
+      cache(reply, `${cacheScope(ctx.config.publicUrl)}, max-age=${POLL_INTERVAL_SECONDS}`);
       const { source, ...collector } = recorded ?? { source: null, state: null };
-      return { ...s, source: originOf(source ?? ctx.config.rpcUrl), collector, service_sources: serviceSources, manifest: `${publicBaseUrl(ctx.config)}${MANIFEST_PATH}` };
+      return { ...s, source: originOf(source ?? ctx.config.rpcUrl), collector, service_sources: serviceSources, manifest: `${publicBaseUrl(ctx.config, req)}${MANIFEST_PATH}` };
     },
   );
 

@@ -6,7 +6,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from '../context.js';
-import { renderedOnce, sendRenderedJson } from '../reply.js';
+import { FRESH, renderedOnce, sendRenderedJson } from '../reply.js';
 import {
   ChangesResponse,
   ErrorBody,
@@ -38,7 +38,11 @@ export const intelligenceRoutes: FastifyPluginAsync<AppContext> = async (fastify
         response: { 200: IntelligenceStatusResponse, ...errors },
       },
     },
-    async () => intelligenceStatus(ctx.store, opts()),
+    async (_req, reply) => {
+      const answer = await intelligenceStatus(ctx.store, opts());
+      reply.header('cache-control', FRESH);
+      return answer;
+    },
   );
 
   const lists = [
@@ -79,7 +83,10 @@ export const intelligenceRoutes: FastifyPluginAsync<AppContext> = async (fastify
         },
       },
       // Answers are reused for up to 5 s (src/store/intel/cache.ts); their JSON text is sent as is.
-      async (req, reply) => sendRenderedJson(reply, renderedOnce(await l.query(ctx.store, req.query, opts()))),
+      async (req, reply) => {
+        const answer = await l.query(ctx.store, req.query, opts());
+        return sendRenderedJson(reply.header('cache-control', FRESH), renderedOnce(answer));
+      },
     );
   }
 };

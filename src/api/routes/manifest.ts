@@ -1,8 +1,8 @@
 /**
  * GET /.well-known/paywatch.json: the service manifest (RFC 8615 well-known location). What paywatch is, where
  * its API description, MCP endpoint and trust check live, how to access and poll them, what its data means, and
- * that it enables no payments, mandates or agent identity. Built once from the configuration; its schema is in the
- * OpenAPI document. Linked from /api/status.
+ * that it enables no payments, mandates or agent identity. Built from the configuration and the address the request
+ * was sent to (src/api/base-urls.ts); its schema is in the OpenAPI document. Linked from /api/status.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -13,7 +13,8 @@ import type { Config } from '../../config.js';
 import { CHAIN_ID } from '../../domain/observation.js';
 import { CHECK_PRICE_DOLLARS, FREE_MONTHLY_CHECKS } from '../../trust/metering.js';
 import { MCP_TOOLS } from '../../mcp/tools.js';
-import { publicBaseUrl, verifyBaseUrl } from '../base-urls.js';
+import { POLL_INTERVAL_SECONDS } from '../../domain/filters.js';
+import { cacheScope, publicBaseUrl, verifyBaseUrl, type RequestAddress } from '../base-urls.js';
 
 export const MANIFEST_PATH = '/.well-known/paywatch.json';
 
@@ -69,11 +70,15 @@ export const Manifest = z
 
 export type ManifestBody = z.infer<typeof Manifest>;
 
-/** The manifest for this configuration (deterministic: the same configuration gives the same document). */
-export function buildManifest(config: Config): ManifestBody {
-  const base = publicBaseUrl(config);
-  const verify = verifyBaseUrl(config);
-  const { version } = createRequire(import.meta.url)('../../../package.json') as { version: string };
+const { version } = createRequire(import.meta.url)('../../../package.json') as { version: string };
+
+/**
+ * The manifest for this configuration, as seen by a request addressed to `req` (its base URLs: the configured
+ * public URLs, else the request's scheme and host; deterministic for the same configuration and address).
+ */
+export function buildManifest(config: Config, req?: RequestAddress): ManifestBody {
+  const base = publicBaseUrl(config, req);
+  const verify = verifyBaseUrl(config, req);
   return {
     name: 'paywatch',
     description: 'A public window onto machine payments on the Tempo chain: observations of finalized transactions, paid-service listings with dated checks, and payment-offer intelligence.',
@@ -81,13 +86,16 @@ export function buildManifest(config: Config): ManifestBody {
     chain: { name: 'Tempo', chain_id: CHAIN_ID, caip2: `eip155:${CHAIN_ID}` },
     api: { base_url: base, openapi_url: `${base}/api/openapi.json`, openapi_version: '3.1.0', version: API_VERSION, access: 'read-only', authentication: 'none' },
     mcp: { url: `${base}/api/mcp`, transport: 'streamable-http', stateless: true, authentication: 'none', tools: Object.keys(MCP_TOOLS) },
-    polling: { min_interval_seconds: 5, conditional_requests: 'Send If-None-Match with the ETag you have; a 304 costs almost nothing.' },
+    polling: { min_interval_seconds: POLL_INTERVAL_SECONDS, conditional_requests: 'Send If-None-Match with the ETag you have; a 304 costs almost nothing.' },
     rate_limits: { requests_per_minute_per_client: config.rateLimitPerMinute, heavy_requests_in_flight_per_client: config.heavyPerClient, client: 'an IPv4 address, or an IPv6 /64' },
     data_semantics: [
       'Records are observations of finalized blocks, not a complete feed: a missing record is not zero activity.',
       'Unknown values are null, never zero.',
       'Money is an exact decimal string; atomic amounts are integer strings.',
       'Wallets identify accounts, not verified bots or agents.',
+      'Stablecoin dollar values assume one dollar per token; fees and transaction value are separate, and nominal values do not measure revenue.',
+      'Activity on the chain does not establish activity in a machine-payment protocol; advertised prices are offers, not charges.',
+      'Scores describe the available evidence, not honesty or task success. There is no uptime guarantee.',
       'Only tokens on the token list count as dollars (nominal); token symbols alone prove nothing.',
     ],
     enables: {
@@ -110,10 +118,16 @@ export function buildManifest(config: Config): ManifestBody {
 /** Registers the manifest route. */
 export const manifestRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const body = buildManifest(ctx.config);
   app.get(
     MANIFEST_PATH,
-    { schema: { tags: ['meta'], summary: 'The service manifest: what this is, where things are, what it does not do', response: { 200: Manifest } } },
-    async (_req, reply) => reply.header('cache-control', 'public, max-age=300').send(body),
+    {
+      schema: {
+        tags: ['meta'],
+        summary: 'The service manifest: what this is, where things are, what it does not do',
+        description: 'Base URLs are PAYWATCH_PUBLIC_URL and PAYWATCH_VERIFY_URL when configured, else taken from the address this request was sent to.',
+        response: { 200: Manifest },
+      },
+    },
+    async (req, reply) => reply.header('cache-control', `${cacheScope(ctx.config.publicUrl, ctx.config.verifyUrl)}, max-age=300`).send(buildManifest(ctx.config, req)),
   );
 };

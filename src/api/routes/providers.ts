@@ -4,7 +4,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { renderedOnce, sendRenderedJson } from '../reply.js';
+import { FRESH, renderedOnce, sendRenderedJson } from '../reply.js';
 import type { AppContext } from '../context.js';
 import { ErrorBody, getProvider, NoParams, ProviderParams, ProviderProfileResponse, ProvidersQuery, ProvidersResponse, searchProviders } from '../../store/intel-repo.js';
 
@@ -26,7 +26,10 @@ export const providerRoutes: FastifyPluginAsync<AppContext> = async (fastify, ct
       },
     },
     // The answer is reused for up to 5 s (src/store/intel/cache.ts); its JSON text is sent as is.
-    async (req, reply) => sendRenderedJson(reply, renderedOnce(await searchProviders(ctx.store, req.query, opts()))),
+    async (req, reply) => {
+      const answer = await searchProviders(ctx.store, req.query, opts());
+      return sendRenderedJson(reply.header('cache-control', FRESH), renderedOnce(answer));
+    },
   );
 
   app.get(
@@ -41,6 +44,10 @@ export const providerRoutes: FastifyPluginAsync<AppContext> = async (fastify, ct
         response: { 200: ProviderProfileResponse, 400: ErrorBody, 404: ErrorBody, 503: ErrorBody },
       },
     },
-    async (req) => getProvider(ctx.store, req.params.domain, opts()),
+    async (req, reply) => {
+      const answer = await getProvider(ctx.store, req.params.domain, opts());
+      reply.header('cache-control', FRESH);
+      return answer;
+    },
   );
 };

@@ -8,9 +8,10 @@
 import { LRUCache } from 'lru-cache';
 import type { Store } from '../store.js';
 import { approxHeapBytes } from '../chain/memo.js';
+import { POLL_INTERVAL_SECONDS } from '../../domain/filters.js';
 
-/** Milliseconds an answer is reused: the polling interval clients are asked to keep (five seconds, docs/intelligence.md). */
-export const READ_TTL_MS = 5000;
+/** Milliseconds an answer is reused: the polling interval clients are asked to keep (docs/intelligence.md). */
+export const READ_TTL_MS = POLL_INTERVAL_SECONDS * 1000;
 /** Estimated bytes of answers remembered per store (least recently used go first; an optimisation, not a store). */
 const MAX_BYTES = 16 * 1024 * 1024;
 const PENDING_BYTES = 1024;
