@@ -12,6 +12,7 @@ import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import { loadConfig } from '../../src/config.js';
+import { buildVerifyApp } from '../../src/trust/app.js';
 import { privateRoutePlugins } from '../../src/api/routes/index.js';
 import { makeBlocks } from '../helpers/observations.js';
 import { apiFixture, type ApiFixture } from './helpers.js';
@@ -116,11 +117,17 @@ describe('public listener conventions (sqlite, real socket)', () => {
     expect((await get(port, '/api/transactions?limit=100', { 'accept-encoding': 'br;q=0.1, gzip;q=0.9' })).headers['content-encoding']).toBe('gzip');
     expect((await get(port, '/api/transactions?limit=100', { 'accept-encoding': 'identity' })).headers['content-encoding']).toBeUndefined();
     expect(String(br.headers.vary)).toMatch(/accept-encoding/i);
+    // The identity answer varies by Accept-Encoding too, or a shared cache could hand it out as the only one.
+    expect(String(plain.headers.vary)).toMatch(/accept-encoding/i);
     for (const enc of ['identity', 'gzip', 'br']) {
       const again = await get(port, '/api/transactions?limit=100', { 'accept-encoding': enc, 'if-none-match': String(plain.headers.etag) });
       expect(again.status, enc).toBe(304);
       expect(again.body.length, enc).toBe(0);
+      expect(String(again.headers.vary), enc).toMatch(/accept-encoding/i);
     }
+    // Answers that are not remembered (rendered on each request, compressed by @fastify/compress) too.
+    const status = await get(port, '/api/status');
+    expect(String(status.headers.vary)).toMatch(/accept-encoding/i);
     // The document too (generated once per process; stable ETag).
     const doc = await get(port, '/api/openapi.json', { 'accept-encoding': 'gzip' });
     expect(doc.headers['content-encoding']).toBe('gzip');
@@ -134,6 +141,7 @@ describe('public listener conventions (sqlite, real socket)', () => {
     expect(gz.headers['content-encoding']).toBe('gzip');
     expect(gz.headers['transfer-encoding']).toBe('chunked');
     expect(gunzipSync(gz.body).toString()).toBe(plain.body.toString());
+    for (const r of [plain, gz]) expect(String(r.headers.vary).match(/accept-encoding/gi)).toHaveLength(1);
   });
 
   it('echoes a sane X-Request-Id, and replaces an unsafe one with a generated id', async () => {
@@ -171,5 +179,37 @@ describe('a rate-limited public answer is readable from another origin', () => {
     expect(last!.headers['access-control-allow-origin']).toBe('*');
     expect(last!.headers['retry-after']).toMatch(/^\d+$/);
     expect(String(last!.headers['access-control-expose-headers'])).toMatch(/Retry-After/);
+  });
+});
+
+describe('the trust-check listener compresses too (real socket)', () => {
+  let f: ApiFixture;
+  let verify: Awaited<ReturnType<typeof buildVerifyApp>>;
+  let port: number;
+  beforeAll(async () => {
+    f = await apiFixture('sqlite', []);
+    verify = await buildVerifyApp({ store: f.store, config: loadConfig({ db: f.db.url }, {}), components: new Map() }, { logger: false });
+    await verify.listen({ host: '127.0.0.1', port: 0 });
+    port = (verify.server.address() as AddressInfo).port;
+  }, 120_000);
+  afterAll(async () => {
+    await verify?.close();
+    await f?.close();
+  });
+
+  it('answers br or gzip by Accept-Encoding, identity otherwise, every one with Vary: Accept-Encoding', async () => {
+    const plain = await get(port, '/v1/openapi.json');
+    expect(plain.status).toBe(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    for (const [accept, encoding, inflate] of [['gzip', 'gzip', gunzipSync], ['br, gzip', 'br', brotliDecompressSync]] as const) {
+      const r = await get(port, '/v1/openapi.json', { 'accept-encoding': accept });
+      expect(r.headers['content-encoding'], accept).toBe(encoding);
+      expect(inflate(r.body).equals(plain.body), accept).toBe(true);
+      expect(r.body.length, accept).toBeLessThan(plain.body.length / 3);
+      expect(String(r.headers.vary), accept).toMatch(/accept-encoding/i);
+    }
+    expect(String(plain.headers.vary)).toMatch(/accept-encoding/i);
+    // No CORS on this listener: its keys belong in servers and agents, not pages.
+    expect(plain.headers['access-control-allow-origin']).toBeUndefined();
   });
 });
