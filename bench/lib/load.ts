@@ -152,6 +152,37 @@ export function sampleChildRss(server: ChildServer, everyMs = 20): { stop: () =>
   return { stop: () => (clearInterval(t), peak - start) };
 }
 
+/**
+ * Runs `measure` while sampling `server`'s RSS (the export's memory bound is measured this way).
+ * @returns the load result and the server's peak RSS growth over its start, in MB (one decimal)
+ */
+export async function measureWithRss(server: ChildServer, name: string, url: string, opts: LoadOptions = {}): Promise<LoadResult & { peak_rss_growth_mb: number }> {
+  const rss = sampleChildRss(server);
+  const result = await measure(name, url, opts);
+  return { ...result, peak_rss_growth_mb: Number((rss.stop() / 2 ** 20).toFixed(1)) };
+}
+
+/**
+ * The CSV export's memory, measured alike for every Accept-Encoding: a fresh `paywatch serve` over `db`, warmed up
+ * (3 s of 100-row pages at 10 connections, then one export with `headers`), then sampled under 2 concurrent
+ * exports for `duration` s. RSS is a high-water mark and a fresh server grows ~85-115 MB under any sustained load
+ * (the young generation filling its semi-spaces), so without the same warm-up that growth would land on whichever
+ * case ran first.
+ * @returns the export's load result with its peak RSS growth (MB), and the warm-up's own growth (MB)
+ */
+export async function exportMemory(db: string, name: string, headers: Record<string, string>, duration: number): Promise<LoadResult & { peak_rss_growth_mb: number; warm_up_rss_growth_mb: number }> {
+  const server = await servePaywatch(db);
+  try {
+    const rss = sampleChildRss(server);
+    await measure('warm-up', `${server.url}/api/transactions?limit=100`, { duration: 3 });
+    await (await fetch(`${server.url}/api/export`, { headers })).arrayBuffer();
+    const warmUp = Number((rss.stop() / 2 ** 20).toFixed(1));
+    return { ...(await measureWithRss(server, name, `${server.url}/api/export`, { duration, connections: 2, headers })), warm_up_rss_growth_mb: warmUp };
+  } finally {
+    await server.stop();
+  }
+}
+
 /** Writes `data` as JSON and `markdown` beside it (bench/results/NAME.json and .md). */
 export function writeResults(name: string, data: unknown, markdown: string): void {
   const json = `bench/results/${name}.json`;

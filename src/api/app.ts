@@ -12,9 +12,9 @@ import type { AppContext } from './context.js';
 import { HttpError } from '../domain/errors.js';
 import { baseFastify } from './fastify.js';
 import { clientKey } from './client-key.js';
-import { routePlugins } from './routes/index.js';
+import { privateRoutePlugins, publicRoutePlugins } from './routes/index.js';
 import { registerCompression } from './compression.js';
-import { registerPublicCors } from './cors.js';
+import { refusePreflight, registerPublicCors } from './cors.js';
 import { addHealthRoutes } from './health.js';
 import { documentFinisher } from './openapi.js';
 import { configuredBaseUrls } from './base-urls.js';
@@ -51,7 +51,6 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
   // the ETag and the 304 are decided on the identity body.
   await app.register(etag, { weak: true });
   await registerCompression(app);
-  await registerPublicCors(app);
   await app.register(rateLimit, {
     max: ctx.config.rateLimitPerMinute,
     timeWindow: 60_000,
@@ -62,9 +61,18 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
       new HttpError(429, `rate limited: at most ${c.max} requests per minute per client; retry after ${Math.ceil(c.ttl / 1000)} s`, Math.ceil(c.ttl / 1000)),
   });
 
-  for (const plugin of routePlugins) await app.register(plugin, ctx);
-
-  addHealthRoutes(app, ctx, ['operations']);
-  app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // CORS by scope (./cors.ts). The rate limit's hooks are route-level, so they run after the scope's CORS hook
+  // and a 429 can be read by a page on another origin too.
+  await app.register(async (pub) => {
+    await registerPublicCors(pub);
+    for (const plugin of publicRoutePlugins) await pub.register(plugin, ctx);
+    addHealthRoutes(pub, ctx, ['operations']);
+    pub.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  });
+  await app.register(async (priv) => {
+    const refuseOptions = refusePreflight(priv);
+    for (const plugin of privateRoutePlugins) await priv.register(plugin, ctx);
+    refuseOptions();
+  });
   return app;
 }

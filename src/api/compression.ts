@@ -34,8 +34,22 @@ export function compressText(text: string, encoding: Encoding): Buffer {
   return encoding === 'br' ? brotliCompressSync(text, BROTLI) : gzipSync(text);
 }
 
-/** Registers compression on `app` (before its routes). */
+/** Content types answered compressed when the client accepts it (what the listeners send: JSON and the CSV export). */
+const VARIES = /^(application\/json|text\/csv)\b/i;
+
+/**
+ * Registers compression on `app` (before its routes), and `Vary: Accept-Encoding` on every JSON or CSV answer,
+ * identity and 304 included: a shared cache must key every representation of a compressible answer by the
+ * client's Accept-Encoding (RFC 9110 section 12.5.5), while @fastify/compress only marks the answers it compressed.
+ */
 export async function registerCompression(app: FastifyInstance): Promise<void> {
+  app.addHook('onSend', async (_req, reply, payload) => {
+    const vary = String(reply.getHeader('vary') ?? '');
+    if (VARIES.test(String(reply.getHeader('content-type') ?? '')) && !/(^|,)\s*accept-encoding\s*(,|$)/i.test(vary)) {
+      reply.header('vary', vary ? `${vary}, accept-encoding` : 'accept-encoding');
+    }
+    return payload;
+  });
   await app.register(compress, {
     encodings: [...ENCODINGS],
     threshold: COMPRESS_THRESHOLD,

@@ -1,19 +1,12 @@
 /**
- * CORS on the public listener (@fastify/cors): any origin may read the free public API and call the MCP endpoint
- * (no credentials are involved: the public API has no cookies or keys), while the private intake and operator
- * routes answer no CORS headers at all, preflight included, so no page on another origin can drive them.
+ * CORS on the public listener (@fastify/cors), by fastify's encapsulation rather than a list of paths: any origin
+ * may read the free public API and call the MCP endpoint (no credentials are involved: the public API has no
+ * cookies or keys), so CORS is registered in the plugin scope that holds the public routes, and its hooks never
+ * run for a route outside it. The private intake and operator routes live in a scope of their own that answers
+ * OPTIONS on each of its paths as a wrong method, so CORS's catch-all preflight route never speaks for them.
  */
 import cors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-
-/** Paths (exact, or prefixes ending in "/") of the private routes: signed intake and operator reads. */
-export const PRIVATE_PATHS: readonly string[] = ['/api/protocol-events', '/api/intelligence/outcomes', '/api/operator/'];
-
-/** True when `url` (path and query) names a private route. */
-export function isPrivatePath(url: string): boolean {
-  const path = url.split('?')[0]!.replace(/\/+$/, '') || '/';
-  return PRIVATE_PATHS.some((p) => (p.endsWith('/') ? `${path}/`.startsWith(p) : path === p));
-}
 
 /** The CORS answer for public routes: any origin, no credentials, the headers a client reads exposed. */
 const PUBLIC: FastifyCorsOptions = {
@@ -24,9 +17,33 @@ const PUBLIC: FastifyCorsOptions = {
   maxAge: 86_400,
 };
 
-/** Registers CORS on the public listener's app: PUBLIC everywhere except PRIVATE_PATHS, which get none. */
-export async function registerPublicCors(app: FastifyInstance): Promise<void> {
-  await app.register(cors, {
-    delegator: (req: FastifyRequest, done: (err: Error | null, options: FastifyCorsOptions) => void) => done(null, isPrivatePath(req.url) ? { origin: false } : PUBLIC),
+/**
+ * Registers CORS for any origin in `scope`, the plugin scope of the public routes (register them after this). A
+ * preflight is granted only when the path exists under the method it asks for; any other gets the 404/405 of
+ * src/api/errors.ts.
+ */
+export async function registerPublicCors(scope: FastifyInstance): Promise<void> {
+  await scope.register(cors, {
+    delegator: (req: FastifyRequest, done: (err: Error | null, options: FastifyCorsOptions) => void) => {
+      const asked = req.headers['access-control-request-method'];
+      const unknown = req.method === 'OPTIONS' && typeof asked === 'string' && !scope.findRoute({ method: asked, url: req.url.split('?')[0]! });
+      done(null, unknown ? { origin: false } : PUBLIC);
+    },
   });
+}
+
+/**
+ * Makes `scope` (the private routes' plugin scope) refuse CORS preflight: every path its routes take answers
+ * OPTIONS through the not-found handler (405 with Allow), a more specific route than the catch-all `OPTIONS *`
+ * that @fastify/cors registers in the public scope. Call before registering the private routes, then call the
+ * returned function after them.
+ */
+export function refusePreflight(scope: FastifyInstance): () => void {
+  const paths = new Set<string>();
+  scope.addHook('onRoute', (route) => {
+    if (![route.method].flat().includes('OPTIONS')) paths.add(route.url);
+  });
+  return () => {
+    for (const path of [...paths]) scope.options(path, { schema: { hide: true } }, (_req, reply) => reply.callNotFound());
+  };
 }

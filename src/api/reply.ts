@@ -60,6 +60,6 @@ export function sendRenderedJson(reply: FastifyReply, rendered: RenderedJson): F
   const encoding = rendered.text.length >= COMPRESS_THRESHOLD ? negotiateEncoding(reply.request.headers['accept-encoding']) : null;
   if (encoding === null) return sendJsonText(reply, rendered.text);
   const body = (rendered.encoded[encoding] ??= compressText(rendered.text, encoding));
-  // With Content-Encoding set, @fastify/compress leaves the body as it is.
-  return reply.type(JSON_TYPE).header('content-encoding', encoding).header('vary', 'accept-encoding').send(body as never);
+  // With Content-Encoding set, @fastify/compress leaves the body as it is (Vary comes from ./compression.ts).
+  return reply.type(JSON_TYPE).header('content-encoding', encoding).send(body as never);
 }

@@ -2,7 +2,8 @@
  * Every failure is `{error}`, on both listeners built on src/api/fastify.ts (the public API and the trust check):
  * 405 with Allow for a wrong method on a known path, 501 for a method Node does not know, 414 for an over-long URL
  * or path parameter, 431 for oversized headers (answered by Node's parser, before Fastify), and a client that
- * leaves mid-request logged as a disconnect, not as a store outage. Real stores, real sockets on 127.0.0.1.
+ * leaves mid-request logged as a disconnect, not as a store outage; every answer's access log line carries its
+ * request id (X-Request-Id honoured when sane, else generated, echoed). Real stores, real sockets on 127.0.0.1.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from 'node:net';
@@ -120,6 +121,21 @@ describe.each(['api', 'trust'] as const)('every failure is {error} on the %s lis
     const r = await rawRequest(port, request('GET', '/api/transactions/%E0%A4%A'));
     expect(r.status).toBe(400);
     expect(JSON.parse(r.body)).toEqual({ error: 'invalid URL: the path is not valid percent-encoded UTF-8' });
+  });
+
+  it('echoes a sane X-Request-Id and logs the answer under it; an unsafe or over-long one is replaced, in the log too', async () => {
+    const before = log.lines.length;
+    const given = await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': `trace-${listener}.1` } });
+    expect(given.headers['x-request-id']).toBe(`trace-${listener}.1`);
+    const long = await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'x'.repeat(129) } });
+    const unsafe = await app.inject({ method: 'GET', url: '/nothing', headers: { 'x-request-id': '"><script>' } });
+    for (const r of [long, unsafe]) expect(r.headers['x-request-id']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const access = log.lines.slice(before).filter((l) => l.msg === 'request');
+    expect(access.map((l) => [l.request_id, l.route, l.status])).toEqual([
+      [`trace-${listener}.1`, '/healthz', 200],
+      [long.headers['x-request-id'], '/healthz', 200],
+      [unsafe.headers['x-request-id'], 'unmatched', 404],
+    ]);
   });
 
   it('logs a client that leaves mid-body as a disconnect, not as a store outage', async () => {

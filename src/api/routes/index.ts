@@ -1,6 +1,7 @@
 /**
- * The public and private route plugins of the main listener, in registration order.
- * Each area adds its plugin here with one line; plugins receive the AppContext as options.
+ * The public and private route plugins of the main listener, in registration order. Each area adds its plugin
+ * here with one line; plugins receive the AppContext as options. Which list a plugin is in decides whether its
+ * routes answer CORS (src/api/cors.ts): public for any origin, private never.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
@@ -12,12 +13,8 @@ import { mcpRoutes } from '../../mcp/route.js';
 import { chainRoutes } from './chain.js';
 import { manifestRoutes } from './manifest.js';
 
-export const routePlugins: FastifyPluginAsync<AppContext>[] = [
-  providerRoutes,
-  intelligenceRoutes,
-  intakeRoutes,
-  operatorRoutes,
-  mcpRoutes,
-  chainRoutes,
-  manifestRoutes,
-];
+/** Free reads and the MCP endpoint: CORS for any origin. */
+export const publicRoutePlugins: FastifyPluginAsync<AppContext>[] = [providerRoutes, intelligenceRoutes, mcpRoutes, chainRoutes, manifestRoutes];
+
+/** Signed intake and operator reads: no CORS, preflight refused. */
+export const privateRoutePlugins: FastifyPluginAsync<AppContext>[] = [intakeRoutes, operatorRoutes];
