@@ -4,11 +4,19 @@
  * tests and benchmarks. The binary of the platform package is run directly (not the bin.mjs wrapper), under a
  * small shell watchdog (WATCHDOG), so neither stopping nor killing this process leaves an orphan node behind.
  */
+import { PaywatchError } from '../domain/errors.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
+
+/** The local anvil node cannot be found or started. */
+export class AnvilError extends PaywatchError {
+  constructor(message: string) {
+    super(message, { code: 'anvil' });
+  }
+}
 
 export interface AnvilNode {
   /** http://127.0.0.1:PORT */
@@ -49,10 +57,10 @@ export function anvilBinary(): string {
   try {
     dir = dirname(require.resolve(`${pkg}/package.json`));
   } catch {
-    throw new Error(`anvil is not installed (npm package ${pkg}); run npm install in the paywatch folder`);
+    throw new AnvilError(`anvil is not installed (npm package ${pkg}); run npm install in the paywatch folder`);
   }
   const bin = join(dir, 'bin', 'anvil');
-  if (!existsSync(bin)) throw new Error(`anvil binary missing at ${bin}`);
+  if (!existsSync(bin)) throw new AnvilError(`anvil binary missing at ${bin}`);
   return bin;
 }
 
@@ -96,7 +104,7 @@ export async function startAnvil(opts: AnvilOptions = {}): Promise<AnvilNode> {
   const rpcUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 15_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`anvil exited with code ${child.exitCode}: ${stderr.trim()}`);
+    if (child.exitCode !== null) throw new AnvilError(`anvil exited with code ${child.exitCode}: ${stderr.trim()}`);
     try {
       const r = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' });
       if (r.ok) break;
@@ -105,7 +113,7 @@ export async function startAnvil(opts: AnvilOptions = {}): Promise<AnvilNode> {
     }
     if (Date.now() > deadline) {
       child.kill('SIGTERM');
-      throw new Error(`anvil did not answer on ${rpcUrl} within 15 s: ${stderr.trim()}`);
+      throw new AnvilError(`anvil did not answer on ${rpcUrl} within 15 s: ${stderr.trim()}`);
     }
     await new Promise((r) => setTimeout(r, 50));
   }

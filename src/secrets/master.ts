@@ -3,8 +3,16 @@
  * One 32-byte secret, written as 64 hex characters (`openssl rand -hex 32`); sub-keys are derived with
  * HKDF-SHA256 (RFC 5869) under a purpose label, so a key for one use never serves another.
  */
+import { PaywatchError } from '../domain/errors.js';
 import { hkdfSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+
+/** The master secret is missing, unreadable or not 64 hex characters. */
+export class MasterSecretError extends PaywatchError {
+  constructor(message: string) {
+    super(message, { code: 'master_secret' });
+  }
+}
 
 const HEX32 = /^[0-9a-fA-F]{64}$/;
 
@@ -21,7 +29,7 @@ export class MasterSecret {
    */
   static parse(text: string, source = 'PAYWATCH_SECRET'): MasterSecret {
     const t = text.trim();
-    if (!HEX32.test(t)) throw new Error(`${source} must be 64 hex characters (32 random bytes; create one with: openssl rand -hex 32)`);
+    if (!HEX32.test(t)) throw new MasterSecretError(`${source} must be 64 hex characters (32 random bytes; create one with: openssl rand -hex 32)`);
     return new MasterSecret(Buffer.from(t, 'hex'));
   }
 
@@ -34,7 +42,7 @@ export class MasterSecret {
     try {
       text = readFileSync(path, 'utf8');
     } catch (e) {
-      throw new Error(`cannot read the secret file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new MasterSecretError(`cannot read the secret file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     }
     return MasterSecret.parse(text, `the secret file ${path}`);
   }

@@ -14,10 +14,25 @@ import { migrationProvider } from './migrations/index.js';
 import { namingPool } from './pg-prepared.js';
 import { DEFAULT_TOKEN_LIST, type TokenList } from '../domain/token-list.js';
 import { ReaderPool, type HeavyReads } from './chain/readers.js';
+import { PaywatchError } from '../domain/errors.js';
 
 export type { DialectName } from './dialect.js';
 
 export type { Store } from './store.js';
+
+/** The store cannot be opened or reached (a SQLite file that cannot be opened, a PostgreSQL server that does not answer). */
+export class StoreOpenError extends PaywatchError {
+  constructor(message: string) {
+    super(message, { code: 'store_unavailable', retryable: true });
+  }
+}
+
+/** Migrating the store failed, or another process held its migration lock too long. */
+export class MigrationError extends PaywatchError {
+  constructor(message: string) {
+    super(message, { code: 'migration' });
+  }
+}
 
 /** Parsed form of a `--db` value. */
 export interface DbTarget {
@@ -98,7 +113,7 @@ export async function openStore(value: string, opts: OpenStoreOptions = {}): Pro
       sqlite = new SqliteDatabase(t.target, { readonly: opts.readonly === true, fileMustExist: opts.readonly === true });
     } catch (e) {
       unlockMigrations();
-      throw new Error(`cannot open SQLite database ${t.target}: ${(e as Error).message}`);
+      throw new StoreOpenError(`cannot open SQLite database ${t.target}: ${(e as Error).message}`);
     }
     // 16 KiB pages (takes effect on a new file only): an observation's detail (~3 kB of JSON) no longer fills a
     // 4 KiB page alone, so the collector writes about a third fewer bytes per transaction.
@@ -122,7 +137,7 @@ export async function openStore(value: string, opts: OpenStoreOptions = {}): Pro
       c.release();
     } catch (e) {
       await pool.end().catch(() => {});
-      throw new Error(`cannot reach PostgreSQL at ${redactDbLocation(t)}: ${(e as Error).message}`);
+      throw new StoreOpenError(`cannot reach PostgreSQL at ${redactDbLocation(t)}: ${(e as Error).message}`);
     }
     db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingPool(pool) }) });
     pgPools.set(db, pool);
@@ -243,10 +258,10 @@ export async function lockSqliteMigrations(path: string, waitMs: number): Promis
       };
     } catch (e) {
       lock?.close();
-      if ((e as { code?: string }).code !== 'SQLITE_BUSY') throw new Error(`cannot take the migration lock ${lockPath}: ${(e as Error).message}`);
+      if ((e as { code?: string }).code !== 'SQLITE_BUSY') throw new MigrationError(`cannot take the migration lock ${lockPath}: ${(e as Error).message}`);
     }
     if (Date.now() >= deadline) {
-      throw new Error(`another process has been migrating the SQLite store ${path} for over ${Math.round(waitMs / 1000)} s (lock ${lockPath}); retry once it has finished`);
+      throw new MigrationError(`another process has been migrating the SQLite store ${path} for over ${Math.round(waitMs / 1000)} s (lock ${lockPath}); retry once it has finished`);
     }
     await new Promise((r) => setTimeout(r, 20 + Math.random() * 30));
   }
@@ -262,6 +277,6 @@ export async function migrateStore(store: Store): Promise<void> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
-    throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${(error as Error).message ?? error}`);
+    throw new MigrationError(`migration ${failed?.migrationName ?? '?'} failed: ${(error as Error).message ?? error}`);
   }
 }

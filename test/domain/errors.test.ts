@@ -13,6 +13,12 @@ import { FetchFailed, FetchRefused, FetchTimeout } from '../../src/net/errors.js
 import { Unauthorized } from '../../src/intake/signature.js';
 import { TokenListError } from '../../src/domain/token-list.js';
 import { CliError } from '../../src/cli/run.js';
+import { MigrationError, StoreOpenError } from '../../src/store/db.js';
+import { SealError } from '../../src/secrets/aead.js';
+import { MasterSecretError } from '../../src/secrets/master.js';
+import { HeaderFieldError } from '../../src/chain/integrity/header.js';
+import { AnvilError } from '../../src/chain/anvil.js';
+import { SourcesConfigError } from '../../src/intel/sources/config.js';
 
 describe('the error hierarchy', () => {
   it.each([
@@ -35,6 +41,13 @@ describe('the error hierarchy', () => {
     [new FetchRefused('x', 'address'), 'FetchRefused', 'fetch_address', false],
     [new TokenListError('x'), 'TokenListError', 'token_list', false],
     [new CliError('x', 2), 'CliError', 'cli', false],
+    [new StoreOpenError('x'), 'StoreOpenError', 'store_unavailable', true],
+    [new MigrationError('x'), 'MigrationError', 'migration', false],
+    [new SealError('x'), 'SealError', 'sealed_value', false],
+    [new MasterSecretError('x'), 'MasterSecretError', 'master_secret', false],
+    [new HeaderFieldError('x'), 'HeaderFieldError', 'header_field', false],
+    [new AnvilError('x'), 'AnvilError', 'anvil', false],
+    [new SourcesConfigError('x'), 'SourcesConfigError', 'sources_config', false],
   ] as const)('%s', (e, name, code, retryable) => {
     expect(e).toBeInstanceOf(PaywatchError);
     expect(e).toBeInstanceOf(Error);

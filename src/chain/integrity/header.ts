@@ -15,10 +15,18 @@
  * members of later forks in order: baseFeePerGas (EIP-1559), withdrawalsRoot (EIP-4895), blobGasUsed and
  * excessBlobGas (EIP-4844), parentBeaconBlockRoot (EIP-4788), requestsHash (EIP-7685).
  */
+import { PaywatchError } from '../../domain/errors.js';
 import { keccak256RawHex } from './keccak.js';
 import type { RpcBlock } from '../types.js';
 import { lowerHex } from './rpc-values.js';
 import { dataHex, quantityHex, rlpList, rlpString } from './rlp.js';
+
+/** A block header member that is present but malformed. */
+export class HeaderFieldError extends PaywatchError {
+  constructor(message: string) {
+    super(message, { code: 'header_field' });
+  }
+}
 
 /** The result of recomputing a block hash from its header. */
 export interface HeaderCheck {
@@ -52,7 +60,7 @@ let lastMatched: 'tempo' | 'ethereum' = 'tempo';
 function item(block: RpcBlock, name: string, kind: string): string {
   const v = block[name];
   if (typeof v !== 'string' || !/^0x[0-9a-fA-F]*$/.test(v) || (kind === DATA && v.length % 2 !== 0) || (kind === QUANTITY && v.length < 3)) {
-    throw new Error(`header member ${name} is missing or not hex`);
+    throw new HeaderFieldError(`header member ${name} is missing or not hex`);
   }
   return rlpString(kind === DATA ? dataHex(v) : quantityHex(v));
 }
@@ -65,7 +73,7 @@ function contextInteger(ctx: Record<string, unknown>, name: string): string {
   const v = ctx[name];
   if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return rlpString(quantityHex(`0x${v.toString(16)}`));
   if (typeof v === 'string' && /^0x[0-9a-fA-F]+$/.test(v)) return rlpString(quantityHex(v));
-  throw new Error(`header member consensusContext.${name} is missing or not a non-negative safe integer`);
+  throw new HeaderFieldError(`header member consensusContext.${name} is missing or not a non-negative safe integer`);
 }
 
 /**
@@ -76,10 +84,10 @@ function contextInteger(ctx: Record<string, unknown>, name: string): string {
 function consensusContext(block: RpcBlock): string | null {
   const ctx = block.consensusContext;
   if (ctx === undefined || ctx === null) return null;
-  if (typeof ctx !== 'object' || Array.isArray(ctx)) throw new Error('header member consensusContext is not an object');
+  if (typeof ctx !== 'object' || Array.isArray(ctx)) throw new HeaderFieldError('header member consensusContext is not an object');
   const c = ctx as Record<string, unknown>;
   const proposer = c.proposer;
-  if (typeof proposer !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(proposer)) throw new Error('header member consensusContext.proposer is missing or not 32 bytes of hex');
+  if (typeof proposer !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(proposer)) throw new HeaderFieldError('header member consensusContext.proposer is missing or not 32 bytes of hex');
   return rlpList([contextInteger(c, 'epoch'), contextInteger(c, 'view'), contextInteger(c, 'parentView'), rlpString(dataHex(proposer))]);
 }
 

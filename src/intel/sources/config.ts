@@ -3,8 +3,16 @@
  * (`--sources` / PAYWATCH_SOURCES, read by src/config.ts). No network and no heavy imports here, so the
  * configuration can validate with it.
  */
+import { PaywatchError } from '../../domain/errors.js';
 import { readFileSync } from 'node:fs';
 import type { SourceConfig, SourceKind } from './types.js';
+
+/** A `--sources` value or file that is not a list of directories. */
+export class SourcesConfigError extends PaywatchError {
+  constructor(message: string) {
+    super(message, { code: 'sources_config' });
+  }
+}
 
 export const SOURCE_KINDS: readonly SourceKind[] = ['bazaar', 'mpp-registry', 'well-known', 'openapi'];
 
@@ -36,9 +44,9 @@ export function parseSources(spec: string): SourceConfig[] {
     try {
       doc = JSON.parse(readFileSync(s.slice(1), 'utf8'));
     } catch (e) {
-      throw new Error(`sources file ${s.slice(1)} cannot be read as JSON: ${(e as Error).message}`);
+      throw new SourcesConfigError(`sources file ${s.slice(1)} cannot be read as JSON: ${(e as Error).message}`);
     }
-    if (!Array.isArray(doc)) throw new Error(`sources file ${s.slice(1)} must hold a JSON array of {name?, kind, url}`);
+    if (!Array.isArray(doc)) throw new SourcesConfigError(`sources file ${s.slice(1)} must hold a JSON array of {name?, kind, url}`);
     raw = doc;
   } else {
     raw = s
@@ -47,20 +55,20 @@ export function parseSources(spec: string): SourceConfig[] {
       .filter(Boolean)
       .map((entry) => {
         const m = /^(?:([^=]+)=)?([a-z-]+):(.+)$/.exec(entry);
-        if (!m) throw new Error(`source entry ${JSON.stringify(entry)} is not [name=]kind:url`);
+        if (!m) throw new SourcesConfigError(`source entry ${JSON.stringify(entry)} is not [name=]kind:url`);
         return { name: m[1], kind: m[2], url: m[3] };
       });
   }
   const out: SourceConfig[] = raw.map((r, i) => {
     const kind = r.kind as SourceKind;
-    if (!SOURCE_KINDS.includes(kind)) throw new Error(`source ${i}: kind must be one of ${SOURCE_KINDS.join(', ')}`);
-    if (typeof r.url !== 'string' || !/^https?:\/\/[^/]/i.test(r.url)) throw new Error(`source ${i}: url must be an http(s) URL`);
+    if (!SOURCE_KINDS.includes(kind)) throw new SourcesConfigError(`source ${i}: kind must be one of ${SOURCE_KINDS.join(', ')}`);
+    if (typeof r.url !== 'string' || !/^https?:\/\/[^/]/i.test(r.url)) throw new SourcesConfigError(`source ${i}: url must be an http(s) URL`);
     const name = typeof r.name === 'string' && r.name.trim() ? r.name.trim() : `${kind}@${new URL(r.url).host}`;
     return { name, kind, url: r.url };
   });
   const names = new Set<string>();
   for (const o of out) {
-    if (names.has(o.name)) throw new Error(`source name ${o.name} is used twice`);
+    if (names.has(o.name)) throw new SourcesConfigError(`source name ${o.name} is used twice`);
     names.add(o.name);
   }
   return out;
