@@ -8,6 +8,7 @@
  * the document states each once. Client generators and linters (Redocly's recommended rules,
  * `npm run lint:openapi`) then find a complete description.
  */
+import { PaywatchError } from '../domain/errors.js';
 
 type Json = Record<string, any>;
 
@@ -131,10 +132,10 @@ export function finishDocument(doc: Json, opts: FinishOptions): Json {
     for (const [method, op] of Object.entries<Json>(ops)) {
       const key = `${method.toUpperCase()} ${path}`;
       const id = OPERATION_IDS[key];
-      if (!id) throw new Error(`OpenAPI: no operationId for ${key} (add it to OPERATION_IDS in src/api/openapi.ts)`);
+      if (!id) throw new PaywatchError(`OpenAPI: no operationId for ${key} (add it to OPERATION_IDS in src/api/openapi.ts)`, { code: 'openapi_incomplete' });
       op.operationId = id;
       for (const t of op.tags ?? []) {
-        if (!TAGS[t]) throw new Error(`OpenAPI: ${key} uses the undeclared tag ${t} (add it to TAGS in src/api/openapi.ts)`);
+        if (!TAGS[t]) throw new PaywatchError(`OpenAPI: ${key} uses the undeclared tag ${t} (add it to TAGS in src/api/openapi.ts)`, { code: 'openapi_incomplete' });
         used.add(t);
       }
       // An operation that declares no security is public: say so (security: []), as Redocly's security-defined asks.

@@ -227,7 +227,7 @@ export class TempoRpc {
     });
     if (res.statusCode < 200 || res.statusCode > 299) {
       await res.body.dump();
-      throw new Error(`HTTP ${res.statusCode} from ${this.source}`);
+      throw new PaywatchError(`HTTP ${res.statusCode} from ${this.source}`, { code: 'rpc_http', retryable: true });
     }
     // A body that is not JSON throws here (SyntaxError), and the batch is retried.
     const data = (await res.body.json()) as unknown;

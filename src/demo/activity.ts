@@ -3,6 +3,7 @@
  * (docs/decoding.md) with viem's Tempo actions, and returns what the decoder must make of each (the ground
  * truth). Also `generateLoad`, which fills thousands of blocks quickly for the ingest benchmark.
  */
+import { DemoError } from './errors.js';
 import {
   concat,
   createClient,
@@ -112,7 +113,7 @@ export async function generateActivity(rpcUrl: string): Promise<GroundTruth> {
   const record = async (label: string, hash: Hash, expect: Expect): Promise<{ logs: Log[] }> => {
     const r = await c0.waitForTransactionReceipt({ hash, pollingInterval: 20 });
     const execution = expect.execution ?? 'success';
-    if ((r.status === 'success') !== (execution === 'success')) throw new Error(`activity step "${label}" ended ${r.status}, expected ${execution}`);
+    if ((r.status === 'success') !== (execution === 'success')) throw new DemoError(`activity step "${label}" ended ${r.status}, expected ${execution}`);
     truth.push({
       label,
       hash,

@@ -3,6 +3,7 @@
  * (./contracts/Eip3009Token.sol; the x402 `exact` scheme settles with it), deployed and minted to the accounts
  * that will pay. Local chains only: anyone could mint it.
  */
+import { DemoError } from './errors.js';
 import { createPublicClient, createWalletClient, defineChain, http, type Abi } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import artifact from './contracts/Eip3009Token.json' with { type: 'json' };
@@ -38,7 +39,7 @@ export async function deployPaymentToken(rpcUrl: string, deployerKey: `0x${strin
   for (const to of opts.holders) {
     const mint = await wallet.writeContract({ address, abi, functionName: 'mint', args: [to, opts.amount], gas: 200_000n });
     const r = await pub.waitForTransactionReceipt({ hash: mint });
-    if (r.status !== 'success') throw new Error(`minting the payment token to ${to} reverted`);
+    if (r.status !== 'success') throw new DemoError(`minting the payment token to ${to} reverted`);
   }
   return {
     address,

@@ -3,6 +3,7 @@
  * the collector following its finalized head, and the public API over a store, all in this process.
  * Everything it starts is stopped by `stop()`.
  */
+import { DemoError } from './errors.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -198,5 +199,5 @@ async function startDemoIntel(ctx: AppContext, rpcUrl: string, say: (line: strin
 async function rpc(url: string, method: string, params: unknown[]): Promise<void> {
   const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
   const j = (await r.json()) as { error?: { message: string } };
-  if (j.error) throw new Error(`${method}: ${j.error.message}`);
+  if (j.error) throw new DemoError(`${method}: ${j.error.message}`);
 }

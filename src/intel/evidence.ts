@@ -8,6 +8,7 @@
  * gzip output is deterministic here (Node's zlib writes no timestamp or file name), so the same response
  * always archives to the same bytes and hash.
  */
+import { PaywatchError } from '../domain/errors.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { RawResponse } from './types.js';
@@ -65,7 +66,7 @@ export function readEvidence(bytes: Uint8Array): RawResponse {
     truncated: boolean;
     body_base64: string;
   };
-  if (doc.v !== 1) throw new Error(`unknown evidence archive version ${String(doc.v)}`);
+  if (doc.v !== 1) throw new PaywatchError(`unknown evidence archive version ${String(doc.v)}`, { code: 'evidence_format' });
   return {
     url: doc.url,
     status: doc.status,

@@ -19,6 +19,8 @@ import { MasterSecretError } from '../../src/secrets/master.js';
 import { HeaderFieldError } from '../../src/chain/integrity/header.js';
 import { AnvilError } from '../../src/chain/anvil.js';
 import { SourcesConfigError } from '../../src/intel/sources/config.js';
+import { SourceAnswerError } from '../../src/intel/sources/fetch-json.js';
+import { DemoError } from '../../src/demo/errors.js';
 
 describe('the error hierarchy', () => {
   it.each([
@@ -48,6 +50,8 @@ describe('the error hierarchy', () => {
     [new HeaderFieldError('x'), 'HeaderFieldError', 'header_field', false],
     [new AnvilError('x'), 'AnvilError', 'anvil', false],
     [new SourcesConfigError('x'), 'SourcesConfigError', 'sources_config', false],
+    [new SourceAnswerError('x', true), 'SourceAnswerError', 'source_answer', true],
+    [new DemoError('x'), 'DemoError', 'demo', false],
   ] as const)('%s', (e, name, code, retryable) => {
     expect(e).toBeInstanceOf(PaywatchError);
     expect(e).toBeInstanceOf(Error);

@@ -4,6 +4,7 @@
  * `eth_sendTransaction` in one JSON-RPC batch (anvil signs and assigns nonces, so the client does no per-
  * transaction signing or nonce bookkeeping), then mines one block with `evm_mine`.
  */
+import { DemoError } from '../errors.js';
 import { createClient, encodeFunctionData, http, numberToHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { tempo } from 'viem/chains';
@@ -31,7 +32,7 @@ const GAS = numberToHex(100_000);
  * @throws Error when the node rejects a transaction or a mined block holds fewer transactions than sent
  */
 export async function generateLoad(rpcUrl: string, opts: LoadOptions): Promise<{ hashes: number; blocks: number }> {
-  if (!(opts.transactions >= 1 && opts.perBlock >= 1)) throw new Error('generateLoad: transactions and perBlock must be ≥ 1');
+  if (!(opts.transactions >= 1 && opts.perBlock >= 1)) throw new DemoError('generateLoad: transactions and perBlock must be ≥ 1');
   const senders = ANVIL_KEYS.map((k) => privateKeyToAccount(k).address);
   const client = createClient({ chain: tempo, transport: http(rpcUrl, { batch: { batchSize: 1000 }, timeout: 60_000 }) });
   const rpc = <T>(method: string, params: unknown[] = []) => client.request({ method: method as never, params: params as never }) as Promise<T>;
@@ -51,7 +52,7 @@ export async function generateLoad(rpcUrl: string, opts: LoadOptions): Promise<{
       await Promise.all(Array.from({ length: n }, (_, k) => rpc('eth_sendTransaction', [transfer(sent + k)])));
       await rpc('evm_mine');
       const count = Number(await rpc<string>('eth_getBlockTransactionCountByNumber', ['latest']));
-      if (count !== n) throw new Error(`generateLoad: mined block holds ${count} transactions, ${n} were sent`);
+      if (count !== n) throw new DemoError(`generateLoad: mined block holds ${count} transactions, ${n} were sent`);
       sent += n;
       blocks++;
     }

@@ -4,6 +4,7 @@
  * discovery directory listing them (./directory.ts). Everything listens on loopback at free ports; probing them
  * needs `allowLoopback: true`.
  */
+import { DemoError } from '../errors.js';
 import { Hono } from 'hono';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ANVIL_KEYS } from '../../chain/anvil.js';
@@ -111,7 +112,7 @@ export async function startPaidServices(opts: PaidServicesOptions = {}): Promise
   }
   const find = (name: string) => {
     const r = running.find((x) => x.built.def.name === name);
-    if (!r) throw new Error(`no demo service named ${name}`);
+    if (!r) throw new DemoError(`no demo service named ${name}`);
     return r.built;
   };
   const change = (name: string, apply: (t: ServiceTerms) => void) => {
@@ -133,23 +134,23 @@ export async function startPaidServices(opts: PaidServicesOptions = {}): Promise
     facilitatorUrl: dir.origin,
     terms: (name) => structuredClone(find(name).def.terms),
     setPrice: (name, atomic) => {
-      if (!/^\d+$/.test(atomic)) throw new Error(`price must be an atomic integer string, got ${atomic}`);
+      if (!/^\d+$/.test(atomic)) throw new DemoError(`price must be an atomic integer string, got ${atomic}`);
       change(name, (t) => (t.price = atomic));
     },
     setDirectoryPrice: (name, atomic) => {
-      if (atomic !== null && !/^\d+$/.test(atomic)) throw new Error(`price must be an atomic integer string, got ${atomic}`);
+      if (atomic !== null && !/^\d+$/.test(atomic)) throw new DemoError(`price must be an atomic integer string, got ${atomic}`);
       change(name, (t) => (t.listedPrice = atomic));
     },
     setPayTo: (name, address) => {
-      if (!/^0x[0-9a-fA-F]{40}$/.test(address)) throw new Error(`payTo must be a 0x address, got ${address}`);
+      if (!/^0x[0-9a-fA-F]{40}$/.test(address)) throw new DemoError(`payTo must be a 0x address, got ${address}`);
       change(name, (t) => (t.payTo = address.toLowerCase()));
     },
     setStatus: (name, status) => change(name, (t) => (t.status = status)),
     removeOffer: (name, asset) =>
       change(name, (t) => {
         const rest = t.assets.filter((a) => a !== asset.toLowerCase());
-        if (rest.length === t.assets.length) throw new Error(`${name} does not offer ${asset}`);
-        if (rest.length === 0) throw new Error(`${name} would have no offer left; use setStatus instead`);
+        if (rest.length === t.assets.length) throw new DemoError(`${name} does not offer ${asset}`);
+        if (rest.length === 0) throw new DemoError(`${name} would have no offer left; use setStatus instead`);
         t.assets = rest;
       }),
     stop: async () => {

@@ -6,7 +6,7 @@
  */
 import { parseX402Payload } from '../challenge/x402.js';
 import type { DiscoveredService } from '../types.js';
-import { fetchJson } from './fetch-json.js';
+import { fetchJson, SourceAnswerError } from './fetch-json.js';
 import type { CollectOptions } from './types.js';
 import { isObject, str } from '../challenge/guards.js';
 
@@ -74,7 +74,7 @@ export async function collectBazaar(facilitator: string, source: string, opts: C
   let offset = 0;
   for (let page = 0; page < maxPages; page++) {
     const doc = await fetchJson(bazaarPageUrl(facilitator, pageSize, offset), opts);
-    if (!isObject(doc) || !Array.isArray(doc.items)) throw new Error('not a Bazaar answer (no items array)');
+    if (!isObject(doc) || !Array.isArray(doc.items)) throw new SourceAnswerError('not a Bazaar answer (no items array)');
     for (const item of doc.items) {
       const svc = bazaarItem(item, source, warnings);
       if (svc) out.push(svc);

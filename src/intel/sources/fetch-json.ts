@@ -1,14 +1,22 @@
 /** JSON over the safe fetcher, for collectors: one GET, 2xx required, JSON required. */
 import { safeFetch } from '../../net/safe-fetch.js';
 import type { CollectOptions } from './types.js';
+import { PaywatchError } from '../../domain/errors.js';
+
+/** A directory answered, but not with what a directory answers: a status outside 2xx, not JSON, or not its shape. */
+export class SourceAnswerError extends PaywatchError {
+  constructor(message: string, retryable = false) {
+    super(message, { code: 'source_answer', retryable });
+  }
+}
 
 export const DEFAULT_SOURCE_TIMEOUT_MS = 15_000;
 export const DEFAULT_SOURCE_MAX_BYTES = 8 * 1024 * 1024;
 
 /**
  * GETs `url` and parses JSON.
- * @throws FetchError subclasses (refused, timeout, too large, unreachable), or Error naming the status or the
- *   JSON problem
+ * @throws FetchError subclasses (refused, timeout, too large, unreachable), or SourceAnswerError naming the
+ *   status or the JSON problem
  */
 export async function fetchJson(url: string, opts: CollectOptions): Promise<unknown> {
   const r = await safeFetch(url, {
@@ -17,10 +25,10 @@ export async function fetchJson(url: string, opts: CollectOptions): Promise<unkn
     maxBytes: opts.maxBytes ?? DEFAULT_SOURCE_MAX_BYTES,
     allowLoopback: opts.allowLoopback,
   });
-  if (r.status < 200 || r.status > 299) throw new Error(`HTTP ${r.status} from ${new URL(r.url).host}`);
+  if (r.status < 200 || r.status > 299) throw new SourceAnswerError(`HTTP ${r.status} from ${new URL(r.url).host}`, r.status >= 500 || r.status === 429);
   try {
     return JSON.parse(Buffer.from(r.body).toString('utf8'));
   } catch {
-    throw new Error(`answer from ${new URL(r.url).host} is not JSON`);
+    throw new SourceAnswerError(`answer from ${new URL(r.url).host} is not JSON`);
   }
 }

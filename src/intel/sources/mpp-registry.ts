@@ -10,7 +10,7 @@ import { toDecimal } from '../../domain/money.js';
 import { atomicAmount } from '../challenge/x402.js';
 import { normaliseAddress } from '../challenge/networks.js';
 import type { DiscoveredService, Offer } from '../types.js';
-import { fetchJson } from './fetch-json.js';
+import { fetchJson, SourceAnswerError } from './fetch-json.js';
 import type { CollectOptions } from './types.js';
 import { isObject, str } from '../challenge/guards.js';
 
@@ -54,7 +54,7 @@ function offerOf(p: Record<string, unknown>, resource: string): Offer {
 /** Converts a parsed catalog into services (one per endpoint). */
 export function mppRegistryServices(doc: unknown, source: string, warnings: string[]): DiscoveredService[] {
   const list = Array.isArray(doc) ? doc : isObject(doc) && Array.isArray(doc.services) ? doc.services : null;
-  if (!list) throw new Error('not an MPP registry answer (no services array)');
+  if (!list) throw new SourceAnswerError('not an MPP registry answer (no services array)');
   const out: DiscoveredService[] = [];
   for (const s of list) {
     if (!isObject(s)) continue;

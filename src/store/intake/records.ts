@@ -4,6 +4,7 @@
  * so of any number of concurrent first deliveries exactly one row is written, and the others read it back.
  * Concurrent inserts are grouped into one statement (group commit; see insertOrRead).
  */
+import { PaywatchError } from '../../domain/errors.js';
 import { executePrepared, type Store } from '../db.js';
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { NewOutcome, NewProtocolEvent, OutcomeRecordRow, ProtocolEventRecord } from '../tables/intake.js';
@@ -124,7 +125,7 @@ function groupInsertSql(store: Store, table: RecordTable, rows: number): string 
       .returning([senderCol, 'event_id', 'received_at', 'body_sha256'])
       .compile();
     // Each value must be one parameter, in row-then-column order, for the flattened rows to line up.
-    if (q.parameters.length !== rows * COLUMNS[table].length) throw new Error(`group insert into ${table}: ${q.parameters.length} parameters for ${rows} rows`);
+    if (q.parameters.length !== rows * COLUMNS[table].length) throw new PaywatchError(`group insert into ${table}: ${q.parameters.length} parameters for ${rows} rows`, { code: 'internal' });
     insertSql.set(k, (text = q.sql));
   }
   return text;
