@@ -143,7 +143,7 @@ export async function seedIntel(store: Store, opts: IntelSeedOptions): Promise<I
           const at = base + k * HOUR_MS + (s % 3_600) * 1000;
           const down = failing && k >= snapsPer - 2;
           const step = s % 5 === 0 && k === snapsPer - 1 ? 5 : 0;
-          const snapshot_id = uuidv7(at);
+          const snapshot_id = uuidv7(at, createHash('sha256').update(`snapshot:${s}:${k}`).digest().subarray(0, 16));
           const offers = down ? [] : offersOf(s, url, offersPer, step, 'header');
           const snap: Snapshot = {
             snapshot_id,
