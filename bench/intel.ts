@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { sql } from 'kysely';
 import { openStore } from '../src/store/db.js';
-import { seedIntel, seedDomain, SEED_WORDS } from '../src/store/intel-seed.js';
+import { seedIntel, seedDomain, SEED_WORDS } from '../src/seed/intel.js';
 import { Prober } from '../src/intel/probe/index.js';
 import { startManyServices } from './lib/many-services.js';
 import { measure, servePaywatch, startBareRoute, writeResults, type LoadOptions, type LoadResult } from './lib/load.js';

@@ -5,7 +5,7 @@
 import { PaywatchError } from './domain/errors.js';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
-import { DEFAULT_SOURCES_SPEC, parseSources } from './intel/sources/config.js';
+import { DEFAULT_SOURCES_SPEC, parseSources } from './domain/sources.js';
 
 export const DEFAULT_DB = './data/paywatch.sqlite';
 export const DEFAULT_RPC = 'https://rpc.tempo.xyz';

@@ -4,7 +4,7 @@
  */
 import { sql } from 'kysely';
 import { openStore } from '../../src/store/db.js';
-import { seedStore } from '../../src/store/seed.js';
+import { seedStore } from '../../src/seed/chain.js';
 import { benchStore } from './db.js';
 
 /**

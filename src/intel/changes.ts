@@ -12,7 +12,7 @@
  *   give `network_changed` / `asset_changed` (plus price and payTo changes of the pair); the rest are
  *   `offer_removed` / `offer_added`.
  */
-import type { Change, ChangeKind, Offer, Snapshot } from './types.js';
+import type { Change, ChangeKind, Offer, Snapshot } from '../domain/intel.js';
 
 /** Where the changes belong: the provider's domain. */
 export interface DiffContext {

@@ -5,7 +5,7 @@
  * (src/intel/changes.ts). Plus the archive verification job, which re-hashes stored evidence.
  * All SQL stays in src/store/intel-repo.ts.
  */
-import type { AppContext } from '../api/context.js';
+import type { AppContext } from '../context.js';
 import {
   finishCollectRun,
   insertChanges,
@@ -27,7 +27,7 @@ import { verifyEvidence } from './evidence.js';
 import { Prober, type ProbeResult } from './probe/index.js';
 import { providerDomain, serviceId } from './service-id.js';
 import { collectSource, DEFAULT_SOURCES, parseSources, type SourceConfig, type SourceFreshness } from './sources/index.js';
-import type { Offer } from './types.js';
+import type { Offer } from '../domain/intel.js';
 
 /** Minimal logger (pino-compatible). */
 export interface IntelLog {
@@ -192,8 +192,7 @@ export interface IntelCollector {
 
 /**
  * Starts the collection loop in this process: one pass now, then one every `config.intelIntervalSeconds`, each
- * followed by an archive verification pass; never two at once. Registers its state as component `intel_collector`
- * in `ctx.components`. Sources: `opts.sources`, else the `sources` setting (PAYWATCH_SOURCES; default the public
+ * followed by an archive verification pass; never two at once. Sources: `opts.sources`, else the `sources` setting (PAYWATCH_SOURCES; default the public
  * CDP Bazaar and mpp.dev registry).
  * @throws Error when the `sources` setting cannot be parsed
  */
@@ -233,7 +232,6 @@ export function startIntelCollector(ctx: AppContext, opts: CollectOptions = {}):
     },
     state: () => ({ running, last, last_error: lastError, last_verification: lastVerification }),
   };
-  ctx.components.set('intel_collector', collector.state);
   return collector;
 }
 

@@ -11,7 +11,7 @@
 import { PaywatchError } from '../domain/errors.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import type { RawResponse } from './types.js';
+import type { RawResponse } from '../domain/intel.js';
 
 export interface ArchivedEvidence {
   /** gzip of the canonical serialisation. */

@@ -5,7 +5,7 @@
  */
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { AppContext } from '../api/context.js';
+import type { AppContext } from '../context.js';
 import { createMcpServer, MCP_TOOLS } from './tools.js';
 
 /** Registers /api/mcp on the main listener. */

@@ -9,9 +9,9 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
-import type { AppContext } from '../api/context.js';
+import type { AppContext } from '../context.js';
 import { HttpError } from '../domain/errors.js';
-import { renderedOnce } from '../api/reply.js';
+import { renderedOnce } from '../http/reply.js';
 import {
   ChangesResponse,
   getProvider,

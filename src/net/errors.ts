@@ -4,7 +4,7 @@
  * Messages name the URL's host and the rule, never internals such as stack traces, nor what a host name resolved to.
  */
 import { PaywatchError } from '../domain/errors.js';
-import type { RawResponse } from '../intel/types.js';
+import type { RawResponse } from '../domain/intel.js';
 
 /** Base class: every safe-fetch failure has a machine-readable `reason`. */
 export class FetchError extends PaywatchError {

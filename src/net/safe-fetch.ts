@@ -13,7 +13,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
 import { Agent, request, type Dispatcher } from 'undici';
-import type { RawResponse } from '../intel/types.js';
+import type { RawResponse } from '../domain/intel.js';
 import { checkAddress } from './address-policy.js';
 import { FetchError, FetchFailed, FetchRefused, FetchTimeout, FetchTooLarge } from './errors.js';
 import { USER_AGENT } from './user-agent.js';

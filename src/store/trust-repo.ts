@@ -7,7 +7,7 @@ import { sql, type ExpressionBuilder } from 'kysely';
 import type { Store } from './store.js';
 import type { Database } from './schema.js';
 import type { TrustApiKeyRow, TrustCheckRow, TrustUsageRow } from './tables/trust.js';
-import type { Offer } from '../intel/types.js';
+import type { Offer } from '../domain/intel.js';
 import { rowToOffer } from './intel/rows.js';
 
 export type { TrustApiKeyRow, TrustCheckRow, TrustUsageRow };

@@ -3,17 +3,17 @@
  * x402 per-call payment, its own OpenAPI 3.1 document at GET /v1/openapi.json. Errors are `{error}` through
  * the same handler as the public API (src/api/errors.ts).
  */
-import { HeavyBudget } from '../api/heavy-budget.js';
+import { HeavyBudget } from '../http/heavy-budget.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
 import rateLimit from '@fastify/rate-limit';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
-import type { AppContext } from '../api/context.js';
-import { baseFastify, closeGracefully } from '../api/fastify.js';
-import { registerCompression } from '../api/compression.js';
-import { addHealthRoutes } from '../api/health.js';
-import { documentFinisher } from '../api/openapi.js';
-import { configuredBaseUrls, verifyBaseUrl } from '../api/base-urls.js';
+import type { AppContext } from '../context.js';
+import { baseFastify, closeGracefully } from '../http/fastify.js';
+import { registerCompression } from '../http/compression.js';
+import { addHealthRoutes } from '../http/health.js';
+import { documentFinisher } from '../http/openapi.js';
+import { configuredBaseUrls, verifyBaseUrl } from '../http/base-urls.js';
 import { trustChecks } from '../ops/metrics.js';
 import { HttpError, Unavailable } from '../domain/errors.js';
 import type { Resolver } from '../net/safe-fetch.js';
@@ -21,8 +21,8 @@ import { setCheckPayment } from '../store/trust-repo.js';
 import { assetResolver, type AssetResolver } from './assets.js';
 import { runCheck } from './check.js';
 import { apiKeyFromHeader, issueApiKey } from './keys.js';
-import { FailedAuthLimiter } from '../api/failed-auth.js';
-import { clientKey } from '../api/client-key.js';
+import { FailedAuthLimiter } from '../http/failed-auth.js';
+import { clientKey } from '../http/client-key.js';
 import { CHECK_PRICE_DOLLARS, FREE_MONTHLY_CHECKS, reserve } from './metering.js';
 import { paymentGate } from './payment.js';
 import { CheckAnswer, CheckRequest, Errors, KeyAnswer } from './schemas.js';

@@ -6,7 +6,7 @@
  */
 import { toDecimal } from '../domain/money.js';
 import { offerIdentity } from '../intel/changes.js';
-import type { Offer } from '../intel/types.js';
+import type { Offer } from '../domain/intel.js';
 import { networkKind, TEMPO_NETWORKS } from './networks.js';
 import type { AssetInfo, Assessment, Reason, ReasonCode, RecentChange, SeverityOf, Signals, TrustEvidence, Verdict } from './types.js';
 

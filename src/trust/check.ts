@@ -5,7 +5,7 @@
 import type { Store } from '../store/db.js';
 import { archiveEvidence } from '../intel/evidence.js';
 import { uuidv7 } from '../intel/probe/snapshot-id.js';
-import type { Offer } from '../intel/types.js';
+import type { Offer } from '../domain/intel.js';
 import { recordCheck } from '../store/trust-repo.js';
 import { assessTrust } from './assess.js';
 import { gatherEvidence, type GatherOptions } from './gather.js';

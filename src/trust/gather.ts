@@ -6,7 +6,7 @@
  * Never pays anything: no payment header is ever sent.
  */
 import type { Store } from '../store/db.js';
-import type { Offer, ProbeOutcome, RawResponse } from '../intel/types.js';
+import type { Offer, ProbeOutcome, RawResponse } from '../domain/intel.js';
 import { parseChallenge } from '../intel/challenge/index.js';
 import { serviceId } from '../intel/service-id.js';
 import { FetchError, FetchRefused, FetchTimeout, FetchTooLarge, safeFetch, vetUrl, type Resolver } from '../net/safe-fetch.js';

@@ -7,7 +7,7 @@ import { constantTimeEqual, newId, newToken, sha256Hex } from '../secrets/index.
 import type { Store } from '../store/db.js';
 import { findApiKeyByHash, insertApiKey, type TrustApiKeyRow } from '../store/trust-repo.js';
 import { HttpError } from '../domain/errors.js';
-import type { FailedAuthLimiter } from '../api/failed-auth.js';
+import type { FailedAuthLimiter } from '../http/failed-auth.js';
 
 export type Plan = 'free' | 'paid';
 

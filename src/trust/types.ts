@@ -3,7 +3,7 @@
  * src/trust/gather.ts (I/O); src/trust/assess.ts turns it into a verdict with no I/O.
  * Amounts are exact atomic integer strings or exact decimal strings; times are ISO 8601 unless named *_unix.
  */
-import type { Change, Offer, ProbeOutcome } from '../intel/types.js';
+import type { Change, Offer, ProbeOutcome } from '../domain/intel.js';
 
 export type Verdict = 'pay' | 'caution' | 'do_not_pay';
 export type Severity = 'info' | 'warning' | 'critical';

@@ -4,7 +4,7 @@
  * host is never echoed.
  */
 import { describe, expect, it } from 'vitest';
-import { cacheScope, configuredBaseUrls, publicBaseUrl, verifyBaseUrl } from '../../src/api/base-urls.js';
+import { cacheScope, configuredBaseUrls, publicBaseUrl, verifyBaseUrl } from '../../src/http/base-urls.js';
 
 const bound = { publicUrl: null, verifyUrl: null, host: '0.0.0.0', port: 8080, verifyPort: 8081 };
 

@@ -173,8 +173,8 @@ describe('chain API limits and outages', () => {
   });
 
   it('status shows the live collector of this process over the recorded state', async () => {
-    const live = { state: 'catching_up', source: 'http://user:secret@127.0.0.1:8545/key123', last_block: 7, finalized_head: 9, rate_tx_per_s: 4, rate_blocks_per_s: 2, last_error: null, last_error_at: null, updated_at: new Date().toISOString() };
-    const f = await apiFixture('sqlite', blocks.slice(0, 3), {}, new Map<string, () => unknown>([['collector', () => live]]));
+    const live = { state: 'catching_up' as const, source: 'http://user:secret@127.0.0.1:8545/key123', last_block: 7, finalized_head: 9, rate_tx_per_s: 4, rate_blocks_per_s: 2, last_error: null, last_error_at: null, updated_at: new Date().toISOString(), behind_blocks: 2, started_at: new Date().toISOString() };
+    const f = await apiFixture('sqlite', blocks.slice(0, 3), {}, new Map([['collector', () => live]]));
     try {
       const r = (await f.app.inject('/api/status')).json();
       expect(r.collector).toMatchObject({ state: 'catching_up', last_block: 7, finalized_head: 9, rate_tx_per_s: 4 });

@@ -11,7 +11,7 @@ import { Writable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/api/app.js';
-import { MAX_PARAM_LENGTH, MAX_URL_LENGTH } from '../../src/api/errors.js';
+import { MAX_PARAM_LENGTH, MAX_URL_LENGTH } from '../../src/http/errors.js';
 import { loadConfig } from '../../src/config.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { buildVerifyApp } from '../../src/trust/app.js';

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
 import { loadConfig } from '../../src/config.js';
 import { openStore, type Store } from '../../src/store/db.js';
-import { seedStore } from '../../src/store/seed.js';
-import { seedIntel, seedDomain } from '../../src/store/intel-seed.js';
+import { seedStore } from '../../src/seed/chain.js';
+import { seedIntel, seedDomain } from '../../src/seed/intel.js';
 import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
 import type { FastifyInstance } from 'fastify';
 

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { buildApp } from '../../src/api/app.js';
+import type { LiveComponents } from '../../src/context.js';
 import { loadConfig, type Flags } from '../../src/config.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { writeBlocks } from '../../src/store/chain-repo.js';
@@ -20,7 +21,7 @@ export interface ApiFixture {
 }
 
 /** A fresh database of `dialect` holding `blocks`, and an app over it (logger off). */
-export async function apiFixture(dialect: TestDialect, blocks: BlockObservations[], flags: Flags = {}, components = new Map<string, () => unknown>()): Promise<ApiFixture> {
+export async function apiFixture(dialect: TestDialect, blocks: BlockObservations[], flags: Flags = {}, components: LiveComponents = new Map()): Promise<ApiFixture> {
   const db = await createTestDb(dialect);
   const store = await openStore(db.url);
   if (blocks.length) {

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/api/app.js';
-import { finishDocument } from '../../src/api/openapi.js';
+import { finishDocument } from '../../src/http/openapi.js';
 import { loadConfig, type Flags } from '../../src/config.js';
 import { writeBlocks } from '../../src/store/chain-repo.js';
 import { openStore, type Store } from '../../src/store/db.js';

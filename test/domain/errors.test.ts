@@ -18,7 +18,7 @@ import { SealError } from '../../src/secrets/aead.js';
 import { MasterSecretError } from '../../src/secrets/master.js';
 import { HeaderFieldError } from '../../src/chain/integrity/header.js';
 import { AnvilError } from '../../src/chain/anvil.js';
-import { SourcesConfigError } from '../../src/intel/sources/config.js';
+import { SourcesConfigError } from '../../src/domain/sources.js';
 import { SourceAnswerError } from '../../src/intel/sources/fetch-json.js';
 import { DemoError } from '../../src/demo/errors.js';
 

@@ -3,7 +3,7 @@
  * small builders for hand-made edge cases.
  */
 import type { BlockObservations, Observation } from '../../src/domain/observation.js';
-import { syntheticBlocks, type SyntheticOptions } from '../../src/store/seed.js';
+import { syntheticBlocks, type SyntheticOptions } from '../../src/seed/chain.js';
 
 /** All blocks of a synthetic set, as an array (tests use sets of a few hundred observations). */
 export function makeBlocks(opts: SyntheticOptions): BlockObservations[] {

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { archiveEvidence, readEvidence, verifyEvidence } from '../../src/intel/evidence.js';
 import { canonicalService, normaliseUrl, providerDomain, serviceId } from '../../src/intel/service-id.js';
 import { uuidv7 } from '../../src/intel/probe/snapshot-id.js';
-import type { RawResponse } from '../../src/intel/types.js';
+import type { RawResponse } from '../../src/domain/intel.js';
 
 describe('service ids', () => {
   it('normalises URLs to the documented canonical form', () => {

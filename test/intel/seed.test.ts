@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/db.js';
 import { bumpGeneration } from '../../src/store/intel/cache.js';
 import { getProvider, ProvidersQuery, searchProviders } from '../../src/store/intel-repo.js';
-import { seedDomain, seedIntel } from '../../src/store/intel-seed.js';
+import { seedDomain, seedIntel } from '../../src/seed/intel.js';
 import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
 
 describe.each(DIALECTS)('bench seeder on %s', (dialect) => {

@@ -1,7 +1,7 @@
 /** Plain-data builders for intel tests (offers, snapshots, sightings) and a seeded store. */
 import { archiveEvidence } from '../../src/intel/evidence.js';
 import { serviceId } from '../../src/intel/service-id.js';
-import type { Offer, Snapshot } from '../../src/intel/types.js';
+import type { Offer, Snapshot } from '../../src/domain/intel.js';
 import type { Store } from '../../src/store/db.js';
 import { finishCollectRun, recordSnapshot, saveSourceFreshness, startCollectRun, upsertService } from '../../src/store/intel-repo.js';
 

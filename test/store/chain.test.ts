@@ -9,7 +9,7 @@ import {
 import { sumDecimals } from '../../src/domain/money.js';
 import type { ObservationFilters } from '../../src/domain/filters.js';
 import { csvExport } from '../../src/api/routes/chain-export.js';
-import { seedStore } from '../../src/store/seed.js';
+import { seedStore } from '../../src/seed/chain.js';
 import { DIALECTS, storeFactory } from '../helpers/db.js';
 import { emptyBlock, makeBlocks, observationsOf, publicOrder, relocate } from '../helpers/observations.js';
 

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { assessTrust } from '../../src/trust/assess.js';
-import type { ChangeKind, Offer } from '../../src/intel/types.js';
+import type { ChangeKind, Offer } from '../../src/domain/intel.js';
 import { REASON_CODES, REASON_SEVERITIES, type ReasonCode, type RecentChange, type Severity, type TrustEvidence, type Verdict } from '../../src/trust/types.js';
 
 const NOW = new Date('2026-11-21T12:00:00Z');

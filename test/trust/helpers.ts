@@ -13,7 +13,7 @@ import { providerDomain, serviceId } from '../../src/intel/service-id.js';
 import { uuidv7 } from '../../src/intel/probe/snapshot-id.js';
 import { parseChallenge } from '../../src/intel/challenge/index.js';
 import { safeFetch } from '../../src/net/safe-fetch.js';
-import type { Offer } from '../../src/intel/types.js';
+import type { Offer } from '../../src/domain/intel.js';
 import { writeBlocks } from '../../src/store/chain-repo.js';
 import type { Execution, Observation } from '../../src/domain/observation.js';
 

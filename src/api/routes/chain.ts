@@ -2,21 +2,21 @@
  * The public chain observation endpoints (docs/api-chain.md): status, coverage, transactions, transaction
  * detail, metrics and the CSV export. Thin: parse with the shared schemas, call one repository function, shape.
  */
-import { cacheScope, publicBaseUrl } from '../base-urls.js';
+import { cacheScope, publicBaseUrl } from '../../http/base-urls.js';
 import { MANIFEST_PATH } from './manifest.js';
 import { LRUCache } from 'lru-cache';
-import { HeavyBudget } from '../heavy-budget.js';
+import { HeavyBudget } from '../../http/heavy-budget.js';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { NotFound } from '../../domain/errors.js';
 import { ExportQuery, FiltersQuery, HashParams, POLL_INTERVAL_SECONDS, TransactionsQuery } from '../../domain/filters.js';
 import { type CollectorState, computeMetrics, getCoverage, getStatus, getTransaction, listTransactions, exportRows } from '../../store/chain-repo.js';
 import { ErrorBody, publicErrorResponses } from '../schemas/common.js';
 import { CoverageSchema, MetricsSchema, StatusSchema, TransactionDetailSchema, TransactionListSchema } from '../schemas/chain.js';
 import { abortWhenStalled, csvExport, EXPORTS_AT_ONCE, ExportSlots } from './chain-export.js';
-import { FRESH, renderedOnce, renderJson, sendRenderedJson, type RenderedJson } from '../reply.js';
+import { FRESH, renderedOnce, renderJson, sendRenderedJson, type RenderedJson } from '../../http/reply.js';
 import { getServiceSources } from '../../store/intel-repo.js';
 
 /** A recorded finalized transaction never changes. */
@@ -61,7 +61,7 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
     async (req, reply) => {
       const s = await getStatus(ctx.store, new Date());
       // A collector running in this process is fresher than its last recorded row.
-      const live = ctx.components.get('collector')?.() as CollectorState | undefined;
+      const live = ctx.components.get('collector')?.();
       const recorded = live ?? s.collector;
       const serviceSources = await getServiceSources(ctx.store);
       // Its manifest link may follow the request's Host: then private (src/api/base-urls.ts).

@@ -4,7 +4,7 @@
  * routes answer CORS (src/api/cors.ts): public for any origin, private never.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { providerRoutes } from './providers.js';
 import { intelligenceRoutes } from './intelligence.js';
 import { intakeRoutes } from './intake.js';

@@ -4,7 +4,7 @@
  * verified on exactly what was sent, before any parsing. Hidden from the public OpenAPI document.
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { HttpError, Unavailable } from '../../domain/errors.js';
 import { loadMasterSecret } from '../../secrets/index.js';
 import { KeyVault } from '../../intake/keys.js';
@@ -13,8 +13,8 @@ import { acceptOutcome, acceptProtocolEvent, authenticate, type Sender } from '.
 import { Unauthorized } from '../../intake/signature.js';
 import type { SenderKind } from '../../store/intake/senders.js';
 import { nowSeconds } from '../../intake/operator.js';
-import { clientKey } from '../client-key.js';
-import { FailedAuthLimiter } from '../failed-auth.js';
+import { clientKey } from '../../http/client-key.js';
+import { FailedAuthLimiter } from '../../http/failed-auth.js';
 import { intakeDeliveries } from '../../ops/metrics.js';
 
 declare module 'fastify' {

@@ -5,8 +5,8 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { AppContext } from '../context.js';
-import { FRESH, renderedOnce, sendRenderedJson } from '../reply.js';
+import type { AppContext } from '../../context.js';
+import { FRESH, renderedOnce, sendRenderedJson } from '../../http/reply.js';
 import {
   ChangesResponse,
   ErrorBody,

@@ -8,13 +8,13 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { createRequire } from 'node:module';
 import { z } from 'zod';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import type { Config } from '../../config.js';
 import { CHAIN_ID } from '../../domain/observation.js';
 import { CHECK_PRICE_DOLLARS, FREE_MONTHLY_CHECKS } from '../../trust/metering.js';
 import { MCP_TOOLS } from '../../mcp/tools.js';
 import { POLL_INTERVAL_SECONDS } from '../../domain/filters.js';
-import { cacheScope, publicBaseUrl, verifyBaseUrl, type RequestAddress } from '../base-urls.js';
+import { cacheScope, publicBaseUrl, verifyBaseUrl, type RequestAddress } from '../../http/base-urls.js';
 
 export const MANIFEST_PATH = '/.well-known/paywatch.json';
 

@@ -6,12 +6,12 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../context.js';
 import { HttpError } from '../../domain/errors.js';
 import { costSummary, isOperatorToken, readEvents, readOutcomes } from '../../intake/operator.js';
 import { OperatorCostsQuery, OperatorListQuery } from '../../intake/query.js';
-import { clientKey } from '../client-key.js';
-import { FailedAuthLimiter } from '../failed-auth.js';
+import { clientKey } from '../../http/client-key.js';
+import { FailedAuthLimiter } from '../../http/failed-auth.js';
 
 const DENIED = 'operator token required: send Authorization: Bearer <operator token>';
 

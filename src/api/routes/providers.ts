@@ -4,8 +4,8 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { FRESH, renderedOnce, sendRenderedJson } from '../reply.js';
-import type { AppContext } from '../context.js';
+import { FRESH, renderedOnce, sendRenderedJson } from '../../http/reply.js';
+import type { AppContext } from '../../context.js';
 import { ErrorBody, getProvider, NoParams, ProviderParams, ProviderProfileResponse, ProvidersQuery, ProvidersResponse, searchProviders } from '../../store/intel-repo.js';
 
 /** Registers the provider routes. */

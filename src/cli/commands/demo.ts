@@ -16,7 +16,7 @@ export function register(cmd: Command): void {
       action(async (opts: Record<string, unknown>) => {
         // Validates the flags first (one-line error for a bad one); the demo then sets rpc and from itself.
         const config = configFrom(opts);
-        const { startDemo } = await import('../../demo/run.js'); // lazily: see collect.ts
+        const { startDemo } = await import('../demo.js'); // lazily: see collect.ts
         const flags: Flags = {};
         for (const k of ['db', 'port', 'host', 'logLevel', 'batchSize', 'rpcConcurrency', 'pollIntervalMs', 'verifyPort', 'trustProxy', 'metricsPort', 'metricsHost'] as const) {
           const v = opts[k];

@@ -4,7 +4,7 @@
  * evidence and exits 1 when any row fails.
  */
 import { Command, Option } from 'commander';
-import type { AppContext } from '../../api/context.js';
+import type { AppContext } from '../../context.js';
 import { collectOnce, startIntelCollector, verifyArchive } from '../../intel/collect.js';
 import { parseSources } from '../../intel/sources/index.js';
 import { openStore } from '../../store/db.js';

@@ -4,7 +4,7 @@
  */
 import { Option, type Command } from 'commander';
 import { openConfiguredStore } from '../open-store.js';
-import { seedStore } from '../../store/seed.js';
+import { seedStore } from '../../seed/chain.js';
 import { addCommonOptions } from '../options.js';
 import { action, CliError, configFrom } from '../run.js';
 

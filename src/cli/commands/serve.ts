@@ -4,13 +4,13 @@
 import type { Command } from 'commander';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { AppContext } from '../../api/context.js';
+import type { AppContext, LiveComponents } from '../../context.js';
 import type { Config } from '../../config.js';
 import type { Store } from '../../store/db.js';
 import { addCommonOptions } from '../options.js';
 import { action, CliError } from '../run.js';
 import { serveUntilSignal } from '../listener.js';
-import { closeGracefully } from '../../api/fastify.js';
+import { closeGracefully } from '../../http/fastify.js';
 
 /**
  * Builds the API app and listens on `config.host:config.port`.
@@ -18,7 +18,7 @@ import { closeGracefully } from '../../api/fastify.js';
  * @returns the listening app and the base URL (`http://host:port`)
  * @throws CliError with a one-line message when the address is taken or not allowed
  */
-export async function listenApi(config: Config, store: Store, log: Logger, components = new Map<string, () => unknown>()): Promise<{ app: FastifyInstance; url: string }> {
+export async function listenApi(config: Config, store: Store, log: Logger, components: LiveComponents = new Map()): Promise<{ app: FastifyInstance; url: string }> {
   const ctx: AppContext = { store, config, components, log: log.child({ component: 'api' }) };
   const { buildApp } = await import('../../api/app.js'); // lazily: see collect.ts
   const app = await buildApp(ctx);

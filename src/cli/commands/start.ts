@@ -10,8 +10,8 @@ import { createLogger } from '../progress.js';
 import { action, configFrom, untilSignal } from '../run.js';
 import { listenApi } from './serve.js';
 import { listenVerify } from './verify.js';
-import type { AppContext } from '../../api/context.js';
-import { closeGracefully } from '../../api/fastify.js';
+import type { AppContext, LiveComponents } from '../../context.js';
+import { closeGracefully } from '../../http/fastify.js';
 import { startMetricsIfAsked } from '../metrics.js';
 
 /** Adds `start`'s options and action to its command. */
@@ -26,7 +26,7 @@ export function register(cmd: Command): void {
           const stopMetrics = await startMetricsIfAsked(config, store, log);
           const { superviseCollector } = await import('../../chain/collector/supervise.js'); // lazily: see collect.ts
           const collector = superviseCollector(config, store, log);
-          const components = new Map<string, () => unknown>([['collector', () => collector.report()]]);
+          const components: LiveComponents = new Map([['collector', () => collector.report()]]);
           const ctx: AppContext = { store, config, components, log };
           const listeners: { app: Parameters<typeof closeGracefully>[0] }[] = [];
           try {

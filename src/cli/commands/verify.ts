@@ -7,8 +7,8 @@ import { addCommonOptions, addVerifyOptions } from '../options.js';
 import { action, CliError } from '../run.js';
 import { serveUntilSignal } from '../listener.js';
 import { startVerifyServer, type VerifyServer } from '../../trust/app.js';
-import { verifyBaseUrl } from '../../api/base-urls.js';
-import type { AppContext } from '../../api/context.js';
+import { verifyBaseUrl } from '../../http/base-urls.js';
+import type { AppContext } from '../../context.js';
 
 /**
  * Starts the trust-check listener on config.host:config.verifyPort (for `verify`, `start` and `demo`).

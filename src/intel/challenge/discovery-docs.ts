@@ -9,7 +9,7 @@
  * accepts?: [x402 requirements]}`.
  */
 import { PaymentInfo, ServiceInfo } from 'mppx/discovery';
-import type { Offer } from '../types.js';
+import type { Offer } from '../../domain/intel.js';
 import { normaliseAddress } from './networks.js';
 import { atomicAmount, parseX402Payload, withDecimal } from './x402.js';
 import { isObject, str } from './guards.js';

@@ -9,7 +9,7 @@
  * Nothing is thrown: problems are returned as `errors`. A 402 with no readable offer yields at least one error.
  */
 import { decodePaymentRequiredHeader } from '@x402/core/http';
-import type { Offer } from '../types.js';
+import type { Offer } from '../../domain/intel.js';
 import { parseMppChallenges } from './mpp.js';
 import { parseX402Payload } from './x402.js';
 

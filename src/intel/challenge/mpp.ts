@@ -5,7 +5,7 @@
  * one challenge in a merged value is broken, the others are still read one by one.
  */
 import { Challenge } from 'mppx';
-import type { Offer } from '../types.js';
+import type { Offer } from '../../domain/intel.js';
 import { normaliseAddress } from './networks.js';
 import { atomicAmount, withDecimal, type ParseResult } from './x402.js';
 import { isObject, str } from './guards.js';

@@ -6,7 +6,7 @@
  * whose `accepts` mixes both). Source of the shapes: x402-foundation/x402 specs v1 and v2, /work/shared/domain-notes.md.
  */
 import { toDecimal } from '../../domain/money.js';
-import type { Offer, OfferSource } from '../types.js';
+import type { Offer, OfferSource } from '../../domain/intel.js';
 import { knownDecimals, normaliseAddress, toCaip2 } from './networks.js';
 import { isObject, str } from './guards.js';
 

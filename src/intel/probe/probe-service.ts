@@ -10,7 +10,7 @@ import { probeOutcomes } from '../../ops/metrics.js';
 import { parseChallenge } from '../challenge/index.js';
 import { archiveEvidence, type ArchivedEvidence } from '../evidence.js';
 import { serviceId } from '../service-id.js';
-import type { ProbeOutcome, RawResponse, Snapshot } from '../types.js';
+import type { ProbeOutcome, RawResponse, Snapshot } from '../../domain/intel.js';
 import { FetchFailed, FetchRefused, FetchTimeout, FetchTooLarge, safeFetch, type SafeFetchOptions } from '../../net/safe-fetch.js';
 import { uuidv7 } from './snapshot-id.js';
 

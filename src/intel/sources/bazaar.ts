@@ -5,7 +5,7 @@
  * `lastUpdated` is an ISO string in real answers (a Unix number is tolerated).
  */
 import { parseX402Payload } from '../challenge/x402.js';
-import type { DiscoveredService } from '../types.js';
+import type { DiscoveredService } from '../../domain/intel.js';
 import { fetchJson, SourceAnswerError } from './fetch-json.js';
 import type { CollectOptions } from './types.js';
 import { isObject, str } from '../challenge/guards.js';

@@ -7,13 +7,15 @@
 import { collectBazaar } from './bazaar.js';
 import { collectMppRegistry } from './mpp-registry.js';
 import { collectOpenApi, collectWellKnown } from './origin.js';
-import type { CollectOptions, CollectResult, SourceConfig, SourceFreshness } from './types.js';
+import type { CollectOptions, CollectResult, SourceFreshness } from './types.js';
+import type { SourceConfig } from '../../domain/sources.js';
 
-export type { CollectOptions, CollectResult, SourceConfig, SourceFreshness, SourceKind } from './types.js';
+export type { CollectOptions, CollectResult, SourceFreshness } from './types.js';
+export type { SourceConfig, SourceKind } from '../../domain/sources.js';
 export { bazaarItem, bazaarPageUrl, collectBazaar } from './bazaar.js';
 export { mppRegistryServices, collectMppRegistry, joinUrl } from './mpp-registry.js';
 export { collectOpenApi, collectWellKnown, originOf } from './origin.js';
-export { DEFAULT_SOURCES, DEFAULT_SOURCES_SPEC, SOURCE_KINDS, parseSources } from './config.js';
+export { DEFAULT_SOURCES, DEFAULT_SOURCES_SPEC, SOURCE_KINDS, parseSources } from '../../domain/sources.js';
 
 /** Freshness of a source never collected. */
 export function initialFreshness(src: SourceConfig): SourceFreshness {

@@ -9,7 +9,7 @@
 import { toDecimal } from '../../domain/money.js';
 import { atomicAmount } from '../challenge/x402.js';
 import { normaliseAddress } from '../challenge/networks.js';
-import type { DiscoveredService, Offer } from '../types.js';
+import type { DiscoveredService, Offer } from '../../domain/intel.js';
 import { fetchJson, SourceAnswerError } from './fetch-json.js';
 import type { CollectOptions } from './types.js';
 import { isObject, str } from '../challenge/guards.js';

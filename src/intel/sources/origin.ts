@@ -3,7 +3,7 @@
  * src/intel/challenge/discovery-docs.ts. An operation without an absolute URL cannot be probed and is skipped.
  */
 import { parseOpenApiPaymentInfo, parseWellKnownX402, type DiscoveryDocResult } from '../challenge/discovery-docs.js';
-import type { DiscoveredService } from '../types.js';
+import type { DiscoveredService } from '../../domain/intel.js';
 import { fetchJson } from './fetch-json.js';
 import type { CollectOptions } from './types.js';
 

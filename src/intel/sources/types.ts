@@ -2,23 +2,9 @@
  * Shapes shared by the source collectors. A source is one configured directory (or one origin's
  * self-description); collecting it yields discovered services and its freshness.
  */
-import type { DiscoveredService } from '../types.js';
+import type { DiscoveredService } from '../../domain/intel.js';
+import type { SourceKind } from '../../domain/sources.js';
 
-/**
- * Kinds of source:
- * - "bazaar": an x402 facilitator; `url` is the facilitator base, the collector reads `{url}/discovery/resources`.
- * - "mpp-registry": a catalog in the `https://mpp.dev/api/services` format; `url` is the catalog itself.
- * - "well-known": an origin; the collector reads `{origin}/.well-known/x402`.
- * - "openapi": an origin; the collector reads `{origin}/openapi.json` (`x-payment-info`, `x-service-info`).
- */
-export type SourceKind = 'bazaar' | 'mpp-registry' | 'well-known' | 'openapi';
-
-export interface SourceConfig {
-  /** Unique name, recorded on every service it yields (DiscoveredService.source). */
-  name: string;
-  kind: SourceKind;
-  url: string;
-}
 
 /** Freshness of one source (feeds `service_sources` in /api/status and /api/intelligence/status). */
 export interface SourceFreshness {

@@ -5,7 +5,7 @@
  */
 import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { BadRequest, NotFound, Unavailable } from '../../domain/errors.js';
-import type { Snapshot } from '../../intel/types.js';
+import type { Snapshot } from '../../domain/intel.js';
 import type { Database } from '../schema.js';
 import type { DialectName, Store } from '../db.js';
 import { SEARCH_TEXT } from '../migrations/intel.js';
@@ -14,7 +14,7 @@ import { cachedRead } from './cache.js';
 import { summarizeProvider } from './listing.js';
 import { DISCLAIMERS, type IntelQuery, type ProvidersQuery } from './params.js';
 import { isoFromUnix, isoTime, parseJson, rowToChange, rowToOffer, rowToSnapshot, rowToStoredOffer, type StoredChange, type StoredOffer } from './rows.js';
-import type { ChangeKind, Offer } from '../../intel/types.js';
+import type { ChangeKind, Offer } from '../../domain/intel.js';
 
 /** What every query needs besides its parameters. */
 export interface QueryOptions {

@@ -2,7 +2,7 @@
  * Conversions between the intel domain types (src/intel/types.ts) and their table rows: JSON members to and
  * from text, times normalised to Date.toISOString() so text order is time order.
  */
-import type { Change, Offer, ProbeOutcome, Snapshot } from '../../intel/types.js';
+import type { Change, Offer, ProbeOutcome, Snapshot } from '../../domain/intel.js';
 import type { IntelChangeRow, IntelOfferRow, IntelSnapshotRow } from '../tables/intel.js';
 
 /**

@@ -4,7 +4,7 @@
  * transaction, so a crash never leaves a snapshot without its offers.
  */
 import type { IntelSourceRow } from '../tables/intel.js';
-import type { Change, Offer, Snapshot } from '../../intel/types.js';
+import type { Change, Offer, Snapshot } from '../../domain/intel.js';
 import type { Store } from '../store.js';
 import { bumpGeneration } from './cache.js';
 import { changeToRow, GOOD_OUTCOMES, isoTime, offerToRow, rowToOffer, snapshotToRow } from './rows.js';

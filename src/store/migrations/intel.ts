@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import { isPostgres } from './dialect.js';
-import type { Offer } from '../../intel/types.js';
+import type { Offer } from '../../domain/intel.js';
 import { rowToOffer } from '../intel/rows.js';
 import type { Database } from '../schema.js';
 

@@ -4,7 +4,7 @@
  * decimal strings; JSON members are stored as JSON text.
  */
 import type { Generated } from 'kysely';
-import type { Offer } from '../../intel/types.js';
+import type { Offer } from '../../domain/intel.js';
 
 /** A provider: an origin's domain (lower-case host; port only when not the default). */
 export interface IntelProviderRow {

@@ -16,14 +16,14 @@
  * Evidence bytes are not archived (snapshots cite a hash, intel_evidence stays empty).
  */
 import { createHash } from 'node:crypto';
-import type { Offer } from '../intel/types.js';
+import type { Offer } from '../domain/intel.js';
 import { serviceId } from '../intel/service-id.js';
 import { uuidv7 } from '../intel/probe/snapshot-id.js';
 import { toDecimal } from '../domain/money.js';
-import type { Store } from './store.js';
-import type { Database } from './schema.js';
-import { changeToRow, offerToRow, rowToOffer, snapshotToRow } from './intel/rows.js';
-import type { Change, Snapshot } from '../intel/types.js';
+import type { Store } from '../store/store.js';
+import type { Database } from '../store/schema.js';
+import { changeToRow, offerToRow, rowToOffer, snapshotToRow } from '../store/intel/rows.js';
+import type { Change, Snapshot } from '../domain/intel.js';
 
 export interface IntelSeedOptions {
   /** Number of providers (domains). */

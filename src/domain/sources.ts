@@ -3,15 +3,30 @@
  * (`--sources` / PAYWATCH_SOURCES, read by src/config.ts). No network and no heavy imports here, so the
  * configuration can validate with it.
  */
-import { PaywatchError } from '../../domain/errors.js';
+import { PaywatchError } from './errors.js';
 import { readFileSync } from 'node:fs';
-import type { SourceConfig, SourceKind } from './types.js';
 
 /** A `--sources` value or file that is not a list of directories. */
 export class SourcesConfigError extends PaywatchError {
   constructor(message: string) {
     super(message, { code: 'sources_config' });
   }
+}
+
+/**
+ * Kinds of source:
+ * - "bazaar": an x402 facilitator; `url` is the facilitator base, the collector reads `{url}/discovery/resources`.
+ * - "mpp-registry": a catalog in the `https://mpp.dev/api/services` format; `url` is the catalog itself.
+ * - "well-known": an origin; the collector reads `{origin}/.well-known/x402`.
+ * - "openapi": an origin; the collector reads `{origin}/openapi.json` (`x-payment-info`, `x-service-info`).
+ */
+export type SourceKind = 'bazaar' | 'mpp-registry' | 'well-known' | 'openapi';
+
+export interface SourceConfig {
+  /** Unique name, recorded on every service it yields (DiscoveredService.source). */
+  name: string;
+  kind: SourceKind;
+  url: string;
 }
 
 export const SOURCE_KINDS: readonly SourceKind[] = ['bazaar', 'mpp-registry', 'well-known', 'openapi'];

@@ -9,8 +9,8 @@ import type { BlockObservations, Execution, Integrity, Observation } from '../do
 import { CHAIN_ID } from '../domain/observation.js';
 import { toDecimal } from '../domain/money.js';
 import { sql } from 'kysely';
-import type { Store } from './store.js';
-import { writeBlocks } from './chain-repo.js';
+import type { Store } from '../store/store.js';
+import { writeBlocks } from '../store/chain-repo.js';
 
 /**
  * Tokens of the synthetic chain: TIP-20 addresses, symbols and currencies (EUR has no dollar value). AlphaUSD

@@ -3,23 +3,23 @@
  * the collector following its finalized head, and the public API over a store, all in this process.
  * Everything it starts is stopped by `stop()`.
  */
-import { DemoError } from './errors.js';
+import { DemoError } from '../demo/errors.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ANVIL_KEYS, freePort, startAnvil, type AnvilNode } from '../chain/anvil.js';
-import type { AppContext } from '../api/context.js';
-import { listenVerify } from '../cli/commands/verify.js';
+import type { AppContext, LiveComponents } from '../context.js';
+import { listenVerify } from './commands/verify.js';
 import { launchCollector, type LaunchedCollector } from '../chain/collector/index.js';
-import { listenApi } from '../cli/commands/serve.js';
+import { listenApi } from './commands/serve.js';
 import { loadConfig, type Flags } from '../config.js';
 import type { Store } from '../store/db.js';
-import { openConfiguredStore } from '../cli/open-store.js';
-import { generateActivity, type GroundTruth } from './activity.js';
-import { ANVIL_TOKENS, writeLocalTokenList } from './token-list.js';
-import { deployPaymentToken } from './payment-token.js';
+import { openConfiguredStore } from './open-store.js';
+import { generateActivity, type GroundTruth } from '../demo/activity.js';
+import { ANVIL_TOKENS, writeLocalTokenList } from '../demo/token-list.js';
+import { deployPaymentToken } from '../demo/payment-token.js';
 
 /** The demo agent's key (anvil's well-known test account 2, never real funds): it holds payment tokens to pay for checks. */
 const DEMO_PAYER_KEY = ANVIL_KEYS[2] as `0x${string}`;
@@ -102,7 +102,7 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
       await running;
     });
 
-    const components = new Map<string, () => unknown>([['collector', () => collector.report()]]);
+    const components: LiveComponents = new Map([['collector', () => collector.report()]]);
     const { app, url } = await listenApi(config, store, opts.log, components);
     cleanups.push(() => app.close());
     const ctx: AppContext = { store, config, components, log: opts.log };
@@ -174,7 +174,7 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
  * @returns the provider whose terms changed, a paid URL worth checking and the local x402 facilitator's URL
  */
 async function startDemoIntel(ctx: AppContext, rpcUrl: string, say: (line: string) => void, cleanups: (() => Promise<void>)[]): Promise<{ changedDomain: string; checkUrl: string; facilitatorUrl: string }> {
-  const { startPaidServices } = await import('./paid-services/index.js');
+  const { startPaidServices } = await import('../demo/paid-services/index.js');
   const { collectOnce, startIntelCollector } = await import('../intel/collect.js');
   const { providerDomain } = await import('../intel/service-id.js');
   const ps = await startPaidServices({ rpcUrl });

@@ -7,7 +7,7 @@
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { AppContext } from './context.js';
+import type { AppContext } from '../context.js';
 
 /** Milliseconds the store has to answer before /readyz says 503. */
 export const READY_TIMEOUT_MS = 2000;
@@ -29,10 +29,9 @@ function within<T>(p: Promise<T>, ms: number): Promise<T> {
 
 /** The collector's live state as /readyz shows it, from the component map (null when none runs here). */
 function collectorOf(ctx: AppContext): z.infer<typeof Readiness>['collector'] {
-  const live = ctx.components.get('collector')?.() as { state?: string; last_error?: { message: string } | string | null } | undefined;
+  const live = ctx.components.get('collector')?.();
   if (!live?.state) return null;
-  const e = live.last_error;
-  return { state: live.state, last_error: e == null ? null : typeof e === 'string' ? e : e.message };
+  return { state: live.state, last_error: live.last_error };
 }
 
 /**
