@@ -9,7 +9,7 @@ import rateLimit from '@fastify/rate-limit';
 import etag from '@fastify/etag';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import type { AppContext } from '../context.js';
-import { HttpError } from '../domain/errors.js';
+import { LimitExceeded } from '../domain/errors.js';
 import { baseFastify } from '../http/fastify.js';
 import { clientKey } from '../http/client-key.js';
 import { privateRoutePlugins, publicRoutePlugins } from './routes/index.js';
@@ -58,7 +58,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
     keyGenerator: (req) => clientKey(req.ip),
     // The plugin sets Retry-After and x-ratelimit-* headers, then throws what this returns.
     errorResponseBuilder: (_req, c) =>
-      new HttpError(429, `rate limited: at most ${c.max} requests per minute per client; retry after ${Math.ceil(c.ttl / 1000)} s`, Math.ceil(c.ttl / 1000)),
+      new LimitExceeded(`rate limited: at most ${c.max} requests per minute per client; retry after ${Math.ceil(c.ttl / 1000)} s`, { retryAfterSeconds: Math.ceil(c.ttl / 1000) }),
   });
 
   // CORS by scope (./cors.ts). The rate limit's hooks are route-level, so they run after the scope's CORS hook

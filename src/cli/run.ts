@@ -2,13 +2,25 @@
  * Shared plumbing for CLI commands: one-line errors and non-zero exits, config from flags, signal handling.
  */
 import { PaywatchError } from '../domain/errors.js';
-import { ConfigError, loadConfig, type Config, type Flags } from '../config.js';
+import { loadConfig, type Config, type Flags } from '../config.js';
 
 /** An error whose message is meant for the person at the terminal, printed as one line. */
 export class CliError extends PaywatchError {
   constructor(message: string, readonly exitCode = 1) {
     super(message, { code: 'cli' });
   }
+}
+
+/**
+ * Exit codes by error code (src/domain/errors.ts), the CLI's one table: 2 for settings that cannot be used (as
+ * for a bad flag), 1 for everything else; a CliError carries its own.
+ */
+export const EXIT_CODE_OF_CODE: Readonly<Record<string, number>> = { config: 2, invalid_input: 2 };
+
+/** The exit code for `err`. */
+export function exitCodeOf(err: unknown): number {
+  if (err instanceof CliError) return err.exitCode;
+  return err instanceof PaywatchError ? (EXIT_CODE_OF_CODE[err.code] ?? 1) : 1;
 }
 
 /**
@@ -24,7 +36,7 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<void> | 
       const msg = (err?.message ?? String(e)).split('\n')[0];
       process.stderr.write(`paywatch: ${msg}\n`);
       if (process.env.PAYWATCH_DEBUG === '1') process.stderr.write(`${err?.stack}\n`);
-      process.exitCode = err instanceof CliError ? err.exitCode : err instanceof ConfigError ? 2 : 1;
+      process.exitCode = exitCodeOf(err);
       // Give loggers a moment to flush, then make sure nothing (pools, timers) keeps the process alive.
       setTimeout(() => process.exit(process.exitCode ?? 1), 50).unref();
     }

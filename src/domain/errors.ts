@@ -1,9 +1,10 @@
 /**
  * paywatch's errors: one base class (after viem's `BaseError` and ponder's retryable errors) with a short message
  * for the caller, a stable machine `code`, whether retrying may help (`retryable`) and the `cause`; each area
- * subclasses it once per failure it names. Errors that carry an HTTP meaning extend HttpError; the API's error
- * handler turns them into `{error}` bodies with the right status (docs/api-chain.md). Messages are written for
- * the caller: they name the parameter and the rule, never internals.
+ * subclasses it once per failure it names. The general kinds below (invalid input, not found, unavailable…) say
+ * what went wrong, never how a face shows it: each face maps codes once (HTTP statuses in src/http/errors.ts, CLI
+ * exit codes in src/cli/run.ts, MCP `isError` in src/mcp/tools.ts). Messages are written for the caller: they
+ * name the parameter and the rule, never internals.
  */
 
 /** What every PaywatchError carries besides its message. */
@@ -32,44 +33,69 @@ export class PaywatchError extends Error {
   }
 }
 
-/** An error with an HTTP status for the API's faces. `code` defaults to `http_<status>`; 503 is retryable. */
-export class HttpError extends PaywatchError {
-  constructor(
-    readonly status: number,
-    message: string,
-    /** Seconds for a Retry-After header, when the caller should retry later. */
-    readonly retryAfter?: number,
-    code = `http_${status}`,
-  ) {
-    super(message, { code, retryable: status === 429 || status === 503 });
-  }
-}
-
 /**
- * The message refusing unknown parameters, one form for every face: `unknown query parameter 'x'` (HTTP, src/api/errors.ts),
+ * The message refusing unknown parameters, one form for every face: `unknown query parameter 'x'` (HTTP, src/http/errors.ts),
  * `unknown arguments 'x', 'y'` (MCP tools, src/store/intel/params.ts). Each name is cut to 40 characters.
  */
 export function unknownParameters(kind: string, keys: readonly string[]): string {
   return `unknown ${kind}${keys.length > 1 ? 's' : ''} ${keys.map((k) => `'${k.slice(0, 40)}'`).join(', ')}`;
 }
 
-/** 400: the request is invalid; `message` names the parameter and rule. */
-export class BadRequest extends HttpError {
+/** Options of errors a caller may retry after a pause. */
+interface RetryAfter {
+  /** Seconds the caller should wait before retrying (HTTP's Retry-After). */
+  retryAfterSeconds?: number;
+}
+
+/** The input breaks a rule (`message` names the parameter and the rule). */
+export class InvalidInput extends PaywatchError {
   constructor(message: string) {
-    super(400, message, undefined, 'bad_request');
+    super(message, { code: 'invalid_input' });
   }
 }
 
-/** 404: the resource is not recorded here. */
-export class NotFound extends HttpError {
+/** The caller did not prove who it is (a missing, malformed, unknown or revoked key, or a bad signature). */
+export class Unauthenticated extends PaywatchError {
   constructor(message: string) {
-    super(404, message, undefined, 'not_found');
+    super(message, { code: 'unauthenticated' });
   }
 }
 
-/** 503: a dependency (the store, a collection) cannot answer now; retry after `retryAfter` seconds. */
-export class Unavailable extends HttpError {
-  constructor(message: string, retryAfter = 5) {
-    super(503, message, retryAfter, 'unavailable');
+/** The caller is known but may not do this (say, a test key writing live records). */
+export class Forbidden extends PaywatchError {
+  constructor(message: string) {
+    super(message, { code: 'forbidden' });
+  }
+}
+
+/** What was asked for is not recorded here. */
+export class NotFound extends PaywatchError {
+  constructor(message: string) {
+    super(message, { code: 'not_found' });
+  }
+}
+
+/** The request contradicts what is already recorded (say, a reused id with another body). */
+export class Conflict extends PaywatchError {
+  constructor(message: string) {
+    super(message, { code: 'conflict' });
+  }
+}
+
+/** The caller used up an allowance (a rate limit, a monthly quota); retry after `retryAfterSeconds`. */
+export class LimitExceeded extends PaywatchError {
+  readonly retryAfterSeconds: number;
+  constructor(message: string, opts: Required<RetryAfter>) {
+    super(message, { code: 'limit_exceeded', retryable: true });
+    this.retryAfterSeconds = opts.retryAfterSeconds;
+  }
+}
+
+/** A dependency (a collection not yet run, a busy resource) cannot answer now; retry after `retryAfterSeconds`. */
+export class Unavailable extends PaywatchError {
+  readonly retryAfterSeconds: number;
+  constructor(message: string, opts: RetryAfter = {}) {
+    super(message, { code: 'unavailable', retryable: true });
+    this.retryAfterSeconds = opts.retryAfterSeconds ?? 5;
   }
 }

@@ -1,6 +1,6 @@
 /**
  * Maps anything thrown in a route to the `{error}` body (docs/api-chain.md): validation
- * errors to 400 naming the parameter, HttpError to its own status, store outages to 503 with Retry-After.
+ * errors to 400 naming the parameter, paywatch's errors to the status of their code (HTTP_STATUS_OF_CODE), store outages (src/store/outage.ts) to 503 with Retry-After.
  * Never a 500 with a stack trace: unexpected errors are logged and answered with a short message. Requests that
  * never reach a route get `{error}` too: 404/405 here, router failures (answerFrameworkError) and requests Node's
  * parser refused (answerClientError), both installed by ./fastify.ts.
@@ -9,22 +9,53 @@ import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { HttpError, unknownParameters } from '../domain/errors.js';
+import { PaywatchError, unknownParameters } from '../domain/errors.js';
+import { isStoreOutage, StoreUnavailable } from '../store/outage.js';
+
+/** An error only HTTP has words for (a URL too long, an unsupported media type): `status` is sent as is. */
+export class HttpError extends PaywatchError {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message, { code: `http_${status}` });
+  }
+}
+
+/**
+ * The HTTP status of each error code of src/domain/errors.ts: the one table every listener answers with. A
+ * PaywatchError whose code is not here is an internal failure (500, logged, never shown).
+ */
+export const HTTP_STATUS_OF_CODE: Readonly<Record<string, number>> = {
+  invalid_input: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  limit_exceeded: 429,
+  unavailable: 503,
+  store_unavailable: 503,
+};
+
+/**
+ * How `err` is answered over HTTP: its status, and the Retry-After seconds when it has them; null when `err` is
+ * not a caller-facing PaywatchError (then it is an internal failure).
+ * @example httpAnswerOf(new NotFound('provider x is not listed')) // { status: 404, retryAfterSeconds: undefined }
+ */
+export function httpAnswerOf(err: unknown): { status: number; retryAfterSeconds?: number } | null {
+  if (err instanceof HttpError) return { status: err.status };
+  if (!(err instanceof PaywatchError)) return null;
+  const status = HTTP_STATUS_OF_CODE[err.code];
+  if (status === undefined) return null;
+  const retry = (err as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+  return { status, retryAfterSeconds: typeof retry === 'number' ? retry : undefined };
+}
 
 /** Longest URL answered, in characters (RFC 9110 section 4.1 asks servers to take at least 8000); longer is 414. */
 export const MAX_URL_LENGTH = 8192;
 
 /** Longest path parameter the router matches; the longest valid one is a provider domain (260). Longer is 414. */
 export const MAX_PARAM_LENGTH = 300;
-
-/** Error codes and messages that mean the store (SQLite or PostgreSQL) cannot answer right now. */
-const STORE_DOWN = /ECONNREFUSED|3D000|ECONNRESET|ETIMEDOUT|57P0[1-3]|08\d\d\d|53300|SQLITE_BUSY|SQLITE_CANTOPEN|SQLITE_IOERR|Connection terminated|timeout exceeded when trying to connect|database is locked|pool.*(ended|destroyed)|driver has already been destroyed/i;
-
-/** True when `err` says the database is unreachable or busy, rather than that the request is wrong. */
-export function isStoreUnavailable(err: unknown): boolean {
-  const e = err as { code?: unknown; message?: unknown };
-  return STORE_DOWN.test(`${e?.code ?? ''} ${e?.message ?? ''}`);
-}
 
 /** One validation issue as fastify-type-provider-zod reports it (keyword = zod issue code). */
 interface ValidationIssue {
@@ -59,17 +90,16 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (hasZodFastifySchemaValidationErrors(err)) {
       return reply.code(400).send({ error: describeValidation(err) });
     }
-    if (err instanceof HttpError) {
-      if (err.retryAfter !== undefined) reply.header('retry-after', String(err.retryAfter));
-      return reply.code(err.status).send({ error: err.message });
-    }
     if (clientGone(req, err)) {
       req.log.info({ code: err.code }, 'client disconnected before the answer');
       return reply.code(400).send({ error: 'the client closed the connection before the request was read' });
     }
-    if (isStoreUnavailable(err)) {
-      req.log.warn({ err: err.message }, 'store unavailable');
-      return reply.code(503).header('retry-after', '5').send({ error: 'service unavailable: the store cannot answer now; retry with exponential backoff' });
+    // Errors rebuilt from a thread's message lose their class: recognise the outage by its driver code.
+    const known = httpAnswerOf(isStoreOutage(err) && !(err instanceof StoreUnavailable) ? new StoreUnavailable(err) : err);
+    if (known) {
+      if (known.status >= 500) req.log.warn({ err: err.message }, 'unavailable');
+      if (known.retryAfterSeconds !== undefined) reply.header('retry-after', String(known.retryAfterSeconds));
+      return reply.code(known.status).send({ error: isStoreOutage(err) ? new StoreUnavailable(err).message : err.message });
     }
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status === 500) {

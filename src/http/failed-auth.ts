@@ -4,7 +4,7 @@
  * read, a hash comparison or a decryption. Only failures count, so a client that authenticates is never slowed.
  * Used by the signed intake, the operator reads and the trust check's API keys (docs/intake.md).
  */
-import { HttpError } from '../domain/errors.js';
+import { LimitExceeded } from '../domain/errors.js';
 
 /** Default window: one minute. */
 const WINDOW_MS = 60_000;
@@ -32,7 +32,7 @@ export class FailedAuthLimiter {
    * Refuses a client that already failed `max` times in its current window. Costs one map lookup.
    * @param client a key from clientKey()
    * @param now milliseconds since the epoch
-   * @throws HttpError 429 with Retry-After (whole seconds until the window ends)
+   * @throws LimitExceeded (429) with Retry-After (whole seconds until the window ends)
    */
   check(client: string, now = Date.now()): void {
     const c = this.#counts.get(client);
@@ -42,7 +42,7 @@ export class FailedAuthLimiter {
       return;
     }
     const retry = Math.max(1, Math.ceil((c.resetAt - now) / 1000));
-    throw new HttpError(429, `too many failed authentications from this address: at most ${this.max} failed ${this.what} per ${this.windowMs / 1000} s; retry after ${retry} s`, retry);
+    throw new LimitExceeded(`too many failed authentications from this address: at most ${this.max} failed ${this.what} per ${this.windowMs / 1000} s; retry after ${retry} s`, { retryAfterSeconds: retry });
   }
 
   /**

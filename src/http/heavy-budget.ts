@@ -6,7 +6,7 @@
  * ./client-key.ts (IPv6 by /64).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { HttpError } from '../domain/errors.js';
+import { LimitExceeded, PaywatchError } from '../domain/errors.js';
 import { clientKey } from './client-key.js';
 
 /** How a budget groups requests and what it answers beyond its limit. */
@@ -14,11 +14,11 @@ export interface BudgetOptions {
   /** The group a request counts in (default: its client, clientKey(req.ip)); a constant key makes a global cap. */
   key?: (req: FastifyRequest) => string;
   /** The error beyond the limit (default: 429 naming the per-client limit, Retry-After 1). */
-  refuse?: (max: number) => HttpError;
+  refuse?: (max: number) => PaywatchError;
 }
 
 const perClientRefusal = (max: number) =>
-  new HttpError(429, `too many expensive requests at once: at most ${max} metrics, export or filtered-list requests run at once per client; retry after 1 s`, 1);
+  new LimitExceeded(`too many expensive requests at once: at most ${max} metrics, export or filtered-list requests run at once per client; retry after 1 s`, { retryAfterSeconds: 1 });
 
 /**
  * The budget for one app. Use `hook` as a route's `preHandler` (after validation, so a route can decide from the
@@ -26,12 +26,12 @@ const perClientRefusal = (max: number) =>
  * @example
  * const budget = new HeavyBudget(2);
  * app.get('/api/metrics', { preHandler: budget.hook() }, handler);
- * // a global cap instead: new HeavyBudget(32, { key: () => 'all', refuse: (n) => new Unavailable(`…${n}…`, 1) })
+ * // a global cap instead: new HeavyBudget(32, { key: () => 'all', refuse: (n) => new Unavailable(`…${n}…`, { retryAfterSeconds: 1 }) })
  */
 export class HeavyBudget {
   private readonly inFlight = new Map<string, number>();
   private readonly keyOf: (req: FastifyRequest) => string;
-  private readonly refuse: (max: number) => HttpError;
+  private readonly refuse: (max: number) => PaywatchError;
 
   /** @param max expensive requests in flight per group at most (≥ 1) */
   constructor(

@@ -5,7 +5,7 @@
 import type { Store } from '../store/db.js';
 import type { Environment, SenderKind } from '../store/intake/senders.js';
 import { insertOrRead, type InsertResult } from '../store/intake/records.js';
-import { HttpError } from '../domain/errors.js';
+import { Forbidden, Conflict } from '../domain/errors.js';
 import { sha256Hex } from '../secrets/index.js';
 import type { KeyCache } from './key-cache.js';
 import { Unauthorized, checkTimestamp, signatureMatches } from './signature.js';
@@ -77,7 +77,7 @@ export async function authenticate(keys: KeyCache, kind: SenderKind, d: SignedDe
 function answer(eventId: string, r: InsertResult): Accepted {
   const receipt = { event_id: eventId, ...r.receipt };
   if (r.status === 'conflict') {
-    throw new HttpError(409, `event_id '${eventId}' was already received with a different body (sha256 ${r.receipt.body_sha256}); a retry must resend the identical bytes`);
+    throw new Conflict(`event_id '${eventId}' was already received with a different body (sha256 ${r.receipt.body_sha256}); a retry must resend the identical bytes`);
   }
   return { status: r.status === 'created' ? 201 : 200, receipt };
 }
@@ -85,11 +85,11 @@ function answer(eventId: string, r: InsertResult): Accepted {
 /**
  * Refuses a record of the other environment than the sender's credentials (as payment APIs keep test and live
  * keys apart): a test key can never write live records, nor a live key test ones.
- * @throws HttpError 403
+ * @throws Forbidden (403)
  */
 function checkEnvironment(sender: Sender, environment: Environment, member: string): void {
   if (environment !== sender.environment) {
-    throw new HttpError(403, `environment mismatch: ${member} is '${environment}' but this ${sender.kind} was issued for '${sender.environment}'; use a ${sender.kind} created with --env ${environment}`);
+    throw new Forbidden(`environment mismatch: ${member} is '${environment}' but this ${sender.kind} was issued for '${sender.environment}'; use a ${sender.kind} created with --env ${environment}`);
   }
 }
 
@@ -97,8 +97,8 @@ function checkEnvironment(sender: Sender, environment: Environment, member: stri
  * Stores a protocol event from an authenticated connection (body verified, not yet parsed). What is stored is
  * the body as validated (parseJsonBody: without a leading byte-order mark); the receipt's sha256 is of those bytes.
  * @param receivedAt the receipt time to record for a first delivery
- * @throws BadRequest (400) for a malformed body, envelope or record; HttpError 403 for the other environment;
- *   HttpError 409 for a changed body
+ * @throws InvalidInput (400) for a malformed body, envelope or record; Forbidden (403) for the other environment;
+ *   Conflict (409) for a changed body
  */
 export async function acceptProtocolEvent(store: Store, conn: Sender, raw: Buffer, receivedAt: Date): Promise<Accepted> {
   const { json, bytes: body } = parseJsonBody(raw);
@@ -121,8 +121,8 @@ export async function acceptProtocolEvent(store: Store, conn: Sender, raw: Buffe
 /**
  * Stores an outcome record from an authenticated producer (body verified, not yet parsed), as validated (see
  * acceptProtocolEvent).
- * @throws BadRequest (400) for a malformed record or evidence that does not bind; HttpError 403 for the other
- *   environment; HttpError 409 for a changed body
+ * @throws InvalidInput (400) for a malformed record or evidence that does not bind; Forbidden (403) for the other
+ *   environment; Conflict (409) for a changed body
  */
 export async function acceptOutcome(store: Store, producer: Sender, raw: Buffer, receivedAt: Date): Promise<Accepted> {
   const { json, bytes: body } = parseJsonBody(raw);

@@ -3,7 +3,7 @@
  * then the envelope or the outcome record (docs/intake.md).
  */
 import { z } from 'zod';
-import { BadRequest } from '../domain/errors.js';
+import { InvalidInput } from '../domain/errors.js';
 import { isDecimal } from '../domain/money.js';
 import { sha256Hex } from '../secrets/index.js';
 import { PROTOCOLS, nativeRecordProblem, type Protocol } from './protocols.js';
@@ -30,7 +30,7 @@ export interface JsonBody {
  * Decodes a body as strict UTF-8 JSON, the same way for a delivery and for a stored row read back: one leading
  * byte-order mark is dropped, duplicate member names and nesting deeper than MAX_DEPTH are refused. Messages
  * give character offsets, never the body's content.
- * @throws BadRequest on invalid UTF-8 or JSON, a top level that is not an object, duplicate names or deep nesting
+ * @throws InvalidInput on invalid UTF-8 or JSON, a top level that is not an object, duplicate names or deep nesting
  */
 export function parseJsonBody(body: Buffer): JsonBody {
   const bytes = body.subarray(0, 3).equals(BOM) ? body.subarray(3) : body;
@@ -38,7 +38,7 @@ export function parseJsonBody(body: Buffer): JsonBody {
   try {
     text = utf8.decode(bytes);
   } catch {
-    throw new BadRequest('malformed body: not valid UTF-8');
+    throw new InvalidInput('malformed body: not valid UTF-8');
   }
   let v: unknown;
   try {
@@ -46,11 +46,11 @@ export function parseJsonBody(body: Buffer): JsonBody {
   } catch (e) {
     // V8's message quotes part of the text; keep only the position.
     const at = /at position (\d+)/.exec((e as Error).message);
-    throw new BadRequest(`malformed body: not valid JSON${at ? ` (at character ${at[1]})` : ''}`);
+    throw new InvalidInput(`malformed body: not valid JSON${at ? ` (at character ${at[1]})` : ''}`);
   }
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new BadRequest('malformed body: the top level must be a JSON object');
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new InvalidInput('malformed body: the top level must be a JSON object');
   const problem = jsonShapeProblem(text, MAX_DEPTH);
-  if (problem) throw new BadRequest(`malformed body: ${problem}`);
+  if (problem) throw new InvalidInput(`malformed body: ${problem}`);
   return { json: v as Record<string, unknown>, bytes };
 }
 
@@ -121,16 +121,16 @@ function describe(err: z.ZodError, what: string): string {
 /**
  * Validates a protocol-event envelope and its native record.
  * @param connectionProtocol the protocol the connection was created for
- * @throws BadRequest naming the member, a protocol that is not the connection's, or the record shape
+ * @throws InvalidInput naming the member, a protocol that is not the connection's, or the record shape
  */
 export function parseProtocolEnvelope(json: unknown, connectionProtocol: string): ProtocolEnvelope {
   const r = ProtocolEnvelope.safeParse(json);
-  if (!r.success) throw new BadRequest(describe(r.error, 'envelope'));
+  if (!r.success) throw new InvalidInput(describe(r.error, 'envelope'));
   if (r.data.protocol !== connectionProtocol) {
-    throw new BadRequest(`malformed envelope: protocol '${r.data.protocol}' is not this connection's protocol '${connectionProtocol}'`);
+    throw new InvalidInput(`malformed envelope: protocol '${r.data.protocol}' is not this connection's protocol '${connectionProtocol}'`);
   }
   const problem = nativeRecordProblem(r.data.protocol as Protocol, r.data.record);
-  if (problem) throw new BadRequest(`malformed record: ${problem}`);
+  if (problem) throw new InvalidInput(`malformed record: ${problem}`);
   return r.data;
 }
 
@@ -139,19 +139,19 @@ export function parseProtocolEnvelope(json: unknown, connectionProtocol: string)
  * and hash to the result fingerprint.
  * @param producerId the authenticated producer
  * @returns the record and the evidence bytes (null when none)
- * @throws BadRequest naming the member or the failed evidence binding
+ * @throws InvalidInput naming the member or the failed evidence binding
  */
 export function parseOutcome(json: unknown, producerId: string): { record: OutcomeRecord; evidence: Buffer | null } {
   const r = Outcome.safeParse(json);
-  if (!r.success) throw new BadRequest(describe(r.error, 'outcome record'));
+  if (!r.success) throw new InvalidInput(describe(r.error, 'outcome record'));
   const ev = r.data.evidence;
   if (!ev) return { record: r.data, evidence: null };
-  if (ev.producer_id !== producerId) throw new BadRequest(`malformed outcome record: evidence belongs to producer '${ev.producer_id}', not the signing producer`);
-  if (ev.task_id !== r.data.task_id) throw new BadRequest(`malformed outcome record: evidence belongs to task '${ev.task_id}', not this record's task '${r.data.task_id}'`);
+  if (ev.producer_id !== producerId) throw new InvalidInput(`malformed outcome record: evidence belongs to producer '${ev.producer_id}', not the signing producer`);
+  if (ev.task_id !== r.data.task_id) throw new InvalidInput(`malformed outcome record: evidence belongs to task '${ev.task_id}', not this record's task '${r.data.task_id}'`);
   const bytes = Buffer.from(ev.content_base64, 'base64');
   const got = sha256Hex(bytes);
   if (got !== r.data.result_fingerprint) {
-    throw new BadRequest(`malformed outcome record: evidence sha256 ${got} does not match result_fingerprint ${r.data.result_fingerprint}`);
+    throw new InvalidInput(`malformed outcome record: evidence sha256 ${got} does not match result_fingerprint ${r.data.result_fingerprint}`);
   }
   return { record: r.data, evidence: bytes };
 }

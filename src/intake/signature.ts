@@ -3,8 +3,8 @@
  * HMAC-SHA256, keyed with the sender's key, of `${X-SVC-Timestamp}.${exact body bytes}`. The timestamp is
  * Unix seconds and must lie within 300 s of the receiver's clock, in either direction.
  */
+import { Unauthenticated } from '../domain/errors.js';
 import { constantTimeEqual, hmacSha256Hex } from '../secrets/index.js';
-import { HttpError } from '../domain/errors.js';
 
 /** Maximum distance, in seconds, between X-SVC-Timestamp and now (docs/intake.md: five minutes). */
 export const MAX_SKEW_SECONDS = 300;
@@ -12,12 +12,8 @@ export const MAX_SKEW_SECONDS = 300;
 const TIMESTAMP = /^\d{1,12}$/;
 const SIGNATURE = /^[0-9a-f]{64}$/;
 
-/** 401 with a message; every authentication failure of the intake is one of these. */
-export class Unauthorized extends HttpError {
-  constructor(message: string) {
-    super(401, message, undefined, 'unauthorized');
-  }
-}
+/** Every authentication failure of the intake is one of these (401 over HTTP). */
+export class Unauthorized extends Unauthenticated {}
 
 /**
  * Computes the signature of a delivery (for senders, tests and the benchmark).

@@ -10,7 +10,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
-import { HttpError } from '../domain/errors.js';
+import { httpAnswerOf } from '../http/errors.js';
 import { renderedOnce } from '../http/reply.js';
 import {
   ChangesResponse,
@@ -50,14 +50,14 @@ function ok(body: object): CallToolResult {
 }
 
 /**
- * Runs `fn`; an HttpError (400, 404, 503) becomes a tool error carrying the route's message; anything else is
- * rethrown (the SDK reports it as a tool error too, without internals beyond the message).
+ * Runs `fn`; an error the HTTP twin would answer with a 4xx or 503 (src/http/errors.ts, HTTP_STATUS_OF_CODE) becomes
+ * a tool error (`isError`) carrying the route's message; anything else is rethrown (the SDK reports it as a tool error too, without internals beyond the message).
  */
 async function answer(fn: () => Promise<object>): Promise<CallToolResult> {
   try {
     return ok(await fn());
   } catch (e) {
-    if (e instanceof HttpError) return { content: [{ type: 'text', text: JSON.stringify({ error: e.message }) }], isError: true };
+    if (httpAnswerOf(e)) return { content: [{ type: 'text', text: JSON.stringify({ error: (e as Error).message }) }], isError: true };
     throw e;
   }
 }

@@ -9,6 +9,7 @@ import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type CompiledQuery, type SqliteDatabase as KyselySqliteDatabase } from 'kysely';
 import type { Database } from './schema.js';
 import type { DialectName } from './dialect.js';
+import { reportingOutages } from './outage.js';
 import type { Store } from './store.js';
 import { migrationProvider } from './migrations/index.js';
 import { namingPool } from './pg-prepared.js';
@@ -124,7 +125,7 @@ export async function openStore(value: string, opts: OpenStoreOptions = {}): Pro
     }
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
-    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(sqlite) }) });
+    db = new Kysely<Database>({ dialect: reportingOutages(new SqliteDialect({ database: cachingStatements(sqlite) })) });
   } else {
     const pool = new pg.Pool({ connectionString: t.target, max: opts.poolSize ?? 10, connectionTimeoutMillis: 5000 });
     // A client that loses its server must not crash the process, idle (the pool's 'error') or checked out (the
@@ -139,7 +140,7 @@ export async function openStore(value: string, opts: OpenStoreOptions = {}): Pro
       await pool.end().catch(() => {});
       throw new StoreOpenError(`cannot reach PostgreSQL at ${redactDbLocation(t)}: ${(e as Error).message}`);
     }
-    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingPool(pool) }) });
+    db = new Kysely<Database>({ dialect: reportingOutages(new PostgresDialect({ pool: namingPool(pool) })) });
     pgPools.set(db, pool);
   }
   const tokenList = opts.tokenList ?? DEFAULT_TOKEN_LIST;

@@ -15,7 +15,8 @@ import { addHealthRoutes } from '../http/health.js';
 import { documentFinisher } from '../http/openapi.js';
 import { configuredBaseUrls, verifyBaseUrl } from '../http/base-urls.js';
 import { trustChecks } from '../ops/metrics.js';
-import { HttpError, Unavailable } from '../domain/errors.js';
+import { Unauthenticated, LimitExceeded, Unavailable } from '../domain/errors.js';
+import { httpAnswerOf } from '../http/errors.js';
 import type { Resolver } from '../net/safe-fetch.js';
 import { setCheckPayment } from '../store/trust-repo.js';
 import { assetResolver, type AssetResolver } from './assets.js';
@@ -71,7 +72,7 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
     global: true,
     max: config.rateLimitPerMinute,
     timeWindow: 60_000,
-    errorResponseBuilder: (_req, c) => new HttpError(429, `rate limited: at most ${c.max} requests per ${c.after} per client; retry after ${Math.ceil(c.ttl / 1000)} s`, Math.ceil(c.ttl / 1000)),
+    errorResponseBuilder: (_req, c) => new LimitExceeded(`rate limited: at most ${c.max} requests per ${c.after} per client; retry after ${Math.ceil(c.ttl / 1000)} s`, { retryAfterSeconds: Math.ceil(c.ttl / 1000) }),
   });
 
   const gather: Omit<GatherOptions, 'now'> = {
@@ -88,7 +89,7 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
   // Each check holds a fetch of up to verifyMaxBytes for up to verifyTimeoutMs: cap how many run at once.
   const inFlight = new HeavyBudget(config.verifyMaxInFlight, {
     key: () => 'all',
-    refuse: (max) => new Unavailable(`too many checks in progress: at most ${max} run at once; retry after 1 s`, 1),
+    refuse: (max) => new Unavailable(`too many checks in progress: at most ${max} run at once; retry after 1 s`, { retryAfterSeconds: 1 }),
   });
 
   app.post(
@@ -137,7 +138,7 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
           throw e;
         }
       }
-      if (!gate) throw new HttpError(401, 'missing API key: send Authorization: Bearer <API_KEY>; get a free key with POST /v1/keys');
+      if (!gate) throw new Unauthenticated('missing API key: send Authorization: Bearer <API_KEY>; get a free key with POST /v1/keys');
       const decision = await gate.process(req);
       if (decision.kind === 'respond') {
         sendHeaders(reply, decision.headers);
@@ -147,7 +148,7 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
       try {
         answer = await runCheck(req.body.url, { ...gather, now: new Date() }, { keyId: null, payer: decision.payer });
       } catch (e) {
-        await decision.cancel(e instanceof HttpError ? e.status : 500);
+        await decision.cancel(httpAnswerOf(e)?.status ?? 500);
         throw e;
       }
       const settled = await decision.settle();

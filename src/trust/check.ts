@@ -46,7 +46,7 @@ export interface CheckPayer {
 
 /**
  * Runs a check of `url` and records it.
- * @throws BadRequest for a refused URL (nothing fetched); store errors (→ 503)
+ * @throws InvalidInput for a refused URL (nothing fetched); store errors (→ 503)
  */
 export async function runCheck(url: string, o: GatherOptions, who: CheckPayer = { keyId: null, payer: null }): Promise<CheckAnswer> {
   const now = o.now ?? new Date();

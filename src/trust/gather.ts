@@ -12,7 +12,7 @@ import { serviceId } from '../intel/service-id.js';
 import { FetchError, FetchRefused, FetchTimeout, FetchTooLarge, safeFetch, vetUrl, type Resolver } from '../net/safe-fetch.js';
 import { findServiceListing, lastKnownOffers, receivedPayments } from '../store/trust-repo.js';
 import { serviceChangesSince } from '../store/intel-repo.js';
-import { BadRequest } from '../domain/errors.js';
+import { InvalidInput } from '../domain/errors.js';
 import type { AssetResolver } from './assets.js';
 import { proofsOf, verifyOwnership } from './ownership.js';
 import { TRUST_CHANGE_KINDS, type LiveFetch, type OwnershipEvidence, type PayToActivity, type TrustEvidence } from './types.js';
@@ -48,7 +48,7 @@ export interface Gathered {
 /**
  * Gathers everything assessTrust needs about `url`.
  * @param url absolute http(s) URL (validated by the route: ≤ 2,048 characters)
- * @throws BadRequest when the URL itself is refused (private, loopback, link-local or metadata address, a
+ * @throws InvalidInput when the URL itself is refused (private, loopback, link-local or metadata address, a
  *   name resolving to one, credentials, other scheme): nothing is fetched
  * @throws the store's error when the store cannot answer (mapped to 503 by the error handler)
  */
@@ -58,7 +58,7 @@ export async function gatherEvidence(url: string, o: GatherOptions): Promise<Gat
   try {
     await vetUrl(url, fetchOpts);
   } catch (e) {
-    if (e instanceof FetchRefused) throw new BadRequest(`refused url: ${e.message}`);
+    if (e instanceof FetchRefused) throw new InvalidInput(`refused url: ${e.message}`);
     // A name that does not resolve is the target's failure, reported as "unreachable" below.
   }
 

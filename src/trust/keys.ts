@@ -6,7 +6,7 @@
 import { constantTimeEqual, newId, newToken, sha256Hex } from '../secrets/index.js';
 import type { Store } from '../store/db.js';
 import { findApiKeyByHash, insertApiKey, type TrustApiKeyRow } from '../store/trust-repo.js';
-import { HttpError } from '../domain/errors.js';
+import { Unauthenticated } from '../domain/errors.js';
 import type { FailedAuthLimiter } from '../http/failed-auth.js';
 
 export type Plan = 'free' | 'paid';
@@ -77,7 +77,7 @@ export function bearerToken(header: string | undefined): string | null | 'malfor
  * @param header the Authorization header
  * @param client the client key (src/api/client-key.ts) under which failures count
  * @returns the key row, or null when the request has no Authorization header (the caller may offer per-call payment)
- * @throws HttpError 429 when `client` has too many failures; HttpError 401 for a malformed header or an
+ * @throws LimitExceeded when `client` has too many failures; Unauthenticated for a malformed header or an
  *   unknown or revoked key (counted as a failure)
  */
 export async function apiKeyFromHeader(store: Store, header: string | undefined, failures: FailedAuthLimiter, client: string): Promise<TrustApiKeyRow | null> {
@@ -87,5 +87,5 @@ export async function apiKeyFromHeader(store: Store, header: string | undefined,
   const key = token === 'malformed' ? null : await authenticateApiKey(store, token);
   if (key) return key;
   failures.fail(client);
-  throw new HttpError(401, token === 'malformed' ? 'Authorization must be "Bearer <API_KEY>"' : 'invalid or revoked API key');
+  throw new Unauthenticated(token === 'malformed' ? 'Authorization must be "Bearer <API_KEY>"' : 'invalid or revoked API key');
 }

@@ -5,7 +5,7 @@
  */
 import type { Store } from '../store/db.js';
 import { commitCheck, releaseCheck, reserveCheck } from '../store/trust-repo.js';
-import { HttpError } from '../domain/errors.js';
+import { LimitExceeded } from '../domain/errors.js';
 import type { Plan } from './keys.js';
 
 /** Successful checks a free key may make per UTC calendar month (docs/trust-check.md). */
@@ -28,7 +28,7 @@ export interface Reservation {
 
 /**
  * Reserves one check for a key.
- * @throws HttpError 429 naming the paid options when a free key has used its month's quota
+ * @throws LimitExceeded naming the paid options when a free key has used its month's quota
  */
 export async function reserve(store: Store, key: { id: string; plan: Plan }, now = new Date()): Promise<Reservation> {
   const month = utcMonth(now);
@@ -36,11 +36,7 @@ export async function reserve(store: Store, key: { id: string; plan: Plan }, now
   if (!ok) {
     const next = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
     const retryAfter = Math.max(1, Math.ceil((next.getTime() - now.getTime()) / 1000));
-    throw new HttpError(
-      429,
-      `free plan quota used: ${FREE_MONTHLY_CHECKS} successful checks per UTC calendar month (${month}); resets ${next.toISOString()}. Paid options: a paid-plan key billed monthly at ${CHECK_PRICE_DOLLARS} dollars per successful check (ask the operator), or pay per call with x402 by sending the request without an Authorization header`,
-      retryAfter,
-    );
+    throw new LimitExceeded(`free plan quota used: ${FREE_MONTHLY_CHECKS} successful checks per UTC calendar month (${month}); resets ${next.toISOString()}. Paid options: a paid-plan key billed monthly at ${CHECK_PRICE_DOLLARS} dollars per successful check (ask the operator), or pay per call with x402 by sending the request without an Authorization header`, { retryAfterSeconds: retryAfter });
   }
   let done = false;
   const once = (fn: () => Promise<void>) => async () => {

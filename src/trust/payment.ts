@@ -8,7 +8,7 @@ import type { FastifyRequest } from 'fastify';
 import { HTTPFacilitatorClient, x402HTTPResourceServer, x402ResourceServer, getFacilitatorResponseError, type HTTPAdapter, type HTTPRequestContext } from '@x402/core/server';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import type { Config } from '../config.js';
-import { HttpError, Unavailable } from '../domain/errors.js';
+import { PaywatchError, Unavailable } from '../domain/errors.js';
 import { CHECK_PRICE_DOLLARS } from './metering.js';
 
 /** The route the payment protects. */
@@ -113,7 +113,7 @@ export function paymentGate(config: Config, resourceUrl: string): PaymentGate | 
     try {
       await ready;
     } catch (e) {
-      throw new Unavailable(`payment facilitator unavailable: ${(getFacilitatorResponseError(e) ?? (e as Error)).message}`.slice(0, 300), 10);
+      throw new Unavailable(`payment facilitator unavailable: ${(getFacilitatorResponseError(e) ?? (e as Error)).message}`.slice(0, 300), { retryAfterSeconds: 10 });
     }
   };
 
@@ -126,9 +126,9 @@ export function paymentGate(config: Config, resourceUrl: string): PaymentGate | 
       try {
         result = await http.processHTTPRequest(context);
       } catch (e) {
-        throw new Unavailable(`payment facilitator unavailable: ${(e as Error).message}`.slice(0, 300), 10);
+        throw new Unavailable(`payment facilitator unavailable: ${(e as Error).message}`.slice(0, 300), { retryAfterSeconds: 10 });
       }
-      if (result.type === 'no-payment-required') throw new HttpError(500, 'payment route not configured');
+      if (result.type === 'no-payment-required') throw new PaywatchError('payment route not configured', { code: 'payment_route_missing' });
       if (result.type === 'payment-error') {
         const r = result.response;
         const given = (r.body as { error?: string } | undefined)?.error;

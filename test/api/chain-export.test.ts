@@ -10,6 +10,7 @@ import { stringify } from 'csv-stringify/sync';
 import pg from 'pg';
 import { csvLine, EXPORT_COLUMNS, EXPORT_RETRY_AFTER_S, EXPORTS_AT_ONCE, ExportSlots } from '../../src/api/routes/chain-export.js';
 import { Unavailable } from '../../src/domain/errors.js';
+import { httpAnswerOf } from '../../src/http/errors.js';
 import { DIALECTS } from '../helpers/db.js';
 import { makeBlocks, observationsOf, publicOrder } from '../helpers/observations.js';
 import { apiFixture, responseValidator, type ApiFixture } from './helpers.js';
@@ -94,7 +95,7 @@ describe('ExportSlots', () => {
       refused = e;
     }
     expect(refused).toBeInstanceOf(Unavailable);
-    expect(refused).toMatchObject({ status: 503, retryAfter: EXPORT_RETRY_AFTER_S });
+    expect(httpAnswerOf(refused)).toEqual({ status: 503, retryAfterSeconds: EXPORT_RETRY_AFTER_S });
     expect((refused as Error).message).toMatch(/at most 2 run at once/);
     a();
     a();

@@ -8,6 +8,7 @@ import { request, type ClientRequest, type IncomingMessage } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HeavyBudget } from '../../src/http/heavy-budget.js';
+import { installErrorHandling } from '../../src/http/errors.js';
 import { DIALECTS } from '../helpers/db.js';
 import { makeBlocks } from '../helpers/observations.js';
 import { apiFixture, type ApiFixture } from './helpers.js';
@@ -36,10 +37,7 @@ describe('HeavyBudget over real sockets', () => {
   let gate = new Promise<void>((r) => (release = r));
   beforeAll(async () => {
     app = Fastify();
-    app.setErrorHandler((e: { status?: number; retryAfter?: number; message: string }, _req, reply) => {
-      if (e.retryAfter) reply.header('retry-after', String(e.retryAfter));
-      return reply.code(e.status ?? 500).send({ error: e.message });
-    });
+    installErrorHandling(app);
     app.get('/slow', { preHandler: budget.hook() }, async () => {
       await gate;
       return { ok: true };

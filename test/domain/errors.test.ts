@@ -3,7 +3,8 @@
  * own name, a stable snake_case code and a retryable flag that says whether the same call may succeed later.
  */
 import { describe, expect, it } from 'vitest';
-import { BadRequest, HttpError, NotFound, PaywatchError, Unavailable } from '../../src/domain/errors.js';
+import { Conflict, Forbidden, InvalidInput, LimitExceeded, NotFound, PaywatchError, Unauthenticated, Unavailable } from '../../src/domain/errors.js';
+import { HttpError } from '../../src/http/errors.js';
 import { ConfigError } from '../../src/config.js';
 import { RpcCallError, RpcUnavailableError, WrongChainError } from '../../src/chain/rpc.js';
 import { InconsistentAnswerError } from '../../src/chain/collector/fetch.js';
@@ -24,11 +25,15 @@ import { DemoError } from '../../src/demo/errors.js';
 
 describe('the error hierarchy', () => {
   it.each([
-    [new BadRequest('x'), 'BadRequest', 'bad_request', false],
+    [new InvalidInput('x'), 'InvalidInput', 'invalid_input', false],
+    [new Unauthenticated('x'), 'Unauthenticated', 'unauthenticated', false],
+    [new Forbidden('x'), 'Forbidden', 'forbidden', false],
     [new NotFound('x'), 'NotFound', 'not_found', false],
+    [new Conflict('x'), 'Conflict', 'conflict', false],
+    [new LimitExceeded('x', { retryAfterSeconds: 1 }), 'LimitExceeded', 'limit_exceeded', true],
     [new Unavailable('x'), 'Unavailable', 'unavailable', true],
-    [new HttpError(429, 'x', 1), 'HttpError', 'http_429', true],
-    [new Unauthorized('x'), 'Unauthorized', 'unauthorized', false],
+    [new HttpError(414, 'x'), 'HttpError', 'http_414', false],
+    [new Unauthorized('x'), 'Unauthorized', 'unauthenticated', false],
     [new ConfigError('x'), 'ConfigError', 'config', false],
     [new RpcUnavailableError('x'), 'RpcUnavailableError', 'rpc_unavailable', true],
     [new RpcCallError('eth_x', -32000, 'boom'), 'RpcCallError', 'rpc_call', true],

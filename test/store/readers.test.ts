@@ -58,7 +58,7 @@ describe('reader threads', () => {
       const first = small.readers!.metrics({ asset: 'USDT0' }, 50_000);
       const second = small.readers!.metrics({ asset: 'USDC.e' }, 50_000);
       await expect(second).rejects.toBeInstanceOf(Unavailable);
-      await expect(second).rejects.toMatchObject({ status: 503, retryAfter: 1 });
+      await expect(second).rejects.toMatchObject({ code: 'unavailable', retryAfterSeconds: 1 });
       expect((await first).total).toBeGreaterThan(0);
       expect((await small.readers!.metrics({ asset: 'USDC.e' }, 50_000)).total).toBeGreaterThan(0);
     } finally {

@@ -169,7 +169,7 @@ export class ExportSlots {
    */
   take(): () => void {
     if (this.#running >= this.limit) {
-      throw new Unavailable(`too many exports in progress: at most ${this.limit} run at once; retry after ${EXPORT_RETRY_AFTER_S} s`, EXPORT_RETRY_AFTER_S);
+      throw new Unavailable(`too many exports in progress: at most ${this.limit} run at once; retry after ${EXPORT_RETRY_AFTER_S} s`, { retryAfterSeconds: EXPORT_RETRY_AFTER_S });
     }
     this.#running++;
     let held = true;

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { NotFound } from '../../domain/errors.js';
 import { ExportQuery, FiltersQuery, HashParams, POLL_INTERVAL_SECONDS, TransactionsQuery } from '../../domain/filters.js';
-import { type CollectorState, computeMetrics, getCoverage, getStatus, getTransaction, listTransactions, exportRows } from '../../store/chain-repo.js';
+import { computeMetrics, getCoverage, getStatus, getTransaction, listTransactions, exportRows } from '../../store/chain-repo.js';
 import { ErrorBody, publicErrorResponses } from '../schemas/common.js';
 import { CoverageSchema, MetricsSchema, StatusSchema, TransactionDetailSchema, TransactionListSchema } from '../schemas/chain.js';
 import { abortWhenStalled, csvExport, EXPORTS_AT_ONCE, ExportSlots } from './chain-export.js';

@@ -5,7 +5,8 @@
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { HttpError, Unavailable } from '../../domain/errors.js';
+import { LimitExceeded, Unavailable } from '../../domain/errors.js';
+import { HttpError } from '../../http/errors.js';
 import { loadMasterSecret } from '../../secrets/index.js';
 import { KeyVault } from '../../intake/keys.js';
 import { KeyCache } from '../../intake/key-cache.js';
@@ -47,7 +48,7 @@ export const intakeRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => 
 
   const verify = (kind: SenderKind) => async (req: FastifyRequest) => {
     if (!Buffer.isBuffer(req.body)) throw new HttpError(415, UNSUPPORTED);
-    if (!keys) throw new Unavailable('intake not configured: the server has no PAYWATCH_SECRET', 60);
+    if (!keys) throw new Unavailable('intake not configured: the server has no PAYWATCH_SECRET', { retryAfterSeconds: 60 });
     const h = req.headers;
     const one = (v: string | string[] | undefined) => (Array.isArray(v) ? undefined : v);
     const delivery = {
@@ -71,7 +72,7 @@ export const intakeRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => 
     hook: 'preHandler' as const,
     keyGenerator: (req: FastifyRequest) => `intake:${req.intakeSender!.id}`,
     errorResponseBuilder: (_req: FastifyRequest, c: { max: number; ttl: number }) =>
-      new HttpError(429, `rate limited: at most ${c.max} deliveries per minute per sender; retry after ${Math.ceil(c.ttl / 1000)} s`, Math.ceil(c.ttl / 1000)),
+      new LimitExceeded(`rate limited: at most ${c.max} deliveries per minute per sender; retry after ${Math.ceil(c.ttl / 1000)} s`, { retryAfterSeconds: Math.ceil(c.ttl / 1000) }),
   };
 
   app.addHook('onResponse', async (req, reply) => {

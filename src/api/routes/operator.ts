@@ -7,7 +7,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context.js';
-import { HttpError } from '../../domain/errors.js';
+import { Unauthenticated } from '../../domain/errors.js';
 import { costSummary, isOperatorToken, readEvents, readOutcomes } from '../../intake/operator.js';
 import { OperatorCostsQuery, OperatorListQuery } from '../../intake/query.js';
 import { clientKey } from '../../http/client-key.js';
@@ -28,7 +28,7 @@ export const operatorRoutes: FastifyPluginAsync<AppContext> = async (fastify, ct
     if (!m || !(await isOperatorToken(ctx.store, m[1]))) {
       failures.fail(client);
       reply.header('www-authenticate', 'Bearer realm="paywatch-operator"');
-      throw new HttpError(401, DENIED);
+      throw new Unauthenticated(DENIED);
     }
     // Private data: never cached by shared caches.
     reply.header('cache-control', 'private, no-store');

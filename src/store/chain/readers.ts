@@ -9,7 +9,7 @@
  * instead of queueing without end. Until a thread has loaded, and when threads cannot be started, reads run inline.
  */
 import { TaskThread } from '../../threads/task-thread.js';
-import { Unavailable, PaywatchError } from '../../domain/errors.js';
+import { PaywatchError, Unavailable } from '../../domain/errors.js';
 import type { ObservationFilters } from '../../domain/filters.js';
 import type { ListedToken } from '../../domain/token-list.js';
 import type { Metrics, ExportRow } from './answers.js';
@@ -110,7 +110,7 @@ export class ReaderPool implements HeavyReads {
    * @throws Unavailable (503, Retry-After 1) when maxQueued reads are already waiting or running
    */
   private async run(task: ReaderTask): Promise<unknown> {
-    if (this.inFlight >= this.maxQueued) throw new Unavailable(`server busy: ${this.maxQueued} heavy reads are already queued; retry after 1 s`, 1);
+    if (this.inFlight >= this.maxQueued) throw new Unavailable(`server busy: ${this.maxQueued} heavy reads are already queued; retry after 1 s`, { retryAfterSeconds: 1 });
     this.inFlight++;
     try {
       if (this.loadable && !this.closed) this.threads.forEach((t, i) => t === null && this.spawn(i));

@@ -4,7 +4,7 @@
  * with input parsed by the same zod shapes (./params.ts).
  */
 import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
-import { BadRequest, NotFound, Unavailable } from '../../domain/errors.js';
+import { InvalidInput, NotFound, Unavailable } from '../../domain/errors.js';
 import type { Snapshot } from '../../domain/intel.js';
 import type { Database } from '../schema.js';
 import type { DialectName, Store } from '../db.js';
@@ -219,7 +219,7 @@ const available = new WeakSet<Store>();
 export async function assertCollectionAvailable(store: Store): Promise<void> {
   if (available.has(store)) return;
   const run = await store.db.selectFrom('intel_collect_runs').select('id').where('finished_at', 'is not', null).limit(1).executeTakeFirst();
-  if (!run) throw new Unavailable('collection temporarily unavailable: no provider collection run has finished yet; retry later', 30);
+  if (!run) throw new Unavailable('collection temporarily unavailable: no provider collection run has finished yet; retry later', { retryAfterSeconds: 30 });
   available.add(store);
 }
 
@@ -232,15 +232,15 @@ const TIMED = {
   intel_snapshots: { time: 'checked_at', tie: 'snapshot_id' },
 } as const;
 
-/** Rejects since ≥ until (an empty window is almost always a client mistake). @throws BadRequest naming `until` */
+/** Rejects since ≥ until (an empty window is almost always a client mistake). @throws InvalidInput naming `until` */
 function checkWindow(p: IntelQuery): void {
-  if (p.since !== undefined && p.until !== undefined && p.until <= p.since) throw new BadRequest("invalid query parameter 'until': must be greater than 'since'");
+  if (p.since !== undefined && p.until !== undefined && p.until <= p.since) throw new InvalidInput("invalid query parameter 'until': must be greater than 'since'");
 }
 
 /**
  * Checks the window, requires a finished collection pass, then counts the rows of `table` matching domain,
  * service_id, since (inclusive) and until (exclusive), and reads one page of them, newest first.
- * @throws BadRequest when until ≤ since; Unavailable before the first collection pass
+ * @throws InvalidInput when until ≤ since; Unavailable before the first collection pass
  */
 async function timedPage<T extends TimedTable>(store: Store, table: T, p: IntelQuery): Promise<{ total: number; rows: Selectable<Database[T]>[] }> {
   checkWindow(p);
@@ -285,11 +285,11 @@ async function listChangesUncached(store: Store, p: IntelQuery, o: QueryOptions)
 /**
  * GET /api/intelligence/history: the dated checks of a service or a provider with the offers each advertised,
  * newest first (checked_at desc, snapshot_id desc).
- * @throws BadRequest naming `domain` when neither domain nor service_id is given, or when until ≤ since;
+ * @throws InvalidInput naming `domain` when neither domain nor service_id is given, or when until ≤ since;
  *   Unavailable before the first collection run
  */
 async function listHistoryUncached(store: Store, p: IntelQuery, o: QueryOptions) {
-  if (!p.domain && !p.service_id) throw new BadRequest("invalid query parameter 'domain': history requires 'domain' or 'service_id'");
+  if (!p.domain && !p.service_id) throw new InvalidInput("invalid query parameter 'domain': history requires 'domain' or 'service_id'");
   const { total, rows } = await timedPage(store, 'intel_snapshots', p);
   const offers = await offersOfSnapshots(store, rows.map((r) => r.snapshot_id));
   return {

@@ -1,0 +1,96 @@
+/**
+ * Store outages, recognised in one place: the driver errors (SQLite's and PostgreSQL's codes and messages) that
+ * mean the database cannot answer now rather than that the query is wrong, wrapped once as StoreUnavailable by
+ * the dialect every store opens with (`reportingOutages`), so the faces map one code (`store_unavailable`).
+ */
+import type { DatabaseConnection, Dialect, Driver, QueryResult, TransactionSettings, CompiledQuery } from 'kysely';
+import { PaywatchError } from '../domain/errors.js';
+
+/**
+ * Codes and messages of an unreachable or busy database: connection refused/reset/timed out, PostgreSQL's
+ * admin shutdown (57P01–57P03), connection exceptions (class 08), too many connections (53300), a missing
+ * database (3D000); SQLite's busy, cannot-open and I/O errors; a pool or driver already closed.
+ */
+const OUTAGE = /ECONNREFUSED|3D000|ECONNRESET|ETIMEDOUT|57P0[1-3]|08\d\d\d|53300|SQLITE_BUSY|SQLITE_CANTOPEN|SQLITE_IOERR|Connection terminated|timeout exceeded when trying to connect|database is locked|pool.*(ended|destroyed)|driver has already been destroyed/i;
+
+/** The store cannot answer now (its database is unreachable, restarting or busy); retry after `retryAfterSeconds`. */
+export class StoreUnavailable extends PaywatchError {
+  readonly retryAfterSeconds = 5;
+  constructor(cause: unknown) {
+    super('service unavailable: the store cannot answer now; retry with exponential backoff', { code: 'store_unavailable', retryable: true, cause });
+  }
+}
+
+/** True when `err` (a driver error, or one rebuilt from a thread's message) says the database cannot answer now. */
+export function isStoreOutage(err: unknown): boolean {
+  if (err instanceof StoreUnavailable) return true;
+  const e = err as { code?: unknown; message?: unknown };
+  return OUTAGE.test(`${e?.code ?? ''} ${e?.message ?? ''}`);
+}
+
+/** `err` as StoreUnavailable when it is an outage, else unchanged. */
+function asStoreError(err: unknown): unknown {
+  return err instanceof StoreUnavailable || !isStoreOutage(err) ? err : new StoreUnavailable(err);
+}
+
+/** `connection` with its queries' outage errors wrapped; every other member is the connection's own. */
+function reportingConnection(connection: DatabaseConnection): DatabaseConnection {
+  return new Proxy(connection, {
+    get(target, prop) {
+      if (prop === 'executeQuery') {
+        return async <R>(q: CompiledQuery): Promise<QueryResult<R>> => {
+          try {
+            return await target.executeQuery<R>(q);
+          } catch (e) {
+            throw asStoreError(e);
+          }
+        };
+      }
+      const v = Reflect.get(target, prop, target);
+      // Drivers' connections keep private fields: their methods must run on the connection itself.
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+}
+
+/** `driver` whose connections report outages as StoreUnavailable, also when a connection cannot be had. */
+function reportingDriver(driver: Driver): Driver {
+  const inner = new WeakMap<DatabaseConnection, DatabaseConnection>();
+  const unwrap = (c: DatabaseConnection) => inner.get(c) ?? c;
+  const guard = async <T>(fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (e) {
+      throw asStoreError(e);
+    }
+  };
+  return {
+    init: () => guard(() => driver.init()),
+    acquireConnection: () =>
+      guard(async () => {
+        const c = await driver.acquireConnection();
+        const wrapped = reportingConnection(c);
+        inner.set(wrapped, c);
+        return wrapped;
+      }),
+    beginTransaction: (c: DatabaseConnection, s: TransactionSettings) => guard(() => driver.beginTransaction(unwrap(c), s)),
+    commitTransaction: (c: DatabaseConnection) => guard(() => driver.commitTransaction(unwrap(c))),
+    rollbackTransaction: (c: DatabaseConnection) => guard(() => driver.rollbackTransaction(unwrap(c))),
+    releaseConnection: (c: DatabaseConnection) => driver.releaseConnection(unwrap(c)),
+    destroy: () => driver.destroy(),
+  };
+}
+
+/**
+ * `dialect` whose driver wraps outage errors once as StoreUnavailable (the query's own errors, such as a unique
+ * violation, pass unchanged).
+ * @example new Kysely<Database>({ dialect: reportingOutages(new SqliteDialect({ database })) })
+ */
+export function reportingOutages(dialect: Dialect): Dialect {
+  return {
+    createAdapter: () => dialect.createAdapter(),
+    createDriver: () => reportingDriver(dialect.createDriver()),
+    createIntrospector: (db) => dialect.createIntrospector(db),
+    createQueryCompiler: () => dialect.createQueryCompiler(),
+  };
+}
