@@ -6,21 +6,7 @@
  * All SQL stays in src/store/intel-repo.ts.
  */
 import type { AppContext } from '../context.js';
-import {
-  finishCollectRun,
-  insertChanges,
-  latestDirectoryOffers,
-  latestSnapshot,
-  listProbeTargets,
-  loadSourceFreshness,
-  readEvidenceBatch,
-  recordArchiveRun,
-  recordDirectoryOffers,
-  recordSnapshot,
-  saveSourceFreshness,
-  startCollectRun,
-  upsertService,
-} from '../store/intel-repo.js';
+import { finishCollectRun, insertChanges, latestDirectoryOffers, latestSnapshot, listProbeTargets, loadSourceFreshness, readEvidenceBatch, recordArchiveRun, recordDirectoryOffers, recordSnapshot, saveSourceFreshness, startCollectRun, upsertService } from '../store/intel-repo.js';
 import type { Store } from '../store/db.js';
 import { diffSnapshots, directoryDriftChanges } from './changes.js';
 import { verifyEvidence } from './evidence.js';

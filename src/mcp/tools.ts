@@ -12,24 +12,8 @@ import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { httpAnswerOf } from '../http/errors.js';
 import { renderedOnce } from '../http/reply.js';
-import {
-  ChangesResponse,
-  getProvider,
-  HistoryResponse,
-  IntelligenceStatusResponse,
-  intelligenceStatus,
-  IntelQuery,
-  listChanges,
-  listHistory,
-  listOffers,
-  NoParams,
-  OffersResponse,
-  ProviderParams,
-  ProviderProfileResponse,
-  ProvidersQuery,
-  ProvidersResponse,
-  searchProviders,
-} from '../store/intel-repo.js';
+import { getProvider, intelligenceStatus, listChanges, listHistory, listOffers, searchProviders } from '../intel/queries.js';
+import { ChangesResponse, HistoryResponse, IntelligenceStatusResponse, IntelQuery, NoParams, OffersResponse, ProviderParams, ProviderProfileResponse, ProvidersQuery, ProvidersResponse } from '../intel/schemas.js';
 
 /** The tools and their HTTP twins, for documentation (OpenAPI description, README). */
 export const MCP_TOOLS = {

@@ -1,9 +1,8 @@
 /**
  * The intel area's repository: the only place with SQL for providers, services, sources, snapshots, evidence,
- * offers and changes. Writes are in ./intel/write.ts, reads (one function per endpoint, shared by the HTTP routes
- * and the MCP tools) in ./intel/queries.ts, shapes in ./intel/params.ts.
+ * offers and changes. Writes are in ./intel/write.ts, reads (rows, no answer shapes) in ./intel/reads.ts; the
+ * answers are built in src/intel/queries.ts.
  */
 export * from './intel/write.js';
-export * from './intel/queries.js';
-export * from './intel/params.js';
+export * from './intel/reads.js';
 export { GOOD_OUTCOMES, isoTime, type StoredChange, type StoredOffer } from './intel/rows.js';

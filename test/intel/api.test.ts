@@ -5,7 +5,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { buildApp } from '../../src/api/app.js';
 import { loadConfig } from '../../src/config.js';
 import { openStore, type Store } from '../../src/store/db.js';
-import { ChangesResponse, HistoryResponse, IntelligenceStatusResponse, OffersResponse, ProviderProfileResponse, ProvidersResponse } from '../../src/store/intel-repo.js';
+import { ChangesResponse, HistoryResponse, IntelligenceStatusResponse, OffersResponse, ProviderProfileResponse, ProvidersResponse } from '../../src/intel/schemas.js';
 import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
 import { seed, SID_A, SID_C } from './store-fixtures.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { summarizeProvider, SERVICES_IN_LISTING, type ListedService } from '../../src/store/intel/listing.js';
+import { summarizeProvider, SERVICES_IN_LISTING, type ListedService } from '../../src/intel/listing.js';
 import { offer, USDC } from './store-fixtures.js';
 
 const svc = (i: number, over: Partial<ListedService> = {}): ListedService => ({

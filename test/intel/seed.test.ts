@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/db.js';
 import { bumpGeneration } from '../../src/store/intel/cache.js';
-import { getProvider, ProvidersQuery, searchProviders } from '../../src/store/intel-repo.js';
+import { getProvider, searchProviders } from '../../src/intel/queries.js';
+import { ProvidersQuery } from '../../src/intel/schemas.js';
 import { seedDomain, seedIntel } from '../../src/seed/intel.js';
 import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
 

@@ -1,20 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/db.js';
-import {
-  getProvider,
-  getServiceSources,
-  insertChanges,
-  intelligenceStatus,
-  latestSnapshot,
-  listChanges,
-  listHistory,
-  listOffers,
-  recordDirectoryOffers,
-  saveSourceFreshness,
-  searchProviders,
-  IntelQuery,
-  ProvidersQuery,
-} from '../../src/store/intel-repo.js';
+import { getServiceSources, insertChanges, latestSnapshot, recordDirectoryOffers, saveSourceFreshness } from '../../src/store/intel-repo.js';
+import { getProvider, intelligenceStatus, listChanges, listHistory, listOffers, searchProviders } from '../../src/intel/queries.js';
+import { IntelQuery, ProvidersQuery } from '../../src/intel/schemas.js';
 import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
 import { NOW, offer, seed, SID_A, SID_B, SID_C, snap, storeSnap, USDC } from './store-fixtures.js';
 import { bumpGeneration } from '../../src/store/intel/cache.js';

@@ -11,7 +11,8 @@ import { startPaidServices, type PaidServices } from '../../src/demo/paid-servic
 import { ANVIL_KEYS, startAnvil, type AnvilNode } from '../../src/chain/anvil.js';
 import { collectOnce } from '../../src/intel/collect.js';
 import { serviceId } from '../../src/intel/service-id.js';
-import { IntelQuery, listChanges } from '../../src/store/intel-repo.js';
+import { listChanges } from '../../src/intel/queries.js';
+import { IntelQuery } from '../../src/intel/schemas.js';
 import { gatherEvidence } from '../../src/trust/gather.js';
 import { assessTrust } from '../../src/trust/assess.js';
 import { assetResolver } from '../../src/trust/assets.js';

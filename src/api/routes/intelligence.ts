@@ -7,19 +7,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context.js';
 import { FRESH, renderedOnce, sendRenderedJson } from '../../http/reply.js';
-import {
-  ChangesResponse,
-  ErrorBody,
-  HistoryResponse,
-  IntelligenceStatusResponse,
-  IntelQuery,
-  intelligenceStatus,
-  listChanges,
-  listHistory,
-  listOffers,
-  NoParams,
-  OffersResponse,
-} from '../../store/intel-repo.js';
+import { intelligenceStatus, listChanges, listHistory, listOffers } from '../../intel/queries.js';
+import { ChangesResponse, ErrorBody, HistoryResponse, IntelligenceStatusResponse, IntelQuery, NoParams, OffersResponse } from '../../intel/schemas.js';
 
 /** Registers the intelligence routes. */
 export const intelligenceRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) => {

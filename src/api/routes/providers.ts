@@ -6,7 +6,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { FRESH, renderedOnce, sendRenderedJson } from '../../http/reply.js';
 import type { AppContext } from '../../context.js';
-import { ErrorBody, getProvider, NoParams, ProviderParams, ProviderProfileResponse, ProvidersQuery, ProvidersResponse, searchProviders } from '../../store/intel-repo.js';
+import { getProvider, searchProviders } from '../../intel/queries.js';
+import { ErrorBody, NoParams, ProviderParams, ProviderProfileResponse, ProvidersQuery, ProvidersResponse } from '../../intel/schemas.js';
 
 /** Registers the provider routes. */
 export const providerRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) => {

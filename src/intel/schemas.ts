@@ -4,7 +4,7 @@
  * cannot disagree. Source of the rules: docs/intelligence.md.
  */
 import { z } from 'zod';
-import { unknownParameters } from '../../domain/errors.js';
+import { unknownParameters } from '../domain/errors.js';
 import { SERVICES_IN_LISTING } from './listing.js';
 
 /** Probe outcomes (src/intel/types.ts ProbeOutcome), plus `unchecked` for a service never probed. */

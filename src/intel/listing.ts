@@ -3,7 +3,7 @@
  * carries counts, networks, protocols, price ranges, the newest dated check and the first few services in short
  * form; the full services, offers and checks are in the profile (GET /api/providers/{domain}).
  */
-import type { Offer } from '../../domain/intel.js';
+import type { Offer } from '../domain/intel.js';
 
 /** Services shown per provider in a listing (the rest: services_total, and the profile). */
 export const SERVICES_IN_LISTING = 3;
