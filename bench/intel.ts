@@ -4,7 +4,7 @@
  *    probed by the real Prober with its default politeness (allowLoopback only); services/s, total seconds and the
  *    most requests any one host (port) had in flight, counted at the server (target ≤ 1).
  * 2. API at scale: a store seeded with 10,000 providers, 100,000 services, 500,000 snapshots, 1,000,000 offer rows and
- *    some changes (src/store/intel-seed.ts), served by `paywatch serve` in its own process; autocannon on loopback
+ *    some changes (src/seed/intel.ts), served by `paywatch serve` in its own process; autocannon on loopback
  *    against the provider and intelligence lists and one MCP tool call, each beside a bare Fastify route answering a
  *    body of the same size, on SQLite and PostgreSQL. Target: each list ≥ 0.3 × bare req/s.
  * Run: node bin/run-ts.js bench/intel.ts [--providers N] [--dialect sqlite|postgres]… [--duration S] [--skip-probe] [--skip-api]

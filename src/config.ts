@@ -46,7 +46,7 @@ const ConfigSchema = z.object({
   intelStaleDays: z.coerce.number().min(0).max(3650),
   /** Intel: PAYWATCH_INTEL_INTERVAL_SECONDS between collection runs (sources, then probes); default hourly. */
   intelIntervalSeconds: z.coerce.number().int().min(1),
-  /** Intel: `--sources` / PAYWATCH_SOURCES, the directories to collect (`[name=]kind:url,…` or `@file.json`; src/intel/sources/config.ts). */
+  /** Intel: `--sources` / PAYWATCH_SOURCES, the directories to collect (`[name=]kind:url,…` or `@file.json`; src/domain/sources.ts). */
   sources: z.string().min(1).superRefine((v, ctx) => { try { parseSources(v); } catch (e) { ctx.addIssue({ code: 'custom', message: (e as Error).message }); } }),
   /** Trust check: `--verify-port` / PAYWATCH_VERIFY_PORT, the trust-check listener's port (default 8081). */
   verifyPort: port,

@@ -20,7 +20,7 @@ const PUBLIC: FastifyCorsOptions = {
 /**
  * Registers CORS for any origin in `scope`, the plugin scope of the public routes (register them after this). A
  * preflight is granted only when the path exists under the method it asks for; any other gets the 404/405 of
- * src/api/errors.ts.
+ * src/http/errors.ts.
  */
 export async function registerPublicCors(scope: FastifyInstance): Promise<void> {
   await scope.register(cors, {

@@ -1,6 +1,6 @@
 /**
  * V8 flags paywatch runs with: `bin/paywatch.js`'s shebang and the npm scripts pass them (they cannot import
- * this file; test/unit/node-flags.test.ts keeps them in step), and the ingest benchmark re-runs itself with them
+ * this file; test/cli/node-flags.test.ts keeps them in step), and the ingest benchmark re-runs itself with them
  * so it measures the collector as shipped.
  *
  * `--max-semi-space-size=32` (MiB), a compromise between the collector and the API, which share the process

@@ -35,7 +35,7 @@ export class PaywatchError extends Error {
 
 /**
  * The message refusing unknown parameters, one form for every face: `unknown query parameter 'x'` (HTTP, src/http/errors.ts),
- * `unknown arguments 'x', 'y'` (MCP tools, src/store/intel/params.ts). Each name is cut to 40 characters.
+ * `unknown arguments 'x', 'y'` (MCP tools, src/intel/schemas.ts). Each name is cut to 40 characters.
  */
 export function unknownParameters(kind: string, keys: readonly string[]): string {
   return `unknown ${kind}${keys.length > 1 ? 's' : ''} ${keys.map((k) => `'${k.slice(0, 40)}'`).join(', ')}`;

@@ -2,7 +2,7 @@
  * Compression of answers (@fastify/compress) on every listener: br or gzip by the client's Accept-Encoding, for
  * bodies of 1 kB or more, streams included (the CSV export is compressed as it is written, so its memory bound
  * holds). Brotli runs at quality 4: its default, 11, is meant for static files and costs dynamic answers tens of
- * milliseconds. ETags are weak (src/api/reply.ts, app.ts) so one validator serves every encoding of an answer, as
+ * milliseconds. ETags are weak (src/http/reply.ts, app.ts) so one validator serves every encoding of an answer, as
  * RFC 9110 section 8.8.1 allows for semantically equivalent representations.
  */
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';

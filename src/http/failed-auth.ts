@@ -1,5 +1,5 @@
 /**
- * Counting failed authentications per client (src/api/client-key.ts groups addresses): a client that failed
+ * Counting failed authentications per client (src/http/client-key.ts groups addresses): a client that failed
  * `max` times within a window is refused with 429 until the window ends, before its next attempt costs a store
  * read, a hash comparison or a decryption. Only failures count, so a client that authenticates is never slowed.
  * Used by the signed intake, the operator reads and the trust check's API keys (docs/intake.md).

@@ -132,10 +132,10 @@ export function finishDocument(doc: Json, opts: FinishOptions): Json {
     for (const [method, op] of Object.entries<Json>(ops)) {
       const key = `${method.toUpperCase()} ${path}`;
       const id = OPERATION_IDS[key];
-      if (!id) throw new PaywatchError(`OpenAPI: no operationId for ${key} (add it to OPERATION_IDS in src/api/openapi.ts)`, { code: 'openapi_incomplete' });
+      if (!id) throw new PaywatchError(`OpenAPI: no operationId for ${key} (add it to OPERATION_IDS in src/http/openapi.ts)`, { code: 'openapi_incomplete' });
       op.operationId = id;
       for (const t of op.tags ?? []) {
-        if (!TAGS[t]) throw new PaywatchError(`OpenAPI: ${key} uses the undeclared tag ${t} (add it to TAGS in src/api/openapi.ts)`, { code: 'openapi_incomplete' });
+        if (!TAGS[t]) throw new PaywatchError(`OpenAPI: ${key} uses the undeclared tag ${t} (add it to TAGS in src/http/openapi.ts)`, { code: 'openapi_incomplete' });
         used.add(t);
       }
       // An operation that declares no security is public: say so (security: []), as Redocly's security-defined asks.

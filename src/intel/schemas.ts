@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { unknownParameters } from '../domain/errors.js';
 import { SERVICES_IN_LISTING } from './listing.js';
 
-/** Probe outcomes (src/intel/types.ts ProbeOutcome), plus `unchecked` for a service never probed. */
+/** Probe outcomes (src/domain/intel.ts ProbeOutcome), plus `unchecked` for a service never probed. */
 export const CHECK_VALUES = [
   'payment_required',
   'invalid_challenge',
@@ -23,7 +23,7 @@ export const CHECK_VALUES = [
 
 /**
  * A parameter object that refuses unknown members, as the chain endpoints do (src/domain/filters.ts): a misspelt
- * filter must never silently widen a query. HTTP answers 400 `unknown query parameter 'x'` (src/api/errors.ts reads
+ * filter must never silently widen a query. HTTP answers 400 `unknown query parameter 'x'` (src/http/errors.ts reads
  * the issue's keys); an MCP tool reports this message, `unknown argument 'x'`, as a tool error.
  */
 function strictParams<S extends z.ZodRawShape>(shape: S) {
@@ -194,7 +194,7 @@ export const PriceRangeSchema = z
   })
   .describe('lowest and highest advertised amount of one asset on one network, over the latest checks of the listed services');
 
-/** One provider in a search listing: a summary of its matching services (src/store/intel/listing.ts). */
+/** One provider in a search listing: a summary of its matching services (src/intel/listing.ts). */
 export const ProviderListingSchema = ProviderSchema.extend({
   profile: z.string().describe('path of the full profile (all services, offers and dated checks)'),
   services_total: z.number().int().describe('services of this provider matching the search'),

@@ -1,7 +1,7 @@
 /**
  * The read-only MCP tools (docs/intelligence.md): search_providers, get_provider, get_intelligence_status,
  * get_service_offers, get_service_changes, get_service_history. Each takes the input shape of its HTTP twin and
- * calls the same query function (src/store/intel/queries.ts), so tool and route answer alike. Results come back as
+ * calls the same query function (src/intel/queries.ts), so tool and route answer alike. Results come back as
  * structuredContent (validated against the same response schema the OpenAPI document shows) plus a JSON text copy.
  * Invalid arguments and the routes' 400/404/503 answers become tool errors (isError) with the same message.
  */

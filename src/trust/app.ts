@@ -1,7 +1,7 @@
 /**
  * The trust-check service on its own listener (contract: POST {verify_url}/v1/check): API keys, metering,
  * x402 per-call payment, its own OpenAPI 3.1 document at GET /v1/openapi.json. Errors are `{error}` through
- * the same handler as the public API (src/api/errors.ts).
+ * the same handler as the public API (src/http/errors.ts).
  */
 import { HeavyBudget } from '../http/heavy-budget.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';

@@ -1,5 +1,5 @@
 /**
- * Every failure is `{error}`, on both listeners built on src/api/fastify.ts (the public API and the trust check):
+ * Every failure is `{error}`, on both listeners built on src/http/fastify.ts (the public API and the trust check):
  * 405 with Allow for a wrong method on a known path, 501 for a method Node does not know, 414 for an over-long URL
  * or path parameter, 431 for oversized headers (answered by Node's parser, before Fastify), and a client that
  * leaves mid-request logged as a disconnect, not as a store outage; every answer's access log line carries its

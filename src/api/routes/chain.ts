@@ -64,7 +64,7 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
       const live = ctx.components.get('collector')?.();
       const recorded = live ?? s.collector;
       const serviceSources = await getServiceSources(ctx.store);
-      // Its manifest link may follow the request's Host: then private (src/api/base-urls.ts).
+      // Its manifest link may follow the request's Host: then private (src/http/base-urls.ts).
       cache(reply, `${cacheScope(ctx.config.publicUrl)}, max-age=${POLL_INTERVAL_SECONDS}`);
       const { source, ...collector } = recorded ?? { source: null, state: null };
       return { ...s, source: originOf(source ?? ctx.config.rpcUrl), collector, service_sources: serviceSources, manifest: `${publicBaseUrl(ctx.config, req)}${MANIFEST_PATH}` };

@@ -2,7 +2,7 @@
  * GET /.well-known/paywatch.json: the service manifest (RFC 8615 well-known location). What paywatch is, where
  * its API description, MCP endpoint and trust check live, how to access and poll them, what its data means, and
  * that it enables no payments, mandates or agent identity. Built from the configuration and the address the request
- * was sent to (src/api/base-urls.ts); its schema is in the OpenAPI document. Linked from /api/status.
+ * was sent to (src/http/base-urls.ts); its schema is in the OpenAPI document. Linked from /api/status.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';

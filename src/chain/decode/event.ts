@@ -3,7 +3,7 @@
  * decodeEventLog finds the ABI item by recomputing keccak256 of every candidate's signature on every call, which
  * made it the decoder's top cost. The caller already matched topic0 (./abi.ts EVENTS_BY_TOPIC); the rest is
  * viem's strict algorithm, step for step (viem 2.57 utils/abi/decodeEventLog.ts), on viem's decodeAbiParameters.
- * test/unit/decode-event.test.ts holds it to decodeEventLog's answers.
+ * test/chain/decode-event.test.ts holds it to decodeEventLog's answers.
  */
 import { PaywatchError } from '../../domain/errors.js';
 import { decodeAbiParameters, type AbiEvent, type AbiParameter, type Hex } from 'viem';

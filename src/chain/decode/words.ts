@@ -5,7 +5,7 @@
  * instead of checksummed (address: last 20 bytes of the word, as viem reads it; uint256: unsigned integer;
  * bytes32: lower-case hex), without viem's byte copies and cursor; every other shape returns null and goes to
  * viem. Lower-case because every consumer lower-cases addresses anyway, and the EIP-55 checksum (a keccak256
- * and an LRU lookup per address) was a tenth of the decoder's time. test/unit/decode-words.test.ts holds it to
+ * and an LRU lookup per address) was a tenth of the decoder's time. test/chain/decode-words.test.ts holds it to
  * decodeAbiParameters, addresses compared lower-cased.
  */
 import type { AbiParameter } from 'viem';

@@ -117,7 +117,7 @@ function scalar(v: string): string {
  *
  * A fast path only: the caller keeps it when keccak256 of the answer equals the transaction's stated hash and
  * otherwise falls back to encodeTransaction (ox), so a shape this function gets wrong costs time, never a
- * wrong verdict. test/unit/integrity-rlp.test.ts holds it to ox on recorded transactions.
+ * wrong verdict. test/chain/integrity-rlp.test.ts holds it to ox on recorded transactions.
  *
  * @returns unprefixed hex (type byte 76 first), or null for a shape it does not handle
  * @throws TypeError for members that are not hex
@@ -160,7 +160,7 @@ export function encodeTempoTransactionFast(tx: RpcTransaction): string | null {
  * Rebuilds the consensus encoding of one receipt, the value stored under rlp(index) in the block's receipts
  * trie: rlp([status, cumulativeGasUsed, logsBloom, [[address, topics, data]…]]), prefixed by the type byte
  * unless legacy. Tempo encodes 0x76 (and the retired 0x77) receipts the same way (TempoReceiptEnvelope).
- * Built on ./rlp.ts (held to ox's Rlp in test/unit/integrity-rlp.test.ts).
+ * Built on ./rlp.ts (held to ox's Rlp in test/chain/integrity-rlp.test.ts).
  *
  * @param r the node's receipt (eth_getBlockReceipts); only post-Byzantium receipts (with `status`) are encodable
  * @returns the encoding as 0x hex

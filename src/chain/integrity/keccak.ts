@@ -3,7 +3,7 @@
  * hand-tuned WebAssembly Keccak: about 2× faster than the `keccak` package's native binding on the short inputs
  * hashed here (1.8 vs 3.3 µs for 300 bytes, 0.8 vs 1.8 µs for 32) and some 20× faster than the pure-JS
  * @noble/hashes that ox and viem use; hashing was most of integrity's cost. Pure WebAssembly, so the answer
- * never depends on a native build. test/unit/integrity-trie.test.ts holds it to ox's Hash.keccak256.
+ * never depends on a native build. test/chain/integrity-trie.test.ts holds it to ox's Hash.keccak256.
  */
 import { createKeccak } from 'hash-wasm';
 

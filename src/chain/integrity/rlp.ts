@@ -3,7 +3,7 @@
  * path: the node already serves every member as hex, so building the encoding as a string and converting it to
  * bytes once per item (for keccak256) skips the per-member byte arrays and copies of ox's and @ethereumjs's
  * general encoders, which were most of integrity's cost. Those encoders stay the reference:
- * test/unit/integrity-rlp.test.ts holds these functions to them.
+ * test/chain/integrity-rlp.test.ts holds these functions to them.
  *
  * Every function takes and returns hex WITHOUT the 0x prefix, of whole bytes (even length).
  */

@@ -6,7 +6,7 @@
  * each insert, and it was the collector's largest single cost. A trie whose items are all known up front needs
  * each node hashed once. Nodes are built as hex strings (./rlp.ts): a key's hex digits are its nibbles, so paths
  * are substrings, and each node is converted to bytes once, when it is hashed. The library stays the reference:
- * test/unit/integrity-trie.test.ts checks this root against @ethereumjs/mpt for every size from 0 to 140 items
+ * test/chain/integrity-trie.test.ts checks this root against @ethereumjs/mpt for every size from 0 to 140 items
  * and the key-length edges up to 300 and for random values.
  */
 import { keccak256RawHex } from './keccak.js';

@@ -19,7 +19,7 @@ const PENDING_BYTES = 1024;
 
 /**
  * An estimate of the heap an answer holds once parsed and rendered: four times its JSON text (the objects, and
- * the text itself when a route renders it once; src/api/reply.ts). Numbers and other scalars count 64 bytes.
+ * the text itself when a route renders it once; src/http/reply.ts). Numbers and other scalars count 64 bytes.
  */
 export function approxHeapBytes(value: unknown): number {
   if (value === null || typeof value !== 'object') return 64;

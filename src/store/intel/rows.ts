@@ -1,5 +1,5 @@
 /**
- * Conversions between the intel domain types (src/intel/types.ts) and their table rows: JSON members to and
+ * Conversions between the intel domain types (src/domain/intel.ts) and their table rows: JSON members to and
  * from text, times normalised to Date.toISOString() so text order is time order.
  */
 import type { Change, Offer, ProbeOutcome, Snapshot } from '../../domain/intel.js';

@@ -232,6 +232,6 @@ export const intelMigrations: Record<string, Migration> = {
 
 /**
  * The text `q` searches, lower-cased (both dialects): on PostgreSQL the same expression must appear in the index
- * (intel_0003) and in the query (src/store/intel/queries.ts) for the planner to use the index.
+ * (intel_0003) and in the query (src/intel/queries.ts) for the planner to use the index.
  */
 export const SEARCH_TEXT = sql.raw(`lower(domain || ' ' || url || ' ' || coalesce(description, ''))`);

@@ -11,7 +11,7 @@ import { HeavyBudget } from '../../src/http/heavy-budget.js';
 import { installErrorHandling } from '../../src/http/errors.js';
 import { DIALECTS } from '../helpers/db.js';
 import { makeBlocks } from '../helpers/observations.js';
-import { apiFixture, type ApiFixture } from './helpers.js';
+import { apiFixture, type ApiFixture } from '../api/helpers.js';
 
 /** A GET from `from` (a loopback source address); resolves with the response head, the body left unread. */
 function open(port: number, path: string, from: string): Promise<{ req: ClientRequest; res: IncomingMessage }> {

@@ -1,5 +1,5 @@
 /**
- * The advertised base URLs (src/api/base-urls.ts): configured URLs first, else the request's scheme and host
+ * The advertised base URLs (src/http/base-urls.ts): configured URLs first, else the request's scheme and host
  * (a verify URL on the same host with the verify port), else the bound address; a Host value that is not a plain
  * host is never echoed.
  */
