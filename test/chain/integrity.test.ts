@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Hash, Hex, Rlp } from 'ox';
-import { blockCommitment, checkBlockHash, commitmentEvidence, withCommitmentEvidence, encodeReceipt, encodeTransaction, evaluateBlockIntegrity, findInconsistencies, UnsupportedEncodingError } from '../../src/chain/integrity/index.js';
+import { blockCommitment, checkBlockHash, encodeReceipt, encodeTransaction, evaluateBlockIntegrity, findInconsistencies, UnsupportedEncodingError } from '../../src/chain/integrity/index.js';
 import type { FetchedBlock, RpcReceipt, RpcTransaction } from '../../src/chain/types.js';
 import type { Observation } from '../../src/domain/observation.js';
 import { copy, integrityCases } from '../fixtures/integrity/cases.js';
@@ -24,26 +24,12 @@ describe('integrity over a recorded block of 32 transactions (types 0, 1, 2, 4, 
   });
   integrityCases(() => many);
 
-  it('commitmentEvidence gives both roots, the header hash check and the transaction hash check for an observation', async () => {
+  it('blockCommitment gives both roots, the header hash check and each transaction hash check', async () => {
     const c = await blockCommitment(many);
-    expect(commitmentEvidence(c, 3)).toEqual({
-      transactionsRoot: { expected: many.block.transactionsRoot, computed: many.block.transactionsRoot, match: true },
-      receiptsRoot: { expected: many.block.receiptsRoot, computed: many.block.receiptsRoot, match: true },
-      blockHash: { expected: many.block.hash, encoding: 'ethereum', match: true },
-      transactionHash: { computed: many.block.transactions[3]!.hash, match: true },
-    });
-  });
-
-  it('withCommitmentEvidence adds evidence.roots by tx_index and keeps the other evidence members', async () => {
-    const c = await blockCommitment(many);
-    const detail = { transaction: null, receipt: null, legs: null, calls: null, forensics: null, unknown: null };
-    const obs = (tx_index: number, evidence: Record<string, unknown> | null) => ({ tx_index, detail: { ...detail, evidence } }) as unknown as Observation;
-    const block = { height: 1, hash: many.block.hash, time: 0, observations: [obs(5, { source: 'x' }), obs(7, null)] };
-    const out = withCommitmentEvidence(block, c);
-    expect(out.observations[0]!.detail.evidence).toEqual({ source: 'x', roots: commitmentEvidence(c, 5) });
-    expect(out.observations[1]!.detail.evidence).toEqual({ roots: commitmentEvidence(c, 7) });
-    expect((out.observations[1]!.detail.evidence!.roots as { transactionHash: { computed: string } }).transactionHash.computed).toBe(many.block.transactions[7]!.hash);
-    expect(block.observations[0]!.detail.evidence).toEqual({ source: 'x' });
+    expect(c.transactionsRoot).toEqual({ expected: many.block.transactionsRoot, computed: many.block.transactionsRoot, match: true });
+    expect(c.receiptsRoot).toEqual({ expected: many.block.receiptsRoot, computed: many.block.receiptsRoot, match: true });
+    expect(c.blockHash).toEqual({ expected: many.block.hash, encoding: 'ethereum', match: true });
+    expect(c.transactions[3]).toEqual({ computed: many.block.transactions[3]!.hash, match: true });
   });
 
   it('a receipt count that differs from the transaction count leaves the receiptsRoot uncomputed, with the reason', async () => {

@@ -16,7 +16,7 @@ import { decodeBlock, evaluateBlockIntegrity, prepareBlock, type PreparedBlock }
 export async function processRun(fetched: FetchedBlock[], tokens: TokenMap): Promise<PreparedBlock[]> {
   const out: PreparedBlock[] = [];
   for (const f of fetched) {
-    out.push(prepareBlock(decodeBlock(f, tokens, await evaluateBlockIntegrity(f))));
+    out.push(prepareBlock(decodeBlock(f, tokens, evaluateBlockIntegrity(f))));
     // A run is tens of milliseconds of CPU: yield to the event loop after each block, so the node's answers for
     // the next run are read, and the run after it is requested, while this one is still being processed;
     // otherwise the node waits idle for the whole run.

@@ -112,10 +112,9 @@ function encodedWithHash(tx: RpcTransaction): { encoding: string; hash: string }
  * an unknown transaction type, a missing receipt — because a partial trie proves nothing.
  *
  * @param f the block with full transactions and its receipts, in block order
- * @returns roots (lower-case hex) and per-index hash checks; never throws for malformed items (async for its
- *   callers only: it does no I/O)
+ * @returns roots (lower-case hex) and per-index hash checks; never throws for malformed items
  */
-export async function blockCommitment(f: FetchedBlock): Promise<BlockCommitment> {
+export function blockCommitment(f: FetchedBlock): BlockCommitment {
   const txs = f.block.transactions;
   const hashed = txs.map(encodedWithHash);
   const encodedTxs = hashed.map((h) => (h instanceof Error ? h : h.encoding));

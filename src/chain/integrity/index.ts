@@ -5,7 +5,7 @@
  * Pure: everything comes from the FetchedBlock; no I/O.
  */
 import { quantityNumber as quantity } from '../quantity.js';
-import type { BlockObservations, Integrity, IntegrityStage } from '../../domain/observation.js';
+import type { Integrity, IntegrityStage } from '../../domain/observation.js';
 import type { BlockIntegrity, FetchedBlock, RpcReceipt, RpcTransaction } from '../types.js';
 import { blockCommitment, type BlockCommitment, type RootCheck } from './commitment.js';
 import { lowerHex } from './rpc-values.js';
@@ -110,10 +110,9 @@ function score(stages: IntegrityStage[]): number {
  *   computed here otherwise. Pass it to compute the tries once per block when it also goes into `evidence`.
  * @returns one Integrity per transaction index: maximum 5, version "1", scope "transaction-in-finalized-block",
  *   independent_consensus_verified false, stages 1 and 2, score = consecutive passed stages
- * @remarks async for its callers (the tries were once built asynchronously); it does no I/O.
  */
-export async function evaluateBlockIntegrity(f: FetchedBlock, now: Date = new Date(), commitment?: BlockCommitment): Promise<BlockIntegrity> {
-  const c = commitment ?? (await blockCommitment(f));
+export function evaluateBlockIntegrity(f: FetchedBlock, now: Date = new Date(), commitment?: BlockCommitment): BlockIntegrity {
+  const c = commitment ?? blockCommitment(f);
   const evaluatedAt = now.toISOString();
   const roots = describeRoots(c);
   return f.block.transactions.map((tx, i): Integrity => {
@@ -128,34 +127,4 @@ export async function evaluateBlockIntegrity(f: FetchedBlock, now: Date = new Da
       independent_consensus_verified: false,
     };
   });
-}
-
-/**
- * The roots checked for a block and the hash check of one of its transactions, shaped for an observation's
- * `evidence.roots` member: `{transactionsRoot, receiptsRoot, blockHash, transactionHash}` (RootCheck,
- * RootCheck, HeaderCheck, TransactionHashCheck), lower-case hex.
- *
- * @param c the block's commitment (blockCommitment(f))
- * @param index the transaction's index in the block
- */
-export function commitmentEvidence(c: BlockCommitment, index: number): Record<string, unknown> {
-  return { transactionsRoot: c.transactionsRoot, receiptsRoot: c.receiptsRoot, blockHash: c.blockHash, transactionHash: c.transactions[index] ?? null };
-}
-
-/**
- * Puts the block's recomputed commitment into each observation's `detail.evidence.roots`
- * (commitmentEvidence of the observation's `tx_index`), keeping every other evidence member.
- *
- * @param b the decoded block (decodeBlock's answer); not modified
- * @param c the same block's commitment (blockCommitment(f))
- * @returns a copy of `b` whose observations carry `evidence.roots`
- */
-export function withCommitmentEvidence(b: BlockObservations, c: BlockCommitment): BlockObservations {
-  return {
-    ...b,
-    observations: b.observations.map((o) => ({
-      ...o,
-      detail: { ...o.detail, evidence: { ...(o.detail.evidence ?? {}), roots: commitmentEvidence(c, o.tx_index) } },
-    })),
-  };
 }
