@@ -11,6 +11,7 @@ import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import type { AppContext } from '../api/context.js';
 import { baseFastify, closeGracefully } from '../api/fastify.js';
 import { registerCompression } from '../api/compression.js';
+import { registerExplorerCors } from '../api/cors.js';
 import { addHealthRoutes } from '../api/health.js';
 import { documentFinisher } from '../api/openapi.js';
 import { configuredBaseUrls, verifyBaseUrl } from '../api/base-urls.js';
@@ -67,6 +68,8 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
     transformObject: documentFinisher(configuredBaseUrls(config).verify),
   });
   await registerCompression(app);
+  // The explorer page (public listener) may issue a key and check from its own origin; nobody else gets CORS.
+  await registerExplorerCors(app, config);
   await app.register(rateLimit, {
     global: true,
     max: config.rateLimitPerMinute,
