@@ -91,17 +91,18 @@ describe('the explorer in chromium', () => {
       els
         .filter((e) => e.querySelector('[data-metric="total"]'))
         .map((e) => ({
-          api: e.querySelector('[data-api]')!.getAttribute('data-api')!,
+          api: e.querySelector('[data-metrics-api]')!.getAttribute('data-metrics-api')!,
           total: e.querySelector('[data-metric="total"]')!.textContent,
           nominal: e.querySelector('[data-metric="nominal"]')!.textContent,
           fees: e.querySelector('[data-metric="fees"]')!.textContent,
+          rate: e.querySelector('[data-metric="rate"]')!.textContent,
         })),
     );
     expect(cards.map((c) => c.api)).toEqual([expect.stringMatching(/^\/api\/metrics\?since=\d+&until=\d+$/), expect.stringMatching(/^\/api\/metrics\?since=\d+&until=\d+$/)]);
     for (const c of cards) {
       const m = await json(c.api);
       expect(m.total).toBeGreaterThan(10);
-      expect(c).toEqual({ api: c.api, total: m.total.toLocaleString('en'), nominal: m.nominal ?? 'unknown', fees: m.fees ?? 'unknown' });
+      expect(c).toEqual({ api: c.api, total: m.total.toLocaleString('en'), nominal: m.nominal ?? 'unknown', fees: m.fees ?? 'unknown', rate: m.rate === null ? 'unknown' : `${(m.rate * 100).toFixed(1)} %` });
     }
     await expect(page.textContent('main')).resolves.toMatch(/Checkpointblock \d+ \(0x[0-9a-f]{6}…[0-9a-f]{6}\), written 20\d\d-/);
     await expect(page.textContent('main')).resolves.toContain('not a complete feed');

@@ -3,9 +3,9 @@ import { useMemo, useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { query } from '../api';
 import { Chart, type Line } from '../chart';
-import { duration, iso, known, short, utc } from '../format';
-import { ApiLink, ChainDisclaimer, Facts, Show, useApi, useTitle } from '../ui';
-import type { Coverage, List, Metrics, Series, Status } from '../types';
+import { duration, iso, known, short, sumDecimals, utc } from '../format';
+import { ApiLink, ChainDisclaimer, Facts, Show, useApi, useTitle, type Loaded } from '../ui';
+import type { Coverage, List, Series, Status } from '../types';
 
 const HOUR = 3600;
 const DAY = 86_400;
@@ -66,36 +66,80 @@ function CoverageBar({ c }: { c: Coverage }) {
   );
 }
 
-function MetricsCard({ title, path }: { title: string; path: string }) {
-  const m = useApi<Metrics>(path);
+/** Totals of one window, summed exactly from the series buckets inside it (the same rows /api/metrics aggregates). */
+type Totals = { total: number; analyzed: number; nominal: string | null; fees: string | null; rate: number | null };
+
+/**
+ * The totals of [since, until) from an hourly series over a window that ends at the same `until` and holds it: the
+ * series aggregates the latest 50,000 matches of its window, which include every one of the latest 50,000 of any
+ * window ending at the same time, so the buckets in [since, until) hold exactly the rows /api/metrics aggregates.
+ * `total` (all matches, beyond the 50,000) comes from the caller.
+ */
+function totalsOf(s: Series, since: number, total: number): Totals {
+  const inside = s.buckets.filter((b) => b.start >= since);
+  const success = inside.reduce((n, b) => n + b.execution.success.count, 0);
+  const failed = inside.reduce((n, b) => n + b.execution.failed.count, 0);
+  return {
+    total,
+    analyzed: inside.reduce((n, b) => n + b.count, 0),
+    nominal: sumDecimals(inside.map((b) => b.nominal)),
+    fees: sumDecimals(inside.map((b) => b.fees)),
+    rate: success + failed ? success / (success + failed) : null,
+  };
+}
+
+function MetricsCard({ title, totals, sources, same }: { title: string; totals: Totals; sources: string[]; same: string }) {
+  const d = totals;
   return (
     <section class="card" aria-label={title}>
       <h3>{title}</h3>
-      <Show state={m} what={title}>
-        {(d) => (
-          <>
-            <Facts
-              items={[
-                ['Observations', <span data-metric="total">{d.total.toLocaleString('en')}</span>],
-                ['Nominal (listed USD)', <span data-metric="nominal">{known(d.nominal)}</span>],
-                ['Fees (fee-token units)', <span data-metric="fees">{known(d.fees)}</span>],
-                ['Success rate', <span data-metric="rate">{d.rate === null ? 'unknown' : `${(d.rate * 100).toFixed(1)} %`}</span>],
-              ]}
-            />
-            {d.truncated && <p class="note">Sums cover the latest {d.analyzed.toLocaleString('en')} of {d.total.toLocaleString('en')} matches (the API's window).</p>}
-          </>
-        )}
-      </Show>
-      <ApiLink path={path} />
+      <Facts
+        items={[
+          ['Observations', <span data-metric="total">{d.total.toLocaleString('en')}</span>],
+          ['Nominal (listed USD)', <span data-metric="nominal">{known(d.nominal)}</span>],
+          ['Fees (fee-token units)', <span data-metric="fees">{known(d.fees)}</span>],
+          ['Success rate', <span data-metric="rate">{d.rate === null ? 'unknown' : `${(d.rate * 100).toFixed(1)} %`}</span>],
+        ]}
+      />
+      {d.total > d.analyzed && <p class="note">Sums cover the latest {d.analyzed.toLocaleString('en')} of {d.total.toLocaleString('en')} matches (the API's 50,000 window).</p>}
+      {sources.map((p) => (
+        <ApiLink key={p} path={p} />
+      ))}
+      <p class="api-link">
+        The same numbers: <a href={same} data-metrics-api={same}>GET {same}</a>
+      </p>
     </section>
   );
 }
 
-function SeriesCharts({ until }: { until: number }) {
+/** The 24-hour and 7-day totals, from one hourly series over 7 days and the 24-hour count. */
+function Totals({ until, series }: { until: number; series: Loaded<Series> }) {
+  const since24 = until - DAY;
+  const countPath = `/api/transactions${query({ since: since24, until, limit: 1 })}`;
+  const count = useApi<List>(countPath);
+  return (
+    <Show state={series} what="the totals">
+      {(s) => (
+        <Show state={count} what="the 24-hour count">
+          {(c) => (
+            <div class="grid2">
+              <MetricsCard title="Last 24 hours" totals={totalsOf(s, since24, c.total)} sources={[seriesPath('hour', until - 7 * DAY, until), countPath]} same={`/api/metrics${query({ since: since24, until })}`} />
+              <MetricsCard title="Last 7 days" totals={totalsOf(s, until - 7 * DAY, s.total)} sources={[seriesPath('hour', until - 7 * DAY, until)]} same={`/api/metrics${query({ since: until - 7 * DAY, until })}`} />
+            </div>
+          )}
+        </Show>
+      )}
+    </Show>
+  );
+}
+
+const seriesPath = (bucket: 'hour' | 'day', since: number, until: number) => `/api/metrics/series${query({ bucket, since, until })}`;
+
+function SeriesCharts({ until, hourly }: { until: number; hourly: Loaded<Series> }) {
   const [bucket, setBucket] = useState<'hour' | 'day'>('hour');
-  const since = bucket === 'hour' ? until - 7 * DAY : until - 30 * DAY;
-  const path = `/api/metrics/series${query({ bucket, since, until })}`;
-  const s = useApi<Series>(path);
+  const dailyPath = bucket === 'day' ? seriesPath('day', until - 30 * DAY, until) : null;
+  const daily = useApi<Series>(dailyPath);
+  const s = bucket === 'hour' ? hourly : daily;
   return (
     <section>
       <h2>Over time</h2>
@@ -111,7 +155,7 @@ function SeriesCharts({ until }: { until: number }) {
       <Show state={s} what="the series">
         {(d) => <SeriesView s={d} />}
       </Show>
-      <ApiLink path={path} />
+      <ApiLink path={dailyPath ?? seriesPath('hour', until - 7 * DAY, until)} />
     </section>
   );
 }
@@ -187,7 +231,9 @@ export function Overview() {
   const status = useApi<Status>('/api/status');
   const coverage = useApi<Coverage>('/api/coverage');
   const newest = useApi<List>('/api/transactions?limit=1');
-  const until = newest.data?.rows[0] ? newest.data.rows[0].time + 1 : null;
+  // Windows end at the end of the newest observation's hour, so the 24-hour window is whole hourly buckets.
+  const until = newest.data?.rows[0] ? Math.ceil((newest.data.rows[0].time + 1) / HOUR) * HOUR : null;
+  const hourly = useApi<Series>(until === null ? null : seriesPath('hour', until - 7 * DAY, until));
   return (
     <>
       <h1>Tempo machine payments, as observed</h1>
@@ -216,13 +262,10 @@ export function Overview() {
           ) : (
             <>
               <p class="muted">
-                Windows end at the newest collected observation ({utc(l.rows[0].time)}); <Link href="/transactions">see them all</Link>.
+                Windows end at {utc(until)}, the end of the hour of the newest collected observation ({utc(l.rows[0].time)}); <Link href="/transactions">see them all</Link>.
               </p>
-              <div class="grid2">
-                <MetricsCard title="Last 24 hours" path={`/api/metrics${query({ since: until - DAY, until })}`} />
-                <MetricsCard title="Last 7 days" path={`/api/metrics${query({ since: until - 7 * DAY, until })}`} />
-              </div>
-              <SeriesCharts until={Math.ceil(until / HOUR) * HOUR} />
+              <Totals until={until} series={hourly} />
+              <SeriesCharts until={until} hourly={hourly} />
             </>
           )
         }
