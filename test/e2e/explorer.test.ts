@@ -129,6 +129,26 @@ describe('the explorer in chromium', () => {
     await page.close();
   });
 
+  it('pages with a fixed until, each page equal to the API page it links', async () => {
+    const page = await tab();
+    await open(page, '/transactions?limit=5');
+    const first = await page.$$eval('tr[data-hash]', (rows) => rows.map((r) => r.getAttribute('data-hash')));
+    await page.click('text=Older →');
+    await page.waitForURL(/offset=5/);
+    await page.waitForSelector('[data-api*="offset=5"]');
+    await page.waitForFunction(() => !document.body.innerText.includes('Loading'));
+    const url = new URL(page.url());
+    const until = url.searchParams.get('until');
+    expect(until).toMatch(/^\d+$/);
+    const api = await page.getAttribute('[data-api^="/api/transactions"]', 'data-api');
+    expect(api).toBe(`/api/transactions?until=${until}&limit=5&offset=5`);
+    const second = await page.$$eval('tr[data-hash]', (rows) => rows.map((r) => r.getAttribute('data-hash')));
+    expect(second).toEqual((await json(api!)).rows.map((r: Row) => r.hash));
+    expect(second.filter((h) => first.includes(h))).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+    await page.close();
+  });
+
   it('shows a transaction: integrity 2 with its stages, its legs, memo and evidence', async () => {
     const rows: Row[] = (await json('/api/transactions?limit=100')).rows;
     const mpp = rows.find((r) => r.protocol === 'mpp')!;
