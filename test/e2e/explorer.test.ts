@@ -106,7 +106,7 @@ describe('the explorer in chromium', () => {
     }
     await expect(page.textContent('main')).resolves.toMatch(/Checkpointblock \d+ \(0x[0-9a-f]{6}…[0-9a-f]{6}\), written 20\d\d-/);
     await expect(page.textContent('main')).resolves.toContain('not a complete feed');
-    await page.screenshot({ path: `${IMG_DIR}explorer-overview.png` });
+    await page.screenshot({ path: `${IMG_DIR}explorer-overview.png`, fullPage: true });
     expect(consoleErrors).toEqual([]);
     await page.close();
   });

@@ -10,7 +10,10 @@ export type Loaded<T> = { data?: T; error?: ApiError; loading: boolean };
 export function useApi<T>(path: string | null): Loaded<T> {
   const [state, setState] = useState<Loaded<T>>({ loading: path !== null });
   useEffect(() => {
-    if (path === null) return setState({ loading: false });
+    if (path === null) {
+      setState({ loading: false });
+      return;
+    }
     let live = true;
     setState({ loading: true });
     getJson<T>(path).then(
