@@ -5,7 +5,8 @@
  * equals the API; hostile chain text stays text; bad page URLs and a rate limit give clear messages; a phone-width
  * screen does not scroll sideways and the keyboard reaches the navigation. Screenshots go to docs/img/.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +20,8 @@ const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
 const HOSTILE = '<img src=x onerror=alert(1)>';
 const IMG_DIR = fileURLToPath(new URL('../../docs/img/', import.meta.url));
+/** axe-core's browser build, evaluated in the page (page.evaluate is not subject to the page's CSP). */
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 type Row = { hash: string; protocol: string | null; asset: string | null; asset_contract: string | null; sender: string | null };
 
@@ -236,6 +239,25 @@ describe('the explorer in chromium', () => {
     }
     await page.close();
     consoleErrors.length = 0; // the unrecorded hash's 404 is logged by the browser as a failed resource
+  });
+
+  it('meets WCAG 2 A and AA as axe-core checks them (text contrast included) on every page, wide and phone-width', async () => {
+    const rows: Row[] = (await json('/api/transactions?limit=100')).rows;
+    const page = await tab();
+    for (const width of [1280, 375]) {
+      await page.setViewportSize({ width, height: 800 });
+      for (const path of ['/', '/transactions', `/tx/${rows[0].hash}`, `/wallet/${hostile.from}`, '/providers', `/providers/${encodeURIComponent(searchDomain)}`, '/check']) {
+        await open(page, path);
+        await page.evaluate(`${AXE};0`);
+        const violations = await page.evaluate(async () => {
+          const r = await (window as unknown as { axe: { run: (d: Document, o: object) => Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe.run(document, { runOnly: ['wcag2a', 'wcag2aa'] });
+          return r.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+        });
+        expect(violations, `${path} at ${width}px`).toEqual([]);
+      }
+    }
+    expect(consoleErrors).toEqual([]);
+    await page.close();
   });
 
   it('fits a phone-width screen and is usable by keyboard', async () => {

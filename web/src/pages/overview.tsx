@@ -197,7 +197,7 @@ function SeriesView({ s }: { s: Series }) {
       </div>
       <details>
         <summary>Exact values per bucket</summary>
-        <div class="scroll">
+        <div class="scroll" tabIndex={0} role="region" aria-label="Exact values per bucket">
           <table>
             <thead>
               <tr>

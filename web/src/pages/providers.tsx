@@ -10,7 +10,7 @@ import type { Change, Changes, Check, History, Offer, ProviderProfile, Providers
 export function Offers({ offers }: { offers: Offer[] }) {
   if (!offers.length) return <p>No parseable offer.</p>;
   return (
-    <div class="scroll">
+    <div class="scroll" tabIndex={0} role="region" aria-label="Offers">
       <table>
         <thead>
           <tr>

@@ -22,7 +22,7 @@ export function Listed({ listed }: { listed: boolean | null }) {
 export function RowsTable({ rows, wallet }: { rows: Row[]; wallet?: string }) {
   if (!rows.length) return <p>No matching observations (which is not proof of no activity).</p>;
   return (
-    <div class="scroll">
+    <div class="scroll" tabIndex={0} role="region" aria-label="Observations">
       <table class="rows">
         <thead>
           <tr>

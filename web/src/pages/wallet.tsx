@@ -79,7 +79,7 @@ export function Wallet({ address }: { address: string }) {
           <h2>Totals per asset</h2>
           <p class="muted">Exact sums of the primary leg of the {rows.length} loaded observations (a transaction's other legs are on its page).</p>
           {sums.length ? (
-            <div class="scroll">
+            <div class="scroll" tabIndex={0} role="region" aria-label="Totals per asset">
               <table>
                 <thead>
                   <tr>
