@@ -2,8 +2,9 @@
  * The explorer in a real browser (Debian's chromium driven by playwright-core) against a real `paywatch demo`:
  * anvil activity collected into a store, the demo's paid services probed twice (a payTo change), the trust-check
  * listener, and a token whose symbol is markup. Every page loads without a console error; what the pages show
- * equals the API; hostile chain text stays text; bad page URLs and a rate limit give clear messages; a phone-width
- * screen does not scroll sideways and the keyboard reaches the navigation. Screenshots go to docs/img/.
+ * equals the API; hostile chain text stays text; bad page URLs and a rate limit give clear messages; axe-core finds
+ * no WCAG 2 A/AA violation (contrast included); a phone-width screen does not scroll sideways and the keyboard
+ * reaches the navigation. Screenshots go to docs/img/.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
