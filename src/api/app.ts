@@ -1,7 +1,8 @@
 /**
  * Builds the main Fastify application (public API + private intake): zod schemas validate requests and
  * generate the OpenAPI 3.1 document (GET /api/openapi.json), errors map to `{error}`, per-IP rate limits,
- * weak ETags with 304 on If-None-Match, br/gzip compression, CORS on the public routes (none on private ones).
+ * weak ETags with 304 on If-None-Match, br/gzip compression, CORS on the public routes (none on private ones), and
+ * the explorer's pages (./web.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
@@ -14,8 +15,9 @@ import { baseFastify } from '../http/fastify.js';
 import { clientKey } from '../http/client-key.js';
 import { privateRoutePlugins, publicRoutePlugins } from './routes/index.js';
 import { registerCompression } from '../http/compression.js';
-import { refusePreflight, registerPublicCors } from './cors.js';
+import { refusePreflight, registerPublicCors } from '../http/cors.js';
 import { addHealthRoutes } from '../http/health.js';
+import { registerExplorer } from './web.js';
 import { documentFinisher } from '../http/openapi.js';
 import { configuredBaseUrls } from '../http/base-urls.js';
 import { MCP_TOOLS } from '../mcp/tools.js';
@@ -68,6 +70,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
     for (const plugin of publicRoutePlugins) await pub.register(plugin, ctx);
     addHealthRoutes(pub, ctx, ['operations']);
     pub.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+    await registerExplorer(pub, ctx);
   });
   await app.register(async (priv) => {
     const refuseOptions = refusePreflight(priv);

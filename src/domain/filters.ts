@@ -86,6 +86,15 @@ function dropEmpty<T extends Record<string, unknown>>(f: T): T {
 /** Query of /api/metrics and /api/export: the common filters only; unknown parameters are rejected. */
 export const FiltersQuery = z.strictObject(filterShape).superRefine(sinceBeforeUntil).transform(dropEmpty);
 
+/** Query of /api/metrics/series: the common filters and the bucket size (hour or day, default hour). */
+export const SeriesQuery = z
+  .strictObject({
+    ...filterShape,
+    bucket: z.enum(['hour', 'day'], { error: 'must be one of hour, day' }).default('hour').describe('Bucket size: hour or day (UTC-aligned; default hour).'),
+  })
+  .superRefine(sinceBeforeUntil)
+  .transform(dropEmpty);
+
 /** Query of /api/export: the common filters; `offset` and `limit` are accepted and ignored (docs/api-chain.md). */
 export const ExportQuery = z
   .strictObject({

@@ -120,7 +120,7 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((req, reply) => {
     // RFC 9110 section 15.5.6: a path that exists under other methods is 405 with the methods it takes.
     const allow = [...methods].filter((m) => m !== req.method && app.findRoute({ method: m, url: req.url })).sort();
-    // OPTIONS alone is CORS's catch-all preflight route (src/api/cors.ts), which every path matches: not a resource.
+    // OPTIONS alone is CORS's catch-all preflight route (src/http/cors.ts), which every path matches: not a resource.
     if (allow.some((m) => m !== 'OPTIONS')) {
       return reply.code(405).header('allow', allow.join(', ')).send({ error: `method ${req.method} not allowed here; use ${allow.join(', ')}` });
     }

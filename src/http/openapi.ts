@@ -26,6 +26,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /api/transactions': 'listTransactions',
   'GET /api/transactions/{hash}': 'getTransaction',
   'GET /api/metrics': 'getMetrics',
+  'GET /api/metrics/series': 'getMetricsSeries',
   'GET /api/export': 'exportTransactions',
   'GET /.well-known/paywatch.json': 'getManifest',
   'GET /healthz': 'getHealth',

@@ -10,12 +10,12 @@ import { sql } from 'kysely';
 import { DecimalSum } from '../domain/money.js';
 import type { ObservationFilters } from '../domain/filters.js';
 import { insertObservations } from './chain/write.js';
-import type { ExportRow, Metrics } from './chain/answers.js';
+import type { ExportRow, Metrics, MetricsSeries, SeriesBucket, SeriesPart } from './chain/answers.js';
 
-export type { ExportRow, Metrics } from './chain/answers.js';
+export type { ExportRow, Metrics, MetricsSeries, SeriesBucket } from './chain/answers.js';
 import { mergeCoverage, readCoverage, summarizeCoverage, type HeightInterval } from './chain/coverage.js';
 import { countMatches, countRows, currentStats, filterKey, forgetStats, keysetBatches, keysetStep, pageMatches, readStats, scanMatches, type KeysetPosition } from './chain/query.js';
-import type { ReaderTask } from './chain/readers.js';
+import type { ReaderTask, SeriesTask } from './chain/readers.js';
 import { memoPerStore } from './chain/memo.js';
 import { nominalOf } from '../domain/listing.js';
 import { LIST_COLUMNS, parseNominalParts, prepareBlock, rowToDetail, rowWithIntegrity, type PreparedBlock, type TransactionDetailRow, type TransactionRow } from './chain/rows.js';
@@ -212,6 +212,114 @@ export async function aggregateMetrics(store: Store, filters: ObservationFilters
 }
 
 
+/** Seconds per series bucket. */
+export const SERIES_BUCKET_SECONDS = { hour: 3600, day: 86_400 } as const;
+/** Most buckets one series may have (31 days of hours). */
+export const SERIES_MAX_BUCKETS = 744;
+
+/** The parameters of a metrics series: the common filters with both time bounds resolved, and the bucket size. */
+export type SeriesRequest = SeriesTask;
+
+/** Number of UTC-aligned buckets of `size` seconds that [since, until) touches. */
+export function seriesBucketCount(since: number, until: number, size: number): number {
+  return Math.floor((until - 1) / size) - Math.floor(since / size) + 1;
+}
+
+const seriesMemo = memoPerStore<Store['db'], MetricsSeries>(4 * 1024 * 1024);
+
+/**
+ * Metrics per UTC-aligned time bucket over [since, until), exact (DecimalSum) and aggregated from the same latest
+ * 50,000 matches as computeMetrics, so a bucket equals /api/metrics over that bucket's [start, end) whenever the
+ * series is not truncated. Remembered until the store's next write. The caller validates the request (since <
+ * until, at most SERIES_MAX_BUCKETS buckets); buckets without matches have count 0 and null sums (unknown, not 0).
+ */
+export async function computeSeries(store: Store, req: SeriesRequest, window = METRICS_WINDOW): Promise<MetricsSeries> {
+  const stats = await currentStats(store.db);
+  return seriesMemo(store.db).get(stats, `${window}|${req.bucket}|${filterKey(req.filters, store.tokenList)}`, () =>
+    store.readers ? store.readers.series(req, window) : aggregateSeries(store, req, window),
+  );
+}
+
+/** A running SeriesPart. */
+class PartSum {
+  count = 0;
+  readonly nominal = new DecimalSum();
+  readonly fees = new DecimalSum();
+  add(nominal: string | null, fee: string | null): void {
+    this.count++;
+    this.nominal.add(nominal);
+    this.fees.add(fee);
+  }
+  done(): SeriesPart {
+    return { count: this.count, nominal: this.nominal.count ? this.nominal.value() : null, fees: this.fees.count ? this.fees.value() : null };
+  }
+}
+
+/** computeSeries without the memo, on the calling thread (a reader thread runs this too). */
+export async function aggregateSeries(store: Store, req: SeriesRequest, window: number): Promise<MetricsSeries> {
+  const list = store.tokenList;
+  const { since, until } = req.filters;
+  const size = SERIES_BUCKET_SECONDS[req.bucket];
+  const first = Math.floor(since / size);
+  const n = seriesBucketCount(since, until, size);
+  const sums = Array.from({ length: n }, () => ({
+    all: new PartSum(),
+    execution: { success: new PartSum(), failed: new PartSum(), unknown: new PartSum() },
+    assets: new Map<string, { count: number; nominal: DecimalSum }>(),
+  }));
+  const total = await countMatches(store.db, req.filters, list, await readStats(store.db));
+  let analyzed = 0;
+  let oldest: number | null = null;
+  for await (const r of scanMatches(store.db, req.filters, list, window, ['nominal_parts', 'fee', 'execution'] as const)) {
+    analyzed++;
+    const time = Number(r.time);
+    oldest = time;
+    const b = sums[Math.floor(time / size) - first]!;
+    const parts = parseNominalParts(r.nominal_parts);
+    const nominal = nominalOf(parts, list);
+    b.all.add(nominal, r.fee);
+    b.execution[r.execution as keyof typeof b.execution]?.add(nominal, r.fee);
+    const seen = new Set<string>();
+    for (const p of parts ?? []) {
+      if (!list.tokens.has(p.asset_contract)) continue;
+      let a = b.assets.get(p.asset_contract);
+      if (!a) b.assets.set(p.asset_contract, (a = { count: 0, nominal: new DecimalSum() }));
+      if (!seen.has(p.asset_contract)) a.count++;
+      seen.add(p.asset_contract);
+      a.nominal.add(p.amount);
+    }
+  }
+  const contracts = new Set<string>();
+  const buckets: SeriesBucket[] = sums.map((b, i) => {
+    const all = b.all.done();
+    const assets = [...b.assets].sort(([x], [y]) => (x < y ? -1 : 1)).map(([asset_contract, a]) => ({ asset_contract, count: a.count, nominal: a.nominal.value() }));
+    for (const a of assets) contracts.add(a.asset_contract);
+    return {
+      start: Math.max(since, (first + i) * size),
+      end: Math.min(until, (first + i + 1) * size),
+      ...all,
+      nominal_known: b.all.nominal.count,
+      fees_known: b.all.fees.count,
+      execution: { success: b.execution.success.done(), failed: b.execution.failed.done(), unknown: b.execution.unknown.done() },
+      assets,
+    };
+  });
+  return {
+    bucket: req.bucket,
+    bucket_seconds: size,
+    since,
+    until,
+    total,
+    analyzed,
+    truncated: total > window,
+    analyzed_since: total > window ? oldest : null,
+    value_method: VALUE_METHOD,
+    assets: [...contracts].sort().map((c) => ({ asset_contract: c, symbol: list.tokens.get(c)!.symbol })),
+    buckets,
+  };
+}
+
+
 /** Plain columns read for the export (LIST_COLUMNS without the integrity JSON). */
 const EXPORT_READ = LIST_COLUMNS.filter((c): c is Exclude<(typeof LIST_COLUMNS)[number], 'integrity'> => c !== 'integrity');
 
@@ -247,6 +355,8 @@ export function runReaderTask(store: Store, task: ReaderTask): Promise<unknown> 
   switch (task.op) {
     case 'metrics':
       return aggregateMetrics(store, task.filters, task.window);
+    case 'series':
+      return aggregateSeries(store, task.request, task.window);
     case 'count':
       return countRows(store.db, task.filters, store.tokenList);
     case 'export-step':

@@ -11,6 +11,7 @@ import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import type { AppContext } from '../context.js';
 import { baseFastify, closeGracefully } from '../http/fastify.js';
 import { registerCompression } from '../http/compression.js';
+import { registerExplorerCors } from '../http/cors.js';
 import { addHealthRoutes } from '../http/health.js';
 import { documentFinisher } from '../http/openapi.js';
 import { configuredBaseUrls, verifyBaseUrl } from '../http/base-urls.js';
@@ -68,6 +69,8 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
     transformObject: documentFinisher(configuredBaseUrls(config).verify),
   });
   await registerCompression(app);
+  // The explorer page (public listener) may issue a key and check from its own origin; nobody else gets CORS.
+  await registerExplorerCors(app, config);
   await app.register(rateLimit, {
     global: true,
     max: config.rateLimitPerMinute,

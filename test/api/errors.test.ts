@@ -63,8 +63,9 @@ describe.each(['api', 'trust'] as const)('every failure is {error} on the %s lis
   let port: number;
   const log = logSink();
   /** A GET path that exists on this listener, and the methods it takes. */
-  // OPTIONS: CORS preflight is answered on every public path (src/api/cors.ts).
-  const known = listener === 'api' ? { path: '/api/status', allow: 'GET, HEAD, OPTIONS' } : { path: '/v1/check', allow: 'POST' };
+  // OPTIONS: CORS preflight is answered on every public path, and for the explorer's origin on the trust check's
+  // key and check routes (src/http/cors.ts).
+  const known = listener === 'api' ? { path: '/api/status', allow: 'GET, HEAD, OPTIONS' } : { path: '/v1/check', allow: 'OPTIONS, POST' };
   const wrong = listener === 'api' ? 'POST' : 'GET';
   beforeAll(async () => {
     t = await createTestDb('sqlite');

@@ -10,11 +10,11 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
-import { NotFound } from '../../domain/errors.js';
-import { ExportQuery, FiltersQuery, HashParams, POLL_INTERVAL_SECONDS, TransactionsQuery } from '../../domain/filters.js';
-import { computeMetrics, getCoverage, getStatus, getTransaction, listTransactions, exportRows } from '../../store/chain-repo.js';
+import { InvalidInput, NotFound } from '../../domain/errors.js';
+import { ExportQuery, FiltersQuery, HashParams, POLL_INTERVAL_SECONDS, SeriesQuery, TransactionsQuery } from '../../domain/filters.js';
+import { computeMetrics, computeSeries, SERIES_BUCKET_SECONDS, SERIES_MAX_BUCKETS, seriesBucketCount, getCoverage, getStatus, getTransaction, listTransactions, exportRows } from '../../store/chain-repo.js';
 import { ErrorBody, publicErrorResponses } from '../schemas/common.js';
-import { CoverageSchema, MetricsSchema, StatusSchema, TransactionDetailSchema, TransactionListSchema } from '../schemas/chain.js';
+import { CoverageSchema, MetricsSchema, MetricsSeriesSchema, StatusSchema, TransactionDetailSchema, TransactionListSchema } from '../schemas/chain.js';
 import { abortWhenStalled, csvExport, EXPORTS_AT_ONCE, ExportSlots } from './chain-export.js';
 import { FRESH, renderedOnce, renderJson, sendRenderedJson, type RenderedJson } from '../../http/reply.js';
 import { getServiceSources } from '../../store/intel-repo.js';
@@ -157,6 +157,32 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
       const m = await computeMetrics(ctx.store, req.query);
       cache(reply, FRESH);
       return m;
+    },
+  );
+
+  app.get(
+    '/api/metrics/series',
+    {
+      schema: {
+        tags,
+        summary: 'Metrics per hour or day bucket, split by execution and by listed token',
+        description: `Exact decimal sums per UTC-aligned bucket over [since, until) (defaults: until = end of the current bucket, since = until minus 24 hours for hour or 30 days for day), aggregated from the same latest 50,000 matches as /api/metrics; at most ${SERIES_MAX_BUCKETS} buckets.`,
+        querystring: SeriesQuery,
+        response: { 200: MetricsSeriesSchema, ...publicErrorResponses },
+      },
+      preHandler: heavy.hook(),
+    },
+    async (req, reply) => {
+      const { bucket, ...filters } = req.query;
+      const size = SERIES_BUCKET_SECONDS[bucket];
+      const until = filters.until ?? (Math.floor(Date.now() / 1000 / size) + 1) * size;
+      const since = filters.since ?? until - (bucket === 'hour' ? 24 : 30) * size;
+      if (since >= until) throw new InvalidInput(`invalid query parameter 'since': must be less than until (got since=${since}, until=${until})`);
+      const n = seriesBucketCount(since, until, size);
+      if (n > SERIES_MAX_BUCKETS) throw new InvalidInput(`invalid query parameter 'since': [since, until) spans ${n} ${bucket} buckets; at most ${SERIES_MAX_BUCKETS}`);
+      const series = await computeSeries(ctx.store, { filters: { ...filters, since, until }, bucket });
+      cache(reply, FRESH);
+      return series;
     },
   );
 

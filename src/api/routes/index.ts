@@ -1,7 +1,7 @@
 /**
  * The public and private route plugins of the main listener, in registration order. Each area adds its plugin
  * here with one line; plugins receive the AppContext as options. Which list a plugin is in decides whether its
- * routes answer CORS (src/api/cors.ts): public for any origin, private never.
+ * routes answer CORS (src/http/cors.ts): public for any origin, private never.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../context.js';

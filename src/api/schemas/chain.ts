@@ -141,3 +141,40 @@ export const MetricsSchema = z
     task_outcomes: z.null().describe('Always null: chain activity does not establish task outcomes.'),
   })
   .describe('Aggregates over the latest matching observations; nominal values do not measure revenue.');
+
+const SeriesPartSchema = z
+  .object({
+    count: z.int().min(0).describe('Observations in the group.'),
+    nominal: decimal('Exact sum of known nominal values'),
+    fees: decimal('Exact sum of known fees in fee-token units'),
+  })
+  .describe('Counts and exact sums of one group of observations.');
+
+export const MetricsSeriesSchema = z
+  .object({
+    bucket: z.enum(['hour', 'day']).describe('Bucket size.'),
+    bucket_seconds: z.int().describe('Seconds per bucket (3600 or 86400).'),
+    since: z.int().describe('Inclusive start, UTC Unix seconds (given, or until minus 24 hours / 30 days).'),
+    until: z.int().describe('Exclusive end, UTC Unix seconds (given, or the end of the current bucket).'),
+    total: z.int().describe('All matching observations in [since, until).'),
+    analyzed: z.int().describe('Observations aggregated: the latest 50,000 matches at most, as in /api/metrics.'),
+    truncated: z.boolean().describe('True when the 50,000 cap applied: buckets older than analyzed_since are not counted.'),
+    analyzed_since: z.int().nullable().describe('When truncated, the time of the oldest aggregated observation; else null.'),
+    value_method: z.string().describe('The rule behind nominal and fees (as in /api/metrics).'),
+    assets: z.array(z.object({ asset_contract: z.string(), symbol: z.string().describe('Symbol on the token list.') })).describe('Listed tokens that appear in the buckets.'),
+    buckets: z
+      .array(
+        SeriesPartSchema.extend({
+          start: z.int().describe('Inclusive bucket start, UTC Unix seconds (clipped to since).'),
+          end: z.int().describe('Exclusive bucket end, UTC Unix seconds (clipped to until).'),
+          nominal_known: z.int().describe('Observations with a known nominal value.'),
+          fees_known: z.int().describe('Observations with a known fee.'),
+          execution: z.object({ success: SeriesPartSchema, failed: SeriesPartSchema, unknown: SeriesPartSchema }).describe('The bucket split by execution.'),
+          assets: z
+            .array(z.object({ asset_contract: z.string(), count: z.int().describe('Observations sending this token.'), nominal: z.string().describe('Exact sum of this token\u2019s nominal parts.') }))
+            .describe('Nominal split by listed token; the members add up to the bucket\u2019s nominal.'),
+        }).describe('One bucket, [start, end). A bucket equals /api/metrics over [start, end) with the same filters when not truncated.'),
+      )
+      .describe('Buckets oldest first; one without matches has count 0 and null sums (unknown, not zero).'),
+  })
+  .describe('Metrics per time bucket; nominal values do not measure revenue.');

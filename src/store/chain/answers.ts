@@ -27,3 +27,48 @@ export type Metrics = {
  * row's bytes, are never read for the export).
  */
 export type ExportRow = Omit<TransactionRow, 'integrity'> & { integrity: { score: number; maximum: number } };
+
+/** Counts and exact sums of one group of observations in a series bucket. */
+export type SeriesPart = {
+  count: number;
+  /** Exact decimal sum of known nominal values; null when none is known. */
+  nominal: string | null;
+  /** Exact decimal sum of known fees (fee-token units); null when none is known. */
+  fees: string | null;
+};
+
+/** One time bucket of a metrics series: [start, end), clipped to the series' since/until. */
+export type SeriesBucket = SeriesPart & {
+  /** Inclusive, UTC Unix seconds. */
+  start: number;
+  /** Exclusive, UTC Unix seconds. */
+  end: number;
+  nominal_known: number;
+  fees_known: number;
+  /** The bucket split by execution (always all three members). */
+  execution: { success: SeriesPart; failed: SeriesPart; unknown: SeriesPart };
+  /**
+   * The bucket's nominal split by listed token: per listed contract, the observations with a part in it and the
+   * exact sum of those parts (the members add up to the bucket's nominal).
+   */
+  assets: { asset_contract: string; count: number; nominal: string }[];
+};
+
+/** A metrics series over [since, until) in equal buckets, aggregating the latest METRICS_WINDOW matches. */
+export type MetricsSeries = {
+  bucket: 'hour' | 'day';
+  bucket_seconds: number;
+  since: number;
+  until: number;
+  /** All matches in [since, until). */
+  total: number;
+  /** Matches aggregated (the latest 50,000 at most). */
+  analyzed: number;
+  truncated: boolean;
+  /** When truncated, the time of the oldest aggregated match: buckets before it are not counted, its own is partial. */
+  analyzed_since: number | null;
+  value_method: string;
+  /** Listed tokens appearing in `assets`, with the token list's symbol. */
+  assets: { asset_contract: string; symbol: string }[];
+  buckets: SeriesBucket[];
+};

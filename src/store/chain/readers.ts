@@ -12,7 +12,7 @@ import { TaskThread } from '../../threads/task-thread.js';
 import { PaywatchError, Unavailable } from '../../domain/errors.js';
 import type { ObservationFilters } from '../../domain/filters.js';
 import type { ListedToken } from '../../domain/token-list.js';
-import type { Metrics, ExportRow } from './answers.js';
+import type { Metrics, MetricsSeries, ExportRow } from './answers.js';
 
 /** A keyset position in the public order (time descending, then hash ascending). */
 export type Keyset = { time: number; hash: string } | null;
@@ -20,13 +20,19 @@ export type Keyset = { time: number; hash: string } | null;
 /** What a reader thread is asked to do. */
 export type ReaderTask =
   | { op: 'metrics'; filters: ObservationFilters; window: number }
+  | { op: 'series'; request: SeriesTask; window: number }
   | { op: 'count'; filters: ObservationFilters }
   | { op: 'export-step'; filters: ObservationFilters; after: Keyset; n: number };
+
+/** A metrics series request: the filters with both time bounds, and the bucket size. */
+export type SeriesTask = { filters: ObservationFilters & { since: number; until: number }; bucket: 'hour' | 'day' };
 
 /** Heavy reads, run somewhere other than the calling thread. */
 export interface HeavyReads {
   /** Metrics over the latest `window` matches (uncached). */
   metrics(filters: ObservationFilters, window: number): Promise<Metrics>;
+  /** Metrics per time bucket over the latest `window` matches (uncached). */
+  series(request: SeriesTask, window: number): Promise<MetricsSeries>;
   /** Number of matches (uncached COUNT). */
   count(filters: ObservationFilters): Promise<number>;
   /** One keyset step of export rows after `after` (at most `n`). */
@@ -83,6 +89,10 @@ export class ReaderPool implements HeavyReads {
 
   metrics(filters: ObservationFilters, window: number): Promise<Metrics> {
     return this.run({ op: 'metrics', filters, window }) as Promise<Metrics>;
+  }
+
+  series(request: SeriesTask, window: number): Promise<MetricsSeries> {
+    return this.run({ op: 'series', request, window }) as Promise<MetricsSeries>;
   }
 
   count(filters: ObservationFilters): Promise<number> {

@@ -7,6 +7,7 @@
  */
 import cors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
 
 /** The CORS answer for public routes: any origin, no credentials, the headers a client reads exposed. */
 const PUBLIC: FastifyCorsOptions = {
@@ -46,4 +47,39 @@ export function refusePreflight(scope: FastifyInstance): () => void {
   return () => {
     for (const path of [...paths]) scope.options(path, { schema: { hide: true } }, (_req, reply) => reply.callNotFound());
   };
+}
+
+/** The trust-check routes the explorer page calls from the public listener's origin. */
+const EXPLORER_ROUTES = new Set(['/v1/keys', '/v1/check']);
+
+/**
+ * The explorer's origin as seen by a request to the trust-check listener: the configured public URL's origin; else
+ * the scheme and host the request was sent to, with the public listener's port (the page is served there).
+ */
+export function explorerOrigin(config: Pick<Config, 'publicUrl' | 'port'>, req: { protocol: string; host: string }): string | null {
+  try {
+    if (config.publicUrl) return new URL(config.publicUrl).origin;
+    const u = new URL(`${req.protocol}://${req.host}`);
+    u.port = String(config.port);
+    return u.origin;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CORS on the trust-check listener for the explorer page alone: POST /v1/keys and /v1/check answer CORS (and their
+ * preflight) only to the explorer's origin (explorerOrigin); every other origin and route gets none, and its
+ * preflight the listener's 404/405.
+ */
+export async function registerExplorerCors(app: FastifyInstance, config: Pick<Config, 'publicUrl' | 'port'>): Promise<void> {
+  await app.register(cors, {
+    delegator: (req: FastifyRequest, done: (err: Error | null, options: FastifyCorsOptions) => void) => {
+      const path = req.url.split('?')[0]!;
+      const asked = req.headers['access-control-request-method'];
+      const method = req.method === 'OPTIONS' ? asked : req.method;
+      const allowed = EXPLORER_ROUTES.has(path) && method === 'POST' && req.headers.origin !== undefined && req.headers.origin === explorerOrigin(config, req);
+      done(null, allowed ? { origin: req.headers.origin, methods: ['POST'], allowedHeaders: ['Authorization', 'Content-Type'], exposedHeaders: ['Retry-After', 'X-Request-Id'], maxAge: 600 } : { origin: false });
+    },
+  });
 }

@@ -1,0 +1,62 @@
+/** Display helpers. Every value from the API is shown as text (never as markup); unknown is "unknown", never 0. */
+
+/** "unknown" for null/undefined, else the value as text. */
+export const known = (v: unknown): string => (v === null || v === undefined ? 'unknown' : String(v));
+
+/** UTC date-time of Unix seconds, "2026-11-25 03:44:01 UTC"; "unknown" for null. */
+export function utc(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined) return 'unknown';
+  return `${new Date(seconds * 1000).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}
+
+/** An ISO time as "2026-11-25 03:44:01 UTC"; "unknown" for null. */
+export function iso(t: string | null | undefined): string {
+  if (!t) return 'unknown';
+  const d = new Date(t);
+  return Number.isNaN(d.getTime()) ? t : `${d.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}
+
+/** "0xabcd…1234" for long hex strings. */
+export const short = (h: string | null | undefined): string => (!h ? 'unknown' : h.length > 14 ? `${h.slice(0, 8)}…${h.slice(-6)}` : h);
+
+/** Seconds as "3 s", "4 min", "2 h 5 min", "3 d 4 h". */
+export function duration(s: number | null | undefined): string {
+  if (s === null || s === undefined) return 'unknown';
+  if (s < 60) return `${Math.round(s)} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min`;
+  if (s < 86_400) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+  return `${Math.floor(s / 86_400)} d ${Math.floor((s % 86_400) / 3600)} h`;
+}
+
+export const HASH = /^0x[0-9a-fA-F]{64}$/;
+export const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+export const SERVICE_ID = /^[a-f0-9]{64}$/;
+
+/**
+ * Exact sum of decimal strings (BigInt, no floats); null when every value is null.
+ * @throws Error on a value that is not a plain decimal string
+ */
+export function sumDecimals(values: (string | null | undefined)[]): string | null {
+  let acc = 0n;
+  let scale = 0;
+  let seen = false;
+  for (const v of values) {
+    if (v === null || v === undefined) continue;
+    if (!/^-?\d+(\.\d+)?$/.test(v)) throw new Error(`not a decimal: ${v}`);
+    seen = true;
+    const neg = v.startsWith('-');
+    const [i, f = ''] = (neg ? v.slice(1) : v).split('.');
+    if (f.length > scale) {
+      acc *= 10n ** BigInt(f.length - scale);
+      scale = f.length;
+    }
+    const n = BigInt(i + f) * 10n ** BigInt(scale - f.length);
+    acc += neg ? -n : n;
+  }
+  if (!seen) return null;
+  const neg = acc < 0n;
+  const digits = (neg ? -acc : acc).toString().padStart(scale + 1, '0');
+  const int = digits.slice(0, digits.length - scale);
+  const frac = digits.slice(digits.length - scale).replace(/0+$/, '');
+  return `${neg ? '-' : ''}${int}${frac ? `.${frac}` : ''}`;
+}

@@ -1,0 +1,188 @@
+/** One transaction: integrity checklist, legs as a flow, 0x76 calls, fee and payer, memo, evidence, forensics. */
+import { Link } from 'wouter-preact';
+import { HASH, known, utc } from '../format';
+import { ApiLink, ChainDisclaimer, ErrorBox, Facts, Hex, Json, Show, useApi, useTitle } from '../ui';
+import type { Detail, Leg } from '../types';
+import { Listed } from './transactions';
+
+const MARK = { pass: '✓', fail: '✗', unknown: '?' } as const;
+
+function Integrity({ d }: { d: Detail }) {
+  const i = d.integrity;
+  return (
+    <section>
+      <h2>
+        Integrity: <span data-integrity-score={i.score}>{i.score}</span> of {i.maximum}
+      </h2>
+      <p class="muted">
+        Scope: {i.scope}; rules version {i.version}. Independent consensus verified: {i.independent_consensus_verified ? 'yes' : 'no'}. The score describes
+        evidence, not honesty or task success.
+      </p>
+      <ol class="checklist">
+        {i.stages.map((s) => (
+          <li key={s.level} class={`stage ${s.status}`}>
+            <span class="mark" aria-hidden="true">
+              {MARK[s.status] ?? '?'}
+            </span>{' '}
+            <strong>
+              Stage {s.level}: {s.label}
+            </strong>{' '}
+            — {s.status}
+            <p class="reason">{s.reason}</p>
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+function Legs({ legs }: { legs: Leg[] }) {
+  if (!legs.length) return <p>No token movements besides the fee.</p>;
+  return (
+    <ol class="legs">
+      {legs.map((g) => (
+        <li key={g.log_index} class="leg">
+          <span class="party">
+            <Link href={`/wallet/${g.from}`}>
+              <code>{g.from}</code>
+            </Link>
+          </span>
+          <span class="arrow" aria-label="sends to">
+            →
+          </span>
+          <span class="party">
+            <Link href={`/wallet/${g.to}`}>
+              <code>{g.to}</code>
+            </Link>
+          </span>
+          <span class="amount">
+            {g.amount} <bdi>{g.asset ?? 'unknown symbol'}</bdi> <Listed listed={g.asset_listed} />
+          </span>
+          <span class="muted">
+            token <code>{g.asset_contract}</code>
+            {g.kind && g.kind !== 'transfer' ? ` · ${g.kind}` : ''} · log {g.log_index}
+          </span>
+          {g.memo && (
+            <span class="memo">
+              memo <code>{g.memo}</code>
+              {g.memo.startsWith('0xef1ed712') ? ' (MPP-tagged)' : ''}
+            </span>
+          )}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+export function Transaction({ hash }: { hash: string }) {
+  useTitle('Transaction');
+  const valid = HASH.test(hash);
+  const path = `/api/transactions/${encodeURIComponent(hash)}`;
+  const t = useApi<Detail>(valid ? path : null);
+  if (!valid)
+    return (
+      <>
+        <h1>Transaction</h1>
+        <ErrorBox error={`"${hash.slice(0, 80)}" is not a transaction hash: expected 0x followed by 64 hexadecimal digits.`} />
+      </>
+    );
+  return (
+    <>
+      <h1>Transaction</h1>
+      <p>
+        <Hex value={hash.toLowerCase()} />
+      </p>
+      <Show state={t} what="the transaction">
+        {(d) => {
+          const memos = (d.legs ?? []).filter((g) => g.memo);
+          const ev = d.evidence ?? {};
+          return (
+            <>
+              <Facts
+                items={[
+                  ['Time', utc(d.time)],
+                  ['Block', String(d.height)],
+                  ['Execution', <span class={`exec ${d.execution}`}>{d.execution}</span>],
+                  ['Category', known(d.category)],
+                  ['Protocol', known(d.protocol)],
+                  ['Exchange', known(d.exchange)],
+                  ['Sender', d.sender ? <Hex value={d.sender} href={`/wallet/${d.sender}`} /> : 'unknown'],
+                  ['Recipient', d.recipient ? <Hex value={d.recipient} href={`/wallet/${d.recipient}`} /> : 'unknown'],
+                  ['Amount', <>{known(d.amount)} <bdi>{d.asset ?? ''}</bdi> <Listed listed={d.asset_listed} /></>],
+                  ['Nominal (listed USD)', known(d.nominal)],
+                  ['Fee (fee-token units)', known(d.fee)],
+                  ['Fee token', <Hex value={d.receipt?.fee_token ?? null} />],
+                  ['Fee payer', d.receipt?.fee_payer ? <Hex value={d.receipt.fee_payer} href={`/wallet/${d.receipt.fee_payer}`} /> : 'unknown'],
+                  ['Decoded', d.decode],
+                ]}
+              />
+              <Integrity d={d} />
+              <section>
+                <h2>Legs</h2>
+                {d.legs ? <Legs legs={d.legs} /> : <p>unknown (not retained for this observation)</p>}
+              </section>
+              {d.calls && d.calls.length > 0 && (
+                <section>
+                  <h2>Calls of the batch</h2>
+                  <ol class="calls">
+                    {d.calls.map((c) => (
+                      <li key={c.index}>
+                        <strong>{c.function ?? 'unknown function'}</strong> on <code>{known(c.target)}</code> (selector <code>{known(c.selector)}</code>)
+                        {c.args && <pre>{JSON.stringify(c.args, null, 2)}</pre>}
+                      </li>
+                    ))}
+                  </ol>
+                </section>
+              )}
+              {memos.length > 0 && (
+                <section>
+                  <h2>Memo</h2>
+                  {memos.map((g) => (
+                    <p key={g.log_index}>
+                      <Hex value={g.memo!} /> {g.memo!.startsWith('0xef1ed712') ? '— MPP-tagged memo' : ''}
+                    </p>
+                  ))}
+                </section>
+              )}
+              <section>
+                <h2>Evidence</h2>
+                <Facts
+                  items={[
+                    ['Block hash', <Hex value={typeof ev.block_hash === 'string' ? ev.block_hash : null} />],
+                    ['Index in block', known(ev.tx_index ?? ev.transaction_index)],
+                    ['Read from', known(ev.source)],
+                    ['Read at', known(ev.fetched_at)],
+                    ['Finalized head when read', known(ev.finalized_height)],
+                    ['Roots checked', Array.isArray(ev.roots_checked) ? ev.roots_checked.join(', ') : 'see the integrity stages'],
+                  ]}
+                />
+              </section>
+              <section>
+                <h2>Forensics</h2>
+                {d.forensics && d.forensics.length ? (
+                  <ul>
+                    {d.forensics.map((f, i) => (
+                      <li key={i}>
+                        <strong>{known(f.kind)}</strong>: <pre>{JSON.stringify(f, null, 2)}</pre>
+                      </li>
+                    ))}
+                  </ul>
+                ) : (
+                  <p>Nothing odd noted.</p>
+                )}
+              </section>
+              <section>
+                <h2>Unknown logs</h2>
+                {d.unknown && d.unknown.length ? <Json value={d.unknown} summary={`${d.unknown.length} log(s) no known ABI decodes`} /> : <p>None.</p>}
+              </section>
+              <Json value={d.transaction} summary="The node's transaction" />
+              <Json value={d.receipt} summary="Receipt and logs" />
+            </>
+          );
+        }}
+      </Show>
+      <ChainDisclaimer />
+      <ApiLink path={path} />
+    </>
+  );
+}
