@@ -10,14 +10,13 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
-import { InvalidInput, NotFound } from '../../domain/errors.js';
 import { ExportQuery, FiltersQuery, HashParams, POLL_INTERVAL_SECONDS, SeriesQuery, TransactionsQuery } from '../../domain/filters.js';
-import { computeMetrics, computeSeries, SERIES_BUCKET_SECONDS, SERIES_MAX_BUCKETS, seriesBucketCount, getCoverage, getStatus, getTransaction, listTransactions, exportRows } from '../../store/chain-repo.js';
+import { SERIES_MAX_BUCKETS } from '../../store/chain-repo.js';
+import { chainStatus, coverage, exportBatches, metrics, metricsSeries, transactionDetail, transactionsPage } from '../../chain/queries.js';
 import { ErrorBody, publicErrorResponses } from '../schemas/common.js';
 import { CoverageSchema, MetricsSchema, MetricsSeriesSchema, StatusSchema, TransactionDetailSchema, TransactionListSchema } from '../schemas/chain.js';
 import { abortWhenStalled, csvExport, EXPORTS_AT_ONCE, ExportSlots } from './chain-export.js';
 import { FRESH, renderedOnce, renderJson, sendRenderedJson, type RenderedJson } from '../../http/reply.js';
-import { getServiceSources } from '../../store/intel-repo.js';
 
 /** A recorded finalized transaction never changes. */
 const IMMUTABLE = 'public, max-age=3600';
@@ -26,15 +25,6 @@ const tags = ['chain'];
 
 /** A list query that needs more than rank arithmetic: any filter besides since/until (an indexed count and page). */
 const isFilteredBeyondTime = (q: Record<string, unknown>) => ['q', 'asset', 'exchange', 'execution'].some((k) => q[k] !== undefined);
-
-/** The origin of a URL (scheme, host, port): no credentials, path or query (which may carry API keys). */
-function originOf(url: string): string | null {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return null;
-  }
-}
 
 const cache = (reply: FastifyReply, value: string) => reply.header('cache-control', value);
 
@@ -59,15 +49,10 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
       },
     },
     async (req, reply) => {
-      const s = await getStatus(ctx.store, new Date());
-      // A collector running in this process is fresher than its last recorded row.
-      const live = ctx.components.get('collector')?.();
-      const recorded = live ?? s.collector;
-      const serviceSources = await getServiceSources(ctx.store);
+      const status = await chainStatus(ctx);
       // Its manifest link may follow the request's Host: then private (src/http/base-urls.ts).
       cache(reply, `${cacheScope(ctx.config.publicUrl)}, max-age=${POLL_INTERVAL_SECONDS}`);
-      const { source, ...collector } = recorded ?? { source: null, state: null };
-      return { ...s, source: originOf(source ?? ctx.config.rpcUrl), collector, service_sources: serviceSources, manifest: `${publicBaseUrl(ctx.config, req)}${MANIFEST_PATH}` };
+      return { ...status, manifest: `${publicBaseUrl(ctx.config, req)}${MANIFEST_PATH}` };
     },
   );
 
@@ -82,9 +67,9 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
       },
     },
     async (_req, reply) => {
-      const intervals = await getCoverage(ctx.store);
+      const body = await coverage(ctx.store);
       cache(reply, FRESH);
-      return { intervals: intervals.map((i) => ({ ...i, blocks: i.last - i.first + 1 })), historical: null };
+      return body;
     },
   );
 
@@ -101,8 +86,8 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
       preHandler: heavy.hook((req) => isFilteredBeyondTime(req.query as Record<string, unknown>)),
     },
     async (req, reply) => {
-      const { limit, offset, ...filters } = req.query;
-      const page = await listTransactions(ctx.store, filters, { limit, offset });
+      const { limit, offset } = req.query;
+      const page = await transactionsPage(ctx.store, req.query);
       cache(reply, FRESH);
       // A remembered page (same store version, same query, so the same limit and offset) is the same object: render it once.
       return sendRenderedJson(reply, renderedOnce(page, () => ({ total: page.total, limit, offset, as_of: page.as_of, rows: page.rows })));
@@ -130,12 +115,8 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
       // an unrecorded hash is never remembered, since it may be collected later.
       let body = details.get(hash);
       if (body === undefined) {
-        const t = await getTransaction(ctx.store, hash);
-        if (!t) {
-          cache(reply, FRESH);
-          throw new NotFound(`transaction ${hash} is not recorded in this archive; this is not proof that it does not exist on chain`);
-        }
-        details.set(hash, (body = renderJson(t)));
+        cache(reply, FRESH);
+        details.set(hash, (body = renderJson(await transactionDetail(ctx.store, hash))));
       }
       cache(reply, IMMUTABLE);
       return sendRenderedJson(reply, body);
@@ -154,7 +135,7 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
       preHandler: heavy.hook(),
     },
     async (req, reply) => {
-      const m = await computeMetrics(ctx.store, req.query);
+      const m = await metrics(ctx.store, req.query);
       cache(reply, FRESH);
       return m;
     },
@@ -173,14 +154,7 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
       preHandler: heavy.hook(),
     },
     async (req, reply) => {
-      const { bucket, ...filters } = req.query;
-      const size = SERIES_BUCKET_SECONDS[bucket];
-      const until = filters.until ?? (Math.floor(Date.now() / 1000 / size) + 1) * size;
-      const since = filters.since ?? until - (bucket === 'hour' ? 24 : 30) * size;
-      if (since >= until) throw new InvalidInput(`invalid query parameter 'since': must be less than until (got since=${since}, until=${until})`);
-      const n = seriesBucketCount(since, until, size);
-      if (n > SERIES_MAX_BUCKETS) throw new InvalidInput(`invalid query parameter 'since': [since, until) spans ${n} ${bucket} buckets; at most ${SERIES_MAX_BUCKETS}`);
-      const series = await computeSeries(ctx.store, { filters: { ...filters, since, until }, bucket });
+      const series = await metricsSeries(ctx.store, req.query);
       cache(reply, FRESH);
       return series;
     },
@@ -210,7 +184,7 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
       let body;
       try {
         // Read the first rows before answering, so a store outage is still a JSON {error} with 503.
-        body = await csvExport(exportRows(ctx.store, req.query));
+        body = await csvExport(exportBatches(ctx.store, req.query));
       } catch (e) {
         release();
         throw e;

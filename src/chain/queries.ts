@@ -1,0 +1,104 @@
+/**
+ * The chain area's query layer: the answers of the public chain endpoints, from input already parsed by the
+ * wire schemas (src/domain/filters.ts) to the body (pagination, status composition, coverage shape, the series
+ * window, NotFound for an unrecorded hash). HTTP routes (src/api/routes/chain.ts) import only these; the SQL
+ * and the remembered answers keyed on the store version are in src/store/chain-repo.ts.
+ */
+import type { AppContext } from '../context.js';
+import { InvalidInput, NotFound } from '../domain/errors.js';
+import type { ObservationFilters } from '../domain/filters.js';
+import {
+  computeMetrics,
+  computeSeries,
+  exportRows,
+  getCoverage,
+  getStatus,
+  getTransaction,
+  listTransactions,
+  SERIES_BUCKET_SECONDS,
+  SERIES_MAX_BUCKETS,
+  seriesBucketCount,
+  type ExportRow,
+  type Metrics,
+  type MetricsSeries,
+  type TransactionDetailRow,
+  type TransactionPage,
+} from '../store/chain-repo.js';
+import { getServiceSources } from '../store/intel-repo.js';
+import type { Store } from '../store/db.js';
+
+/** The origin of a URL (scheme, host, port): no credentials, path or query (which may carry API keys). */
+function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * GET /api/status without its manifest link (which follows the listener's base URL): checkpoint, lag, coverage
+ * summary, the collector's state (the live one running in this process when there is one, else its last
+ * recorded row; its source reduced to an origin) and the intel sources' freshness.
+ * @param now the time lag is computed against
+ */
+export async function chainStatus(ctx: Pick<AppContext, 'store' | 'config' | 'components'>, now = new Date()) {
+  const [s, serviceSources] = await Promise.all([getStatus(ctx.store, now), getServiceSources(ctx.store)]);
+  // A collector running in this process is fresher than its last recorded row.
+  const recorded = ctx.components.get('collector')?.() ?? s.collector;
+  const { source, ...collector } = recorded ?? { source: null, state: null };
+  return { ...s, source: originOf(source ?? ctx.config.rpcUrl), collector, service_sources: serviceSources };
+}
+
+/** GET /api/coverage: recorded height intervals with their block counts; `historical` is not tracked (null). */
+export async function coverage(store: Store) {
+  const intervals = await getCoverage(store);
+  return { intervals: intervals.map((i) => ({ ...i, blocks: i.last - i.first + 1 })), historical: null };
+}
+
+/**
+ * GET /api/transactions: one page, newest first. The same store version and query give the same page object
+ * (remembered in the store), so a face may render it once.
+ */
+export function transactionsPage(store: Store, query: ObservationFilters & { limit: number; offset: number }): Promise<TransactionPage> {
+  const { limit, offset, ...filters } = query;
+  return listTransactions(store, filters, { limit, offset });
+}
+
+/**
+ * GET /api/transactions/{hash}: one recorded transaction with its detail.
+ * @param hash 0x + 64 hex digits, any case
+ * @throws NotFound when it is not recorded here (which is not proof that it does not exist on chain)
+ */
+export async function transactionDetail(store: Store, hash: string): Promise<TransactionDetailRow> {
+  const t = await getTransaction(store, hash.toLowerCase());
+  if (!t) throw new NotFound(`transaction ${hash.toLowerCase()} is not recorded in this archive; this is not proof that it does not exist on chain`);
+  return t;
+}
+
+/** GET /api/metrics: aggregates over the latest matches (see computeMetrics). */
+export function metrics(store: Store, filters: ObservationFilters): Promise<Metrics> {
+  return computeMetrics(store, filters);
+}
+
+/**
+ * GET /api/metrics/series: buckets of `bucket` over [since, until). Defaults: until = the end of the current
+ * bucket, since = until minus 24 hours (hour) or 30 days (day).
+ * @param nowSeconds UTC Unix seconds the defaults are computed from
+ * @throws InvalidInput naming `since` when since ≥ until or the window spans more than SERIES_MAX_BUCKETS buckets
+ */
+export function metricsSeries(store: Store, query: ObservationFilters & { bucket: keyof typeof SERIES_BUCKET_SECONDS }, nowSeconds = Date.now() / 1000): Promise<MetricsSeries> {
+  const { bucket, ...filters } = query;
+  const size = SERIES_BUCKET_SECONDS[bucket];
+  const until = filters.until ?? (Math.floor(nowSeconds / size) + 1) * size;
+  const since = filters.since ?? until - (bucket === 'hour' ? 24 : 30) * size;
+  if (since >= until) throw new InvalidInput(`invalid query parameter 'since': must be less than until (got since=${since}, until=${until})`);
+  const n = seriesBucketCount(since, until, size);
+  if (n > SERIES_MAX_BUCKETS) throw new InvalidInput(`invalid query parameter 'since': [since, until) spans ${n} ${bucket} buckets; at most ${SERIES_MAX_BUCKETS}`);
+  return computeSeries(store, { filters: { ...filters, since, until }, bucket });
+}
+
+/** GET /api/export: batches of the newest matches, newest first (see exportRows). */
+export function exportBatches(store: Store, filters: ObservationFilters): AsyncIterator<ExportRow[]> {
+  return exportRows(store, filters);
+}
