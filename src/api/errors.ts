@@ -17,8 +17,8 @@ export const MAX_URL_LENGTH = 8192;
 /** Longest path parameter the router matches; the longest valid one is a provider domain (260). Longer is 414. */
 export const MAX_PARAM_LENGTH = 300;
 
-/** Error codes and messages that mean the store (SQLite or PostgreSQL) cannot answer right now. */
-const STORE_DOWN = /ECONNREFUSED|3D000|ECONNRESET|ETIMEDOUT|57P0[1-3]|08\d\d\d|53300|SQLITE_BUSY|SQLITE_CANTOPEN|SQLITE_IOERR|Connection terminated|timeout exceeded when trying to connect|database is locked|pool.*(ended|destroyed)|driver has already been destroyed/i;
+/** Error codes and messages that mean the store (SQLite or PostgreSQL, a read replica's replay conflicts included) cannot answer right now. */
+const STORE_DOWN = /ECONNREFUSED|3D000|ECONNRESET|ETIMEDOUT|57P0[1-3]|08\d\d\d|53300|SQLITE_BUSY|SQLITE_CANTOPEN|SQLITE_IOERR|Connection terminated|timeout exceeded when trying to connect|database is locked|pool.*(ended|destroyed)|driver has already been destroyed|conflict with recovery/i;
 
 /** True when `err` says the database is unreachable or busy, rather than that the request is wrong. */
 export function isStoreUnavailable(err: unknown): boolean {

@@ -18,6 +18,7 @@ import { CoverageSchema, MetricsSchema, StatusSchema, TransactionDetailSchema, T
 import { abortWhenStalled, csvExport, EXPORTS_AT_ONCE, ExportSlots } from './chain-export.js';
 import { FRESH, renderedOnce, renderJson, sendRenderedJson, type RenderedJson } from '../reply.js';
 import { getServiceSources } from '../../store/intel-repo.js';
+import { replicaStatus } from '../../store/read-replica.js';
 
 /** A recorded finalized transaction never changes. */
 const IMMUTABLE = 'public, max-age=3600';
@@ -64,10 +65,11 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
       const live = ctx.components.get('collector')?.() as CollectorState | undefined;
       const recorded = live ?? s.collector;
       const serviceSources = await getServiceSources(ctx.store);
+      const replica = ctx.primary ? await replicaStatus(ctx.store, ctx.primary) : null;
       // Its manifest link may follow the request's Host: then private (src/api/base-urls.ts).
       cache(reply, `${cacheScope(ctx.config.publicUrl)}, max-age=${POLL_INTERVAL_SECONDS}`);
       const { source, ...collector } = recorded ?? { source: null, state: null };
-      return { ...s, source: originOf(source ?? ctx.config.rpcUrl), collector, service_sources: serviceSources, manifest: `${publicBaseUrl(ctx.config, req)}${MANIFEST_PATH}` };
+      return { ...s, source: originOf(source ?? ctx.config.rpcUrl), collector, service_sources: serviceSources, replica, manifest: `${publicBaseUrl(ctx.config, req)}${MANIFEST_PATH}` };
     },
   );
 
@@ -130,7 +132,8 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
       // an unrecorded hash is never remembered, since it may be collected later.
       let body = details.get(hash);
       if (body === undefined) {
-        const t = await getTransaction(ctx.store, hash);
+        // A replica that has not replayed it yet is no proof: the primary answers before a 404.
+        const t = (await getTransaction(ctx.store, hash)) ?? (ctx.primary ? await getTransaction(ctx.primary, hash) : null);
         if (!t) {
           cache(reply, FRESH);
           throw new NotFound(`transaction ${hash} is not recorded in this archive; this is not proof that it does not exist on chain`);

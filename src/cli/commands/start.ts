@@ -4,7 +4,7 @@
  * The API's /api/status shows the live collector state. SIGINT/SIGTERM stop everything cleanly.
  */
 import type { Command } from 'commander';
-import { openConfiguredStore } from '../open-store.js';
+import { openConfiguredReadStore, openConfiguredStore } from '../open-store.js';
 import { addCollectorOptions, addCommonOptions, addVerifyOptions } from '../options.js';
 import { createLogger } from '../progress.js';
 import { action, configFrom, untilSignal } from '../run.js';
@@ -22,6 +22,7 @@ export function register(cmd: Command): void {
         const config = configFrom(opts);
         const log = createLogger(config);
         const store = await openConfiguredStore(config, { readers: config.readers });
+        const readStore = await openConfiguredReadStore(config, store, log);
         try {
           const stopMetrics = await startMetricsIfAsked(config, store, log);
           const { superviseCollector } = await import('../../chain/collector/supervise.js'); // lazily: see collect.ts
@@ -30,7 +31,7 @@ export function register(cmd: Command): void {
           const ctx: AppContext = { store, config, components, log };
           const listeners: { app: Parameters<typeof closeGracefully>[0] }[] = [];
           try {
-            const api = await listenApi(config, store, log, components);
+            const api = await listenApi(config, store, log, components, readStore);
             listeners.push(api);
             const verify = await listenVerify({ ...ctx, log: log.child({ component: 'verify' }) });
             listeners.push(verify);
@@ -49,6 +50,7 @@ export function register(cmd: Command): void {
             await stopMetrics();
           }
         } finally {
+          await readStore?.close();
           await store.close();
         }
       }),
