@@ -162,7 +162,7 @@ function writeHandovers(h: { releasedAtHeight: number; ms: number }[]): void {
   const lines = [
     '# Standby collector handover',
     '',
-    `Measured by test/e2e/standby-collector.test.ts (run with PAYWATCH_STANDBY_RESULTS=1, or \`node bin/run-ts.js bench/standby.ts\`): two \`paywatch collect\` processes on one PostgreSQL database (the machine's server), a real anvil node with ${head} finalized blocks (300 transfers), \`--batch-size 2 --rpc-concurrency 1\`; the leader is SIGKILLed at about 20 %, 45 % and 70 % of the backfill and restarted as the next standby. Handover = from the moment the test sees the advisory lock released (pg_locks, polled every 5 ms) to the moment it sees the checkpoint advance (polled every 5 ms). The standby polls the lock every 1 s (STANDBY_POLL_MS), so a handover is at most about 1 s plus the new leader's first fetch and write.`,
+    `Measured by test/e2e/standby-collector.test.ts (run with PAYWATCH_STANDBY_RESULTS=1, or \`node bin/run-ts.js bench/standby.ts\`): two \`paywatch collect\` processes on one PostgreSQL database (the machine's server), a real anvil node with ${head} finalized blocks (300 transfers), \`--batch-size 1 --rpc-concurrency 1\`; the leader is SIGKILLed at about 20 %, 45 % and 70 % of the backfill and restarted as the next standby. Handover = from the moment the test sees the advisory lock released (pg_locks, polled every 5 ms) to the moment it sees the checkpoint advance (polled every 5 ms). The standby polls the lock every 1 s (STANDBY_POLL_MS), so a handover is at most about 1 s plus the new leader's first fetch and write.`,
     '',
     `Measured ${new Date().toISOString().slice(0, 10)}, ${process.platform} ${process.arch}, Node ${process.version}.`,
     '',
