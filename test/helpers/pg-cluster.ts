@@ -2,16 +2,19 @@
  * A throwaway PostgreSQL primary and its streaming replica, each a real server of its own (initdb, then
  * pg_basebackup -R from the primary), on free loopback ports under temp directories, so tests can stop, restart
  * and pause them without touching the machine's main cluster. As root the servers run as the `postgres` OS user
- * (initdb and postgres refuse root). Binaries: PAYWATCH_PG_BIN or /usr/lib/postgresql/15/bin.
+ * (initdb and postgres refuse root). Binaries: PAYWATCH_PG_BIN or the newest /usr/lib/postgresql/N/bin.
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 
-const BIN = process.env.PAYWATCH_PG_BIN ?? '/usr/lib/postgresql/15/bin';
+/** The newest installed server's tools (Debian layout), unless PAYWATCH_PG_BIN names them. */
+const BIN =
+  process.env.PAYWATCH_PG_BIN ??
+  join('/usr/lib/postgresql', readdirSync('/usr/lib/postgresql').sort((a, b) => Number(a) - Number(b)).at(-1) ?? '15', 'bin');
 const asRoot = process.getuid?.() === 0;
 
 /** Runs a PostgreSQL tool, as the postgres OS user when we are root. */

@@ -38,7 +38,7 @@ export function register(cmd: Command): void {
             const { startIntelCollector } = await import('../../intel/collect.js');
             const intel = startIntelCollector({ ...ctx, log: log.child({ component: 'intel' }) });
             log.info({ url: api.url, verify: verify.url, source: collector.report().source, store: store.location }, `collecting; API on ${api.url}/api/status; trust check on ${verify.url}/v1/check`);
-            // A fatal collector error (wrong chain, store held by another collector) ends the process like a signal.
+            // A fatal collector error (wrong chain; on SQLite a store held by another collector) ends the process like a signal.
             const ended = await Promise.race([untilSignal(), collector.done.then(() => null)]);
             log.info({ signal: ended }, 'shutting down');
             collector.stop();
