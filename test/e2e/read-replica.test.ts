@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startAnvil, type AnvilNode } from '../../src/chain/anvil.js';
 import { generateLoad } from '../../src/demo/activity.js';
 import { getCheckpoint } from '../../src/store/chain-repo.js';
+import { STATS_REUSE_MS } from '../../src/store/chain/query.js';
 import { openStore } from '../../src/store/db.js';
 import { createPgPair, type PgPair } from '../helpers/pg-cluster.js';
 import { runCli, snapshotStore, startCli } from './cli.js';
@@ -99,6 +100,13 @@ describe('reads from a streaming replica', () => {
     const hash = list.body.rows[7].hash as string;
     expect((await get(onReplica, `/api/transactions/${hash}`)).body).toEqual((await get(onPrimary, `/api/transactions/${hash}`)).body);
     expect((await get(onReplica, '/api/metrics')).body).toEqual((await get(onPrimary, '/api/metrics')).body);
+    // The provider search (empty here: no directory was collected) answers from the replica too; as_of is the time asked.
+    const providers = async (base: string) => ({ ...(await get(base, '/api/providers')).body, as_of: null });
+    expect(await providers(onReplica)).toEqual(await providers(onPrimary));
+    const csv = async (base: string) => (await fetch(`${base}/api/export`)).text();
+    const exported = await csv(onReplica);
+    expect(exported.trim().split('\n')).toHaveLength(61); // the header and 60 rows
+    expect(exported).toBe(await csv(onPrimary));
     const [a, b] = [(await get(onReplica, '/api/status')).body, (await get(onPrimary, '/api/status')).body];
     for (const k of ['total_transactions', 'checkpoint', 'collector', 'coverage']) expect(a[k]).toEqual(b[k]);
     expect(a.replica).toEqual({ serving: 'replica', replay_lag_seconds: 0, replay_lag_bytes: 0, replay_paused: false });
@@ -131,6 +139,7 @@ describe('reads from a streaming replica', () => {
       await pair.setReplayPaused(false);
     }
     await pair.waitCaughtUp();
+    await pause(STATS_REUSE_MS + 50); // the store version read is reused this long (src/store/chain/query.ts)
     // The remembered answers key on the replica's version: once replayed, the new rows show.
     expect((await get(onReplica, '/api/transactions?limit=100')).body).toEqual((await get(onPrimary, '/api/transactions?limit=100')).body);
     expect((await get(onReplica, '/api/status')).body.replica).toEqual({ serving: 'replica', replay_lag_seconds: 0, replay_lag_bytes: 0, replay_paused: false });
