@@ -17,6 +17,8 @@ const seconds = z.coerce.number().min(0.001).max(86_400);
 const ConfigSchema = z.object({
   /** `--db` / PAYWATCH_DB: a path, `sqlite:PATH`, or `postgres://…`. */
   db: z.string().min(1),
+  /** `--db-read` / PAYWATCH_DB_READ: a PostgreSQL streaming replica of `db` for the public reads; null = read `db`. */
+  dbRead: z.string().regex(/^postgres(ql)?:\/\//i, 'must be a postgres:// URL (a streaming replica of --db)').nullable(),
   /** `--rpc` / PAYWATCH_RPC_URL: the Tempo JSON-RPC endpoint (http or https). */
   rpcUrl: z.url({ protocol: /^https?$/ }),
   /** `--port` / PORT: the public API's port. */
@@ -109,6 +111,10 @@ const ConfigSchema = z.object({
   /** PAYWATCH_SHUTDOWN_GRACE_SECONDS: on SIGTERM, how long in-flight requests may take to finish before they are cut. */
   shutdownGraceSeconds: seconds,
 }).superRefine((c, ctx) => {
+  // A replica is a PostgreSQL thing: a SQLite file has one writer and its readers read the file itself.
+  if (c.dbRead !== null && !/^postgres(ql)?:\/\//i.test(c.db.trim())) {
+    ctx.addIssue({ code: 'custom', path: ['dbRead'], message: '--db-read needs a PostgreSQL --db (postgres://…); a SQLite store is read from its own file' });
+  }
   // Node refuses a head timeout longer than the whole request's (http.createServer, ERR_OUT_OF_RANGE).
   if (c.headersTimeoutSeconds > c.requestTimeoutSeconds) {
     ctx.addIssue({ code: 'custom', path: ['headersTimeoutSeconds'], message: `must be at most the request timeout (${c.requestTimeoutSeconds} s)` });
@@ -155,6 +161,7 @@ export function loadConfig(flags: Flags = {}, env: NodeJS.ProcessEnv = process.e
     flag !== undefined && flag !== null ? flag : env[envName] !== undefined && env[envName] !== '' ? env[envName]! : dflt;
   const raw = {
     db: pick(flags.db, 'PAYWATCH_DB', DEFAULT_DB),
+    dbRead: pick(flags.dbRead, 'PAYWATCH_DB_READ', null),
     rpcUrl: pick(flags.rpcUrl, 'PAYWATCH_RPC_URL', DEFAULT_RPC),
     port: pick(flags.port, 'PORT', 8080),
     host: pick(flags.host, 'PAYWATCH_HOST', '127.0.0.1'),

@@ -14,7 +14,15 @@ export type LiveCollectorState = CollectorState & { behind_blocks: number | null
 export type LiveComponents = Map<'collector', () => LiveCollectorState>;
 
 export interface AppContext {
+  /** The `--db` store: writes, intake, metering, trust-check keys and quotas; public reads too unless `readStore`. */
   store: Store;
+  /** `--db-read`: the store the public reads use (a PostgreSQL streaming replica that fails over to `store`). */
+  readStore?: Store;
+  /**
+   * Set by buildApp in the public routes' context when they read `readStore`: the `--db` store, asked before a
+   * detail the replica lacks is a 404.
+   */
+  primary?: Store;
   config: Config;
   log?: FastifyBaseLogger;
   /** Live state of components running in this process; read by /api/status and /readyz. */

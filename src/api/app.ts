@@ -65,10 +65,12 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
 
   // CORS by scope (./cors.ts). The rate limit's hooks are route-level, so they run after the scope's CORS hook
   // and a 429 can be read by a page on another origin too.
+  // Public reads go to the read replica when there is one (src/store/read-replica.ts); the rest to the primary.
+  const readCtx: AppContext = ctx.readStore ? { ...ctx, store: ctx.readStore, primary: ctx.store } : ctx;
   await app.register(async (pub) => {
     await registerPublicCors(pub);
-    for (const plugin of publicRoutePlugins) await pub.register(plugin, ctx);
-    addHealthRoutes(pub, ctx, ['operations']);
+    for (const plugin of publicRoutePlugins) await pub.register(plugin, readCtx);
+    addHealthRoutes(pub, readCtx, ['operations']);
     pub.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     await registerExplorer(pub, ctx);
   });

@@ -25,6 +25,7 @@ import {
   type TransactionPage,
 } from '../store/chain-repo.js';
 import { getServiceSources } from '../store/intel-repo.js';
+import { replicaStatus } from '../store/read-replica.js';
 import type { Store } from '../store/db.js';
 
 /** The origin of a URL (scheme, host, port): no credentials, path or query (which may carry API keys). */
@@ -39,15 +40,16 @@ function originOf(url: string): string | null {
 /**
  * GET /api/status without its manifest link (which follows the listener's base URL): checkpoint, lag, coverage
  * summary, the collector's state (the live one running in this process when there is one, else its last
- * recorded row; its source reduced to an origin) and the intel sources' freshness.
+ * recorded row; its source reduced to an origin), the intel sources' freshness and, when `ctx.store` is a read
+ * replica of `ctx.primary`, its replay lag (null otherwise).
  * @param now the time lag is computed against
  */
-export async function chainStatus(ctx: Pick<AppContext, 'store' | 'config' | 'components'>, now = new Date()) {
-  const [s, serviceSources] = await Promise.all([getStatus(ctx.store, now), getServiceSources(ctx.store)]);
+export async function chainStatus(ctx: Pick<AppContext, 'store' | 'primary' | 'config' | 'components'>, now = new Date()) {
+  const [s, serviceSources, replica] = await Promise.all([getStatus(ctx.store, now), getServiceSources(ctx.store), ctx.primary ? replicaStatus(ctx.store, ctx.primary) : null]);
   // A collector running in this process is fresher than its last recorded row.
   const recorded = ctx.components.get('collector')?.() ?? s.collector;
   const { source, ...collector } = recorded ?? { source: null, state: null };
-  return { ...s, source: originOf(source ?? ctx.config.rpcUrl), collector, service_sources: serviceSources };
+  return { ...s, source: originOf(source ?? ctx.config.rpcUrl), collector, service_sources: serviceSources, replica };
 }
 
 /** GET /api/coverage: recorded height intervals with their block counts; `historical` is not tracked (null). */
@@ -68,10 +70,13 @@ export function transactionsPage(store: Store, query: ObservationFilters & { lim
 /**
  * GET /api/transactions/{hash}: one recorded transaction with its detail.
  * @param hash 0x + 64 hex digits, any case
+ * @param primary when `store` is a read replica: the primary, asked before a 404 (a replica that has not
+ *   replayed it yet is no proof)
  * @throws NotFound when it is not recorded here (which is not proof that it does not exist on chain)
  */
-export async function transactionDetail(store: Store, hash: string): Promise<TransactionDetailRow> {
-  const t = await getTransaction(store, hash.toLowerCase());
+export async function transactionDetail(store: Store, hash: string, primary?: Store): Promise<TransactionDetailRow> {
+  const h = hash.toLowerCase();
+  const t = (await getTransaction(store, h)) ?? (primary ? await getTransaction(primary, h) : null);
   if (!t) throw new NotFound(`transaction ${hash.toLowerCase()} is not recorded in this archive; this is not proof that it does not exist on chain`);
   return t;
 }

@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import { openStore, type OpenStoreOptions, type Store } from '../store/db.js';
 import { DEFAULT_TOKEN_LIST, TokenList, TokenListError } from '../domain/token-list.js';
 import { CliError } from './run.js';
+import type { Logger } from 'pino';
 
 /**
  * The token list `config` names, or the built-in one.
@@ -27,4 +28,22 @@ export function configuredTokenList(config: Config): TokenList {
  */
 export function openConfiguredStore(config: Config, opts: Omit<OpenStoreOptions, 'tokenList'> = {}): Promise<Store> {
   return openStore(config.db, { ...opts, tokenList: configuredTokenList(config) });
+}
+
+/**
+ * The read store of `--db-read` over `primary` (src/store/read-replica.ts), or undefined when none is configured.
+ * Logs when the public reads switch between the replica and the primary.
+ * @param primary the store opened by openConfiguredStore (PostgreSQL: config validation refuses --db-read otherwise)
+ */
+export async function openConfiguredReadStore(config: Config, primary: Store, log: Logger): Promise<Store | undefined> {
+  if (!config.dbRead) return undefined;
+  const { openReadStore } = await import('../store/read-replica.js');
+  const read = openReadStore(primary, config.dbRead, {
+    onTarget: (target, error) =>
+      target === 'primary'
+        ? log.warn({ err: error }, 'read replica unreachable; public reads go to the primary until it answers')
+        : log.info('read replica answers again; public reads go to it'),
+  });
+  log.info({ replica: read.location }, 'public reads from the read replica');
+  return read;
 }

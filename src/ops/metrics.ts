@@ -63,7 +63,7 @@ export function recordWrite(height: number, blocks: number, transactions: number
 
 /** Records the collector's state (one gauge series set to 1, the others to 0). */
 export function recordCollectorState(state: string): void {
-  for (const s of ['starting', 'catching_up', 'running', 'stalled', 'error', 'stopped']) collectorState.set({ state: s }, s === state ? 1 : 0);
+  for (const s of ['starting', 'standby', 'catching_up', 'running', 'stalled', 'error', 'stopped']) collectorState.set({ state: s }, s === state ? 1 : 0);
 }
 
 export const rpcErrors = new Counter({ name: 'paywatch_rpc_errors_total', help: 'Failed JSON-RPC attempts (transport, timeout, HTTP or per-call errors).', registers: [registry] });

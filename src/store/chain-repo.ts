@@ -26,7 +26,8 @@ export { prepareBlock } from './chain/rows.js';
 
 /** The collector's recorded state, shown in /api/status. Rates are per second of wall time; times ISO 8601. */
 export type CollectorState = {
-  state: 'running' | 'catching_up' | 'stalled' | 'error' | 'stopped';
+  /** `standby` is live only (a standing-by collector never records its state over the leader's). */
+  state: 'running' | 'standby' | 'catching_up' | 'stalled' | 'error' | 'stopped';
   /** RPC URL without credentials. */
   source: string;
   last_block: number | null;

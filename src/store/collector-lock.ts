@@ -13,6 +13,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
 import { parseDbTarget, type Store } from './db.js';
+import { backoffDelayMs, sleep } from '../net/backoff.js';
 
 /** Advisory lock key: the first 8 bytes of sha256("paywatch collector") as a signed 64-bit integer. */
 export const COLLECTOR_LOCK_KEY = '8076847201698392080';
@@ -53,6 +54,55 @@ export async function acquireCollectorLock(store: Store, dbValue: string): Promi
   if (t.dialect === 'postgres') return acquirePostgres(store);
   if (t.target === ':memory:') return { release: async () => {}, assertHeld: async () => {} };
   return acquireSqlite(t.target);
+}
+
+/** Milliseconds between a standby's tries of the PostgreSQL advisory lock (a takeover comes within about this). */
+export const STANDBY_POLL_MS = 1000;
+
+/**
+ * Takes the collector lock, standing by while another collector holds it: on PostgreSQL it tries the advisory
+ * lock every `pollMs` until the holder's session ends (the holder stops, dies, even by SIGKILL, or loses its
+ * connection), so the standby takes over within about `pollMs` of the lock being released. On SQLite it does not
+ * wait (one file, one writer) and throws as acquireCollectorLock does. An unreachable server is retried with
+ * backoff (1 s doubling to `pollMs` × 5) while standing by.
+ * @param opts.pollMs milliseconds between tries while the lock is held (default STANDBY_POLL_MS)
+ * @param opts.onStandby called once, when the first try finds the lock held, with the holder's backend pid (or null)
+ * @param opts.signal aborts the wait
+ * @returns the held lock, or null when `signal` aborted the wait
+ * @throws CollectorLockedError on SQLite when another collector holds the store
+ */
+export async function acquireOrStandBy(
+  store: Store,
+  dbValue: string,
+  opts: { pollMs?: number; onStandby?: (holderPid: number | null) => void; signal?: AbortSignal } = {},
+): Promise<CollectorLock | null> {
+  const pollMs = opts.pollMs ?? STANDBY_POLL_MS;
+  if (parseDbTarget(dbValue).dialect !== 'postgres') return acquireCollectorLock(store, dbValue);
+  let standing = false;
+  let failures = 0;
+  while (!opts.signal?.aborted) {
+    let wait = pollMs;
+    try {
+      const session = await pgSession(store);
+      if (session.ok) {
+        if (opts.signal?.aborted) {
+          await session.end();
+          return null;
+        }
+        return heldPostgres(store, session);
+      }
+      failures = 0;
+      if (!standing) {
+        standing = true;
+        opts.onStandby?.(await pgHolder(store).catch(() => null));
+      }
+    } catch {
+      // The server is unreachable (restarting, say): keep standing by, backing off.
+      wait = backoffDelayMs(++failures, 1000, pollMs * 5);
+    }
+    await sleep(wait, opts.signal);
+  }
+  return null;
 }
 
 function acquireSqlite(path: string): CollectorLock {
@@ -140,8 +190,14 @@ const lockedMessage = (store: Store, pid: number | null) =>
   `another collector (PostgreSQL session pid ${pid ?? '?'}) holds the store ${store.location}; stop it first, or use serve to read the store`;
 
 async function acquirePostgres(store: Store): Promise<CollectorLock> {
-  let session = await pgSession(store);
+  const session = await pgSession(store);
   if (!session.ok) throw new CollectorLockedError(lockedMessage(store, await pgHolder(store)));
+  return heldPostgres(store, session);
+}
+
+/** The lock held by `first`, a session that took it. */
+function heldPostgres(store: Store, first: PgSession): CollectorLock {
+  let session = first;
   let released = false;
   return {
     release: async () => {

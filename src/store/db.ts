@@ -212,6 +212,11 @@ export function cachingStatements(sqlite: SqliteDatabase.Database, max = STATEME
 /** The pg pool under each PostgreSQL store's Kysely handle (for executePrepared). */
 const pgPools = new WeakMap<Kysely<Database>, pg.Pool>();
 
+/** The pg pool under a PostgreSQL store opened by openStore, or undefined (SQLite). */
+export function pgPoolOf(store: Store): pg.Pool | undefined {
+  return pgPools.get(store.db);
+}
+
 /** Connections of a PostgreSQL store's pool: open, idle and requests waiting for one; null on SQLite. */
 export function poolUse(store: Store): { total: number; idle: number; waiting: number } | null {
   const pool = pgPools.get(store.db);

@@ -9,9 +9,9 @@ import { PaywatchError } from '../domain/errors.js';
 /**
  * Codes and messages of an unreachable or busy database: connection refused/reset/timed out, PostgreSQL's
  * admin shutdown (57P01–57P03), connection exceptions (class 08), too many connections (53300), a missing
- * database (3D000); SQLite's busy, cannot-open and I/O errors; a pool or driver already closed.
+ * database (3D000), a read replica's replay conflict ("conflict with recovery"); SQLite's busy, cannot-open and I/O errors; a pool or driver already closed.
  */
-const OUTAGE = /ECONNREFUSED|3D000|ECONNRESET|ETIMEDOUT|57P0[1-3]|08\d\d\d|53300|SQLITE_BUSY|SQLITE_CANTOPEN|SQLITE_IOERR|Connection terminated|timeout exceeded when trying to connect|database is locked|pool.*(ended|destroyed)|driver has already been destroyed/i;
+const OUTAGE = /ECONNREFUSED|3D000|ECONNRESET|ETIMEDOUT|57P0[1-3]|08\d\d\d|53300|SQLITE_BUSY|SQLITE_CANTOPEN|SQLITE_IOERR|Connection terminated|timeout exceeded when trying to connect|database is locked|pool.*(ended|destroyed)|driver has already been destroyed|conflict with recovery/i;
 
 /** The store cannot answer now (its database is unreachable, restarting or busy); retry after `retryAfterSeconds`. */
 export class StoreUnavailable extends PaywatchError {

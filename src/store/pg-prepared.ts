@@ -35,7 +35,7 @@ export function preparedOnPostgres(text: string): string {
  * named statements and everything else as given. One wrapper per pooled client, so Kysely sees the same
  * connection object each time it checks that client out.
  */
-export function namingPool(pool: pg.Pool): PostgresPool {
+export function namingPool(pool: Pick<pg.Pool, 'connect' | 'end'>): PostgresPool {
   const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   const wrap = (client: pg.PoolClient): PostgresPoolClient => ({
     // Kysely calls query(sql, parameters), or query(cursor) to stream: only the former can be named.

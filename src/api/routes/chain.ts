@@ -116,7 +116,7 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
       let body = details.get(hash);
       if (body === undefined) {
         cache(reply, FRESH);
-        details.set(hash, (body = renderJson(await transactionDetail(ctx.store, hash))));
+        details.set(hash, (body = renderJson(await transactionDetail(ctx.store, hash, ctx.primary))));
       }
       cache(reply, IMMUTABLE);
       return sendRenderedJson(reply, body);

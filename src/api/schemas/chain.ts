@@ -95,7 +95,7 @@ export const StatusSchema = z
       .describe('Last block written in order (height, hash, when); null on a fresh store.'),
     collector: z
       .looseObject({
-        state: z.string().nullable().describe('running, catching_up, stalled, error, stopped, or null when no collector has run.'),
+        state: z.string().nullable().describe('running, catching_up, stalled, error, stopped, standby (this process\'s collector waits while another holds the store), or null when no collector has run.'),
         last_block: z.int().nullable().optional(),
         finalized_head: z.int().nullable().optional(),
         rate_tx_per_s: z.number().nullable().optional(),
@@ -107,6 +107,15 @@ export const StatusSchema = z
       .describe('The collector\u2019s state, ingest rate and last error (live when it runs in this process).'),
     coverage: z.string().describe('Summary of the collected block intervals; gaps are not zero activity.'),
     service_sources: z.array(z.looseObject({})).describe('Freshness of the provider (machine-payment service) sources.'),
+    replica: z
+      .object({
+        serving: z.enum(['replica', 'primary']).describe('The database that answered: the read replica, or the primary while the replica cannot be reached.'),
+        replay_lag_seconds: z.number().nullable().describe('Seconds of primary activity the replica has not replayed yet: 0 when caught up, else now minus its last replayed commit time; null when serving from the primary.'),
+        replay_lag_bytes: z.number().int().nullable().describe('Bytes of WAL written by the primary and not yet replayed by the replica; null when serving from the primary.'),
+        replay_paused: z.boolean().nullable().describe('True while replay is paused on the replica; null when serving from the primary.'),
+      })
+      .nullable()
+      .describe('Public reads come from a PostgreSQL read replica (--db-read): its replay lag. Lists, metrics and status may trail the primary by this lag; a transaction detail is also looked up on the primary before a 404. Null when reads use the primary store.'),
     independent_consensus_verified: z.literal(false).describe('Always false.'),
     manifest: z.url().describe('The service manifest (/.well-known/paywatch.json): what this is and how to use it.'),
   })

@@ -84,11 +84,19 @@ export interface CollectorOptions {
   onProgress?: (p: { lastBlock: number; head: number; startHeight: number; blocks: number; transactions: number }) => void;
 }
 
-/** The collector cannot go on (only with `once`, or for a store that does not fit the source). */
+/**
+ * The collector cannot go on (only with `once`, or for a store that does not fit the source); `cause` is the
+ * CollectorLockLostError when another collector took the lock (lostLock tells).
+ */
 export class CollectorFailed extends PaywatchError {
-  constructor(message: string) {
-    super(message, { code: 'collector_failed' });
+  constructor(message: string, cause?: unknown) {
+    super(message, { code: 'collector_failed', cause });
   }
+}
+
+/** True when `e` ended a collector because another collector took the lock (it may stand by again). */
+export function lostLock(e: unknown): boolean {
+  return e instanceof CollectorFailed && e.cause instanceof CollectorLockLostError;
 }
 
 /**
@@ -266,7 +274,7 @@ export class Collector {
         o.log.warn({ err: message, failures }, 'collector turn failed; retrying from the checkpoint');
         await this.save(true).catch(() => {});
         // Another collector writes this store now: going on would make two writers.
-        if (e instanceof CollectorLockLostError) throw new CollectorFailed(message);
+        if (e instanceof CollectorLockLostError) throw new CollectorFailed(message, e);
         if (o.once && failures >= (o.maxFailedTurns ?? 6)) {
           const hint = e instanceof InconsistentAnswerError && e.problems.some((p) => p.includes('parentHash')) ? ' (is this store from another chain?)' : '';
           throw new CollectorFailed(`collection failed ${failures} times in a row; last error: ${message}${hint}`);

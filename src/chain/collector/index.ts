@@ -11,7 +11,7 @@ import { TempoRpc } from '../rpc.js';
 import { Collector, type CollectorOptions } from './collector.js';
 import { openStoreWriter, TokenRegistry } from './deps.js';
 
-export { Collector, CollectorFailed, DEFAULT_BACKFILL_BLOCKS } from './collector.js';
+export { Collector, CollectorFailed, DEFAULT_BACKFILL_BLOCKS, lostLock } from './collector.js';
 export type { CollectorStatus, CollectorPhase } from './state.js';
 
 /** A collector ready to `run()`, with the lock it holds. */
@@ -23,8 +23,9 @@ export interface LaunchedCollector {
 }
 
 /**
- * Takes the store's collector lock, then connects to `config.rpcUrl` and builds a Collector.
+ * Takes the store's collector lock (unless `held` is given), then connects to `config.rpcUrl` and builds a Collector.
  * @param store the open store; `config.db` must be the value it was opened with (the lock is per store)
+ * @param held a lock already taken (acquireOrStandBy); released like its own on failure and by `release()`
  * @throws CollectorLockedError when another collector holds the store; WrongChainError / RpcUnavailableError
  *   from TempoRpc.connect (the lock is released again in those cases)
  */
@@ -33,8 +34,9 @@ export async function launchCollector(
   store: Store,
   log: Logger,
   opts: Pick<CollectorOptions, 'once' | 'onProgress' | 'stallAfterMs'> = {},
+  held?: CollectorLock,
 ): Promise<LaunchedCollector> {
-  const lock: CollectorLock = await acquireCollectorLock(store, config.db);
+  const lock: CollectorLock = held ?? (await acquireCollectorLock(store, config.db));
   try {
     const rpc = await TempoRpc.connect({
       url: config.rpcUrl,

@@ -10,9 +10,10 @@ import type { CollectorState } from '../../store/chain-repo.js';
  * - `running`: at the finalized head, following it;
  * - `stalled`: the source's finalized head has not advanced for `stallAfterMs`;
  * - `error`: the last attempt failed (see `last_error`); it retries with backoff;
- * - `stopped`: the process stopped it (end of `--once`, or a signal).
+ * - `stopped`: the process stopped it (end of `--once`, or a signal);
+ * - `standby`: another collector holds the store's lock (PostgreSQL); this one takes over when it is released.
  */
-export type CollectorPhase = 'starting' | 'catching_up' | 'running' | 'stalled' | 'error' | 'stopped';
+export type CollectorPhase = 'starting' | 'standby' | 'catching_up' | 'running' | 'stalled' | 'error' | 'stopped';
 
 /** Snapshot of the collector's state. Times are ISO 8601; heights are block heights; null = not known yet. */
 export interface CollectorStatus {

@@ -2,7 +2,9 @@
  * The chain collector of a long-running process (`paywatch start`): launches it, and while the node cannot be
  * reached at start-up keeps trying with backoff instead of giving up, showing `error` with the last message in
  * /api/status (live and in the store) and /readyz, so the API keeps serving what is stored. Once launched, the
- * collector itself retries a node lost later (./collector.ts). `collect --once` does not use this: it fails fast.
+ * collector itself retries a node lost later (./collector.ts). On PostgreSQL, while another collector holds the
+ * store it stands by (`standby`, polling the lock) and takes over when that one goes, also after losing the lock
+ * itself. `collect --once` does not use this: it fails fast.
  */
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
@@ -11,7 +13,8 @@ import type { Store } from '../../store/db.js';
 import { backoffDelayMs, sleep } from '../../net/backoff.js';
 import { recordCollectorState } from '../../ops/metrics.js';
 import { redactRpcUrl, RpcUnavailableError } from '../rpc.js';
-import { launchCollector, type LaunchedCollector } from './index.js';
+import { acquireOrStandBy } from '../../store/collector-lock.js';
+import { launchCollector, lostLock, type LaunchedCollector } from './index.js';
 
 /** What /api/status shows of the collector (CollectorState plus its live members). */
 export type CollectorReport = CollectorState & { behind_blocks: number | null; started_at: string };
@@ -51,11 +54,19 @@ export function superviseCollector(config: Config, store: Store, log: Logger, re
     started_at: startedAt,
   };
 
-  const done = (async () => {
+  const standBy = (holder: number | null) => {
+    const now = new Date().toISOString();
+    waiting = { ...waiting, state: 'standby', updated_at: now };
+    recordCollectorState('standby');
+    log.info({ holder_pid: holder }, 'another collector holds the store; standing by');
+  };
+
+  const launch = async (): Promise<LaunchedCollector | null> => {
     for (let attempt = 1; !abort.signal.aborted; attempt++) {
       try {
-        launched = await launchCollector(config, store, log);
-        break;
+        const lock = await acquireOrStandBy(store, config.db, { signal: abort.signal, onStandby: standBy });
+        if (!lock) return null;
+        return await launchCollector(config, store, log, {}, lock);
       } catch (e) {
         if (!(e instanceof RpcUnavailableError)) throw e;
         const now = new Date().toISOString();
@@ -68,11 +79,24 @@ export function superviseCollector(config: Config, store: Store, log: Logger, re
         await sleep(backoffDelayMs(attempt, retry.baseMs, retry.maxMs), abort.signal);
       }
     }
-    if (!launched) return;
-    try {
-      if (!abort.signal.aborted) await launched.collector.run();
-    } finally {
-      await launched.release();
+    return null;
+  };
+
+  const done = (async () => {
+    while (!abort.signal.aborted) {
+      launched = await launch();
+      if (!launched) return;
+      try {
+        if (!abort.signal.aborted) await launched.collector.run();
+        return;
+      } catch (e) {
+        // Another collector took the lock while this one's session was lost: it writes now; stand by again.
+        if (!lostLock(e)) throw e;
+        log.warn({ err: (e as Error).message }, 'lost the collector lock to another collector; standing by');
+      } finally {
+        await launched.release();
+        launched = null;
+      }
     }
   })();
   done.catch(() => {}); // the caller awaits it; never an unhandled rejection meanwhile

@@ -1,6 +1,7 @@
 /**
  * `paywatch collect [--once]`: runs the collector against the configured node and store.
- * With `--once` it collects up to the finalized head read at start and exits 0.
+ * With `--once` it collects up to the finalized head read at start and exits 0. Without it, on PostgreSQL, while
+ * another collector holds the store it stands by and takes over when that one goes (src/store/collector-lock.ts).
  */
 import type { Command } from 'commander';
 import { openConfiguredStore } from '../open-store.js';
@@ -33,22 +34,51 @@ export function register(cmd: Command): void {
           try {
             // Loaded here, not at the top: `--help`, flag errors and a run with nothing to do stay fast (viem and
             // the decoder load slowly).
-            const { launchCollector } = await import('../../chain/collector/index.js');
-            const launched = await launchCollector(config, store, log, { once: Boolean(opts.once), onProgress: bar ? (p) => bar.update(p) : undefined });
-            const { collector } = launched;
-            log.info({ source: launched.rpc.source, store: store.location, once: Boolean(opts.once) }, 'collector starting');
+            const { launchCollector, lostLock } = await import('../../chain/collector/index.js');
+            const { acquireOrStandBy } = await import('../../store/collector-lock.js');
+            const { recordCollectorState } = await import('../../ops/metrics.js');
+            const stopping = new AbortController();
+            let running: { stop(): void } | null = null;
             void untilSignal().then((s) => {
               log.info({ signal: s }, 'stopping after the write in progress');
-              collector.stop();
+              stopping.abort();
+              running?.stop();
             });
             try {
-              await collector.run();
+              while (!stopping.signal.aborted) {
+                // `--once` keeps failing fast when the store is held; otherwise stand by for the holder to go.
+                const lock = opts.once
+                  ? undefined
+                  : await acquireOrStandBy(store, config.db, {
+                      signal: stopping.signal,
+                      onStandby: (holder) => {
+                        recordCollectorState('standby');
+                        log.info({ holder_pid: holder, store: store.location }, 'another collector holds the store; standing by');
+                      },
+                    });
+                if (lock === null) break;
+                const launched = await launchCollector(config, store, log, { once: Boolean(opts.once), onProgress: bar ? (p) => bar.update(p) : undefined }, lock);
+                const { collector } = launched;
+                running = collector;
+                log.info({ source: launched.rpc.source, store: store.location, once: Boolean(opts.once) }, 'collector starting');
+                if (stopping.signal.aborted) collector.stop();
+                try {
+                  await collector.run();
+                } catch (e) {
+                  if (opts.once || !lostLock(e)) throw e;
+                  log.warn({ err: (e as Error).message }, 'lost the collector lock to another collector; standing by');
+                  continue;
+                } finally {
+                  running = null;
+                  await launched.release();
+                }
+                const s = collector.status();
+                log.info({ last_block: s.last_block, finalized_head: s.finalized_head }, 'collector stopped');
+                break;
+              }
             } finally {
               bar?.stop();
-              await launched.release();
             }
-            const s = collector.status();
-            log.info({ last_block: s.last_block, finalized_head: s.finalized_head }, 'collector stopped');
           } finally {
             await stopMetrics();
           }

@@ -11,7 +11,7 @@ import { action, configFrom, untilSignal } from '../run.js';
 
 /** Adds `demo`'s options and action to its command. */
 export function register(cmd: Command): void {
-  addVerifyOptions(addCollectorOptions(addCommonOptions(cmd)))
+  addVerifyOptions(addCollectorOptions(addCommonOptions(cmd, ['rpc', 'port', 'host', 'from', 'tokenlist', 'metrics'])))
     .action(
       action(async (opts: Record<string, unknown>) => {
         // Validates the flags first (one-line error for a bad one); the demo then sets rpc and from itself.

@@ -11,15 +11,17 @@ import { addCommonOptions } from '../options.js';
 import { action, CliError } from '../run.js';
 import { serveUntilSignal } from '../listener.js';
 import { closeGracefully } from '../../http/fastify.js';
+import { openConfiguredReadStore } from '../open-store.js';
 
 /**
  * Builds the API app and listens on `config.host:config.port`.
  * @param components live component state for /api/status (e.g. `collector`)
+ * @param readStore the `--db-read` store the public reads use (openConfiguredReadStore); default `store`
  * @returns the listening app and the base URL (`http://host:port`)
  * @throws CliError with a one-line message when the address is taken or not allowed
  */
-export async function listenApi(config: Config, store: Store, log: Logger, components: LiveComponents = new Map()): Promise<{ app: FastifyInstance; url: string }> {
-  const ctx: AppContext = { store, config, components, log: log.child({ component: 'api' }) };
+export async function listenApi(config: Config, store: Store, log: Logger, components: LiveComponents = new Map(), readStore?: Store): Promise<{ app: FastifyInstance; url: string }> {
+  const ctx: AppContext = { store, readStore, config, components, log: log.child({ component: 'api' }) };
   const { buildApp } = await import('../../api/app.js'); // lazily: see collect.ts
   const app = await buildApp(ctx);
   try {
@@ -36,13 +38,22 @@ export async function listenApi(config: Config, store: Store, log: Logger, compo
 
 /** Adds `serve`'s options and action to its command. */
 export function register(cmd: Command): void {
-  addCommonOptions(cmd, ['rpc', 'port', 'host', 'tokenlist', 'metrics'])
+  addCommonOptions(cmd, ['rpc', 'port', 'host', 'tokenlist', 'metrics', 'dbRead'])
     .action(
       action((opts: Record<string, unknown>) =>
         serveUntilSignal(opts, async (config, store, log) => {
-          const { app, url } = await listenApi(config, store, log);
-          log.info({ url, store: store.location }, `API listening on ${url}/api/status`);
-          return () => closeGracefully(app, config.shutdownGraceSeconds);
+          const readStore = await openConfiguredReadStore(config, store, log);
+          try {
+            const { app, url } = await listenApi(config, store, log, undefined, readStore);
+            log.info({ url, store: store.location }, `API listening on ${url}/api/status`);
+            return async () => {
+              await closeGracefully(app, config.shutdownGraceSeconds);
+              await readStore?.close();
+            };
+          } catch (e) {
+            await readStore?.close();
+            throw e;
+          }
         }),
       ),
     );

@@ -4,7 +4,7 @@
  * The API's /api/status shows the live collector state. SIGINT/SIGTERM stop everything cleanly.
  */
 import type { Command } from 'commander';
-import { openConfiguredStore } from '../open-store.js';
+import { openConfiguredReadStore, openConfiguredStore } from '../open-store.js';
 import { addCollectorOptions, addCommonOptions, addVerifyOptions } from '../options.js';
 import { createLogger } from '../progress.js';
 import { action, configFrom, untilSignal } from '../run.js';
@@ -22,6 +22,7 @@ export function register(cmd: Command): void {
         const config = configFrom(opts);
         const log = createLogger(config);
         const store = await openConfiguredStore(config, { readers: config.readers });
+        const readStore = await openConfiguredReadStore(config, store, log);
         try {
           const stopMetrics = await startMetricsIfAsked(config, store, log);
           const { superviseCollector } = await import('../../chain/collector/supervise.js'); // lazily: see collect.ts
@@ -30,14 +31,14 @@ export function register(cmd: Command): void {
           const ctx: AppContext = { store, config, components, log };
           const listeners: { app: Parameters<typeof closeGracefully>[0] }[] = [];
           try {
-            const api = await listenApi(config, store, log, components);
+            const api = await listenApi(config, store, log, components, readStore);
             listeners.push(api);
             const verify = await listenVerify({ ...ctx, log: log.child({ component: 'verify' }) });
             listeners.push(verify);
             const { startIntelCollector } = await import('../../intel/collect.js');
             const intel = startIntelCollector({ ...ctx, log: log.child({ component: 'intel' }) });
             log.info({ url: api.url, verify: verify.url, source: collector.report().source, store: store.location }, `collecting; API on ${api.url}/api/status; trust check on ${verify.url}/v1/check`);
-            // A fatal collector error (wrong chain, store held by another collector) ends the process like a signal.
+            // A fatal collector error (wrong chain; on SQLite a store held by another collector) ends the process like a signal.
             const ended = await Promise.race([untilSignal(), collector.done.then(() => null)]);
             log.info({ signal: ended }, 'shutting down');
             collector.stop();
@@ -49,6 +50,7 @@ export function register(cmd: Command): void {
             await stopMetrics();
           }
         } finally {
+          await readStore?.close();
           await store.close();
         }
       }),
