@@ -32,7 +32,7 @@ as_pg "$PG_BIN/initdb" -D "$DIR/primary" -U postgres --auth=trust -E UTF8 --no-i
 cat >> "$DIR/primary/postgresql.conf" <<CONF
 port = $PRIMARY_PORT
 listen_addresses = '127.0.0.1'
-unix_socket_directories = '$DIR/primary'
+unix_socket_directories = '$DIR'
 wal_level = replica
 max_wal_senders = 5
 hot_standby = on
@@ -42,9 +42,10 @@ as_pg "$PG_BIN/pg_ctl" -D "$DIR/primary" -l "$DIR/primary.log" -w start >/dev/nu
 as_pg "$PG_BIN/pg_basebackup" -h 127.0.0.1 -p "$PRIMARY_PORT" -U postgres -D "$DIR/replica" -R -X stream
 cat >> "$DIR/replica/postgresql.conf" <<CONF
 port = $REPLICA_PORT
-unix_socket_directories = '$DIR/replica'
+unix_socket_directories = '$DIR/replica-socket'
 hot_standby_feedback = on
 CONF
+mkdir -p "$DIR/replica-socket"; [ "$(id -u)" = 0 ] && chown postgres "$DIR/replica-socket"
 as_pg "$PG_BIN/pg_ctl" -D "$DIR/replica" -l "$DIR/replica.log" -w start >/dev/null
 "$PG_BIN/createdb" -h 127.0.0.1 -p "$PRIMARY_PORT" -U postgres paywatch
 DB="postgres://postgres@127.0.0.1:$PRIMARY_PORT/paywatch"
