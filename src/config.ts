@@ -19,6 +19,8 @@ const ConfigSchema = z.object({
   db: z.string().min(1),
   /** `--db-read` / PAYWATCH_DB_READ: a PostgreSQL streaming replica of `db` for the public reads; null = read `db`. */
   dbRead: z.string().regex(/^postgres(ql)?:\/\//i, 'must be a postgres:// URL (a streaming replica of --db)').nullable(),
+  /** `--redis` / PAYWATCH_REDIS_URL: Redis shared by every replica for per-client limits; null = counted per process. */
+  redis: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).nullable(),
   /** `--rpc` / PAYWATCH_RPC_URL: the Tempo JSON-RPC endpoint (http or https). */
   rpcUrl: z.url({ protocol: /^https?$/ }),
   /** `--port` / PORT: the public API's port. */
@@ -162,6 +164,7 @@ export function loadConfig(flags: Flags = {}, env: NodeJS.ProcessEnv = process.e
   const raw = {
     db: pick(flags.db, 'PAYWATCH_DB', DEFAULT_DB),
     dbRead: pick(flags.dbRead, 'PAYWATCH_DB_READ', null),
+    redis: pick(flags.redis, 'PAYWATCH_REDIS_URL', null),
     rpcUrl: pick(flags.rpcUrl, 'PAYWATCH_RPC_URL', DEFAULT_RPC),
     port: pick(flags.port, 'PORT', 8080),
     host: pick(flags.host, 'PAYWATCH_HOST', '127.0.0.1'),

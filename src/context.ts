@@ -6,6 +6,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { Store } from './store/db.js';
 import type { CollectorState } from './store/chain-repo.js';
+import type { SharedLimits } from './http/shared-limits.js';
 
 /** The chain collector's live state, as the collector running in this process reports it. */
 export type LiveCollectorState = CollectorState & { behind_blocks: number | null; started_at: string };
@@ -24,6 +25,8 @@ export interface AppContext {
    */
   primary?: Store;
   config: Config;
+  /** Where per-client limits count (`--redis`: shared by every replica); default: this process's memory. */
+  limits?: SharedLimits;
   log?: FastifyBaseLogger;
   /** Live state of components running in this process; read by /api/status and /readyz. */
   components: LiveComponents;

@@ -6,6 +6,7 @@
  * timeouts, HTTP errors (5xx…), malformed JSON and JSON-RPC errors. It only reads the `finalized` head, never
  * `latest` (docs/collector.md), and refuses any node whose `eth_chainId` is not 4217.
  */
+import { redactUrl } from '../net/redact-url.js';
 import { PaywatchError } from '../domain/errors.js';
 import { quantityNumber } from './quantity.js';
 import { backoffDelayMs, sleep } from '../net/backoff.js';
@@ -77,18 +78,6 @@ const MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
 /** JSON-RPC error codes that mean "this method does not exist here" (EIP-1474 -32601, -32004 unsupported). */
 const UNSUPPORTED_CODES = new Set([-32601, -32004]);
 
-/**
- * The URL with user, password, path and query removed (keys often sit in them), for logs, evidence and status.
- * @example redactRpcUrl('https://user:key@rpc.example/v2/KEY?x=1') === 'https://rpc.example'
- */
-export function redactRpcUrl(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return '(unparseable rpc url)';
-  }
-}
-
 /** A counting semaphore: at most `n` holders; waiters are served first in, first out. */
 class Semaphore {
   private free: number;
@@ -122,7 +111,7 @@ export function quantity(method: string, v: unknown): number {
  * All methods retry transient failures; they throw RpcUnavailableError once `maxAttempts` is spent.
  */
 export class TempoRpc {
-  /** The node's URL with credentials removed (see redactRpcUrl). */
+  /** The node's URL with credentials removed (see redactUrl). */
   readonly source: string;
   private readonly agent: Agent;
   /** The node's URL without credentials (those go in `authorization`). */
@@ -137,7 +126,7 @@ export class TempoRpc {
   /** @param agent connections to reuse (those of connect's probe, same node and options), else new ones */
   private constructor(opts: RpcOptions, agent?: Agent) {
     this.o = { concurrency: 8, batchSize: 40, timeoutMs: 10_000, maxAttempts: 8, baseDelayMs: 200, maxDelayMs: 10_000, ...opts };
-    this.source = redactRpcUrl(opts.url);
+    this.source = redactUrl(opts.url);
     const u = new URL(opts.url);
     // Credentials in the URL are sent as basic auth (RFC 7617), as browsers and viem do, and kept out of the URL.
     this.authorization = u.username || u.password ? `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}` : null;

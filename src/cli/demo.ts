@@ -103,7 +103,7 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
     });
 
     const components: LiveComponents = new Map([['collector', () => collector.report()]]);
-    const { app, url } = await listenApi(config, store, opts.log, components);
+    const { app, url } = await listenApi({ config, store, components, log: opts.log });
     cleanups.push(() => app.close());
     const ctx: AppContext = { store, config, components, log: opts.log };
     const intel = await startDemoIntel(ctx, anvil.rpcUrl, say, cleanups);

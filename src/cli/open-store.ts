@@ -7,6 +7,8 @@ import { openStore, type OpenStoreOptions, type Store } from '../store/db.js';
 import { DEFAULT_TOKEN_LIST, TokenList, TokenListError } from '../domain/token-list.js';
 import { CliError } from './run.js';
 import type { Logger } from 'pino';
+import { SharedLimits } from '../http/shared-limits.js';
+import { redactUrl } from '../net/redact-url.js';
 
 /**
  * The token list `config` names, or the built-in one.
@@ -46,4 +48,15 @@ export async function openConfiguredReadStore(config: Config, primary: Store, lo
   });
   log.info({ replica: read.location }, 'public reads from the read replica');
   return read;
+}
+
+/**
+ * Where this process counts per-client limits: the `--redis` server (shared by every replica; ioredis is loaded
+ * only then), or its own memory. An unreachable Redis does not fail the command: limits count in memory until it
+ * answers (src/http/shared-limits.ts).
+ */
+export async function openConfiguredLimits(config: Config, log: Logger): Promise<SharedLimits> {
+  if (!config.redis) return SharedLimits.inMemory();
+  log.info({ redis: redactUrl(config.redis) }, 'per-client limits shared through Redis');
+  return SharedLimits.connect(config.redis, log);
 }

@@ -5,15 +5,16 @@
 import { Option, type Command } from 'commander';
 
 /** Shared options a command may take besides `--db` and `--log-level`, which every command takes. */
-export type CommonOption = 'rpc' | 'port' | 'host' | 'from' | 'tokenlist' | 'metrics' | 'dbRead';
+export type CommonOption = 'rpc' | 'port' | 'host' | 'from' | 'tokenlist' | 'metrics' | 'dbRead' | 'redis';
 
 /**
  * Adds the shared options a command uses: always `--db` and `--log-level`, plus those in `uses` (default all).
  * @returns `cmd`, for chaining
  */
-export function addCommonOptions(cmd: Command, uses: readonly CommonOption[] = ['rpc', 'port', 'host', 'from', 'tokenlist', 'metrics', 'dbRead']): Command {
+export function addCommonOptions(cmd: Command, uses: readonly CommonOption[] = ['rpc', 'port', 'host', 'from', 'tokenlist', 'metrics', 'dbRead', 'redis']): Command {
   cmd.addOption(new Option('--db <location>', 'store: a path, sqlite:PATH or postgres://… (env PAYWATCH_DB; default ./data/paywatch.sqlite)'));
   if (uses.includes('dbRead')) cmd.addOption(new Option('--db-read <url>', 'PostgreSQL streaming replica of --db for the public reads (env PAYWATCH_DB_READ; default: read --db)'));
+  if (uses.includes('redis')) cmd.addOption(new Option('--redis <url>', 'Redis (redis:// or rediss://) shared by every replica for per-client limits (env PAYWATCH_REDIS_URL; default: limits counted per process)'));
   if (uses.includes('rpc')) cmd.addOption(new Option('--rpc <url>', 'Tempo JSON-RPC URL (env PAYWATCH_RPC_URL; default https://rpc.tempo.xyz)'));
   if (uses.includes('port')) cmd.addOption(new Option('--port <n>', 'public API port (env PORT; default 8080)'));
   if (uses.includes('host')) {

@@ -47,7 +47,7 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<void> | 
 export function configFrom(opts: Record<string, unknown>): Config {
   const flags: Flags = {};
   const optionName: Partial<Record<keyof Flags, string>> = { rpcUrl: 'rpc', tokenList: 'tokenlist' };
-  for (const k of ['db', 'dbRead', 'rpcUrl', 'port', 'host', 'from', 'tokenList', 'logLevel', 'rateLimitPerMinute', 'batchSize', 'rpcConcurrency', 'pollIntervalMs', 'verifyPort', 'trustProxy', 'metricsPort', 'metricsHost'] as const) {
+  for (const k of ['db', 'dbRead', 'redis', 'rpcUrl', 'port', 'host', 'from', 'tokenList', 'logLevel', 'rateLimitPerMinute', 'batchSize', 'rpcConcurrency', 'pollIntervalMs', 'verifyPort', 'trustProxy', 'metricsPort', 'metricsHost'] as const) {
     const v = opts[optionName[k] ?? k];
     if (v !== undefined) flags[k] = v as string;
   }

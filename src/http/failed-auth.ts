@@ -2,46 +2,75 @@
  * Counting failed authentications per client (src/http/client-key.ts groups addresses): a client that failed
  * `max` times within a window is refused with 429 until the window ends, before its next attempt costs a store
  * read, a hash comparison or a decryption. Only failures count, so a client that authenticates is never slowed.
- * Used by the signed intake, the operator reads and the trust check's API keys (docs/intake.md).
+ * Used by the signed intake, the operator reads and the trust check's API keys (docs/intake.md). With Redis
+ * (./shared-limits.ts) the counts are shared by every replica; while it does not answer, they are kept here.
  */
 import { LimitExceeded } from '../domain/errors.js';
+import type { SharedLimits } from './shared-limits.js';
 
 /** Default window: one minute. */
 const WINDOW_MS = 60_000;
 /** Clients tracked at most (bounds memory under a spray of addresses); when full, the oldest window goes. */
 const MAX_CLIENTS = 100_000;
 
+/** Where a limiter counts and how long its windows are. */
+export interface FailedAuthOptions {
+  /** Shared counters (Redis) with this process's memory as the fallback; default: memory only. */
+  shared?: SharedLimits;
+  /** Window length in milliseconds (default 60,000). */
+  windowMs?: number;
+  /** Clients tracked in memory at most (default 100,000). */
+  maxClients?: number;
+}
+
 /** Failure counts by client key in fixed windows that start at a client's first failure. */
 export class FailedAuthLimiter {
   readonly #counts = new Map<string, { failures: number; resetAt: number }>();
+  private readonly windowMs: number;
+  private readonly maxClients: number;
+  private readonly shared: SharedLimits | undefined;
+  /** The Redis namespace: one per kind of credential. */
+  private readonly namespace: string;
 
   /**
    * @param max failures allowed per client per window; the next attempt after `max` failures is refused
-   * @param what what failed, for the 429 message ("intake signatures", "operator tokens", "API keys")
-   * @param windowMs window length in milliseconds (default 60,000)
-   * @param maxClients clients tracked at most (default 100,000)
+   * @param what what failed, for the 429 message ("intake authentications", "operator tokens", "API keys")
    */
   constructor(
     readonly max: number,
     private readonly what: string,
-    private readonly windowMs = WINDOW_MS,
-    private readonly maxClients = MAX_CLIENTS,
-  ) {}
+    opts: FailedAuthOptions = {},
+  ) {
+    this.windowMs = opts.windowMs ?? WINDOW_MS;
+    this.maxClients = opts.maxClients ?? MAX_CLIENTS;
+    this.shared = opts.shared;
+    this.namespace = `auth:${what.replace(/[^a-z]+/gi, '-')}`;
+  }
 
   /**
-   * Refuses a client that already failed `max` times in its current window. Costs one map lookup.
+   * Refuses a client that already failed `max` times in its current window. Costs one map lookup, or one Redis
+   * round trip with shared limits.
    * @param client a key from clientKey()
    * @param now milliseconds since the epoch
    * @throws LimitExceeded (429) with Retry-After (whole seconds until the window ends)
    */
-  check(client: string, now = Date.now()): void {
+  async check(client: string, now = Date.now()): Promise<void> {
+    const shared = await this.shared?.peek(this.namespace, client);
+    if (shared) {
+      if (shared.count >= this.max) this.refuse(shared.ttlMs);
+      return;
+    }
     const c = this.#counts.get(client);
     if (!c || c.failures < this.max) return;
     if (c.resetAt <= now) {
       this.#counts.delete(client);
       return;
     }
-    const retry = Math.max(1, Math.ceil((c.resetAt - now) / 1000));
+    this.refuse(c.resetAt - now);
+  }
+
+  private refuse(msLeft: number): never {
+    const retry = Math.max(1, Math.ceil(msLeft / 1000));
     throw new LimitExceeded(`too many failed authentications from this address: at most ${this.max} failed ${this.what} per ${this.windowMs / 1000} s; retry after ${retry} s`, { retryAfterSeconds: retry });
   }
 
@@ -49,7 +78,8 @@ export class FailedAuthLimiter {
    * Counts one failed authentication of `client`.
    * @param now milliseconds since the epoch
    */
-  fail(client: string, now = Date.now()): void {
+  async fail(client: string, now = Date.now()): Promise<void> {
+    if (await this.shared?.hit(this.namespace, client, this.windowMs)) return;
     const c = this.#counts.get(client);
     if (c && c.resetAt > now) {
       c.failures++;

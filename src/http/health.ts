@@ -2,12 +2,14 @@
  * GET /healthz (liveness: the process answers) and GET /readyz (readiness: the store answers a trivial query
  * within READY_TIMEOUT_MS) on every listener, for load balancers and orchestrators. Neither is rate-limited or
  * cached. A collector in `error` (node unreachable, say) does not make the service unready, since stored data is
- * still served, but /readyz shows its state and last error.
+ * still served, but /readyz shows its state and last error; neither does a Redis outage (limits then count per
+ * process, ./shared-limits.ts), which /readyz shows under `limits`.
  */
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
+import { SharedLimits } from './shared-limits.js';
 
 /** Milliseconds the store has to answer before /readyz says 503. */
 export const READY_TIMEOUT_MS = 2000;
@@ -18,6 +20,14 @@ export const Readiness = z
     status: z.enum(['ready', 'unready']),
     store: z.object({ ok: z.boolean(), ms: z.number().nullable(), error: z.string().nullable() }),
     collector: z.object({ state: z.string(), last_error: z.string().nullable() }).nullable().describe('the chain collector of this process, when it runs one'),
+    limits: z
+      .object({
+        store: z.enum(['memory', 'redis']).describe('where per-client limits count: this process, or Redis shared by every replica'),
+        redis: z.string().nullable().describe('the Redis server (scheme and host only), when configured'),
+        shared: z.boolean().describe('false while a configured Redis does not answer: limits then count per process'),
+        error: z.string().nullable(),
+      })
+      .describe('per-client limits (rate limits, key issuance, failed authentications)'),
   });
 export const Unready = Readiness.extend({ error: z.string() });
 
@@ -49,9 +59,10 @@ export function addHealthRoutes(app: FastifyInstance, ctx: AppContext, tags: str
     async (_req, reply) => {
       const t0 = performance.now();
       const collector = collectorOf(ctx);
+      const limits = (ctx.limits ?? SharedLimits.inMemory()).status();
       try {
         await within(sql`select 1`.execute(ctx.store.db), READY_TIMEOUT_MS);
-        return reply.headers(noStore).send({ status: 'ready', store: { ok: true, ms: Number((performance.now() - t0).toFixed(1)), error: null }, collector });
+        return reply.headers(noStore).send({ status: 'ready', store: { ok: true, ms: Number((performance.now() - t0).toFixed(1)), error: null }, collector, limits });
       } catch (e) {
         // The driver's message can name internal hosts: logged, not answered.
         ctx.log?.warn({ err: (e as Error).message.split('\n')[0] }, 'readiness check: store unavailable');
@@ -59,7 +70,7 @@ export function addHealthRoutes(app: FastifyInstance, ctx: AppContext, tags: str
         return reply
           .code(503)
           .headers({ ...noStore, 'retry-after': '5' })
-          .send({ status: 'unready', error: `store unavailable: ${message}`, store: { ok: false, ms: null, error: message }, collector });
+          .send({ status: 'unready', error: `store unavailable: ${message}`, store: { ok: false, ms: null, error: message }, collector, limits });
       }
     },
   );

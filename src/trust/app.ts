@@ -25,6 +25,7 @@ import { runCheck } from './check.js';
 import { apiKeyFromHeader, issueApiKey } from './keys.js';
 import { FailedAuthLimiter } from '../http/failed-auth.js';
 import { clientKey } from '../http/client-key.js';
+import { SharedLimits } from '../http/shared-limits.js';
 import { CHECK_PRICE_DOLLARS, FREE_MONTHLY_CHECKS, reserve } from './metering.js';
 import { paymentGate } from './payment.js';
 import { CheckAnswer, CheckRequest, Errors, KeyAnswer } from './schemas.js';
@@ -75,6 +76,8 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
     global: true,
     max: config.rateLimitPerMinute,
     timeWindow: 60_000,
+    store: (ctx.limits ?? SharedLimits.inMemory()).rateLimitStore('verify'),
+    keyGenerator: (req) => clientKey(req.ip),
     errorResponseBuilder: (_req, c) => new LimitExceeded(`rate limited: at most ${c.max} requests per ${c.after} per client; retry after ${Math.ceil(c.ttl / 1000)} s`, { retryAfterSeconds: Math.ceil(c.ttl / 1000) }),
   });
 
@@ -88,7 +91,7 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
     resolve: opts.resolve,
   };
   const gate = paymentGate(config, `${base}/v1/check`);
-  const keyFailures = new FailedAuthLimiter(config.authFailureLimitPerMinute, 'API keys');
+  const keyFailures = new FailedAuthLimiter(config.authFailureLimitPerMinute, 'API keys', { shared: ctx.limits });
   // Each check holds a fetch of up to verifyMaxBytes for up to verifyTimeoutMs: cap how many run at once.
   const inFlight = new HeavyBudget(config.verifyMaxInFlight, {
     key: () => 'all',

@@ -83,9 +83,9 @@ export function bearerToken(header: string | undefined): string | null | 'malfor
 export async function apiKeyFromHeader(store: Store, header: string | undefined, failures: FailedAuthLimiter, client: string): Promise<TrustApiKeyRow | null> {
   const token = bearerToken(header);
   if (token === null) return null;
-  failures.check(client);
+  await failures.check(client);
   const key = token === 'malformed' ? null : await authenticateApiKey(store, token);
   if (key) return key;
-  failures.fail(client);
+  await failures.fail(client);
   throw new Unauthenticated(token === 'malformed' ? 'Authorization must be "Bearer <API_KEY>"' : 'invalid or revoked API key');
 }

@@ -39,7 +39,7 @@ export const intakeRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => 
     throw err;
   });
   // Failed authentications per client address, refused before the body is read or any key looked up.
-  const failures = new FailedAuthLimiter(ctx.config.authFailureLimitPerMinute, 'intake authentications');
+  const failures = new FailedAuthLimiter(ctx.config.authFailureLimitPerMinute, 'intake authentications', { shared: ctx.limits });
   app.addHook('onRequest', async (req) => failures.check(clientKey(req.ip)));
 
   app.removeAllContentTypeParsers();
@@ -60,7 +60,7 @@ export const intakeRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => 
     try {
       req.intakeSender = await authenticate(keys, kind, delivery, nowSeconds());
     } catch (e) {
-      if (e instanceof Unauthorized) failures.fail(clientKey(req.ip));
+      if (e instanceof Unauthorized) await failures.fail(clientKey(req.ip));
       throw e;
     }
   };

@@ -19,14 +19,14 @@ const DENIED = 'operator token required: send Authorization: Bearer <operator to
 export const operatorRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
 
-  const failures = new FailedAuthLimiter(ctx.config.authFailureLimitPerMinute, 'operator tokens');
+  const failures = new FailedAuthLimiter(ctx.config.authFailureLimitPerMinute, 'operator tokens', { shared: ctx.limits });
 
   app.addHook('onRequest', async (req, reply) => {
     const client = clientKey(req.ip);
-    failures.check(client);
+    await failures.check(client);
     const m = /^Bearer ([^\s]+)$/.exec(req.headers.authorization ?? '');
     if (!m || !(await isOperatorToken(ctx.store, m[1]))) {
-      failures.fail(client);
+      await failures.fail(client);
       reply.header('www-authenticate', 'Bearer realm="paywatch-operator"');
       throw new Unauthenticated(DENIED);
     }

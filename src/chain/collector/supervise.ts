@@ -12,7 +12,8 @@ import { getCheckpoint, saveCollectorState, type CollectorState } from '../../st
 import type { Store } from '../../store/db.js';
 import { backoffDelayMs, sleep } from '../../net/backoff.js';
 import { recordCollectorState } from '../../ops/metrics.js';
-import { redactRpcUrl, RpcUnavailableError } from '../rpc.js';
+import { RpcUnavailableError } from '../rpc.js';
+import { redactUrl } from '../../net/redact-url.js';
 import { acquireOrStandBy } from '../../store/collector-lock.js';
 import { launchCollector, lostLock, type LaunchedCollector } from './index.js';
 
@@ -42,7 +43,7 @@ export function superviseCollector(config: Config, store: Store, log: Logger, re
   let launched: LaunchedCollector | null = null;
   let waiting: CollectorReport = {
     state: 'running',
-    source: redactRpcUrl(config.rpcUrl),
+    source: redactUrl(config.rpcUrl),
     last_block: null,
     finalized_head: null,
     rate_tx_per_s: null,

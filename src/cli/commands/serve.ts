@@ -15,15 +15,15 @@ import { openConfiguredReadStore } from '../open-store.js';
 
 /**
  * Builds the API app and listens on `config.host:config.port`.
- * @param components live component state for /api/status (e.g. `collector`)
- * @param readStore the `--db-read` store the public reads use (openConfiguredReadStore); default `store`
+ * @param ctx the store, the `--db-read` store (openConfiguredReadStore), live component state for /api/status
+ *   (e.g. `collector`), where limits count, and the logger (its `api` child is used)
  * @returns the listening app and the base URL (`http://host:port`)
  * @throws CliError with a one-line message when the address is taken or not allowed
  */
-export async function listenApi(config: Config, store: Store, log: Logger, components: LiveComponents = new Map(), readStore?: Store): Promise<{ app: FastifyInstance; url: string }> {
-  const ctx: AppContext = { store, readStore, config, components, log: log.child({ component: 'api' }) };
+export async function listenApi(ctx: AppContext): Promise<{ app: FastifyInstance; url: string }> {
+  const { config } = ctx;
   const { buildApp } = await import('../../api/app.js'); // lazily: see collect.ts
-  const app = await buildApp(ctx);
+  const app = await buildApp({ ...ctx, log: ctx.log?.child({ component: 'api' }) });
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (e) {
@@ -38,13 +38,13 @@ export async function listenApi(config: Config, store: Store, log: Logger, compo
 
 /** Adds `serve`'s options and action to its command. */
 export function register(cmd: Command): void {
-  addCommonOptions(cmd, ['rpc', 'port', 'host', 'tokenlist', 'metrics', 'dbRead'])
+  addCommonOptions(cmd, ['rpc', 'port', 'host', 'tokenlist', 'metrics', 'dbRead', 'redis'])
     .action(
       action((opts: Record<string, unknown>) =>
-        serveUntilSignal(opts, async (config, store, log) => {
+        serveUntilSignal(opts, async (config, store, log, limits) => {
           const readStore = await openConfiguredReadStore(config, store, log);
           try {
-            const { app, url } = await listenApi(config, store, log, undefined, readStore);
+            const { app, url } = await listenApi({ config, store, readStore, limits, components: new Map(), log });
             log.info({ url, store: store.location }, `API listening on ${url}/api/status`);
             return async () => {
               await closeGracefully(app, config.shutdownGraceSeconds);

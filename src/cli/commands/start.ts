@@ -4,7 +4,7 @@
  * The API's /api/status shows the live collector state. SIGINT/SIGTERM stop everything cleanly.
  */
 import type { Command } from 'commander';
-import { openConfiguredReadStore, openConfiguredStore } from '../open-store.js';
+import { openConfiguredLimits, openConfiguredReadStore, openConfiguredStore } from '../open-store.js';
 import { addCollectorOptions, addCommonOptions, addVerifyOptions } from '../options.js';
 import { createLogger } from '../progress.js';
 import { action, configFrom, untilSignal } from '../run.js';
@@ -23,15 +23,16 @@ export function register(cmd: Command): void {
         const log = createLogger(config);
         const store = await openConfiguredStore(config, { readers: config.readers });
         const readStore = await openConfiguredReadStore(config, store, log);
+        const limits = await openConfiguredLimits(config, log);
         try {
           const stopMetrics = await startMetricsIfAsked(config, store, log);
           const { superviseCollector } = await import('../../chain/collector/supervise.js'); // lazily: see collect.ts
           const collector = superviseCollector(config, store, log);
           const components: LiveComponents = new Map([['collector', () => collector.report()]]);
-          const ctx: AppContext = { store, config, components, log };
+          const ctx: AppContext = { store, config, components, limits, log };
           const listeners: { app: Parameters<typeof closeGracefully>[0] }[] = [];
           try {
-            const api = await listenApi(config, store, log, components, readStore);
+            const api = await listenApi({ ...ctx, readStore });
             listeners.push(api);
             const verify = await listenVerify({ ...ctx, log: log.child({ component: 'verify' }) });
             listeners.push(verify);
@@ -50,6 +51,7 @@ export function register(cmd: Command): void {
             await stopMetrics();
           }
         } finally {
+          await limits.close();
           await readStore?.close();
           await store.close();
         }
