@@ -4,7 +4,8 @@
  * and pause them without touching the machine's main cluster. As root the servers run as the `postgres` OS user
  * (initdb and postgres refuse root). Binaries: PAYWATCH_PG_BIN or the newest /usr/lib/postgresql/N/bin.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -21,6 +22,12 @@ const asRoot = process.getuid?.() === 0;
 function tool(name: string, args: string[]): string {
   const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', join(BIN, name), ...args]] : [join(BIN, name), args];
   return execFileSync(cmd, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** Runs a PostgreSQL tool without blocking the event loop (load keeps flowing meanwhile). */
+async function toolAsync(name: string, args: string[]): Promise<void> {
+  const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', join(BIN, name), ...args]] : [join(BIN, name), args];
+  await promisify(execFile)(cmd, argv, { encoding: 'utf8' });
 }
 
 /** A free TCP port on 127.0.0.1. */
@@ -46,6 +53,11 @@ export interface PgServer {
   stop(mode?: 'fast' | 'immediate'): void;
   /** Starts it and waits until it accepts connections. */
   start(): void;
+  /**
+   * Restarts it as `pg_ctlcluster … restart` does (pg_ctl restart -m fast: sessions are ended, then the server
+   * comes back), without blocking the event loop; resolves when it accepts connections again.
+   */
+  restart(): Promise<void>;
 }
 
 function server(dir: string, port: number): PgServer {
@@ -56,6 +68,7 @@ function server(dir: string, port: number): PgServer {
     url: (db = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${db}`,
     stop: (mode = 'fast') => void tool('pg_ctl', ['-D', dir, '-m', mode, '-w', 'stop']),
     start: () => void tool('pg_ctl', ['-D', dir, '-l', log, '-w', '-t', '60', 'start']),
+    restart: () => toolAsync('pg_ctl', ['-D', dir, '-l', log, '-m', 'fast', '-w', '-t', '60', 'restart']),
   };
 }
 
