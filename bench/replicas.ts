@@ -3,8 +3,8 @@
  * served directly, through HAProxy with 1 replica and with 2 replicas, each beside the bare Fastify route served
  * the same way in the same run. Cases: the default list (a remembered page) and uncached filtered lists (an
  * asset filter with a distinct `until` per request, so every request counts and pages). Replicas keep their
- * rate-limit counters in Redis when the build has `--redis` (PAYWATCH_REDIS_URL is set; a build without it
- * ignores the variable), with limits high enough never to refuse.
+ * rate-limit counters in Redis (PAYWATCH_REDIS_URL, default the machine's redis://127.0.0.1:6379), with limits
+ * high enough never to refuse, so every request pays its Redis round trip.
  * Usage: node bin/run-ts.js bench/replicas.ts [--count N] [--duration S]
  * Writes bench/results/replicas.{json,md}. The figure to hold: through HAProxy with 1 replica, req/s ≥ 0.8 × the
  * same replica served directly (the load balancer and the shared Redis cost under 20%).
@@ -13,6 +13,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { redactUrl } from '../src/net/redact-url.js';
 import { parseArgs } from 'node:util';
 import { freePort } from '../src/chain/anvil.js';
 import { haproxyConfig } from '../examples/deploy/haproxy.mjs';
@@ -103,7 +104,7 @@ try {
     '',
     `Target: through HAProxy with 1 replica ≥ 0.8 × the replica served directly (the load balancer and the shared Redis cost under 20%): ${target} — ${target >= 0.8 ? 'met' : 'NOT met'}. Two replicas on these 2 cores share the cores with HAProxy, PostgreSQL, Redis and the load generator, so they are not expected to double throughput.`,
   ].join('\n');
-  writeResults('replicas', { count, duration, redis: REDIS_URL.replace(/\/\/[^@]*@/, '//'), results, summary, target_met: target >= 0.8 }, md);
+  writeResults('replicas', { count, duration, redis: redactUrl(REDIS_URL), results, summary, target_met: target >= 0.8 }, md);
   process.stdout.write(`${md}\n`);
 } finally {
   for (const p of [one, two, bareBehind]) p.stop();
