@@ -13,7 +13,7 @@ import type { AppContext } from '../context.js';
 import { LimitExceeded } from '../domain/errors.js';
 import { baseFastify } from '../http/fastify.js';
 import { clientKey } from '../http/client-key.js';
-import { SharedLimits } from '../http/shared-limits.js';
+import { SharedLimits } from '../limits/shared.js';
 import { privateRoutePlugins, publicRoutePlugins } from './routes/index.js';
 import { registerCompression } from '../http/compression.js';
 import { refusePreflight, registerPublicCors } from '../http/cors.js';
@@ -57,7 +57,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
   await app.register(rateLimit, {
     max: ctx.config.rateLimitPerMinute,
     timeWindow: 60_000,
-    // Counters shared through Redis when configured (../http/shared-limits.ts).
+    // Counters shared through Redis when configured (src/limits/shared.ts).
     store: (ctx.limits ?? SharedLimits.inMemory()).rateLimitStore('api'),
     // IPv6 clients by /64: one subscriber holds a whole /64 and could take a fresh address per request.
     keyGenerator: (req) => clientKey(req.ip),

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Store } from '../store/db.js';
 import { openConfiguredLimits, openConfiguredStore } from './open-store.js';
-import type { SharedLimits } from '../http/shared-limits.js';
+import type { SharedLimits } from '../limits/shared.js';
 import { createLogger } from './progress.js';
 import { configFrom, untilSignal } from './run.js';
 import { startMetricsIfAsked } from './metrics.js';

@@ -7,7 +7,7 @@ import { openStore, type OpenStoreOptions, type Store } from '../store/db.js';
 import { DEFAULT_TOKEN_LIST, TokenList, TokenListError } from '../domain/token-list.js';
 import { CliError } from './run.js';
 import type { Logger } from 'pino';
-import { SharedLimits } from '../http/shared-limits.js';
+import { SharedLimits } from '../limits/shared.js';
 import { redactUrl } from '../net/redact-url.js';
 
 /**
@@ -53,7 +53,7 @@ export async function openConfiguredReadStore(config: Config, primary: Store, lo
 /**
  * Where this process counts per-client limits: the `--redis` server (shared by every replica; ioredis is loaded
  * only then), or its own memory. An unreachable Redis does not fail the command: limits count in memory until it
- * answers (src/http/shared-limits.ts).
+ * answers (src/limits/shared.ts).
  */
 export async function openConfiguredLimits(config: Config, log: Logger): Promise<SharedLimits> {
   if (!config.redis) return SharedLimits.inMemory();

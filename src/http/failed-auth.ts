@@ -3,10 +3,10 @@
  * `max` times within a window is refused with 429 until the window ends, before its next attempt costs a store
  * read, a hash comparison or a decryption. Only failures count, so a client that authenticates is never slowed.
  * Used by the signed intake, the operator reads and the trust check's API keys (docs/intake.md). With Redis
- * (./shared-limits.ts) the counts are shared by every replica; while it does not answer, they are kept here.
+ * (src/limits/shared.ts) the counts are shared by every replica; while it does not answer, they are kept here.
  */
 import { LimitExceeded } from '../domain/errors.js';
-import type { SharedLimits } from './shared-limits.js';
+import type { SharedLimits } from '../limits/shared.js';
 
 /** Default window: one minute. */
 const WINDOW_MS = 60_000;

@@ -3,13 +3,13 @@
  * within READY_TIMEOUT_MS) on every listener, for load balancers and orchestrators. Neither is rate-limited or
  * cached. A collector in `error` (node unreachable, say) does not make the service unready, since stored data is
  * still served, but /readyz shows its state and last error; neither does a Redis outage (limits then count per
- * process, ./shared-limits.ts), which /readyz shows under `limits`.
+ * process, src/limits/shared.ts), which /readyz shows under `limits`.
  */
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
-import { SharedLimits } from './shared-limits.js';
+import { SharedLimits } from '../limits/shared.js';
 
 /** Milliseconds the store has to answer before /readyz says 503. */
 export const READY_TIMEOUT_MS = 2000;

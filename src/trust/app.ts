@@ -25,7 +25,7 @@ import { runCheck } from './check.js';
 import { apiKeyFromHeader, issueApiKey } from './keys.js';
 import { FailedAuthLimiter } from '../http/failed-auth.js';
 import { clientKey } from '../http/client-key.js';
-import { SharedLimits } from '../http/shared-limits.js';
+import { SharedLimits } from '../limits/shared.js';
 import { CHECK_PRICE_DOLLARS, FREE_MONTHLY_CHECKS, reserve } from './metering.js';
 import { paymentGate } from './payment.js';
 import { CheckAnswer, CheckRequest, Errors, KeyAnswer } from './schemas.js';

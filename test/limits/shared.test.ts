@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
 import { loadConfig } from '../../src/config.js';
 import { FailedAuthLimiter } from '../../src/http/failed-auth.js';
-import { SharedLimits } from '../../src/http/shared-limits.js';
+import { SharedLimits } from '../../src/limits/shared.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
