@@ -9,7 +9,7 @@
 import { redactUrl } from '../net/redact-url.js';
 import { PaywatchError } from '../domain/errors.js';
 import { quantityNumber } from './quantity.js';
-import { backoffDelayMs, sleep } from '../net/backoff.js';
+import { isRetryable, withRetry } from '../net/retry.js';
 import { rpcErrors, rpcRetries } from '../ops/metrics.js';
 import { Agent, request } from 'undici';
 import { CHAIN_ID } from '../domain/observation.js';
@@ -176,25 +176,33 @@ export class TempoRpc {
   }
 
   private async sendWithRetry(calls: RpcCall[], idx: number[], results: unknown[]): Promise<void> {
+    // Calls answered with an error are retried alone: `pending` shrinks to them between attempts.
     let pending = idx;
-    for (let attempt = 1; ; attempt++) {
-      let lastError = '';
-      try {
-        const failed = await this.gate.use(() => this.send(calls, pending, results));
-        if (failed.length === 0) return;
-        pending = failed.map((f) => f.index);
-        lastError = failed[0].error.message;
-      } catch (e) {
-        if (e instanceof RpcCallError && !e.retryable) throw e;
-        lastError = firstLine(e);
-      }
+    let attempts = 0;
+    try {
+      await withRetry(
+        async (attempt) => {
+          attempts = attempt;
+          const failed = await this.gate.use(() => this.send(calls, pending, results));
+          if (failed.length === 0) return;
+          pending = failed.map((f) => f.index);
+          throw failed[0].error;
+        },
+        {
+          attempts: this.o.maxAttempts,
+          baseMs: this.o.baseDelayMs,
+          maxMs: this.o.maxDelayMs,
+          onRetry: ({ attempt, delayMs, error }) => {
+            rpcErrors.inc();
+            rpcRetries.inc();
+            this.o.onRetry?.({ attempt, delayMs, error: firstLine(error) });
+          },
+        },
+      );
+    } catch (e) {
+      if (!isRetryable(e)) throw e;
       rpcErrors.inc();
-      if (attempt >= this.o.maxAttempts)
-        throw new RpcUnavailableError(`${calls[pending[0]].method} at ${this.source} failed ${attempt} times; last error: ${lastError}`);
-      const delayMs = backoffDelayMs(attempt, this.o.baseDelayMs, this.o.maxDelayMs);
-      rpcRetries.inc();
-      this.o.onRetry?.({ attempt, delayMs, error: lastError });
-      await sleep(delayMs);
+      throw new RpcUnavailableError(`${calls[pending[0]].method} at ${this.source} failed ${attempts} times; last error: ${firstLine(e)}`);
     }
   }
 

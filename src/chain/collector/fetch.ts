@@ -4,7 +4,7 @@
  * A disagreeing block is fetched again; nothing inconsistent ever leaves this module.
  */
 import { PaywatchError } from '../../domain/errors.js';
-import { backoffDelayMs, sleep } from '../../net/backoff.js';
+import { withRetry } from '../../net/retry.js';
 import type { TempoRpc } from '../rpc.js';
 import type { FetchedBlock } from '../types.js';
 import { findInconsistencies } from './deps.js';
@@ -48,7 +48,8 @@ export async function fetchConsistentRun(
   const maxAttempts = opts.maxAttempts ?? 6;
   const out = new Map<number, FetchedBlock>();
   let pending = Array.from({ length: last - first + 1 }, (_, i) => first + i);
-  for (let attempt = 1; ; attempt++) {
+  // Only inconsistent answers are retried here (the blocks concerned alone); the client retries transport failures.
+  return withRetry(async () => {
     const fetchedAt = new Date().toISOString();
     const answers = await rpc.blocksWithReceipts(pending);
     const problemsOf = new Map<number, string[]>();
@@ -74,11 +75,8 @@ export async function fetchConsistentRun(
     }
     if (problemsOf.size === 0) return Array.from({ length: last - first + 1 }, (_, i) => out.get(first + i)!);
     for (const [h, p] of problemsOf) opts.onInconsistent?.(h, p);
-    if (attempt >= maxAttempts) {
-      const [h, p] = [...problemsOf][0];
-      throw new InconsistentAnswerError(h, p);
-    }
     pending = [...problemsOf.keys()].sort((a, b) => a - b);
-    await sleep(backoffDelayMs(attempt, opts.baseDelayMs ?? 200, 10_000));
-  }
+    const [h, p] = [...problemsOf][0];
+    throw new InconsistentAnswerError(h, p);
+  }, { attempts: maxAttempts, baseMs: opts.baseDelayMs ?? 200, maxMs: 10_000, shouldRetry: (e) => e instanceof InconsistentAnswerError });
 }

@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import { getCheckpoint, saveCollectorState, type CollectorState } from '../../store/chain-repo.js';
 import type { Store } from '../../store/db.js';
-import { backoffDelayMs, sleep } from '../../net/backoff.js';
+import { withRetry } from '../../net/retry.js';
 import { recordCollectorState } from '../../ops/metrics.js';
 import { RpcUnavailableError } from '../rpc.js';
 import { redactUrl } from '../../net/redact-url.js';
@@ -62,25 +62,36 @@ export function superviseCollector(config: Config, store: Store, log: Logger, re
     log.info({ holder_pid: holder }, 'another collector holds the store; standing by');
   };
 
+  // Until the node answers or the process stops: the API serves what is stored meanwhile.
   const launch = async (): Promise<LaunchedCollector | null> => {
-    for (let attempt = 1; !abort.signal.aborted; attempt++) {
-      try {
-        const lock = await acquireOrStandBy(store, config.db, { signal: abort.signal, onStandby: standBy });
-        if (!lock) return null;
-        return await launchCollector(config, store, log, {}, lock);
-      } catch (e) {
-        if (!(e instanceof RpcUnavailableError)) throw e;
-        const now = new Date().toISOString();
-        const cp = await getCheckpoint(store).catch(() => null);
-        waiting = { ...waiting, state: 'error', last_block: cp?.height ?? null, last_error: e.message, last_error_at: now, updated_at: now };
-        recordCollectorState('error');
-        log.warn({ err: e.message, attempt }, 'cannot reach the node; serving what is stored and trying again');
-        const { behind_blocks: _b, started_at: _s, ...stored } = waiting;
-        await saveCollectorState(store, stored).catch(() => {});
-        await sleep(backoffDelayMs(attempt, retry.baseMs, retry.maxMs), abort.signal);
-      }
+    try {
+      return await withRetry(
+        async () => {
+          const lock = await acquireOrStandBy(store, config.db, { signal: abort.signal, onStandby: standBy });
+          return lock && (await launchCollector(config, store, log, {}, lock));
+        },
+        {
+          attempts: Infinity,
+          baseMs: retry.baseMs,
+          maxMs: retry.maxMs,
+          signal: abort.signal,
+          shouldRetry: (e) => e instanceof RpcUnavailableError,
+          onRetry: async ({ attempt, error }) => {
+            const message = (error as Error).message;
+            const now = new Date().toISOString();
+            const cp = await getCheckpoint(store).catch(() => null);
+            waiting = { ...waiting, state: 'error', last_block: cp?.height ?? null, last_error: message, last_error_at: now, updated_at: now };
+            recordCollectorState('error');
+            log.warn({ err: message, attempt }, 'cannot reach the node; serving what is stored and trying again');
+            const { behind_blocks: _b, started_at: _s, ...stored } = waiting;
+            await saveCollectorState(store, stored).catch(() => {});
+          },
+        },
+      );
+    } catch (e) {
+      if (abort.signal.aborted && e instanceof RpcUnavailableError) return null;
+      throw e;
     }
-    return null;
   };
 
   const done = (async () => {
