@@ -15,18 +15,15 @@ import { registerExplorerCors } from '../http/cors.js';
 import { addHealthRoutes } from '../http/health.js';
 import { documentFinisher } from '../http/openapi.js';
 import { configuredBaseUrls, verifyBaseUrl } from '../http/base-urls.js';
-import { trustChecks } from '../ops/metrics.js';
 import { Unauthenticated, LimitExceeded, Unavailable } from '../domain/errors.js';
-import { httpAnswerOf } from '../http/errors.js';
 import type { Resolver } from '../net/safe-fetch.js';
-import { setCheckPayment } from '../store/trust-repo.js';
 import { assetResolver, type AssetResolver } from './assets.js';
-import { runCheck } from './check.js';
+import { checkWithKey, checkWithPayment } from './access.js';
 import { apiKeyFromHeader, issueApiKey } from './keys.js';
 import { FailedAuthLimiter } from '../http/failed-auth.js';
 import { clientKey } from '../http/client-key.js';
 import { SharedLimits } from '../limits/shared.js';
-import { CHECK_PRICE_DOLLARS, FREE_MONTHLY_CHECKS, reserve } from './metering.js';
+import { CHECK_PRICE_DOLLARS, FREE_MONTHLY_CHECKS } from './metering.js';
 import { paymentGate } from './payment.js';
 import { CheckAnswer, CheckRequest, Errors, KeyAnswer } from './schemas.js';
 import type { GatherOptions } from './gather.js';
@@ -41,10 +38,6 @@ export interface BuildVerifyAppOptions {
   resolve?: Resolver;
   /** Asset resolver override (default: static list + TIP-20 calls to config.rpcUrl). */
   assets?: AssetResolver;
-}
-
-function sendHeaders(reply: FastifyReply, headers: Record<string, string>): void {
-  for (const [k, v] of Object.entries(headers)) reply.header(k, v);
 }
 
 /**
@@ -129,43 +122,12 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
       preHandler: inFlight.hook(),
     },
     async (req, typedReply) => {
-      // Answers are plain JSON.stringify'd (see the serializer above); the zod response types are for the document.
+      // The zod response types are for the document; answers are sent as the access path built them.
       const reply = typedReply as unknown as FastifyReply;
       const key = await apiKeyFromHeader(store, req.headers.authorization, keyFailures, clientKey(req.ip));
-      if (key !== null) {
-        const reservation = await reserve(store, key);
-        try {
-          const answer = await runCheck(req.body.url, { ...gather, now: new Date() }, { keyId: key.id, payer: null });
-          await reservation.commit();
-          trustChecks.inc({ verdict: answer.verdict, access: 'key' });
-          return reply.header('cache-control', 'no-store').send(answer);
-        } catch (e) {
-          await reservation.release().catch(() => undefined);
-          throw e;
-        }
-      }
-      if (!gate) throw new Unauthenticated('missing API key: send Authorization: Bearer <API_KEY>; get a free key with POST /v1/keys');
-      const decision = await gate.process(req);
-      if (decision.kind === 'respond') {
-        sendHeaders(reply, decision.headers);
-        return reply.code(decision.status).send(decision.body);
-      }
-      let answer;
-      try {
-        answer = await runCheck(req.body.url, { ...gather, now: new Date() }, { keyId: null, payer: decision.payer });
-      } catch (e) {
-        await decision.cancel(httpAnswerOf(e)?.status ?? 500);
-        throw e;
-      }
-      const settled = await decision.settle();
-      if (!settled.ok) {
-        sendHeaders(reply, settled.headers);
-        return reply.code(settled.status).send(settled.body);
-      }
-      await setCheckPayment(store, answer.snapshot_id, settled.payer, settled.transaction);
-      trustChecks.inc({ verdict: answer.verdict, access: 'x402' });
-      sendHeaders(reply, settled.headers);
-      return reply.header('cache-control', 'private, no-store').send(answer);
+      if (key === null && !gate) throw new Unauthenticated('missing API key: send Authorization: Bearer <API_KEY>; get a free key with POST /v1/keys');
+      const out = key !== null ? await checkWithKey(store, key, req.body.url, gather) : await checkWithPayment(store, gate!, req, req.body.url, gather);
+      return reply.code(out.status).headers(out.headers).send(out.body);
     },
   );
 

@@ -1,0 +1,66 @@
+/**
+ * The two ways a trust check is paid for, each from request to answer: an API key (a reservation against the
+ * key's monthly quota, committed when the check succeeds and released when it fails: docs/trust-check.md#access-keys-and-metering),
+ * or one x402 payment per call (verified before the check, settled after a successful one, cancelled after a
+ * failed one). The listener (./app.ts) picks one and sends what it returns.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { Store } from '../store/db.js';
+import type { TrustApiKeyRow } from '../store/trust-repo.js';
+import { setCheckPayment } from '../store/trust-repo.js';
+import { httpAnswerOf } from '../http/errors.js';
+import { trustChecks } from '../ops/metrics.js';
+import { runCheck } from './check.js';
+import type { GatherOptions } from './gather.js';
+import { reserve } from './metering.js';
+import type { PaymentGate } from './payment.js';
+
+/** An answer to send as it is: status, headers and JSON body. */
+export interface CheckReply {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/**
+ * Runs a check paid for by `key`: reserves one check of its quota, runs the check, and meters it only if it
+ * succeeded (a do_not_pay verdict is a success; a bad input or a failure of ours is not).
+ * @param gather the signal sources, without `now` (set here)
+ * @returns 200 with the check's answer
+ * @throws LimitExceeded (429) when the key's quota is spent; whatever the check throws (the reservation released)
+ */
+export async function checkWithKey(store: Store, key: TrustApiKeyRow, url: string, gather: Omit<GatherOptions, 'now'>): Promise<CheckReply> {
+  const reservation = await reserve(store, key);
+  try {
+    const answer = await runCheck(url, { ...gather, now: new Date() }, { keyId: key.id, payer: null });
+    await reservation.commit();
+    trustChecks.inc({ verdict: answer.verdict, access: 'key' });
+    return { status: 200, headers: { 'cache-control': 'no-store' }, body: answer };
+  } catch (e) {
+    await reservation.release().catch(() => undefined);
+    throw e;
+  }
+}
+
+/**
+ * Runs a check paid per call with x402: without a valid payment, the 402 challenge; with one, the check, then
+ * settlement, and the settlement's transaction recorded with the check.
+ * @returns the 402 challenge, a failed settlement's answer, or 200 with the check's answer and PAYMENT-RESPONSE
+ * @throws whatever the check throws (the payment cancelled, never settled)
+ */
+export async function checkWithPayment(store: Store, gate: PaymentGate, req: FastifyRequest, url: string, gather: Omit<GatherOptions, 'now'>): Promise<CheckReply> {
+  const decision = await gate.process(req);
+  if (decision.kind === 'respond') return { status: decision.status, headers: decision.headers, body: decision.body };
+  let answer;
+  try {
+    answer = await runCheck(url, { ...gather, now: new Date() }, { keyId: null, payer: decision.payer });
+  } catch (e) {
+    await decision.cancel(httpAnswerOf(e)?.status ?? 500);
+    throw e;
+  }
+  const settled = await decision.settle();
+  if (!settled.ok) return { status: settled.status, headers: settled.headers, body: settled.body };
+  await setCheckPayment(store, answer.snapshot_id, settled.payer, settled.transaction);
+  trustChecks.inc({ verdict: answer.verdict, access: 'x402' });
+  return { status: 200, headers: { ...settled.headers, 'cache-control': 'private, no-store' }, body: answer };
+}
