@@ -3,7 +3,7 @@
  * `nominal` (only listed USD tokens are dollars), `asset_listed`, the legs' `asset_listed`, and the forensics note
  * on a token whose symbol imitates a listed one. Pure: the stored observation and the list in, members out.
  */
-import { sumDecimals } from './money.js';
+import { addExact, formatExact, parseDecimal, type ExactDecimal } from './money.js';
 import type { Leg, NominalPart } from './observation.js';
 import type { TokenList } from './token-list.js';
 
@@ -13,10 +13,15 @@ import type { TokenList } from './token-list.js';
  * @example nominalOf([{ asset_contract: '0x20c0…0000', amount: '1.5' }], DEFAULT_TOKEN_LIST) // '1.5'
  */
 export function nominalOf(parts: readonly NominalPart[] | null, list: TokenList): string | null {
-  if (!parts) return null;
-  let listed: string[] | null = null;
-  for (const p of parts) if (list.tokens.has(p.asset_contract)) (listed ??= []).push(p.amount);
-  return listed ? sumDecimals(listed) : null;
+  const x = nominalExact(parts, list);
+  return x && formatExact(x);
+}
+
+/** nominalOf as an ExactDecimal, for aggregates that add it to several sums without re-parsing. */
+export function nominalExact(parts: readonly NominalPart[] | null, list: TokenList): ExactDecimal | null {
+  let sum: ExactDecimal | null = null;
+  for (const p of parts ?? []) if (list.tokens.has(p.asset_contract)) sum = sum ? addExact(sum, parseDecimal(p.amount)) : parseDecimal(p.amount);
+  return sum;
 }
 
 /** A leg as served: its stored members plus whether its token is listed. */

@@ -23,14 +23,32 @@ export function isDecimal(s: string): boolean {
   return DECIMAL.test(s);
 }
 
-/** Splits a decimal string into a bigint numerator and a number of fraction digits. Throws on a non-decimal. */
-function parse(s: string): { n: bigint; scale: number } {
+/** An exact decimal as a bigint numerator over 10^scale (what parseDecimal gives and DecimalSum adds). */
+export interface ExactDecimal {
+  n: bigint;
+  scale: number;
+}
+
+/** 10n ** BigInt(k) for the scales tokens use (0–36), computed once. */
+const POW10 = Array.from({ length: 37 }, (_, k) => 10n ** BigInt(k));
+const pow10 = (k: number): bigint => POW10[k] ?? 10n ** BigInt(k);
+
+/**
+ * Splits a decimal string into a bigint numerator and a number of fraction digits.
+ * @example parseDecimal('-1.50') // { n: -150n, scale: 2 }
+ * @throws TypeError when `s` is not a decimal string
+ */
+export function parseDecimal(s: string): ExactDecimal {
   if (!DECIMAL.test(s)) throw new TypeError(`not a decimal string: ${JSON.stringify(s)}`);
-  const neg = s.startsWith('-');
-  const body = neg ? s.slice(1) : s;
-  const [int, frac = ''] = body.split('.');
-  const n = BigInt(int + frac);
-  return { n: neg ? -n : n, scale: frac.length };
+  const dot = s.indexOf('.');
+  const n = BigInt(dot < 0 ? s : s.slice(0, dot) + s.slice(dot + 1));
+  return { n, scale: dot < 0 ? 0 : s.length - dot - 1 };
+}
+
+/** `a + b`, exactly, at the larger scale of the two. */
+export function addExact(a: ExactDecimal, b: ExactDecimal): ExactDecimal {
+  if (a.scale === b.scale) return { n: a.n + b.n, scale: a.scale };
+  return a.scale > b.scale ? { n: a.n + b.n * pow10(a.scale - b.scale), scale: a.scale } : { n: a.n * pow10(b.scale - a.scale) + b.n, scale: b.scale };
 }
 
 /** Canonicalises a bigint numerator with `scale` fraction digits. */
@@ -40,26 +58,20 @@ function format(n: bigint, scale: number): string {
   return neg && s !== '0' ? `-${s}` : s;
 }
 
+/** An ExactDecimal as a canonical decimal string. @example formatExact({ n: 150n, scale: 2 }) // '1.5' */
+export function formatExact(x: ExactDecimal): string {
+  return format(x.n, x.scale);
+}
+
 /**
  * Sums decimal strings exactly; nulls are skipped (unknown is not zero).
  * @returns the canonical decimal sum, or null when every input is null (or there are none)
  * @throws TypeError when an input is not a decimal string
  */
 export function sumDecimals(values: Iterable<string | null | undefined>): string | null {
-  let acc = 0n;
-  let scale = 0;
-  let seen = false;
-  for (const v of values) {
-    if (v == null) continue;
-    seen = true;
-    const p = parse(v);
-    if (p.scale > scale) {
-      acc *= 10n ** BigInt(p.scale - scale);
-      scale = p.scale;
-    }
-    acc += p.n * 10n ** BigInt(scale - p.scale);
-  }
-  return seen ? format(acc, scale) : null;
+  const sum = new DecimalSum();
+  for (const v of values) sum.add(v);
+  return sum.count ? sum.value() : null;
 }
 
 /**
@@ -72,13 +84,16 @@ export class DecimalSum {
   count = 0;
   /** Adds one decimal string; null/undefined is skipped. @throws TypeError on a non-decimal */
   add(v: string | null | undefined): void {
-    if (v == null) return;
-    const p = parse(v);
+    if (v != null) this.addExact(parseDecimal(v));
+  }
+  /** Adds one parsed value (parse once, add to several sums); null is skipped. */
+  addExact(p: ExactDecimal | null): void {
+    if (p === null) return;
     if (p.scale > this.scale) {
-      this.acc *= 10n ** BigInt(p.scale - this.scale);
+      this.acc *= pow10(p.scale - this.scale);
       this.scale = p.scale;
     }
-    this.acc += p.n * 10n ** BigInt(this.scale - p.scale);
+    this.acc += p.scale === this.scale ? p.n : p.n * pow10(this.scale - p.scale);
     this.count++;
   }
   /** The canonical decimal sum ("0" when nothing was added). */

@@ -7,7 +7,7 @@ import type { Store } from './store.js';
 import type { BlockObservations } from '../domain/observation.js';
 import { CHAIN_ID } from '../domain/observation.js';
 import { sql } from 'kysely';
-import { DecimalSum } from '../domain/money.js';
+import { addExact, DecimalSum, parseDecimal, type ExactDecimal } from '../domain/money.js';
 import type { ObservationFilters } from '../domain/filters.js';
 import { insertObservations } from './chain/write.js';
 import type { ExportRow, Metrics, MetricsSeries, SeriesBucket, SeriesPart } from './chain/answers.js';
@@ -17,7 +17,7 @@ import { mergeCoverage, readCoverage, summarizeCoverage, type HeightInterval } f
 import { countMatches, countRows, currentStats, filterKey, forgetStats, keysetBatches, keysetStep, pageMatches, readStats, scanMatches, type KeysetPosition } from './chain/query.js';
 import type { ReaderTask, SeriesTask } from './chain/readers.js';
 import { memoPerStore } from './chain/memo.js';
-import { nominalOf } from '../domain/listing.js';
+import { nominalExact } from '../domain/listing.js';
 import { LIST_COLUMNS, parseNominalParts, prepareBlock, rowToDetail, rowWithIntegrity, type PreparedBlock, type TransactionDetailRow, type TransactionRow } from './chain/rows.js';
 
 export type { HeightInterval } from './chain/coverage.js';
@@ -191,7 +191,7 @@ export async function aggregateMetrics(store: Store, filters: ObservationFilters
   let known = 0;
   for await (const r of scanMatches(store.db, filters, list, window, ['nominal_parts', 'fee', 'execution'] as const)) {
     analyzed++;
-    nominal.add(nominalOf(parseNominalParts(r.nominal_parts), list));
+    nominal.addExact(nominalExact(parseNominalParts(r.nominal_parts), list));
     fees.add(r.fee);
     if (r.execution === 'success' || r.execution === 'failed') {
       known++;
@@ -246,10 +246,10 @@ class PartSum {
   count = 0;
   readonly nominal = new DecimalSum();
   readonly fees = new DecimalSum();
-  add(nominal: string | null, fee: string | null): void {
+  add(nominal: ExactDecimal | null, fee: ExactDecimal | null): void {
     this.count++;
-    this.nominal.add(nominal);
-    this.fees.add(fee);
+    this.nominal.addExact(nominal);
+    this.fees.addExact(fee);
   }
   done(): SeriesPart {
     return { count: this.count, nominal: this.nominal.count ? this.nominal.value() : null, fees: this.fees.count ? this.fees.value() : null };
@@ -276,19 +276,25 @@ export async function aggregateSeries(store: Store, req: SeriesRequest, window: 
     const time = Number(r.time);
     oldest = time;
     const b = sums[Math.floor(time / size) - first]!;
-    const parts = parseNominalParts(r.nominal_parts);
-    const nominal = nominalOf(parts, list);
-    b.all.add(nominal, r.fee);
-    b.execution[r.execution as keyof typeof b.execution]?.add(nominal, r.fee);
-    const seen = new Set<string>();
-    for (const p of parts ?? []) {
+    // Each amount is parsed once and added to every sum it belongs to (the row's bucket, execution and asset).
+    const fee = r.fee === null ? null : parseDecimal(r.fee);
+    let nominal: ExactDecimal | null = null;
+    const counted: string[] = [];
+    for (const p of parseNominalParts(r.nominal_parts) ?? []) {
       if (!list.tokens.has(p.asset_contract)) continue;
+      const amount = parseDecimal(p.amount);
+      nominal = nominal ? addExact(nominal, amount) : amount;
       let a = b.assets.get(p.asset_contract);
       if (!a) b.assets.set(p.asset_contract, (a = { count: 0, nominal: new DecimalSum() }));
-      if (!seen.has(p.asset_contract)) a.count++;
-      seen.add(p.asset_contract);
-      a.nominal.add(p.amount);
+      // A row counts once per asset, however many parts name it.
+      if (!counted.includes(p.asset_contract)) {
+        a.count++;
+        counted.push(p.asset_contract);
+      }
+      a.nominal.addExact(amount);
     }
+    b.all.add(nominal, fee);
+    b.execution[r.execution as keyof typeof b.execution]?.add(nominal, fee);
   }
   const contracts = new Set<string>();
   const buckets: SeriesBucket[] = sums.map((b, i) => {

@@ -188,7 +188,9 @@ export async function keysetStep<R extends { time: number | string; hash: string
   n: number,
   select: (qb: ObsQuery<object>) => ObsQuery<R>,
 ): Promise<R[]> {
-  let qb = select(applyFilters(db.selectFrom('observations'), f, list));
+  // After a position, `time <= after.time` is the upper bound (after came from a match, so it implies `until`):
+  // SQLite's planner keeps one upper bound per index, and with `until` it walked every earlier step's rows again.
+  let qb = select(applyFilters(db.selectFrom('observations'), after ? { ...f, until: undefined } : f, list));
   if (after) {
     const k = after;
     qb = qb.where('time', '<=', k.time).where((eb) => eb.or([eb('time', '<', k.time), eb('hash', '>', k.hash)]));
