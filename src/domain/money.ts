@@ -74,30 +74,52 @@ export function sumDecimals(values: Iterable<string | null | undefined>): string
   return sum.count ? sum.value() : null;
 }
 
+/** A running exact sum as plain data (a reader thread can send it: structured clone keeps bigint). */
+export interface ExactSum extends ExactDecimal {
+  /** Number of non-null values added. */
+  count: number;
+}
+
+/** A sum of nothing: 0, with count 0. */
+export function emptySum(): ExactSum {
+  return { n: 0n, scale: 0, count: 0 };
+}
+
+/** Adds `x` to `sum` in place (null is skipped: unknown is not zero). */
+export function addToSum(sum: ExactSum, x: ExactDecimal | null): void {
+  if (x === null) return;
+  if (x.scale > sum.scale) {
+    sum.n *= pow10(x.scale - sum.scale);
+    sum.scale = x.scale;
+  }
+  sum.n += x.scale === sum.scale ? x.n : x.n * pow10(sum.scale - x.scale);
+  sum.count++;
+}
+
+/** `a + b` of two running sums (values and counts); neither is changed. */
+export function mergeSums(a: ExactSum, b: ExactSum): ExactSum {
+  return { ...addExact(a, b), count: a.count + b.count };
+}
+
 /**
  * A running exact sum for streaming aggregation (metrics over 50,000 rows without arrays).
  */
 export class DecimalSum {
-  private acc = 0n;
-  private scale = 0;
+  private readonly sum = emptySum();
   /** Number of non-null values added. */
-  count = 0;
+  get count(): number {
+    return this.sum.count;
+  }
   /** Adds one decimal string; null/undefined is skipped. @throws TypeError on a non-decimal */
   add(v: string | null | undefined): void {
-    if (v != null) this.addExact(parseDecimal(v));
+    if (v != null) addToSum(this.sum, parseDecimal(v));
   }
   /** Adds one parsed value (parse once, add to several sums); null is skipped. */
   addExact(p: ExactDecimal | null): void {
-    if (p === null) return;
-    if (p.scale > this.scale) {
-      this.acc *= pow10(p.scale - this.scale);
-      this.scale = p.scale;
-    }
-    this.acc += p.scale === this.scale ? p.n : p.n * pow10(this.scale - p.scale);
-    this.count++;
+    addToSum(this.sum, p);
   }
   /** The canonical decimal sum ("0" when nothing was added). */
   value(): string {
-    return format(this.acc, this.scale);
+    return formatExact(this.sum);
   }
 }

@@ -172,8 +172,11 @@ export async function pageMatches(db: Kysely<Database>, f: ObservationFilters, l
 /** Rows per keyset step of scanBatches (and so of scanMatches and the export). */
 export const SCAN_BATCH = 500;
 
-/** A position in the public order: the last row a keyset step handed over. */
-export type KeysetPosition = { time: number; hash: string } | null;
+/**
+ * A position in the public order: the last row a keyset step handed over (the step starts after it), or, with
+ * `inclusive`, the first row a step starts at.
+ */
+export type KeysetPosition = { time: number; hash: string; inclusive?: boolean } | null;
 
 /**
  * One keyset step: at most `n` matches after `after` in the public order (time descending, then hash ascending),
@@ -193,12 +196,26 @@ export async function keysetStep<R extends { time: number | string; hash: string
   let qb = select(applyFilters(db.selectFrom('observations'), after ? { ...f, until: undefined } : f, list));
   if (after) {
     const k = after;
-    qb = qb.where('time', '<=', k.time).where((eb) => eb.or([eb('time', '<', k.time), eb('hash', '>', k.hash)]));
+    qb = qb.where('time', '<=', k.time).where((eb) => eb.or([eb('time', '<', k.time), eb('hash', k.inclusive ? '>=' : '>', k.hash)]));
   }
   // splice(0) moves the rows into an array of our own and leaves the driver's result empty: node-postgres
   // keeps a finished query's result reachable from its per-query objects (promise API), which kept the rows
   // alive past young-generation collections and had them promoted to the old generation.
   return ((await qb.orderBy('time', 'desc').orderBy('hash', 'asc').limit(n).execute()) as R[]).splice(0);
+}
+
+/**
+ * The positions of the matches at the given ranks of the public order (0 is the newest), read from the index
+ * alone; null where fewer matches exist.
+ * @example await keysetAt(db, { since, until }, list, [0, 24_999]) // [{ time, hash }, { time, hash } | null]
+ */
+export async function keysetAt(db: Kysely<Database>, f: ObservationFilters, list: TokenList, ranks: readonly number[]): Promise<KeysetPosition[]> {
+  return Promise.all(
+    ranks.map(async (rank) => {
+      const r = await applyFilters(db.selectFrom('observations'), f, list).select(['time', 'hash']).orderBy('time', 'desc').orderBy('hash', 'asc').limit(1).offset(rank).executeTakeFirst();
+      return r ? { time: Number(r.time), hash: r.hash } : null;
+    }),
+  );
 }
 
 /**
