@@ -37,11 +37,12 @@ export function renderJson(value: unknown): RenderedJson {
   return { text, etag: `W/"${createHash('sha1').update(text).digest('base64')}"`, encoded: {} };
 }
 
+// Not in the store's cache (src/store/cache.ts): rendering is an HTTP concern, and keyed by the answer it dies with it.
 const renderings = new WeakMap<object, RenderedJson>();
 
 /**
  * The rendering of a remembered answer, made once per `key` object: a reused answer (a remembered page, an intel
- * listing from cachedRead) is the same object on every request, so its JSON text and ETag are computed once.
+ * listing from the store's cache, src/store/cache.ts) is the same object on every request, so its JSON text and ETag are computed once.
  * @param build the document to render for `key` (default `key` itself); called on the first request only
  */
 export function renderedOnce(key: object, build: () => unknown = () => key): RenderedJson {

@@ -8,7 +8,6 @@ import { InvalidInput, NotFound, Unavailable } from '../domain/errors.js';
 import type { Offer } from '../domain/intel.js';
 import type { Store } from '../store/db.js';
 import type { IntelServiceRow, IntelSnapshotRow } from '../store/tables/intel.js';
-import { cachedRead } from '../store/intel/cache.js';
 import { getServiceSources, hasFinishedRun, matchingDomains, offersOfSnapshots, providerRow, providerRows, recentSnapshotRows, serviceRows, snapshotRows, statusRows, timedRows, type ServiceFilter, type TimedTable } from '../store/intel/reads.js';
 import { isoTime, rowToChange, rowToStoredOffer, type StoredChange, type StoredOffer } from '../store/intel/rows.js';
 import { summarizeProvider } from './listing.js';
@@ -94,7 +93,7 @@ async function searchProvidersUncached(store: Store, p: ProvidersQuery, o: Query
   const filter = serviceFilter(p, o);
   // Every provider with a matching service, once per filter set and TTL.
   const key = JSON.stringify([p.q ?? null, p.network ?? null, p.check ?? null, Boolean(p.include_stale), o.staleAfterDays, o.now?.getTime() ?? null]);
-  const [all, sources] = await Promise.all([cachedRead(store, `domains:${key}`, () => matchingDomains(store, filter)), getServiceSources(store)]);
+  const [all, sources] = await Promise.all([store.cache.intelAnswer(`domains:${key}`, () => matchingDomains(store, filter)), getServiceSources(store)]);
   const total = all.length;
   const domains = all.slice(p.offset, p.offset + p.limit);
   let providers: ({ domain: string; first_seen: string; last_seen: string; profile: string } & ReturnType<typeof summarizeProvider>)[] = [];
@@ -205,12 +204,12 @@ async function listHistoryUncached(store: Store, p: IntelQuery, o: QueryOptions)
 }
 
 /**
- * Wraps a list read so that the same parameters within READ_TTL_MS reuse its answer (src/store/intel/cache.ts:
- * the data changes only when collection writes; writes in this process invalidate at once). Errors are never reused.
+ * Wraps a list read so that the same parameters within READ_TTL_MS reuse its answer (src/store/cache.ts: the data
+ * changes only when collection writes; writes through this store invalidate at once). Errors are never reused.
  */
 function reused<P extends object, R>(name: string, read: (store: Store, p: P, o: QueryOptions) => Promise<R>) {
   return (store: Store, p: P, o: QueryOptions): Promise<R> =>
-    cachedRead(store, JSON.stringify([name, p, o.staleAfterDays, o.now?.getTime() ?? null]), () => read(store, p, o));
+    store.cache.intelAnswer(JSON.stringify([name, p, o.staleAfterDays, o.now?.getTime() ?? null]), () => read(store, p, o));
 }
 
 /** GET /api/providers (searchProvidersUncached), answers reused for up to five seconds. */

@@ -10,15 +10,14 @@ import { sql } from 'kysely';
 import { addExact, DecimalSum, parseDecimal, type ExactDecimal } from '../domain/money.js';
 import type { ObservationFilters } from '../domain/filters.js';
 import { insertObservations } from './chain/write.js';
-import type { ExportRow, Metrics, MetricsSeries, SeriesBucket, SeriesPart } from './chain/answers.js';
+import type { ExportRow, Metrics, MetricsSeries, SeriesBucket, SeriesPart, TransactionPage } from './chain/answers.js';
 
-export type { ExportRow, Metrics, MetricsSeries, SeriesBucket } from './chain/answers.js';
+export type { ExportRow, Metrics, MetricsSeries, SeriesBucket, TransactionPage } from './chain/answers.js';
 import { mergeCoverage, readCoverage, summarizeCoverage, type HeightInterval } from './chain/coverage.js';
-import { countMatches, countRows, currentStats, filterKey, forgetStats, keysetBatches, keysetStep, pageMatches, readStats, scanMatches, type KeysetPosition } from './chain/query.js';
+import { countMatches, countRows, currentStats, filterKey, keysetBatches, keysetStep, pageMatches, readStats, scanMatches, type KeysetPosition } from './chain/query.js';
 import type { ReaderTask, SeriesTask } from './chain/readers.js';
-import { memoPerStore } from './chain/memo.js';
 import { nominalExact } from '../domain/listing.js';
-import { LIST_COLUMNS, parseNominalParts, prepareBlock, rowToDetail, rowWithIntegrity, type PreparedBlock, type TransactionDetailRow, type TransactionRow } from './chain/rows.js';
+import { LIST_COLUMNS, parseNominalParts, prepareBlock, rowToDetail, rowWithIntegrity, type PreparedBlock, type TransactionDetailRow } from './chain/rows.js';
 
 export type { HeightInterval } from './chain/coverage.js';
 export type { TransactionRow, TransactionDetailRow, PreparedBlock, SerializedObservation } from './chain/rows.js';
@@ -75,7 +74,7 @@ export async function writePreparedBlocks(store: Store, blocks: PreparedBlock[],
       .onConflict((oc) => oc.column('id').doUpdateSet({ height: checkpoint.height, hash: checkpoint.hash.toLowerCase(), updated_at: now }))
       .execute();
   });
-  forgetStats(store.db);
+  store.cache.chainWritten();
 }
 
 /** The checkpoint, or null on a fresh store. */
@@ -117,31 +116,21 @@ export async function getCoverage(store: Store): Promise<HeightInterval[]> {
   return readCoverage(store.db);
 }
 
-/** A page of transactions with the total number of matches. */
-export interface TransactionPage {
-  total: number;
-  /** ISO 8601 time of the store's last write: the page reflects the data as of then. */
-  as_of: string;
-  rows: TransactionRow[];
-}
-
 /**
  * Transactions matching `filters`, sorted by time descending then hash ascending.
  * @param page limit 1..100 and offset 0..1,000,000 (validated by the caller's schema)
  */
 export async function listTransactions(store: Store, filters: ObservationFilters, page: { limit: number; offset: number }, now = new Date()): Promise<TransactionPage> {
-  const stats = await currentStats(store.db);
-  // Exact while the store is unchanged (the key carries its version): polling clients asking for the same page
-  // between two writes share one read. The same page object comes back on a hit, so callers may cache its rendering.
+  const stats = await currentStats(store);
+  // Polling clients asking for the same page between two writes share one read (./cache.ts). The same page
+  // object comes back on a hit, so callers may cache its rendering.
   const list = store.tokenList;
-  return pageMemo(store.db).get(stats, JSON.stringify([filterKey(filters, list), page.limit, page.offset]), async () => {
+  return store.cache.pages.get(stats, JSON.stringify([filterKey(filters, list), page.limit, page.offset]), async () => {
     const offload = store.readers ? (f: ObservationFilters) => store.readers!.count(f) : undefined;
-    const [total, rows] = await Promise.all([countMatches(store.db, filters, list, stats, offload), pageMatches(store.db, filters, list, page.limit, page.offset, stats)]);
+    const [total, rows] = await Promise.all([countMatches(store, filters, stats, offload), pageMatches(store.db, filters, list, page.limit, page.offset, stats)]);
     return { total, as_of: stats.updatedAt ?? now.toISOString(), rows };
   });
 }
-
-const pageMemo = memoPerStore<Store['db'], TransactionPage>();
 
 /** One transaction with its detail, or null when this archive has not recorded it (not proof of absence on chain). */
 export async function getTransaction(store: Store, hash: string): Promise<TransactionDetailRow | null> {
@@ -164,26 +153,23 @@ export const VALUE_METHOD =
   'nominal-listed-usd-1to1: nominal is the exact sum of the analyzed observations\u2019 nominal values (tokens sent by the sender in non-fee TIP-20 transfers, counted only when the token contract is on the token list AND its currency() is USD, at 1 dollar per token; a token that is not listed is never a dollar, whatever its symbol or currency); observations with unknown nominal are skipped, not counted as zero. fees is the exact sum of known fees in fee-token units (6-decimal TIP-20 USD tokens). Fees are never part of nominal; neither measures revenue.';
 
 
-/** Metrics per store, exact while the store is unchanged (see chain/memo.ts). */
-const metricsMemo = memoPerStore<Store['db'], Metrics>(4 * 1024 * 1024);
-
 /**
  * Aggregates the latest 50,000 matches by streaming their rows and summing with DecimalSum (exact bigint
  * arithmetic; never floats, never SQL SUM over text). `total` counts all matches. The answer is remembered
- * until the store's next write (50,000 rows cost about a second on a loaded 2-core machine).
+ * at the store's version (`metrics` region, ./cache.ts: 50,000 rows cost about a second on a loaded 2-core machine).
  * @param window how many of the latest matches to aggregate (the contract's 50,000; smaller only in tests)
  */
 export async function computeMetrics(store: Store, filters: ObservationFilters, window = METRICS_WINDOW): Promise<Metrics> {
-  const stats = await currentStats(store.db);
-  return metricsMemo(store.db).get(stats, `${window}|${filterKey(filters, store.tokenList)}`, () =>
+  const stats = await currentStats(store);
+  return store.cache.metrics.get(stats, `${window}|${filterKey(filters, store.tokenList)}`, () =>
     store.readers ? store.readers.metrics(filters, window) : aggregateMetrics(store, filters, window),
   );
 }
 
-/** computeMetrics without the memo, on the calling thread (a reader thread runs this too). */
+/** computeMetrics without the cache, on the calling thread (a reader thread runs this too). */
 export async function aggregateMetrics(store: Store, filters: ObservationFilters, window: number): Promise<Metrics> {
   const list = store.tokenList;
-  const total = await countMatches(store.db, filters, list, await readStats(store.db));
+  const total = await countMatches(store, filters, await readStats(store.db));
   const nominal = new DecimalSum();
   const fees = new DecimalSum();
   let analyzed = 0;
@@ -226,17 +212,15 @@ export function seriesBucketCount(since: number, until: number, size: number): n
   return Math.floor((until - 1) / size) - Math.floor(since / size) + 1;
 }
 
-const seriesMemo = memoPerStore<Store['db'], MetricsSeries>(4 * 1024 * 1024);
-
 /**
  * Metrics per UTC-aligned time bucket over [since, until), exact (DecimalSum) and aggregated from the same latest
  * 50,000 matches as computeMetrics, so a bucket equals /api/metrics over that bucket's [start, end) whenever the
- * series is not truncated. Remembered until the store's next write. The caller validates the request (since <
+ * series is not truncated. Remembered at the store's version (`series` region, ./cache.ts). The caller validates the request (since <
  * until, at most SERIES_MAX_BUCKETS buckets); buckets without matches have count 0 and null sums (unknown, not 0).
  */
 export async function computeSeries(store: Store, req: SeriesRequest, window = METRICS_WINDOW): Promise<MetricsSeries> {
-  const stats = await currentStats(store.db);
-  return seriesMemo(store.db).get(stats, `${window}|${req.bucket}|${filterKey(req.filters, store.tokenList)}`, () =>
+  const stats = await currentStats(store);
+  return store.cache.series.get(stats, `${window}|${req.bucket}|${filterKey(req.filters, store.tokenList)}`, () =>
     store.readers ? store.readers.series(req, window) : aggregateSeries(store, req, window),
   );
 }
@@ -256,7 +240,7 @@ class PartSum {
   }
 }
 
-/** computeSeries without the memo, on the calling thread (a reader thread runs this too). */
+/** computeSeries without the cache, on the calling thread (a reader thread runs this too). */
 export async function aggregateSeries(store: Store, req: SeriesRequest, window: number): Promise<MetricsSeries> {
   const list = store.tokenList;
   const { since, until } = req.filters;
@@ -268,7 +252,7 @@ export async function aggregateSeries(store: Store, req: SeriesRequest, window: 
     execution: { success: new PartSum(), failed: new PartSum(), unknown: new PartSum() },
     assets: new Map<string, { count: number; nominal: DecimalSum }>(),
   }));
-  const total = await countMatches(store.db, req.filters, list, await readStats(store.db));
+  const total = await countMatches(store, req.filters, await readStats(store.db));
   let analyzed = 0;
   let oldest: number | null = null;
   for await (const r of scanMatches(store.db, req.filters, list, window, ['nominal_parts', 'fee', 'execution'] as const)) {

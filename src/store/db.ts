@@ -15,6 +15,7 @@ import { migrationProvider } from './migrations/index.js';
 import { namingPool } from './pg-prepared.js';
 import { DEFAULT_TOKEN_LIST, type TokenList } from '../domain/token-list.js';
 import { ReaderPool, type HeavyReads } from './chain/readers.js';
+import { StoreCache } from './cache.js';
 import { PaywatchError } from '../domain/errors.js';
 
 export type { DialectName } from './dialect.js';
@@ -150,6 +151,7 @@ export async function openStore(value: string, opts: OpenStoreOptions = {}): Pro
     location: redactDbLocation(t),
     tokenList,
     readers: null,
+    cache: new StoreCache(),
     close: async () => {
       await store.readers?.close();
       await db.destroy();

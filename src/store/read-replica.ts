@@ -12,6 +12,7 @@ import { backoffDelayMs } from '../net/backoff.js';
 import type { Database } from './schema.js';
 import { namingPool } from './pg-prepared.js';
 import { parseDbTarget, pgPoolOf, redactDbLocation, type Store } from './db.js';
+import { StoreCache } from './cache.js';
 
 /** `--db-read` cannot be used with this `--db`. */
 export class ReadReplicaError extends PaywatchError {
@@ -82,6 +83,8 @@ export function openReadStore(primary: Store, readValue: string, opts: { poolSiz
     location: redactDbLocation(t),
     tokenList: primary.tokenList,
     readers: null,
+    // Its own: the replica's version may lag the primary's, and an answer must come from the database it keys on.
+    cache: new StoreCache(),
     target: () => target,
     close: () => db.destroy(),
   };

@@ -5,6 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { TokenList } from '../domain/token-list.js';
 import type { HeavyReads } from './chain/readers.js';
+import type { StoreCache } from './cache.js';
 import type { DialectName } from './dialect.js';
 import type { Database } from './schema.js';
 
@@ -18,6 +19,8 @@ export interface Store {
   tokenList: TokenList;
   /** Where heavy chain reads run off the calling thread (reader threads on a SQLite file), or null: inline. */
   readers: HeavyReads | null;
+  /** This store's remembered answers, keyed by its version (./cache.ts); never shared with another store. */
+  cache: StoreCache;
   close(): Promise<void>;
 }
 

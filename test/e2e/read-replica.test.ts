@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startAnvil, type AnvilNode } from '../../src/chain/anvil.js';
 import { generateLoad } from '../../src/demo/activity.js';
 import { getCheckpoint } from '../../src/store/chain-repo.js';
-import { STATS_REUSE_MS } from '../../src/store/chain/query.js';
+import { STATS_REUSE_MS } from '../../src/store/cache.js';
 import { openStore } from '../../src/store/db.js';
 import { createPgPair, type PgPair } from '../helpers/pg-cluster.js';
 import { runCli, snapshotStore, startCli } from './cli.js';
@@ -139,7 +139,7 @@ describe('reads from a streaming replica', () => {
       await pair.setReplayPaused(false);
     }
     await pair.waitCaughtUp();
-    await pause(STATS_REUSE_MS + 50); // the store version read is reused this long (src/store/chain/query.ts)
+    await pause(STATS_REUSE_MS + 50); // the store version read is reused this long (src/store/cache.ts)
     // The remembered answers key on the replica's version: once replayed, the new rows show.
     expect((await get(onReplica, '/api/transactions?limit=100')).body).toEqual((await get(onPrimary, '/api/transactions?limit=100')).body);
     expect((await get(onReplica, '/api/status')).body.replica).toEqual({ serving: 'replica', replay_lag_seconds: 0, replay_lag_bytes: 0, replay_paused: false });

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/db.js';
-import { bumpGeneration } from '../../src/store/intel/cache.js';
 import { getProvider, searchProviders } from '../../src/intel/queries.js';
 import { ProvidersQuery } from '../../src/intel/schemas.js';
 import { seedDomain, seedIntel } from '../../src/seed/intel.js';
@@ -26,7 +25,7 @@ describe.each(DIALECTS)('bench seeder on %s', (dialect) => {
     const copied = await store.db.selectFrom('intel_services').select('last_offers').where('last_offers', 'is', null).execute();
     expect(copied).toEqual([]);
     await store.db.updateTable('intel_services').set({ last_offers: null, last_latency_ms: null, last_error: null, last_evidence_hash: null }).execute();
-    bumpGeneration(store);
+    store.cache.intelWritten();
     expect(await getProvider(store, seedDomain(0), opts)).toEqual(profile);
     expect(await searchProviders(store, ProvidersQuery.parse({ include_stale: true }), opts)).toEqual(listing);
     expect(profile.provider.services[0].offers.length).toBeGreaterThan(0);

@@ -5,7 +5,6 @@ import { getProvider, intelligenceStatus, listChanges, listHistory, listOffers, 
 import { IntelQuery, ProvidersQuery } from '../../src/intel/schemas.js';
 import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
 import { NOW, offer, seed, SID_A, SID_B, SID_C, snap, storeSnap, USDC } from './store-fixtures.js';
-import { bumpGeneration } from '../../src/store/intel/cache.js';
 
 const opts = { staleAfterDays: 7, now: NOW };
 const pq = (q: Record<string, unknown> = {}) => ProvidersQuery.parse(q);
@@ -92,7 +91,7 @@ describe.each(DIALECTS)('intel store on %s', (dialect) => {
     const listed = await searchProviders(store, pq({ include_stale: true }), opts);
     // Rows written before intel_0002 (or by a bulk seeder) have no copies: readers join the snapshot instead.
     await store.db.updateTable('intel_services').set({ last_offers: null, last_latency_ms: null, last_error: null, last_evidence_hash: null }).execute();
-    bumpGeneration(store); // a direct write: answers reused from before it must not be served
+    store.cache.intelWritten(); // a direct write: answers reused from before it must not be served
     expect(await getProvider(store, 'api.alpha.example', opts)).toEqual(fromCopies);
     expect(await searchProviders(store, pq({ include_stale: true }), opts)).toEqual(listed);
   });

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import type { Store } from '../../src/store/db.js';
 import { computeMetrics, getTransaction, listTransactions, writeBlocks } from '../../src/store/chain-repo.js';
 import { receivedPayments } from '../../src/store/trust-repo.js';
-import { STATS_REUSE_MS } from '../../src/store/chain/query.js';
+import { STATS_REUSE_MS } from '../../src/store/cache.js';
 import type { BlockObservations, Execution, Observation } from '../../src/domain/observation.js';
 import { chainMigrations } from '../../src/store/migrations/chain.js';
 import { DIALECTS, storeFactory } from '../helpers/db.js';

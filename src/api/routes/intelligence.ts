@@ -71,7 +71,7 @@ export const intelligenceRoutes: FastifyPluginAsync<AppContext> = async (fastify
           response: { 200: l.response, ...errors },
         },
       },
-      // Answers are reused for up to 5 s (src/store/intel/cache.ts); their JSON text is sent as is.
+      // Answers are reused for up to 5 s (src/store/cache.ts); their JSON text is sent as is.
       async (req, reply) => {
         const answer = await l.query(ctx.store, req.query, opts());
         return sendRenderedJson(reply.header('cache-control', FRESH), renderedOnce(answer));

@@ -26,7 +26,7 @@ export const providerRoutes: FastifyPluginAsync<AppContext> = async (fastify, ct
         response: { 200: ProvidersResponse, 400: ErrorBody, 503: ErrorBody },
       },
     },
-    // The answer is reused for up to 5 s (src/store/intel/cache.ts); its JSON text is sent as is.
+    // The answer is reused for up to 5 s (src/store/cache.ts); its JSON text is sent as is.
     async (req, reply) => {
       const answer = await searchProviders(ctx.store, req.query, opts());
       return sendRenderedJson(reply.header('cache-control', FRESH), renderedOnce(answer));

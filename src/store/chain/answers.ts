@@ -4,6 +4,24 @@
  */
 import type { TransactionRow } from './rows.js';
 
+/** The counters row of chain_stats, as read once per request; its count and updated_at are the chain's store version. */
+export type ChainStats = {
+  count: number;
+  ordered: boolean;
+  /** Unix seconds of the newest collected block, or null on an empty store. */
+  newestBlockTime: number | null;
+  /** ISO 8601 time of the last write, or null before the first. */
+  updatedAt: string | null;
+};
+
+/** A page of transactions with the total number of matches. */
+export interface TransactionPage {
+  total: number;
+  /** ISO 8601 time of the store's last write: the page reflects the data as of then. */
+  as_of: string;
+  rows: TransactionRow[];
+}
+
 /** Metrics over the latest METRICS_WINDOW matches (the contract's "Metrics"). */
 export type Metrics = {
   total: number;

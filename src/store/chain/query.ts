@@ -7,7 +7,8 @@ import type { ExpressionBuilder, Kysely, SelectQueryBuilder } from 'kysely';
 import type { Database } from '../schema.js';
 import { classifyQuery, isContractAddress, type ObservationFilters } from '../../domain/filters.js';
 import { LIST_COLUMNS, rowToTransaction, type TransactionRow } from './rows.js';
-import { memoPerStore } from './memo.js';
+import type { ChainStats } from './answers.js';
+import type { Store } from '../store.js';
 import type { TokenList } from '../../domain/token-list.js';
 
 type ObsQuery<O> = SelectQueryBuilder<Database, 'observations', O>;
@@ -54,11 +55,8 @@ function onlyTimeBounds(f: ObservationFilters): boolean {
   return f.q === undefined && f.asset === undefined && f.exchange === undefined && f.execution === undefined;
 }
 
-/** The counters of chain_stats, as read once per request. */
-export type ChainStats = Awaited<ReturnType<typeof readStats>>;
-
 /** The counters row (observation_count, ordered, updated_at). */
-export async function readStats(db: Kysely<Database>) {
+export async function readStats(db: Kysely<Database>): Promise<ChainStats> {
   const s = await db.selectFrom('chain_stats').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
   return {
     count: Number(s.observation_count),
@@ -69,30 +67,11 @@ export async function readStats(db: Kysely<Database>) {
 }
 
 /**
- * How long a read of the counters row is reused before it is read again (milliseconds). Writes through this
- * process forget it at once (forgetStats); a write by another process (a separate collector) is seen within this
- * time, far inside the contract's five-second polling interval.
+ * The counters row as of at most STATS_REUSE_MS ago (or since this store's last write): the store version that
+ * the remembered answers (../cache.ts) are keyed on, without a database round trip on every request.
  */
-export const STATS_REUSE_MS = 250;
-const statsReads = new WeakMap<Kysely<Database>, { at: number; stats: Promise<ChainStats> }>();
-
-/**
- * The counters row as of at most STATS_REUSE_MS ago (or since this process's last write): the store version that
- * the remembered answers (memo.ts) are keyed on, without a database round trip on every request.
- */
-export function currentStats(db: Kysely<Database>): Promise<ChainStats> {
-  const now = Date.now();
-  const held = statsReads.get(db);
-  if (held && now - held.at < STATS_REUSE_MS) return held.stats;
-  const stats = readStats(db);
-  statsReads.set(db, { at: now, stats });
-  stats.catch(() => statsReads.delete(db));
-  return stats;
-}
-
-/** Drops the reused counters read for `db` (called after every write through this process). */
-export function forgetStats(db: Kysely<Database>): void {
-  statsReads.delete(db);
+export function currentStats(store: Store): Promise<ChainStats> {
+  return store.cache.chainVersion(() => readStats(store.db));
 }
 
 /**
@@ -113,24 +92,22 @@ async function seqRange(db: Kysely<Database>, f: ObservationFilters, count: numb
   return { lo, hi };
 }
 
-/** Filtered totals per database handle, exact while the store is unchanged (see memo.ts). */
-const countMemo = memoPerStore<Kysely<Database>, number>(1024 * 1024);
-
 /**
  * Number of observations matching `f`: the maintained counter when unfiltered, rank arithmetic for time
- * bounds on an ordered store, else an indexed COUNT(*) (remembered until the next write: a filter matching a
- * fifth of a million-row store is a 200,000-entry index range).
+ * bounds on an ordered store, else an indexed COUNT(*) remembered in the store's `counts` region (../cache.ts:
+ * a filter matching a fifth of a million-row store is a 200,000-entry index range). Follows `store.tokenList`.
  * @param known counters already read for this request
- * @param offload runs the COUNT elsewhere (a reader thread, ./readers.ts); default: countRows on `db`
+ * @param offload runs the COUNT elsewhere (a reader thread, ./readers.ts); default: countRows on `store.db`
  */
-export async function countMatches(db: Kysely<Database>, f: ObservationFilters, list: TokenList, known?: ChainStats, offload?: (f: ObservationFilters) => Promise<number>): Promise<number> {
+export async function countMatches(store: Store, f: ObservationFilters, known?: ChainStats, offload?: (f: ObservationFilters) => Promise<number>): Promise<number> {
+  const { db, tokenList: list } = store;
   const stats = known ?? (await readStats(db));
   if (onlyTimeBounds(f) && (stats.ordered || (f.since === undefined && f.until === undefined))) {
     if (f.since === undefined && f.until === undefined) return stats.count;
     const { lo, hi } = await seqRange(db, f, stats.count);
     return Math.max(0, hi - lo + 1);
   }
-  return countMemo(db).get(stats, filterKey(f, list), () => (offload ? offload(f) : countRows(db, f, list)));
+  return store.cache.counts.get(stats, filterKey(f, list), () => (offload ? offload(f) : countRows(db, f, list)));
 }
 
 /** COUNT(*) of the matches of `f` over their index, never remembered (countMatches remembers). */

@@ -13,7 +13,6 @@ import { PaywatchError } from '../../domain/errors.js';
 import { TaskThread } from '../../threads/task-thread.js';
 import { parseDbTarget, type Store } from '../db.js';
 import { writePreparedBlocks } from '../chain-repo.js';
-import { forgetStats } from './query.js';
 import type { PreparedBlock } from './rows.js';
 
 /** Writes prepared runs (writePreparedBlocks) somewhere: inline or on the writer thread. */
@@ -84,7 +83,7 @@ export class SqliteWriterThread implements StoreWriter {
     this.counts.thread++;
     await this.thread.run({ blocks, checkpoint });
     // The thread wrote through another connection: this process's remembered answers are stale now.
-    forgetStats(this.store.db);
+    this.store.cache.chainWritten();
   }
 
   async whenReady(): Promise<void> {

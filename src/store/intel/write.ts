@@ -6,7 +6,6 @@
 import type { IntelSourceRow } from '../tables/intel.js';
 import type { Change, Offer, Snapshot } from '../../domain/intel.js';
 import type { Store } from '../store.js';
-import { bumpGeneration } from './cache.js';
 import { changeToRow, GOOD_OUTCOMES, isoTime, offerToRow, rowToOffer, snapshotToRow } from './rows.js';
 
 /** A service as the collector saw it in a source listing. */
@@ -67,7 +66,7 @@ export async function upsertService(store: Store, s: ServiceSighting): Promise<v
       .where('service_id', '=', s.service_id)
       .execute();
   });
-  bumpGeneration(store); // after the write: see ./cache.ts
+  store.cache.intelWritten(); // after the write, so a read started meanwhile is not kept as current (../cache.ts)
 }
 
 /** Freshness of one source as the source collector computes it (src/intel/sources SourceFreshness). */
@@ -86,7 +85,7 @@ export async function saveSourceFreshness(store: Store, f: SourceFreshnessRecord
     .values({ name: f.name, ...row, samples: json ?? '[]' })
     .onConflict((oc) => oc.column('name').doUpdateSet(json === null ? row : { ...row, samples: json }))
     .execute();
-  bumpGeneration(store); // after the write: see ./cache.ts
+  store.cache.intelWritten(); // after the write, so a read started meanwhile is not kept as current (../cache.ts)
 }
 
 /** The stored freshness of a source, or null when never recorded. */
@@ -158,7 +157,7 @@ export async function recordSnapshot(store: Store, s: Snapshot, domain: string, 
       .where('service_id', '=', s.service_id)
       .execute();
   });
-  bumpGeneration(store); // after the write: see ./cache.ts
+  store.cache.intelWritten(); // after the write, so a read started meanwhile is not kept as current (../cache.ts)
 }
 
 /**
@@ -205,7 +204,7 @@ export async function recordDirectoryOffers(
     .insertInto('intel_offers')
     .values(offers.map((o) => offerToRow(o, where)))
     .execute();
-  bumpGeneration(store); // after the write: see ./cache.ts
+  store.cache.intelWritten(); // after the write, so a read started meanwhile is not kept as current (../cache.ts)
   return true;
 }
 
@@ -213,7 +212,7 @@ export async function recordDirectoryOffers(
 export async function insertChanges(store: Store, changes: Change[]): Promise<void> {
   if (!changes.length) return;
   await store.db.insertInto('intel_changes').values(changes.map(changeToRow)).execute();
-  bumpGeneration(store); // after the write: see ./cache.ts
+  store.cache.intelWritten(); // after the write, so a read started meanwhile is not kept as current (../cache.ts)
 }
 
 /** Opens a collection run. @returns its id */
@@ -223,7 +222,7 @@ export async function startCollectRun(store: Store, startedAt: string | Date = n
     .values({ started_at: isoTime(startedAt), finished_at: null, services: null, snapshots: null, changes: null, error: null })
     .returning('id')
     .executeTakeFirstOrThrow();
-  bumpGeneration(store); // after the write: see ./cache.ts
+  store.cache.intelWritten(); // after the write, so a read started meanwhile is not kept as current (../cache.ts)
   return Number(r.id);
 }
 
@@ -239,7 +238,7 @@ export async function finishCollectRun(
     .set({ finished_at: isoTime(finishedAt), ...result })
     .where('id', '=', id)
     .execute();
-  bumpGeneration(store); // after the write: see ./cache.ts
+  store.cache.intelWritten(); // after the write, so a read started meanwhile is not kept as current (../cache.ts)
 }
 
 /** Records the result of one archive verification pass. */
@@ -251,7 +250,7 @@ export async function recordArchiveRun(
     .insertInto('intel_archive_runs')
     .values({ started_at: isoTime(r.started_at), finished_at: isoTime(r.finished_at), checked: r.checked, verified: r.verified, failed: JSON.stringify(r.failed) })
     .execute();
-  bumpGeneration(store); // after the write: see ./cache.ts
+  store.cache.intelWritten(); // after the write, so a read started meanwhile is not kept as current (../cache.ts)
 }
 
 /**
