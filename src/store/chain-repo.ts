@@ -7,15 +7,18 @@ import type { Store } from './store.js';
 import type { BlockObservations } from '../domain/observation.js';
 import { CHAIN_ID } from '../domain/observation.js';
 import { sql } from 'kysely';
-import { addExact, DecimalSum, parseDecimal, type ExactDecimal } from '../domain/money.js';
+import { DecimalSum } from '../domain/money.js';
 import type { ObservationFilters } from '../domain/filters.js';
 import { insertObservations } from './chain/write.js';
-import type { ExportRow, Metrics, MetricsSeries, SeriesBucket, SeriesPart, TransactionPage } from './chain/answers.js';
+import { VALUE_METHOD, type ExportRow, type Metrics, type MetricsSeries, type TransactionPage } from './chain/answers.js';
+import { emptySeriesSums, finishSeries, mergeSeriesSums, sumSeriesRange, type SeriesRange, type SeriesRequest } from './chain/series.js';
 
 export type { ExportRow, Metrics, MetricsSeries, SeriesBucket, TransactionPage } from './chain/answers.js';
+export { VALUE_METHOD } from './chain/answers.js';
+export { SERIES_BUCKET_SECONDS, SERIES_MAX_BUCKETS, seriesBucketCount, type SeriesRequest } from './chain/series.js';
 import { mergeCoverage, readCoverage, summarizeCoverage, type HeightInterval } from './chain/coverage.js';
-import { countMatches, countRows, currentStats, filterKey, keysetBatches, keysetStep, pageMatches, readStats, scanMatches, type KeysetPosition } from './chain/query.js';
-import type { ReaderTask, SeriesTask } from './chain/readers.js';
+import { countMatches, countRows, currentStats, filterKey, keysetAt, keysetBatches, keysetStep, pageMatches, readStats, scanMatches, type KeysetPosition } from './chain/query.js';
+import type { ReaderTask } from './chain/readers.js';
 import { nominalExact } from '../domain/listing.js';
 import { LIST_COLUMNS, parseNominalParts, prepareBlock, rowToDetail, rowWithIntegrity, type PreparedBlock, type TransactionDetailRow } from './chain/rows.js';
 
@@ -148,9 +151,6 @@ export const METRICS_WINDOW = 50_000;
 /** Export cap (docs/api-chain.md). */
 export const EXPORT_CAP = 10_000;
 
-/** The rule behind `nominal` and `fees` in Metrics (value_method). */
-export const VALUE_METHOD =
-  'nominal-listed-usd-1to1: nominal is the exact sum of the analyzed observations\u2019 nominal values (tokens sent by the sender in non-fee TIP-20 transfers, counted only when the token contract is on the token list AND its currency() is USD, at 1 dollar per token; a token that is not listed is never a dollar, whatever its symbol or currency); observations with unknown nominal are skipped, not counted as zero. fees is the exact sum of known fees in fee-token units (6-decimal TIP-20 USD tokens). Fees are never part of nominal; neither measures revenue.';
 
 
 /**
@@ -199,117 +199,29 @@ export async function aggregateMetrics(store: Store, filters: ObservationFilters
 }
 
 
-/** Seconds per series bucket. */
-export const SERIES_BUCKET_SECONDS = { hour: 3600, day: 86_400 } as const;
-/** Most buckets one series may have (31 days of hours). */
-export const SERIES_MAX_BUCKETS = 744;
-
-/** The parameters of a metrics series: the common filters with both time bounds resolved, and the bucket size. */
-export type SeriesRequest = SeriesTask;
-
-/** Number of UTC-aligned buckets of `size` seconds that [since, until) touches. */
-export function seriesBucketCount(since: number, until: number, size: number): number {
-  return Math.floor((until - 1) / size) - Math.floor(since / size) + 1;
-}
-
 /**
- * Metrics per UTC-aligned time bucket over [since, until), exact (DecimalSum) and aggregated from the same latest
- * 50,000 matches as computeMetrics, so a bucket equals /api/metrics over that bucket's [start, end) whenever the
- * series is not truncated. Remembered at the store's version (`series` region, ./cache.ts). The caller validates the request (since <
- * until, at most SERIES_MAX_BUCKETS buckets); buckets without matches have count 0 and null sums (unknown, not 0).
+ * Metrics per UTC-aligned time bucket over [since, until), exact and aggregated from the same latest 50,000
+ * matches as computeMetrics, so a bucket equals /api/metrics over that bucket's [start, end) whenever the series is
+ * not truncated. The window is summed in two ranges at once (two reader threads, or two PostgreSQL connections),
+ * bounded by the keyset positions of its first match and of its middle (./chain/series.ts). Remembered at the
+ * store's version (`series` region, ./cache.ts). The caller validates the request (since < until, at most
+ * SERIES_MAX_BUCKETS buckets); buckets without matches have count 0 and null sums (unknown, not 0).
  */
 export async function computeSeries(store: Store, req: SeriesRequest, window = METRICS_WINDOW): Promise<MetricsSeries> {
   const stats = await currentStats(store);
-  return store.cache.series.get(stats, `${window}|${req.bucket}|${filterKey(req.filters, store.tokenList)}`, () =>
-    store.readers ? store.readers.series(req, window) : aggregateSeries(store, req, window),
-  );
-}
-
-/** A running SeriesPart. */
-class PartSum {
-  count = 0;
-  readonly nominal = new DecimalSum();
-  readonly fees = new DecimalSum();
-  add(nominal: ExactDecimal | null, fee: ExactDecimal | null): void {
-    this.count++;
-    this.nominal.addExact(nominal);
-    this.fees.addExact(fee);
-  }
-  done(): SeriesPart {
-    return { count: this.count, nominal: this.nominal.count ? this.nominal.value() : null, fees: this.fees.count ? this.fees.value() : null };
-  }
-}
-
-/** computeSeries without the cache, on the calling thread (a reader thread runs this too). */
-export async function aggregateSeries(store: Store, req: SeriesRequest, window: number): Promise<MetricsSeries> {
-  const list = store.tokenList;
-  const { since, until } = req.filters;
-  const size = SERIES_BUCKET_SECONDS[req.bucket];
-  const first = Math.floor(since / size);
-  const n = seriesBucketCount(since, until, size);
-  const sums = Array.from({ length: n }, () => ({
-    all: new PartSum(),
-    execution: { success: new PartSum(), failed: new PartSum(), unknown: new PartSum() },
-    assets: new Map<string, { count: number; nominal: DecimalSum }>(),
-  }));
-  const total = await countMatches(store, req.filters, await readStats(store.db));
-  let analyzed = 0;
-  let oldest: number | null = null;
-  for await (const r of scanMatches(store.db, req.filters, list, window, ['nominal_parts', 'fee', 'execution'] as const)) {
-    analyzed++;
-    const time = Number(r.time);
-    oldest = time;
-    const b = sums[Math.floor(time / size) - first]!;
-    // Each amount is parsed once and added to every sum it belongs to (the row's bucket, execution and asset).
-    const fee = r.fee === null ? null : parseDecimal(r.fee);
-    let nominal: ExactDecimal | null = null;
-    const counted: string[] = [];
-    for (const p of parseNominalParts(r.nominal_parts) ?? []) {
-      if (!list.tokens.has(p.asset_contract)) continue;
-      const amount = parseDecimal(p.amount);
-      nominal = nominal ? addExact(nominal, amount) : amount;
-      let a = b.assets.get(p.asset_contract);
-      if (!a) b.assets.set(p.asset_contract, (a = { count: 0, nominal: new DecimalSum() }));
-      // A row counts once per asset, however many parts name it.
-      if (!counted.includes(p.asset_contract)) {
-        a.count++;
-        counted.push(p.asset_contract);
-      }
-      a.nominal.addExact(amount);
-    }
-    b.all.add(nominal, fee);
-    b.execution[r.execution as keyof typeof b.execution]?.add(nominal, fee);
-  }
-  const contracts = new Set<string>();
-  const buckets: SeriesBucket[] = sums.map((b, i) => {
-    const all = b.all.done();
-    const assets = [...b.assets].sort(([x], [y]) => (x < y ? -1 : 1)).map(([asset_contract, a]) => ({ asset_contract, count: a.count, nominal: a.nominal.value() }));
-    for (const a of assets) contracts.add(a.asset_contract);
-    return {
-      start: Math.max(since, (first + i) * size),
-      end: Math.min(until, (first + i + 1) * size),
-      ...all,
-      nominal_known: b.all.nominal.count,
-      fees_known: b.all.fees.count,
-      execution: { success: b.execution.success.done(), failed: b.execution.failed.done(), unknown: b.execution.unknown.done() },
-      assets,
-    };
+  return store.cache.series.get(stats, `${window}|${req.bucket}|${filterKey(req.filters, store.tokenList)}`, async () => {
+    const readers = store.readers;
+    const total = countMatches(store, req.filters, stats, readers ? (f) => readers.count(f) : undefined);
+    const half = Math.ceil(window / 2);
+    const [first, middle] = await (readers ? readers.keysetAt(req.filters, [0, half - 1]) : keysetAt(store.db, req.filters, store.tokenList, [0, half - 1]));
+    const sum = (range: SeriesRange) => (readers ? readers.seriesSums(req, range) : sumSeriesRange(store, req, range));
+    const [newer, older] = await Promise.all([
+      first ? sum({ start: { ...first, inclusive: true }, cap: half }) : emptySeriesSums(req),
+      middle ? sum({ start: middle, cap: window - half }) : emptySeriesSums(req),
+    ]);
+    return finishSeries(req, store.tokenList, await total, window, mergeSeriesSums(newer, older));
   });
-  return {
-    bucket: req.bucket,
-    bucket_seconds: size,
-    since,
-    until,
-    total,
-    analyzed,
-    truncated: total > window,
-    analyzed_since: total > window ? oldest : null,
-    value_method: VALUE_METHOD,
-    assets: [...contracts].sort().map((c) => ({ asset_contract: c, symbol: list.tokens.get(c)!.symbol })),
-    buckets,
-  };
 }
-
 
 /** Plain columns read for the export (LIST_COLUMNS without the integrity JSON). */
 const EXPORT_READ = LIST_COLUMNS.filter((c): c is Exclude<(typeof LIST_COLUMNS)[number], 'integrity'> => c !== 'integrity');
@@ -346,8 +258,10 @@ export function runReaderTask(store: Store, task: ReaderTask): Promise<unknown> 
   switch (task.op) {
     case 'metrics':
       return aggregateMetrics(store, task.filters, task.window);
-    case 'series':
-      return aggregateSeries(store, task.request, task.window);
+    case 'keyset-at':
+      return keysetAt(store.db, task.filters, store.tokenList, task.ranks);
+    case 'series-sums':
+      return sumSeriesRange(store, task.request, task.range);
     case 'count':
       return countRows(store.db, task.filters, store.tokenList);
     case 'export-step':

@@ -90,3 +90,7 @@ export type MetricsSeries = {
   assets: { asset_contract: string; symbol: string }[];
   buckets: SeriesBucket[];
 };
+
+/** The rule behind `nominal` and `fees` in Metrics (value_method). */
+export const VALUE_METHOD =
+  'nominal-listed-usd-1to1: nominal is the exact sum of the analyzed observations\u2019 nominal values (tokens sent by the sender in non-fee TIP-20 transfers, counted only when the token contract is on the token list AND its currency() is USD, at 1 dollar per token; a token that is not listed is never a dollar, whatever its symbol or currency); observations with unknown nominal are skipped, not counted as zero. fees is the exact sum of known fees in fee-token units (6-decimal TIP-20 USD tokens). Fees are never part of nominal; neither measures revenue.';

@@ -202,9 +202,15 @@ export async function keysetAt(db: Kysely<Database>, f: ObservationFilters, list
  * holds one step at a time. (An async generator would keep the last array alive until the consumer asks again.)
  * Call `next` only after the previous call has settled.
  * @param step reads one step after a position (keysetStep, or the same on a reader thread)
+ * @param start where the first step starts (null: at the newest match)
  */
-export function keysetBatches<R extends { time: number | string; hash: string }>(cap: number, step: (after: KeysetPosition, n: number) => Promise<R[]>, batch = SCAN_BATCH): AsyncIterableIterator<R[]> {
-  let after: KeysetPosition = null;
+export function keysetBatches<R extends { time: number | string; hash: string }>(
+  cap: number,
+  step: (after: KeysetPosition, n: number) => Promise<R[]>,
+  batch = SCAN_BATCH,
+  start: KeysetPosition = null,
+): AsyncIterableIterator<R[]> {
+  let after = start;
   let left = cap;
   const end: IteratorReturnResult<undefined> = { done: true, value: undefined };
   return {
@@ -236,13 +242,15 @@ export function scanBatches<R extends { time: number | string; hash: string }>(
   cap: number,
   select: (qb: ObsQuery<object>) => ObsQuery<R>,
   batch = SCAN_BATCH,
+  start: KeysetPosition = null,
 ): AsyncIterableIterator<R[]> {
-  return keysetBatches(cap, (after, n) => keysetStep(db, f, list, after, n, select), batch);
+  return keysetBatches(cap, (after, n) => keysetStep(db, f, list, after, n, select), batch, start);
 }
 
 /**
  * Streams up to `cap` matches in the public order, row by row (keyset steps of SCAN_BATCH rows, see scanBatches).
  * @param columns which columns each yielded row carries
+ * @param start where the scan starts (null: at the newest match)
  */
 export async function* scanMatches<C extends keyof Database['observations'] & string>(
   db: Kysely<Database>,
@@ -250,8 +258,9 @@ export async function* scanMatches<C extends keyof Database['observations'] & st
   list: TokenList,
   cap: number,
   columns: readonly C[],
+  start: KeysetPosition = null,
 ): AsyncGenerator<Pick<Database['observations'], C | 'time' | 'hash'>> {
   const cols = [...new Set([...columns, 'time', 'hash'])] as C[];
   type Row = Pick<Database['observations'], C | 'time' | 'hash'>;
-  for await (const rows of scanBatches(db, f, list, cap, (qb) => qb.select(cols as never[]) as unknown as ObsQuery<Row>)) yield* rows;
+  for await (const rows of scanBatches(db, f, list, cap, (qb) => qb.select(cols as never[]) as unknown as ObsQuery<Row>, SCAN_BATCH, start)) yield* rows;
 }

@@ -12,27 +12,28 @@ import { TaskThread } from '../../threads/task-thread.js';
 import { PaywatchError, Unavailable } from '../../domain/errors.js';
 import type { ObservationFilters } from '../../domain/filters.js';
 import type { ListedToken } from '../../domain/token-list.js';
-import type { Metrics, MetricsSeries, ExportRow } from './answers.js';
+import type { Metrics, ExportRow } from './answers.js';
+import type { SeriesRange, SeriesRequest, SeriesSums } from './series.js';
 
-/** A keyset position in the public order (time descending, then hash ascending). */
-export type Keyset = { time: number; hash: string } | null;
+/** A keyset position in the public order (time descending, then hash ascending; query.ts KeysetPosition). */
+export type Keyset = { time: number; hash: string; inclusive?: boolean } | null;
 
 /** What a reader thread is asked to do. */
 export type ReaderTask =
   | { op: 'metrics'; filters: ObservationFilters; window: number }
-  | { op: 'series'; request: SeriesTask; window: number }
+  | { op: 'keyset-at'; filters: ObservationFilters; ranks: number[] }
+  | { op: 'series-sums'; request: SeriesRequest; range: SeriesRange }
   | { op: 'count'; filters: ObservationFilters }
   | { op: 'export-step'; filters: ObservationFilters; after: Keyset; n: number };
-
-/** A metrics series request: the filters with both time bounds, and the bucket size. */
-export type SeriesTask = { filters: ObservationFilters & { since: number; until: number }; bucket: 'hour' | 'day' };
 
 /** Heavy reads, run somewhere other than the calling thread. */
 export interface HeavyReads {
   /** Metrics over the latest `window` matches (uncached). */
   metrics(filters: ObservationFilters, window: number): Promise<Metrics>;
-  /** Metrics per time bucket over the latest `window` matches (uncached). */
-  series(request: SeriesTask, window: number): Promise<MetricsSeries>;
+  /** Keyset positions of the matches at `ranks` of the public order (query.ts keysetAt). */
+  keysetAt(filters: ObservationFilters, ranks: number[]): Promise<Keyset[]>;
+  /** Exact sums of one range of a series' window (series.ts sumSeriesRange). */
+  seriesSums(request: SeriesRequest, range: SeriesRange): Promise<SeriesSums>;
   /** Number of matches (uncached COUNT). */
   count(filters: ObservationFilters): Promise<number>;
   /** One keyset step of export rows after `after` (at most `n`). */
@@ -91,8 +92,12 @@ export class ReaderPool implements HeavyReads {
     return this.run({ op: 'metrics', filters, window }) as Promise<Metrics>;
   }
 
-  series(request: SeriesTask, window: number): Promise<MetricsSeries> {
-    return this.run({ op: 'series', request, window }) as Promise<MetricsSeries>;
+  keysetAt(filters: ObservationFilters, ranks: number[]): Promise<Keyset[]> {
+    return this.run({ op: 'keyset-at', filters, ranks }) as Promise<Keyset[]>;
+  }
+
+  seriesSums(request: SeriesRequest, range: SeriesRange): Promise<SeriesSums> {
+    return this.run({ op: 'series-sums', request, range }) as Promise<SeriesSums>;
   }
 
   count(filters: ObservationFilters): Promise<number> {
