@@ -2,12 +2,13 @@
  * Explorer benchmark: the overview page in Debian's chromium (playwright-core) against `paywatch serve` over a
  * store of N synthetic observations (default 1,000,000; the same store as bench/api.ts, reused), on loopback with
  * the default per-client budget of expensive requests. Measured from navigation start until the freshness, both
- * metrics cards and the three charts are drawn: once on a fresh server (nothing remembered: every metrics and
+ * metrics cards and the three charts are drawn: on FRESH fresh servers (nothing remembered: every metrics and
  * series aggregate is computed) and RUNS times after (the answers remembered until the store's next write, what
- * every visitor but the first gets). Also the first page's JavaScript and CSS, gzipped, as served.
+ * every visitor but the first gets). The fresh case is repeated on FRESH new servers (the target holds for the
+ * slowest). Also the first page's JavaScript and CSS, gzipped, as served.
  * Target: the overview renders in under 1 s.
  * Results: bench/results/explorer.{json,md}.
- * Run: node bin/run-ts.js bench/explorer.ts [--count N] [--runs N]
+ * Run: node bin/run-ts.js bench/explorer.ts [--count N] [--runs N] [--fresh N]
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,9 +19,10 @@ import { chromium, type Page } from 'playwright-core';
 import { seededStore } from './lib/seeded.js';
 import { servePaywatch, writeResults } from './lib/load.js';
 
-const { values } = parseArgs({ options: { count: { type: 'string', default: '1000000' }, runs: { type: 'string', default: '10' } } });
+const { values } = parseArgs({ options: { count: { type: 'string', default: '1000000' }, runs: { type: 'string', default: '10' }, fresh: { type: 'string', default: '3' } } });
 const COUNT = Number(values.count);
 const RUNS = Number(values.runs);
+const FRESH = Math.max(1, Number(values.fresh));
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
 
 /** Milliseconds from navigation start until the overview is drawn (no "Loading", both cards, three charts). */
@@ -53,16 +55,25 @@ async function firstPageBytes(base: string): Promise<{ js: number; js_gzip: numb
 }
 
 const { db, seeded_s } = await seededStore('sqlite', COUNT);
-const server = await servePaywatch(db, { PAYWATCH_HEAVY_PER_CLIENT: '2' });
+const serve = () => servePaywatch(db, { PAYWATCH_HEAVY_PER_CLIENT: '2' });
+let server = await serve();
 const profile = mkdtempSync(join(tmpdir(), 'paywatch-bench-chromium-'));
 const browser = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', args: ARGS, headless: true, viewport: { width: 1280, height: 900 } });
 try {
   const page = await browser.newPage();
   // The server idles until its reader threads have loaded, and the browser opens a page without heavy reads first
   // (its cache then holds the bundle, as for any visitor's second page): the fresh case measures the aggregates.
-  await new Promise((r) => setTimeout(r, 3000));
-  await page.goto(`${server.url}/check`, { waitUntil: 'networkidle' });
-  const cold = await render(page, `${server.url}/`);
+  const fresh: number[] = [];
+  for (let i = 0; i < FRESH; i++) {
+    if (i > 0) {
+      await server.stop();
+      server = await serve();
+    }
+    await new Promise((r) => setTimeout(r, 3000));
+    await page.goto(`${server.url}/check`, { waitUntil: 'networkidle' });
+    fresh.push(await render(page, `${server.url}/`));
+  }
+  const cold = Math.max(...fresh);
   const warm: number[] = [];
   for (let i = 0; i < RUNS; i++) warm.push(await render(page, `${server.url}/?run=${i}`));
   warm.sort((a, b) => a - b);
@@ -87,7 +98,7 @@ try {
     observations: COUNT,
     seeded_s,
     series_window: series,
-    cold_ms: Math.round(cold),
+    cold_ms: { runs: FRESH, each: fresh.map(Math.round), max: Math.round(cold) },
     warm_ms: { runs: RUNS, median: Math.round(median), min: Math.round(warm[0]!), max: Math.round(warm.at(-1)!) },
     first_page: bytes,
     cards_equal_api_metrics: cardsEqualMetrics,
@@ -97,13 +108,13 @@ try {
   const md = [
     '# Explorer benchmark',
     '',
-    `Command: \`node bin/run-ts.js bench/explorer.ts --count ${COUNT} --runs ${RUNS}\`. Chromium (Debian, headless) and \`paywatch serve\` (its own process, default per-client budget of 2 expensive requests) on loopback; SQLite store of ${COUNT.toLocaleString('en')} synthetic observations${seeded_s ? ` (seeded in ${seeded_s.toFixed(0)} s)` : ' (reused)'}. Machine: ${process.platform} ${process.arch}, 2 cores shared with other work, Node ${process.version}. Run at ${report.at}.`,
+    `Command: \`node bin/run-ts.js bench/explorer.ts --count ${COUNT} --runs ${RUNS} --fresh ${FRESH}\`. Chromium (Debian, headless) and \`paywatch serve\` (its own process, default per-client budget of 2 expensive requests) on loopback; SQLite store of ${COUNT.toLocaleString('en')} synthetic observations${seeded_s ? ` (seeded in ${seeded_s.toFixed(0)} s)` : ' (reused)'}. Machine: ${process.platform} ${process.arch}, 2 cores shared with other work, Node ${process.version}. Run at ${report.at}.`,
     '',
     'Overview render: navigation start until the freshness, both metrics cards (24 hours, 7 days) and the three charts are drawn.',
     '',
     '| case | ms | target |',
     '|---|---:|---|',
-    `| fresh server, idle 3 s, browser warmed on /check (the series aggregate and the counts computed) | ${report.cold_ms} | < 1000 ${cold < 1000 ? '✔' : '✘'} |`,
+    `| fresh server, idle 3 s, browser warmed on /check (the series aggregate and the counts computed): slowest of ${FRESH} servers (${report.cold_ms.each.join(', ')}) | ${report.cold_ms.max} | < 1000 ${cold < 1000 ? '✔' : '✘'} |`,
     `| answers remembered (median of ${RUNS}; min ${report.warm_ms.min}, max ${report.warm_ms.max}) | ${report.warm_ms.median} | < 1000 ${median < 1000 ? '✔' : '✘'} |`,
     '',
     `The page's requests: status, coverage, the newest observation, one hourly series over 7 days (${series.total.toLocaleString('en')} matches, ${series.analyzed.toLocaleString('en')} aggregated${series.truncated ? ': the 50,000 window of /api/metrics applies' : ''}) and the 24-hour count; the 24-hour and 7-day totals are summed from the series in the page, and ${cardsEqualMetrics ? 'equal' : '**do not equal**'} \`/api/metrics\` over the same windows on this store.`,

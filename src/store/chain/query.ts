@@ -146,8 +146,10 @@ export async function pageMatches(db: Kysely<Database>, f: ObservationFilters, l
   return rows.map((r) => rowToTransaction(r, list));
 }
 
-/** Rows per keyset step of scanBatches (and so of scanMatches and the export). */
+/** Rows per keyset step of scanBatches (and so of the export, which holds one step). */
 export const SCAN_BATCH = 500;
+/** Rows per keyset step of scanMatches: aggregates keep nothing of a row, so fewer, larger steps cost less. */
+export const AGGREGATE_BATCH = 5_000;
 
 /**
  * A position in the public order: the last row a keyset step handed over (the step starts after it), or, with
@@ -248,7 +250,7 @@ export function scanBatches<R extends { time: number | string; hash: string }>(
 }
 
 /**
- * Streams up to `cap` matches in the public order, row by row (keyset steps of SCAN_BATCH rows, see scanBatches).
+ * Streams up to `cap` matches in the public order, row by row (keyset steps of AGGREGATE_BATCH rows, see scanBatches).
  * @param columns which columns each yielded row carries
  * @param start where the scan starts (null: at the newest match)
  */
@@ -262,5 +264,5 @@ export async function* scanMatches<C extends keyof Database['observations'] & st
 ): AsyncGenerator<Pick<Database['observations'], C | 'time' | 'hash'>> {
   const cols = [...new Set([...columns, 'time', 'hash'])] as C[];
   type Row = Pick<Database['observations'], C | 'time' | 'hash'>;
-  for await (const rows of scanBatches(db, f, list, cap, (qb) => qb.select(cols as never[]) as unknown as ObsQuery<Row>, SCAN_BATCH, start)) yield* rows;
+  for await (const rows of scanBatches(db, f, list, cap, (qb) => qb.select(cols as never[]) as unknown as ObsQuery<Row>, AGGREGATE_BATCH, start)) yield* rows;
 }

@@ -8,9 +8,12 @@ import { serveTasks } from '../../threads/serve.js';
 import { TokenList } from '../../domain/token-list.js';
 import { openStore } from '../db.js';
 import { runReaderTask } from '../chain-repo.js';
+import { warmUpSeries } from './series.js';
 import type { ReaderSetup, ReaderTask } from './readers.js';
 
 const setup = workerData as ReaderSetup;
 // The main thread opened (and migrated) the store already.
 const store = await openStore(setup.db, { readonly: true, tokenList: new TokenList(setup.tokenList.name, setup.tokenList.tokens) });
 serveTasks((task: ReaderTask) => runReaderTask(store, task));
+// A failure here only means a slower first aggregate.
+void warmUpSeries(store).catch(() => undefined);
