@@ -11,8 +11,8 @@ import { pathToFileURL } from 'node:url';
  * The configuration text.
  * @param {number} bind the port HAProxy listens on (127.0.0.1)
  * @param {number[]} replicas the replicas' ports on 127.0.0.1
- * @param {{ host?: string, checkPath?: string }} [opts] the replicas' host (default 127.0.0.1) and health-check
- *   path (default /readyz)
+ * @param {{ host?: string, checkPath?: string, threads?: number }} [opts] the replicas' host (default 127.0.0.1),
+ *   health-check path (default /readyz) and HAProxy threads (default 1; more on a machine of its own)
  * @returns {string}
  */
 export function haproxyConfig(bind, replicas, opts = {}) {
@@ -20,6 +20,8 @@ export function haproxyConfig(bind, replicas, opts = {}) {
   return [
     'global',
     '  maxconn 4096',
+    // One thread: on the replicas' own machine a second HAProxy thread takes their cores (bench/README.md, replicas).
+    `  nbthread ${opts.threads ?? 1}`,
     'defaults',
     '  mode http',
     '  option http-keep-alive',

@@ -96,6 +96,8 @@ export class SharedLimits {
       connectTimeout: 2000,
       retryStrategy: (attempt) => Math.max(RECONNECT_BASE_MS / 2, backoffDelayMs(attempt, RECONNECT_BASE_MS, RECONNECT_MAX_MS)),
       keyPrefix: KEY_PREFIX,
+      // Commands of one event-loop turn go out in one write: under load, one syscall for many requests' counts.
+      enableAutoPipelining: true,
     }) as RedisWithHit;
     redis.defineCommand('paywatchFailureHit', { numberOfKeys: 1, lua: FAILURE_HIT });
     const limits = new SharedLimits(redis, redactUrl(url), log, RedisStore);
