@@ -69,32 +69,141 @@ export interface ObservationDetail {
   unknown: Record<string, unknown>[] | null;
 }
 
-/** One observation: the public Transaction members plus the detail. */
-export interface Observation {
+/** The TypeScript type of each member kind, as an Observation and the public Transaction hold it. */
+export interface MemberTypes {
+  /** Lower-case 0x transaction hash. */
   hash: `0x${string}`;
-  /** Block timestamp, UTC Unix seconds. */
-  time: number;
-  /** Block height. */
-  height: number;
-  /** Position of the transaction in its block (ties broken by it; not a public member). */
-  tx_index: number;
+  int: number;
   chain_id: typeof CHAIN_ID;
-  sender: string | null;
-  recipient: string | null;
-  asset: string | null;
-  asset_contract: string | null;
-  amount: string | null;
-  /** The sender's USD-token parts, one per contract; null when none (see NominalPart). */
-  nominal_parts: NominalPart[] | null;
-  fee: string | null;
-  exchange: string | null;
-  protocol: string | null;
-  category: string | null;
+  /** Lower-case 0x address. */
+  address: string;
+  text: string;
+  /** Exact decimal string (./money.ts). */
+  decimal: string;
+  boolean: boolean;
   execution: Execution;
-  decode: string;
   integrity: Integrity;
+  nominal_parts: NominalPart[];
   detail: ObservationDetail;
 }
+
+/** How a member is stored as a column of the `observations` table (src/store/tables/chain.ts types each one). */
+export type StoredAs = 'bigint' | 'integer' | 'text' | 'json';
+
+/** One member of a transaction's observation: its kind, where it lives and whether it is served. */
+export interface TransactionMember {
+  kind: keyof MemberTypes;
+  /** Null when unknown. */
+  nullable: boolean;
+  /** A member of Observation (what the collector writes); false for members derived when a row is read. */
+  observed: boolean;
+  /** Its column in the `observations` table, or null when it is not one. */
+  stored: StoredAs | null;
+  /** Its description as a public Transaction member (docs/api-chain.md), or null when it is not served. */
+  served: string | null;
+}
+
+/**
+ * Every member of a transaction's observation, declared once: Observation, the `observations` table's columns
+ * (src/store/tables/chain.ts), the columns lists read (LIST_COLUMNS, src/store/chain/rows.ts) and the public
+ * Transaction's zod schema (src/api/schemas/chain.ts) are derived from it. Served members are in the order the
+ * OpenAPI document lists them.
+ */
+export const TRANSACTION_MEMBERS = {
+  hash: { kind: 'hash', nullable: false, observed: true, stored: 'text', served: 'Transaction hash.' },
+  time: { kind: 'int', nullable: false, observed: true, stored: 'bigint', served: 'Block timestamp, UTC Unix seconds reported by the source block.' },
+  height: { kind: 'int', nullable: false, observed: true, stored: 'bigint', served: 'Block height.' },
+  /** Position of the transaction in its block (ties broken by it). */
+  tx_index: { kind: 'int', nullable: false, observed: true, stored: 'integer', served: null },
+  integrity: {
+    kind: 'integrity',
+    nullable: false,
+    observed: true,
+    stored: 'json',
+    served: 'Evidence available for this observation; describes evidence, not honesty or task success.',
+  },
+  chain_id: { kind: 'chain_id', nullable: false, observed: true, stored: 'integer', served: 'Constant 4217 (Tempo mainnet).' },
+  sender: {
+    kind: 'address',
+    nullable: true,
+    observed: true,
+    stored: 'text',
+    served: 'Sender wallet (the transaction\u2019s from); identifies an account, not a verified bot: lower-case 0x address; null when unknown.',
+  },
+  recipient: {
+    kind: 'address',
+    nullable: true,
+    observed: true,
+    stored: 'text',
+    served: 'Recipient of the primary leg, else the transaction\u2019s (or first call\u2019s) to: lower-case 0x address; null when unknown.',
+  },
+  asset: {
+    kind: 'text',
+    nullable: true,
+    observed: true,
+    stored: 'text',
+    served: 'Token symbol of the primary leg (from the chain; anyone can create a token with any symbol, so check asset_listed); null when unknown.',
+  },
+  asset_contract: { kind: 'address', nullable: true, observed: true, stored: 'text', served: 'Token contract of the primary leg: lower-case 0x address; null when unknown.' },
+  /** Derived with the token list when read (src/domain/listing.ts). */
+  asset_listed: {
+    kind: 'boolean',
+    nullable: true,
+    observed: false,
+    stored: null,
+    served:
+      'Whether asset_contract is on the token list this service uses (by contract, never by symbol); only listed USD tokens count in nominal. null when there is no asset.',
+  },
+  amount: {
+    kind: 'decimal',
+    nullable: true,
+    observed: true,
+    stored: 'text',
+    served: 'Amount of the primary leg in token units (atomic integer when decimals are unknown): exact decimal string (no exponent, no float); null when unknown.',
+  },
+  /** The sender's USD-token parts, one per contract; null when none (see NominalPart). Stored as JSON `[[contract, amount], …]`. */
+  nominal_parts: { kind: 'nominal_parts', nullable: true, observed: true, stored: 'json', served: null },
+  /** Derived from nominal_parts with the token list when read (src/domain/listing.ts). */
+  nominal: {
+    kind: 'decimal',
+    nullable: true,
+    observed: false,
+    stored: null,
+    served:
+      'Dollar value of what the sender sent in listed tokens whose currency() is USD, at 1 dollar per token, fee excluded: exact decimal string (no exponent, no float); null when unknown.',
+  },
+  fee: { kind: 'decimal', nullable: true, observed: true, stored: 'text', served: 'Fee in fee-token units: exact decimal string (no exponent, no float); null when unknown.' },
+  exchange: { kind: 'text', nullable: true, observed: true, stored: 'text', served: 'Venue name when the transaction trades; null when none was identified.' },
+  protocol: { kind: 'text', nullable: true, observed: true, stored: 'text', served: 'Identified protocol (e.g. mpp); null when none.' },
+  category: {
+    kind: 'text',
+    nullable: true,
+    observed: true,
+    stored: 'text',
+    served: 'Category (transfer, payment, swap, liquidity, mint, burn, contract_call, system).',
+  },
+  execution: { kind: 'execution', nullable: false, observed: true, stored: 'text', served: 'success, failed (receipt status 0), or unknown (no receipt).' },
+  decode: { kind: 'text', nullable: false, observed: true, stored: 'text', served: 'How completely the transaction was decoded (full, partial, none).' },
+  /** Retained data served only by the detail endpoint; stored in its own table (observation_details). */
+  detail: { kind: 'detail', nullable: false, observed: true, stored: null, served: null },
+} as const satisfies Record<string, TransactionMember>;
+
+type Members = typeof TRANSACTION_MEMBERS;
+/** The name of any member in TRANSACTION_MEMBERS. */
+export type MemberName = keyof Members;
+/** Members of an Observation. */
+export type ObservedMember = { [K in MemberName]: Members[K]['observed'] extends true ? K : never }[MemberName];
+/** Members stored as columns of the `observations` table. */
+export type StoredMember = { [K in MemberName]: Members[K]['stored'] extends StoredAs ? K : never }[MemberName];
+/** Members of the public Transaction. */
+export type ServedMember = { [K in MemberName]: Members[K]['served'] extends string ? K : never }[MemberName];
+/** `T`, or `T | null` when member `K` is nullable. */
+export type NullableAs<K extends MemberName, T> = Members[K]['nullable'] extends true ? T | null : T;
+/** The TypeScript type of member `K`'s value. */
+export type MemberValue<K extends MemberName> = NullableAs<K, MemberTypes[Members[K]['kind']]>;
+
+/** One observation: the public Transaction members plus the in-block position, the nominal parts and the detail. */
+export type Observation = { [K in ObservedMember]: MemberValue<K> };
 
 /** The observations of one finalized block, written atomically with its coverage and the checkpoint. */
 export interface BlockObservations {

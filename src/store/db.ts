@@ -6,13 +6,13 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type CompiledQuery, type SqliteDatabase as KyselySqliteDatabase } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDatabase as KyselySqliteDatabase } from 'kysely';
 import type { Database } from './schema.js';
 import type { DialectName } from './dialect.js';
 import { reportingOutages } from './outage.js';
 import type { Store } from './store.js';
 import { migrationProvider } from './migrations/index.js';
-import { namingPool } from './pg-prepared.js';
+import { namingPool } from './prepared.js';
 import { DEFAULT_TOKEN_LIST, type TokenList } from '../domain/token-list.js';
 import { ReaderPool, type HeavyReads } from './chain/readers.js';
 import { StoreCache } from './cache.js';
@@ -211,7 +211,7 @@ export function cachingStatements(sqlite: SqliteDatabase.Database, max = STATEME
   };
 }
 
-/** The pg pool under each PostgreSQL store's Kysely handle (for executePrepared). */
+/** The pg pool under each PostgreSQL store's Kysely handle (pool use, the read replica's failover). */
 const pgPools = new WeakMap<Kysely<Database>, pg.Pool>();
 
 /** The pg pool under a PostgreSQL store opened by openStore, or undefined (SQLite). */
@@ -223,24 +223,6 @@ export function pgPoolOf(store: Store): pg.Pool | undefined {
 export function poolUse(store: Store): { total: number; idle: number; waiting: number } | null {
   const pool = pgPools.get(store.db);
   return pool ? { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount } : null;
-}
-
-/**
- * Runs `query` as a prepared statement: on PostgreSQL a named one, parsed and planned once per pooled connection
- * and then only bound and executed (about half the server's work for the intake's group insert); on SQLite
- * through Kysely, whose statements are all cached (cachingStatements). Outside any transaction (autocommit).
- * Meant for a few hot statements with a bounded set of SQL texts: PostgreSQL keeps each name prepared for the
- * life of the connection.
- * @param name unique per SQL text (at most 63 bytes)
- * @returns the rows the statement returned
- * @throws the driver's error, as an equivalent Kysely query would
- */
-export async function executePrepared<R>(store: Store, name: string, query: CompiledQuery<R>): Promise<R[]> {
-  const pool = pgPools.get(store.db);
-  // A closing store answers through Kysely, so the error is the one every other query gets then.
-  if (!pool || pool.ending) return (await store.db.executeQuery(query)).rows;
-  const r = await pool.query({ name, text: query.sql, values: query.parameters as unknown[] });
-  return r.rows as R[];
 }
 
 /**

@@ -10,7 +10,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import { PaywatchError } from '../domain/errors.js';
 import { backoffDelayMs } from '../net/backoff.js';
 import type { Database } from './schema.js';
-import { namingPool } from './pg-prepared.js';
+import { namingPool } from './prepared.js';
 import { parseDbTarget, pgPoolOf, redactDbLocation, type Store } from './db.js';
 import { StoreCache } from './cache.js';
 

@@ -3,7 +3,7 @@
  * document and are checked in tests against real answers. Objects allow extra members where the contract does.
  */
 import { z } from 'zod';
-import { CHAIN_ID } from '../../domain/observation.js';
+import { CHAIN_ID, TRANSACTION_MEMBERS, type MemberName, type ServedMember, type TransactionMember } from '../../domain/observation.js';
 
 const decimal = (what: string) => z.string().regex(/^-?\d+(\.\d+)?$/).nullable().describe(`${what}: exact decimal string (no exponent, no float); null when unknown.`);
 const address = (what: string) => z.string().nullable().describe(`${what}: lower-case 0x address; null when unknown.`);
@@ -29,32 +29,41 @@ export const IntegritySchema = z
     label: z.string().optional().describe('Optional label.'),
     evaluated_at: z.iso.datetime({ offset: true }).optional().describe('When the stages were evaluated.'),
     independent_consensus_verified: z.boolean().optional().describe('Always false: consensus is not independently verified.'),
-  })
-  .describe('Evidence available for this observation; describes evidence, not honesty or task success.');
+  });
 
-const transactionShape = {
-  hash: z.string().regex(/^0x[0-9a-fA-F]{64}$/).describe('Transaction hash.'),
-  time: z.int().describe('Block timestamp, UTC Unix seconds reported by the source block.'),
-  height: z.int().describe('Block height.'),
-  integrity: IntegritySchema,
-  chain_id: z.literal(CHAIN_ID).describe('Constant 4217 (Tempo mainnet).'),
-  sender: address('Sender wallet (the transaction\u2019s from); identifies an account, not a verified bot'),
-  recipient: address('Recipient of the primary leg, else the transaction\u2019s (or first call\u2019s) to'),
-  asset: z.string().nullable().describe('Token symbol of the primary leg (from the chain; anyone can create a token with any symbol, so check asset_listed); null when unknown.'),
-  asset_contract: address('Token contract of the primary leg'),
-  asset_listed: z
-    .boolean()
-    .nullable()
-    .describe('Whether asset_contract is on the token list this service uses (by contract, never by symbol); only listed USD tokens count in nominal. null when there is no asset.'),
-  amount: decimal('Amount of the primary leg in token units (atomic integer when decimals are unknown)'),
-  nominal: decimal('Dollar value of what the sender sent in listed tokens whose currency() is USD, at 1 dollar per token, fee excluded'),
-  fee: decimal('Fee in fee-token units'),
-  exchange: z.string().nullable().describe('Venue name when the transaction trades; null when none was identified.'),
-  protocol: z.string().nullable().describe('Identified protocol (e.g. mpp); null when none.'),
-  category: z.string().nullable().describe('Category (transfer, payment, swap, liquidity, mint, burn, contract_call, system).'),
-  execution: z.enum(['success', 'failed', 'unknown']).describe('success, failed (receipt status 0), or unknown (no receipt).'),
-  decode: z.string().describe('How completely the transaction was decoded (full, partial, none).'),
+/** The zod schema of each served member kind, before `nullable` and the member's description. */
+const ZOD_OF_KIND = {
+  hash: () => z.string().regex(/^0x[0-9a-fA-F]{64}$/),
+  int: () => z.int(),
+  chain_id: () => z.literal(CHAIN_ID),
+  address: () => z.string(),
+  text: () => z.string(),
+  decimal: () => z.string().regex(/^-?\d+(\.\d+)?$/),
+  boolean: () => z.boolean(),
+  execution: () => z.enum(['success', 'failed', 'unknown']),
+  integrity: () => IntegritySchema,
 };
+
+type Members = typeof TRANSACTION_MEMBERS;
+type ZodOf<K extends ServedMember> = ReturnType<(typeof ZOD_OF_KIND)[Members[K]['kind']]>;
+/** The zod shape of the public Transaction: one schema per served member, typed by its kind and nullability. */
+type TransactionShape = { [K in ServedMember]: Members[K]['nullable'] extends true ? z.ZodNullable<ZodOf<K>> : ZodOf<K> };
+
+/**
+ * The zod shape of the public Transaction, built from TRANSACTION_MEMBERS (src/domain/observation.ts): its served
+ * members in their order, each nullable when declared so and described by its `served` text.
+ */
+export function transactionShapeOf(): TransactionShape {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [name, m] of Object.entries(TRANSACTION_MEMBERS) as [MemberName, TransactionMember][]) {
+    if (m.served === null) continue;
+    const base: z.ZodType = ZOD_OF_KIND[m.kind as keyof typeof ZOD_OF_KIND]();
+    shape[name] = (m.nullable ? base.nullable() : base).describe(m.served);
+  }
+  return shape as TransactionShape;
+}
+
+const transactionShape = transactionShapeOf();
 
 export const TransactionSchema = z.looseObject(transactionShape).describe('One observed finalized transaction.');
 

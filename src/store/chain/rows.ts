@@ -2,7 +2,7 @@
  * Conversion between Observation objects and `observations` rows, and the public shapes served by the API.
  */
 import type { Selectable } from 'kysely';
-import type { BlockObservations, CHAIN_ID, Execution, Integrity, NominalPart, Observation, ObservationDetail } from '../../domain/observation.js';
+import { TRANSACTION_MEMBERS, type BlockObservations, type CHAIN_ID, type Execution, type Integrity, type MemberName, type MemberValue, type NominalPart, type Observation, type ObservationDetail, type ServedMember, type StoredMember } from '../../domain/observation.js';
 import { imitationNotes, nominalOf, servedLegs, type ServedLeg } from '../../domain/listing.js';
 import type { TokenList } from '../../domain/token-list.js';
 import type { LegRecipientsTable, ObservationsTable } from '../tables/chain.js';
@@ -11,16 +11,10 @@ import type { LegRecipientsTable, ObservationsTable } from '../tables/chain.js';
 export type IntegrityJson = { [K in keyof Integrity]: Integrity[K] };
 
 /**
- * The public Transaction members (docs/api-chain.md) as served in lists and the CSV export: the Observation
- * without its detail and in-block position (a mapped type literal, assignable to the schemas' open object types).
+ * The public Transaction members (docs/api-chain.md) as served in lists and the CSV export: the served members of
+ * TRANSACTION_MEMBERS (a mapped type literal, assignable to the schemas' open object types).
  */
-export type TransactionRow = { [K in Exclude<keyof Observation, 'tx_index' | 'detail' | 'integrity' | 'nominal_parts'>]: Observation[K] } & {
-  /** Whether asset_contract is on the token list; null when there is no asset. */
-  asset_listed: boolean | null;
-  /** Exact dollar value of the sender's listed USD-token parts; null when none (src/domain/listing.ts). */
-  nominal: string | null;
-  integrity: IntegrityJson;
-};
+export type TransactionRow = { [K in ServedMember]: K extends 'integrity' ? IntegrityJson : MemberValue<K> };
 
 /**
  * TransactionRow plus the retained detail members (transaction, receipt, evidence, legs, calls, forensics, unknown);
@@ -28,13 +22,15 @@ export type TransactionRow = { [K in Exclude<keyof Observation, 'tx_index' | 'de
  */
 export type TransactionDetailRow = TransactionRow & { [K in Exclude<keyof ObservationDetail, 'legs'>]: ObservationDetail[K] } & { legs: ServedLeg[] | null };
 
-/** Columns read for list rows and the export (every column but the rank `seq` and in-block `tx_index`). */
-export const LIST_COLUMNS = [
-  'hash', 'time', 'height', 'chain_id', 'sender', 'recipient', 'asset', 'asset_contract', 'amount', 'nominal_parts', 'fee',
-  'exchange', 'protocol', 'category', 'execution', 'decode', 'integrity',
-] as const;
+/** A column read for list rows and the export: every stored member but the in-block `tx_index`. */
+export type ListColumn = Exclude<StoredMember, 'tx_index'>;
 
-type ListRow = Pick<Selectable<ObservationsTable>, (typeof LIST_COLUMNS)[number]>;
+/** Columns read for list rows and the export (every column but the rank `seq` and in-block `tx_index`), in TRANSACTION_MEMBERS order. */
+export const LIST_COLUMNS: readonly ListColumn[] = (Object.keys(TRANSACTION_MEMBERS) as MemberName[]).filter(
+  (m): m is ListColumn => TRANSACTION_MEMBERS[m].stored !== null && m !== 'tx_index',
+);
+
+type ListRow = Pick<Selectable<ObservationsTable>, ListColumn>;
 
 /** Lower-cases an address-like value; keeps null. */
 const lower = (s: string | null) => (s == null ? null : s.toLowerCase());

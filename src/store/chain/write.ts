@@ -6,7 +6,7 @@ import { CompiledQuery, type Transaction } from 'kysely';
 import type { Database } from '../schema.js';
 import type { DialectName } from '../dialect.js';
 import type { SerializedObservation } from './rows.js';
-import { preparedOnPostgres } from '../pg-prepared.js';
+import { preparedOnPostgres } from '../prepared.js';
 
 /**
  * Rows per multi-row INSERT of a table with `columns` columns: at most 1000 rows (PostgreSQL plans larger

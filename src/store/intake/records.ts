@@ -5,7 +5,8 @@
  * Concurrent inserts are grouped into one statement (group commit; see insertOrRead).
  */
 import { PaywatchError } from '../../domain/errors.js';
-import { executePrepared, type Store } from '../db.js';
+import type { Store } from '../db.js';
+import { executePrepared } from '../prepared.js';
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { NewOutcome, NewProtocolEvent, OutcomeRecordRow, ProtocolEventRecord } from '../tables/intake.js';
 
@@ -103,14 +104,12 @@ type RecordDb = Kysely<Record<RecordTable, { connection_id: string; producer_id:
 
 /** SQL text of the group insert by dialect, table and row count (at most 2 × 2 × MAX_BATCH entries). */
 const insertSql = new Map<string, string>();
-/** Short names of the record tables for prepared-statement names. */
-const SHORT = { intake_protocol_events: 'pe', intake_outcomes: 'oc' } as const;
 
 /**
  * The SQL of `INSERT INTO table (COLUMNS) VALUES (…) × rows ON CONFLICT (sender, event_id) DO NOTHING RETURNING
  * sender, event_id, received_at, body_sha256`, built by Kysely once per dialect, table and row count: building
  * the query anew for every group cost more than running it on SQLite. Parameters go row by row in COLUMNS order.
- * It runs as a prepared statement (executePrepared): at most 2 × MAX_BATCH names per PostgreSQL connection.
+ * It runs as a prepared statement (executePrepared, ../prepared.ts): at most 2 × MAX_BATCH names per PostgreSQL connection.
  */
 function groupInsertSql(store: Store, table: RecordTable, rows: number): string {
   const k = `${store.dialect}:${table}:${rows}`;
@@ -141,7 +140,7 @@ async function insertMany(store: Store, table: RecordTable, rows: Pending['row']
   // A nullable member left out of a row is NULL (no column has a default).
   for (const r of rows) for (const c of columns) parameters.push(r[c] ?? null);
   const query = CompiledQuery.raw(groupInsertSql(store, table, rows.length), parameters) as CompiledQuery<{ [c: string]: string }>;
-  const inserted = await executePrepared(store, `intake_insert_${SHORT[table]}_${rows.length}`, query);
+  const inserted = await executePrepared(store, query);
   const stored = new Map<string, StoredReceipt>(inserted.map((r) => [key(r[senderCol], r.event_id), { received_at: r.received_at, body_sha256: r.body_sha256 }]));
   const created = new Set(stored.keys());
   const missing = rows.filter((r) => !stored.has(key(r[senderCol], r.event_id)));

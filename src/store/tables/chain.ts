@@ -2,35 +2,28 @@
  * Tables of the chain area (created by ../migrations/chain.ts). Integer columns are `bigint` on PostgreSQL,
  * which `pg` returns as strings: readers convert with Number() (heights, seconds and counts stay far below 2^53).
  */
+import type { NullableAs, StoredMember, TRANSACTION_MEMBERS } from '../../domain/observation.js';
 
-/** One row per observed transaction (primary key: hash). Money columns are exact decimal TEXT, never numeric. */
-export interface ObservationsTable {
-  hash: string;
+/** The TypeScript type of each column kind (src/domain/observation.ts StoredAs); JSON columns hold JSON text. */
+export interface ColumnTypes {
+  bigint: number | string;
+  integer: number;
+  text: string;
+  json: string;
+}
+
+/**
+ * The `observations` columns that hold an observation's members (TRANSACTION_MEMBERS with a `stored` kind).
+ * Money columns are exact decimal TEXT, never numeric; `integrity` is JSON text of the Integrity member;
+ * `nominal_parts` is JSON text `[[contract, amount], …]` of the NominalParts, or null: list-independent, so
+ * `nominal` is derived from it with the token list when read (migration chain_0004).
+ */
+export type ObservationColumns = { [K in StoredMember]: NullableAs<K, ColumnTypes[(typeof TRANSACTION_MEMBERS)[K]['stored']]> };
+
+/** One row per observed transaction (primary key: hash): its members' columns plus its rank. */
+export interface ObservationsTable extends ObservationColumns {
   /** Dense insertion rank 0..n-1; while chain_stats.ordered = 1 it follows the public sort (see ../chain/query.ts). */
   seq: number | string;
-  /** Block timestamp, UTC Unix seconds. */
-  time: number | string;
-  height: number | string;
-  tx_index: number;
-  chain_id: number;
-  sender: string | null;
-  recipient: string | null;
-  asset: string | null;
-  asset_contract: string | null;
-  amount: string | null;
-  /**
-   * JSON text `[[contract, amount], …]` of the observation's NominalParts (src/domain/observation.ts), or null:
-   * list-independent, so `nominal` is derived from it with the token list when read (migration chain_0004).
-   */
-  nominal_parts: string | null;
-  fee: string | null;
-  exchange: string | null;
-  protocol: string | null;
-  category: string | null;
-  execution: string;
-  decode: string;
-  /** JSON text of the Integrity member. */
-  integrity: string;
 }
 
 /**
