@@ -2,6 +2,8 @@
  * The shapes of chain answers computed by the store (on the main thread or a reader thread, ./readers.ts), apart
  * from the queries that compute them so that both sides can name them.
  */
+import type { ObservationFilters } from '../../domain/filters.js';
+import type { ExactSum } from '../../domain/money.js';
 import type { TransactionRow } from './rows.js';
 
 /** The counters row of chain_stats, as read once per request; its count and updated_at are the chain's store version. */
@@ -94,3 +96,34 @@ export type MetricsSeries = {
 /** The rule behind `nominal` and `fees` in Metrics (value_method). */
 export const VALUE_METHOD =
   'nominal-listed-usd-1to1: nominal is the exact sum of the analyzed observations\u2019 nominal values (tokens sent by the sender in non-fee TIP-20 transfers, counted only when the token contract is on the token list AND its currency() is USD, at 1 dollar per token; a token that is not listed is never a dollar, whatever its symbol or currency); observations with unknown nominal are skipped, not counted as zero. fees is the exact sum of known fees in fee-token units (6-decimal TIP-20 USD tokens). Fees are never part of nominal; neither measures revenue.';
+
+/**
+ * A position in the public order (time descending, then hash ascending): the last row a keyset step handed over
+ * (the step starts after it), or, with `inclusive`, the first row a step starts at.
+ */
+export type KeysetPosition = { time: number; hash: string; inclusive?: boolean } | null;
+
+/** The parameters of a metrics series: the common filters with both time bounds resolved, and the bucket size. */
+export type SeriesRequest = { filters: ObservationFilters & { since: number; until: number }; bucket: 'hour' | 'day' };
+
+/** One keyset range of a series' window: at most `cap` matches from `start` (null: the newest) in the public order. */
+export type SeriesRange = { start: KeysetPosition; cap: number };
+
+/** Running sums of one group of observations (a SeriesPart before formatting). */
+export type PartSums = { count: number; nominal: ExactSum; fees: ExactSum };
+
+/** Running sums of one bucket. */
+export type BucketSums = {
+  all: PartSums;
+  execution: { success: PartSums; failed: PartSums; unknown: PartSums };
+  /** Per listed contract: observations with a part in it, and the sum of those parts. */
+  assets: Record<string, { count: number; nominal: ExactSum }>;
+};
+
+/** The exact sums of one range of a series' window, per bucket (index 0 is the bucket holding `since`). */
+export type SeriesSums = {
+  analyzed: number;
+  /** Time of the oldest match summed (Unix seconds); null when none. */
+  oldest: number | null;
+  buckets: BucketSums[];
+};

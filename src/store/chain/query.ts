@@ -7,7 +7,7 @@ import type { ExpressionBuilder, Kysely, SelectQueryBuilder } from 'kysely';
 import type { Database } from '../schema.js';
 import { classifyQuery, isContractAddress, type ObservationFilters } from '../../domain/filters.js';
 import { LIST_COLUMNS, rowToTransaction, type TransactionRow } from './rows.js';
-import type { ChainStats } from './answers.js';
+import type { ChainStats, KeysetPosition } from './answers.js';
 import type { Store } from '../store.js';
 import type { TokenList } from '../../domain/token-list.js';
 
@@ -151,11 +151,7 @@ export const SCAN_BATCH = 500;
 /** Rows per keyset step of scanMatches: aggregates keep nothing of a row, so fewer, larger steps cost less. */
 export const AGGREGATE_BATCH = 5_000;
 
-/**
- * A position in the public order: the last row a keyset step handed over (the step starts after it), or, with
- * `inclusive`, the first row a step starts at.
- */
-export type KeysetPosition = { time: number; hash: string; inclusive?: boolean } | null;
+export type { KeysetPosition };
 
 /**
  * One keyset step: at most `n` matches after `after` in the public order (time descending, then hash ascending),

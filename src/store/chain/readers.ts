@@ -12,11 +12,10 @@ import { TaskThread } from '../../threads/task-thread.js';
 import { PaywatchError, Unavailable } from '../../domain/errors.js';
 import type { ObservationFilters } from '../../domain/filters.js';
 import type { ListedToken } from '../../domain/token-list.js';
-import type { Metrics, ExportRow } from './answers.js';
-import type { SeriesRange, SeriesRequest, SeriesSums } from './series.js';
+import type { ExportRow, KeysetPosition, Metrics, SeriesRange, SeriesRequest, SeriesSums } from './answers.js';
 
-/** A keyset position in the public order (time descending, then hash ascending; query.ts KeysetPosition). */
-export type Keyset = { time: number; hash: string; inclusive?: boolean } | null;
+/** A keyset position in the public order (answers.ts KeysetPosition). */
+export type Keyset = KeysetPosition;
 
 /** What a reader thread is asked to do. */
 export type ReaderTask =

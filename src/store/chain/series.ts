@@ -4,14 +4,13 @@
  * two ranges on two reader threads takes half the time of one scan; the ranges are bounded by keyset positions
  * read first, so they never overlap.
  */
-import type { ObservationFilters } from '../../domain/filters.js';
 import { nominalExact } from '../../domain/listing.js';
-import { addExact, addToSum, emptySum, formatExact, mergeSums, parseDecimal, type ExactDecimal, type ExactSum } from '../../domain/money.js';
+import { addExact, addToSum, emptySum, formatExact, mergeSums, parseDecimal, type ExactDecimal } from '../../domain/money.js';
 import type { TokenList } from '../../domain/token-list.js';
 import type { Store } from '../store.js';
 import { VALUE_METHOD } from './answers.js';
-import type { MetricsSeries, SeriesBucket, SeriesPart } from './answers.js';
-import { keysetAt, scanMatches, type KeysetPosition } from './query.js';
+import type { BucketSums, MetricsSeries, PartSums, SeriesBucket, SeriesPart, SeriesRange, SeriesRequest, SeriesSums } from './answers.js';
+import { keysetAt, scanMatches } from './query.js';
 import { parseNominalParts } from './rows.js';
 
 /** Seconds per series bucket. */
@@ -19,35 +18,12 @@ export const SERIES_BUCKET_SECONDS = { hour: 3600, day: 86_400 } as const;
 /** Most buckets one series may have (31 days of hours). */
 export const SERIES_MAX_BUCKETS = 744;
 
-/** The parameters of a metrics series: the common filters with both time bounds resolved, and the bucket size. */
-export type SeriesRequest = { filters: ObservationFilters & { since: number; until: number }; bucket: keyof typeof SERIES_BUCKET_SECONDS };
+export type { SeriesRange, SeriesRequest, SeriesSums } from './answers.js';
 
 /** Number of UTC-aligned buckets of `size` seconds that [since, until) touches. */
 export function seriesBucketCount(since: number, until: number, size: number): number {
   return Math.floor((until - 1) / size) - Math.floor(since / size) + 1;
 }
-
-/** One keyset range of a series' window: at most `cap` matches from `start` (null: the newest) in the public order. */
-export type SeriesRange = { start: KeysetPosition; cap: number };
-
-/** Running sums of one group of observations (a SeriesPart before formatting). */
-type PartSums = { count: number; nominal: ExactSum; fees: ExactSum };
-
-/** Running sums of one bucket. */
-type BucketSums = {
-  all: PartSums;
-  execution: { success: PartSums; failed: PartSums; unknown: PartSums };
-  /** Per listed contract: observations with a part in it, and the sum of those parts. */
-  assets: Record<string, { count: number; nominal: ExactSum }>;
-};
-
-/** The exact sums of one range of a series' window, per bucket (index 0 is the bucket holding `since`). */
-export type SeriesSums = {
-  analyzed: number;
-  /** Time of the oldest match summed (Unix seconds); null when none. */
-  oldest: number | null;
-  buckets: BucketSums[];
-};
 
 const emptyPart = (): PartSums => ({ count: 0, nominal: emptySum(), fees: emptySum() });
 const emptyBucket = (): BucketSums => ({ all: emptyPart(), execution: { success: emptyPart(), failed: emptyPart(), unknown: emptyPart() }, assets: {} });
