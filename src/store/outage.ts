@@ -4,14 +4,22 @@
  * the dialect every store opens with (`reportingOutages`), so the faces map one code (`store_unavailable`).
  */
 import type { DatabaseConnection, Dialect, Driver, QueryResult, TransactionSettings, CompiledQuery } from 'kysely';
-import { PaywatchError } from '../domain/errors.js';
+import { Conflict, Forbidden, InvalidInput, LimitExceeded, NotFound, PaywatchError, Unauthenticated } from '../domain/errors.js';
 
 /**
- * Codes and messages of an unreachable or busy database: connection refused/reset/timed out, PostgreSQL's
- * admin shutdown (57P01–57P03), connection exceptions (class 08), too many connections (53300), a missing
- * database (3D000), a read replica's replay conflict ("conflict with recovery"); SQLite's busy, cannot-open and I/O errors; a pool or driver already closed.
+ * Codes of an unreachable or busy database, matched against an error's whole `code`: connection refused/reset/timed
+ * out, PostgreSQL's admin shutdown (57P01–57P03), connection exceptions (class 08), too many connections (53300),
+ * a missing database (3D000); SQLite's busy, cannot-open and I/O errors.
  */
-const OUTAGE = /ECONNREFUSED|3D000|ECONNRESET|ETIMEDOUT|57P0[1-3]|08\d\d\d|53300|SQLITE_BUSY|SQLITE_CANTOPEN|SQLITE_IOERR|Connection terminated|timeout exceeded when trying to connect|database is locked|pool.*(ended|destroyed)|driver has already been destroyed|conflict with recovery/i;
+const OUTAGE_CODE = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|3D000|57P0[1-3]|08\d{3}|53300|SQLITE_BUSY\w*|SQLITE_CANTOPEN\w*|SQLITE_IOERR\w*)$/;
+/**
+ * Messages that say the same (errors rebuilt from a thread's message keep only their text): driver codes as whole
+ * words, a pool or driver already closed, a read replica's replay conflict. Never bare digits: a sha256 in a
+ * message once read as the SQLSTATE class 08.
+ */
+const OUTAGE_MESSAGE = /\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|SQLITE_BUSY|SQLITE_CANTOPEN|SQLITE_IOERR)\b|Connection terminated|timeout exceeded when trying to connect|database is locked|pool.*(ended|destroyed)|driver has already been destroyed|conflict with recovery/i;
+/** Answers of the domain's own rules: their messages may quote client data, and they are never outages. */
+const DOMAIN_ANSWERS = [InvalidInput, Unauthenticated, Forbidden, NotFound, Conflict, LimitExceeded];
 
 /** The store cannot answer now (its database is unreachable, restarting or busy); retry after `retryAfterSeconds`. */
 export class StoreUnavailable extends PaywatchError {
@@ -24,8 +32,9 @@ export class StoreUnavailable extends PaywatchError {
 /** True when `err` (a driver error, or one rebuilt from a thread's message) says the database cannot answer now. */
 export function isStoreOutage(err: unknown): boolean {
   if (err instanceof StoreUnavailable) return true;
+  if (DOMAIN_ANSWERS.some((kind) => err instanceof kind)) return false;
   const e = err as { code?: unknown; message?: unknown };
-  return OUTAGE.test(`${e?.code ?? ''} ${e?.message ?? ''}`);
+  return (typeof e?.code === 'string' && OUTAGE_CODE.test(e.code)) || (typeof e?.message === 'string' && OUTAGE_MESSAGE.test(e.message));
 }
 
 /** `err` as StoreUnavailable when it is an outage, else unchanged. */
