@@ -5,7 +5,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { Store } from './store/db.js';
-import type { CollectorState } from './store/chain-repo.js';
+import type { CollectorState } from './store/chain/index.js';
 import type { SharedLimits } from './limits/shared.js';
 
 /** The chain collector's live state, as the collector running in this process reports it. */

@@ -2,7 +2,7 @@
  * The chain area's query layer: the answers of the public chain endpoints, from input already parsed by the
  * wire schemas (src/domain/filters.ts) to the body (pagination, status composition, coverage shape, the series
  * window, NotFound for an unrecorded hash). HTTP routes (src/api/routes/chain.ts) import only these; the SQL
- * and the remembered answers keyed on the store version are in src/store/chain-repo.ts.
+ * and the remembered answers keyed on the store version are in src/store/chain/index.ts.
  */
 import type { AppContext } from '../context.js';
 import { InvalidInput, NotFound } from '../domain/errors.js';
@@ -23,10 +23,13 @@ import {
   type MetricsSeries,
   type TransactionDetailRow,
   type TransactionPage,
-} from '../store/chain-repo.js';
-import { getServiceSources } from '../store/intel-repo.js';
+} from '../store/chain/index.js';
+import { getServiceSources } from '../store/intel/index.js';
 import { replicaStatus } from '../store/read-replica.js';
 import type { Store } from '../store/db.js';
+
+/** The most buckets one /api/metrics/series answer holds (its route documents it). */
+export { SERIES_MAX_BUCKETS };
 
 /** The origin of a URL (scheme, host, port): no credentials, path or query (which may carry API keys). */
 function originOf(url: string): string | null {
@@ -72,13 +75,16 @@ export function transactionsPage(store: Store, query: ObservationFilters & { lim
  * @param hash 0x + 64 hex digits, any case
  * @param primary when `store` is a read replica: the primary, asked before a 404 (a replica that has not
  *   replayed it yet is no proof)
+ * @returns the same object for every request of a recorded hash (the store's details region, src/store/cache.ts)
  * @throws NotFound when it is not recorded here (which is not proof that it does not exist on chain)
  */
-export async function transactionDetail(store: Store, hash: string, primary?: Store): Promise<TransactionDetailRow> {
+export function transactionDetail(store: Store, hash: string, primary?: Store): Promise<TransactionDetailRow> {
   const h = hash.toLowerCase();
-  const t = (await getTransaction(store, h)) ?? (primary ? await getTransaction(primary, h) : null);
-  if (!t) throw new NotFound(`transaction ${hash.toLowerCase()} is not recorded in this archive; this is not proof that it does not exist on chain`);
-  return t;
+  return store.cache.details.get(null, h, async () => {
+    const t = (await getTransaction(store, h)) ?? (primary ? await getTransaction(primary, h) : null);
+    if (!t) throw new NotFound(`transaction ${h} is not recorded in this archive; this is not proof that it does not exist on chain`);
+    return t;
+  });
 }
 
 /** GET /api/metrics: aggregates over the latest matches (see computeMetrics). */

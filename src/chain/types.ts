@@ -1,7 +1,7 @@
 /**
  * The seams between the chain parts. The collector (src/chain/collector) fetches a FetchedBlock, resolves its
  * tokens with a TokenRegistry, evaluates integrity (src/chain/integrity) and decodes (src/chain/decode) into
- * BlockObservations, which the store (src/store/chain-repo) writes atomically with coverage and checkpoint.
+ * BlockObservations, which the store (src/store/chain) writes atomically with coverage and checkpoint.
  */
 import type { Integrity } from '../domain/observation.js';
 

@@ -106,7 +106,7 @@ export interface TransactionMember {
 /**
  * Every member of a transaction's observation, declared once: Observation, the `observations` table's columns
  * (src/store/tables/chain.ts), the columns lists read (LIST_COLUMNS, src/store/chain/rows.ts) and the public
- * Transaction's zod schema (src/api/schemas/chain.ts) are derived from it. Served members are in the order the
+ * Transaction's zod schema (src/chain/schemas.ts) are derived from it. Served members are in the order the
  * OpenAPI document lists them.
  */
 export const TRANSACTION_MEMBERS = {

@@ -9,6 +9,7 @@
  * `npm run lint:openapi`) then find a complete description.
  */
 import { PaywatchError } from '../domain/errors.js';
+import { ErrorBody } from '../domain/error-body.js';
 
 type Json = Record<string, any>;
 
@@ -69,11 +70,11 @@ const HEADERS: Readonly<Record<string, Json>> = {
 };
 const RATE_LIMIT = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
 
-/** The `{error}` body: every error answer (docs/api-chain.md). */
+/** The `{error}` body (src/domain/error-body.ts) as the `Error` component. */
 const ERROR_SCHEMA = {
   type: 'object',
-  description: 'Every error answer.',
-  properties: { error: { type: 'string', description: 'What went wrong, naming the parameter and rule when the request is at fault.' } },
+  description: ErrorBody.description,
+  properties: { error: { type: 'string', description: ErrorBody.shape.error.description } },
   required: ['error'],
   additionalProperties: false,
 };

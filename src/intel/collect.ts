@@ -3,10 +3,10 @@
  * (and the offers it advertises for them), probe every known service once with the polite Prober, store each
  * snapshot with its evidence and offers, and derive the dated changes against the service's previous snapshot
  * (src/intel/changes.ts). Plus the archive verification job, which re-hashes stored evidence.
- * All SQL stays in src/store/intel-repo.ts.
+ * All SQL stays in src/store/intel/index.ts.
  */
 import type { AppContext } from '../context.js';
-import { finishCollectRun, insertChanges, latestDirectoryOffers, latestSnapshot, listProbeTargets, loadSourceFreshness, readEvidenceBatch, recordArchiveRun, recordDirectoryOffers, recordSnapshot, saveSourceFreshness, startCollectRun, upsertService } from '../store/intel-repo.js';
+import { finishCollectRun, insertChanges, latestDirectoryOffers, latestSnapshot, listProbeTargets, loadSourceFreshness, readEvidenceBatch, recordArchiveRun, recordDirectoryOffers, recordSnapshot, saveSourceFreshness, startCollectRun, upsertService } from '../store/intel/index.js';
 import type { Store } from '../store/db.js';
 import { diffSnapshots, directoryDriftChanges } from './changes.js';
 import { verifyEvidence } from './evidence.js';

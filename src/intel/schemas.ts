@@ -294,4 +294,3 @@ export const IntelligenceStatusResponse = z
   .loose();
 
 /** The `{error}` body (docs/api-chain.md). */
-export const ErrorBody = z.object({ error: z.string() }).describe('what went wrong, naming the parameter');

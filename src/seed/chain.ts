@@ -10,7 +10,7 @@ import { CHAIN_ID } from '../domain/observation.js';
 import { toDecimal } from '../domain/money.js';
 import { sql } from 'kysely';
 import type { Store } from '../store/store.js';
-import { writeBlocks } from '../store/chain-repo.js';
+import { writeBlocks } from '../store/chain/index.js';
 
 /**
  * Tokens of the synthetic chain: TIP-20 addresses, symbols and currencies (EUR has no dollar value). AlphaUSD

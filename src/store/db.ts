@@ -167,7 +167,7 @@ export async function openStore(value: string, opts: OpenStoreOptions = {}): Pro
   }
   if (opts.readers && t.dialect === 'sqlite' && t.target !== ':memory:') {
     // Imported lazily: only stores that serve heavy reads need the chain queries.
-    const { runReaderTask } = await import('./chain-repo.js');
+    const { runReaderTask } = await import('./chain/index.js');
     const setup = { db: value, tokenList: { name: tokenList.name, tokens: [...tokenList.tokens.values()] } };
     store.readers = new ReaderPool(setup, opts.readers, opts.readersMaxQueued ?? 32, (task) => runReaderTask(store, task));
   }
@@ -228,7 +228,7 @@ export function poolUse(store: Store): { total: number; idle: number; waiting: n
 /**
  * Takes the migration lock of the SQLite file at `path`: an exclusive SQLite lock (`BEGIN EXCLUSIVE`, an OS file
  * lock the OS drops when the holder dies, even by SIGKILL) on the side file `<path>.migrate-lock`, as the collector
- * lock does (./collector-lock.ts). Polls without blocking the event loop, since better-sqlite3's own busy wait
+ * lock does (./chain/collector-lock.ts). Polls without blocking the event loop, since better-sqlite3's own busy wait
  * would stall the whole process.
  * @param waitMs how long to wait for another holder
  * @returns the release function (idempotent)

@@ -6,8 +6,8 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { Store } from '../store/db.js';
-import type { TrustApiKeyRow } from '../store/trust-repo.js';
-import { setCheckPayment } from '../store/trust-repo.js';
+import type { TrustApiKeyRow } from '../store/trust/index.js';
+import { setCheckPayment } from '../store/trust/index.js';
 import { httpAnswerOf } from '../http/errors.js';
 import { trustChecks } from '../ops/metrics.js';
 import { runCheck } from './check.js';

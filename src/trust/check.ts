@@ -6,7 +6,7 @@ import type { Store } from '../store/db.js';
 import { archiveEvidence } from '../intel/evidence.js';
 import { uuidv7 } from '../intel/probe/snapshot-id.js';
 import type { Offer } from '../domain/intel.js';
-import { recordCheck } from '../store/trust-repo.js';
+import { recordCheck } from '../store/trust/index.js';
 import { assessTrust } from './assess.js';
 import { gatherEvidence, type GatherOptions } from './gather.js';
 import type { Reason, Signals, Verdict } from './types.js';

@@ -5,7 +5,7 @@
  */
 import { constantTimeEqual, newId, newToken, sha256Hex } from '../secrets/index.js';
 import type { Store } from '../store/db.js';
-import { findApiKeyByHash, insertApiKey, type TrustApiKeyRow } from '../store/trust-repo.js';
+import { findApiKeyByHash, insertApiKey, listApiKeys, revokeApiKey, type TrustApiKeyRow } from '../store/trust/index.js';
 import { Unauthenticated } from '../domain/errors.js';
 import type { FailedAuthLimiter } from '../http/failed-auth.js';
 
@@ -88,4 +88,20 @@ export async function apiKeyFromHeader(store: Store, header: string | undefined,
   if (key) return key;
   await failures.fail(client);
   throw new Unauthenticated(token === 'malformed' ? 'Authorization must be "Bearer <API_KEY>"' : 'invalid or revoked API key');
+}
+
+/** A key as operators list it: everything but its hash (the key itself is never stored). */
+export type ApiKeyInfo = Omit<TrustApiKeyRow, 'key_hash'>;
+
+/** Every key, newest first, without hashes (`paywatch operator key list`). */
+export async function apiKeys(store: Store): Promise<ApiKeyInfo[]> {
+  return (await listApiKeys(store)).map(({ key_hash: _hash, ...info }) => info);
+}
+
+/**
+ * Revokes the active key `keyId` at once; verify processes stop accepting it within their key cache's lifetime.
+ * @returns false when no active key has that id
+ */
+export async function revokeApiKeyNow(store: Store, keyId: string, now = new Date()): Promise<boolean> {
+  return revokeApiKey(store, keyId, now.toISOString());
 }

@@ -4,7 +4,7 @@
  * bad request: failed work is never metered, and a request counts at most once.
  */
 import type { Store } from '../store/db.js';
-import { commitCheck, releaseCheck, reserveCheck } from '../store/trust-repo.js';
+import { commitCheck, releaseCheck, reserveCheck } from '../store/trust/index.js';
 import { LimitExceeded } from '../domain/errors.js';
 import type { Plan } from './keys.js';
 

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { REASON_CODES } from './types.js';
+import { ErrorBody } from '../domain/error-body.js';
 
 /** Longest URL a check accepts (docs/trust-check.md). */
 export const MAX_URL_LENGTH = 2048;
@@ -17,8 +18,6 @@ export const CheckRequest = z
       .describe('The address of the paid resource to check: absolute http or https, at most 2,048 characters.'),
   })
   .strict();
-
-const ErrorBody = z.object({ error: z.string() }).describe('Error: {error} with a message naming the problem.');
 
 const Reason = z.object({
   code: z.enum(REASON_CODES).describe('Stable machine-readable code (docs/trust-check.md lists every code and its rule).'),

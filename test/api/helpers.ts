@@ -9,7 +9,7 @@ import { buildApp } from '../../src/api/app.js';
 import type { LiveComponents } from '../../src/context.js';
 import { loadConfig, type Flags } from '../../src/config.js';
 import { openStore, type Store } from '../../src/store/db.js';
-import { writeBlocks } from '../../src/store/chain-repo.js';
+import { writeBlocks } from '../../src/store/chain/index.js';
 import type { BlockObservations } from '../../src/domain/observation.js';
 import { createTestDb, type TestDb, type TestDialect } from '../helpers/db.js';
 

@@ -12,7 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/api/app.js';
 import { finishDocument } from '../../src/http/openapi.js';
 import { loadConfig, type Flags } from '../../src/config.js';
-import { writeBlocks } from '../../src/store/chain-repo.js';
+import { writeBlocks } from '../../src/store/chain/index.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { buildVerifyApp } from '../../src/trust/app.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';

@@ -8,7 +8,7 @@
 import { connect, type Socket, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { EXPORT_CAP } from '../../src/store/chain-repo.js';
+import { EXPORT_CAP } from '../../src/store/chain/index.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { EXPORTS_AT_ONCE } from '../../src/api/routes/chain-export.js';
 import { makeBlocks, observationsOf } from '../helpers/observations.js';

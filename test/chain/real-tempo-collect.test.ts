@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/db.js';
-import { getTransaction } from '../../src/store/chain-repo.js';
+import { getTransaction } from '../../src/store/chain/index.js';
 import { tokenAddressesOf } from '../../src/chain/decode/index.js';
 import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
 import { mainnetTokenList, recordedBlock, type RecordedBlock } from '../helpers/real-tempo.js';

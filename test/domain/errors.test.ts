@@ -9,7 +9,7 @@ import { ConfigError } from '../../src/config.js';
 import { RpcCallError, RpcUnavailableError, WrongChainError } from '../../src/chain/rpc.js';
 import { InconsistentAnswerError } from '../../src/chain/collector/fetch.js';
 import { CollectorFailed } from '../../src/chain/collector/collector.js';
-import { CollectorLockedError, CollectorLockLostError } from '../../src/store/collector-lock.js';
+import { CollectorLockedError, CollectorLockLostError } from '../../src/store/chain/collector-lock.js';
 import { FetchFailed, FetchRefused, FetchTimeout } from '../../src/net/errors.js';
 import { Unauthorized } from '../../src/intake/signature.js';
 import { TokenListError } from '../../src/domain/token-list.js';

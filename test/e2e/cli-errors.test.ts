@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anvilBinary, freePort, startAnvil, type AnvilNode } from '../../src/chain/anvil.js';
 import { openStore } from '../../src/store/db.js';
-import { getCheckpoint } from '../../src/store/chain-repo.js';
+import { getCheckpoint } from '../../src/store/chain/index.js';
 import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
 import { runCli, startCli, type CliResult } from './cli.js';
 import { rpcCall } from './rpc.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAnvil, type AnvilNode } from '../../src/chain/anvil.js';
-import { getCheckpoint, getCollectorState } from '../../src/store/chain-repo.js';
+import { getCheckpoint, getCollectorState } from '../../src/store/chain/index.js';
 import { openStore } from '../../src/store/db.js';
 import { commandNamed } from '../../src/cli/main.js';
 import { commands } from '../../src/cli/commands/index.js';

@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { openStore } from '../../src/store/db.js';
-import { getCheckpoint, getCoverage } from '../../src/store/chain-repo.js';
+import { getCheckpoint, getCoverage } from '../../src/store/chain/index.js';
 import { rowToTransaction } from '../../src/store/chain/rows.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/paywatch.js', import.meta.url));

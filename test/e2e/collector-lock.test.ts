@@ -1,5 +1,5 @@
 /**
- * One collector per store: the lock of src/store/collector-lock.ts on real SQLite files and a real PostgreSQL
+ * One collector per store: the lock of src/store/chain/collector-lock.ts on real SQLite files and a real PostgreSQL
  * database, taken from two separate store handles as two processes would. (Release by SIGKILL is exercised
  * with real processes in collector-robustness.test.ts.) On PostgreSQL the lock lives in one session: the tests
  * end that session for real (pg_terminate_backend) and check the lock is taken again, or, when another collector
@@ -12,8 +12,8 @@ import { startAnvil, type AnvilNode } from '../../src/chain/anvil.js';
 import { CollectorFailed, launchCollector } from '../../src/chain/collector/index.js';
 import { loadConfig } from '../../src/config.js';
 import { generateLoad } from '../../src/demo/activity.js';
-import { getCheckpoint } from '../../src/store/chain-repo.js';
-import { acquireCollectorLock, COLLECTOR_LOCK_KEY, CollectorLockedError } from '../../src/store/collector-lock.js';
+import { getCheckpoint } from '../../src/store/chain/index.js';
+import { acquireCollectorLock, COLLECTOR_LOCK_KEY, CollectorLockedError } from '../../src/store/chain/collector-lock.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
 

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAnvil, type AnvilNode } from '../../src/chain/anvil.js';
 import { openStore } from '../../src/store/db.js';
-import { getCheckpoint } from '../../src/store/chain-repo.js';
+import { getCheckpoint } from '../../src/store/chain/index.js';
 import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
 import { startRpcProxy } from '../helpers/rpc-proxy.js';
 import { runCli, snapshotStore, startCli, type StoreSnapshot } from './cli.js';

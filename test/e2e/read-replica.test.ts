@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startAnvil, type AnvilNode } from '../../src/chain/anvil.js';
 import { generateLoad } from '../../src/demo/activity.js';
-import { getCheckpoint } from '../../src/store/chain-repo.js';
+import { getCheckpoint } from '../../src/store/chain/index.js';
 import { STATS_REUSE_MS } from '../../src/store/cache.js';
 import { openStore } from '../../src/store/db.js';
 import { createPgPair, type PgPair } from '../helpers/pg-cluster.js';

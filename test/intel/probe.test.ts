@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBadServers, startPaidServices, type BadServers, type PaidServices } from '../../src/demo/paid-services/index.js';
+import { startPaidServices, type PaidServices } from '../../src/demo/paid-services/index.js';
+import { startBadServers, type BadServers } from '../helpers/bad-servers.js';
 import { readEvidence, verifyEvidence } from '../../src/intel/evidence.js';
 import { probeService, Prober, retryAfterMs, type ProbeResult, type ProbeTarget } from '../../src/intel/probe/index.js';
 import { serviceId } from '../../src/intel/service-id.js';

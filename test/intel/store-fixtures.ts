@@ -3,7 +3,7 @@ import { archiveEvidence } from '../../src/intel/evidence.js';
 import { serviceId } from '../../src/intel/service-id.js';
 import type { Offer, Snapshot } from '../../src/domain/intel.js';
 import type { Store } from '../../src/store/db.js';
-import { finishCollectRun, recordSnapshot, saveSourceFreshness, startCollectRun, upsertService } from '../../src/store/intel-repo.js';
+import { finishCollectRun, recordSnapshot, saveSourceFreshness, startCollectRun, upsertService } from '../../src/store/intel/index.js';
 
 export const PAY_A = '0x1111111111111111111111111111111111111111';
 export const PAY_B = '0x2222222222222222222222222222222222222222';

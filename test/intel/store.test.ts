@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/db.js';
-import { getServiceSources, insertChanges, latestSnapshot, recordDirectoryOffers, saveSourceFreshness } from '../../src/store/intel-repo.js';
+import { getServiceSources, insertChanges, latestSnapshot, recordDirectoryOffers, saveSourceFreshness } from '../../src/store/intel/index.js';
 import { getProvider, intelligenceStatus, listChanges, listHistory, listOffers, searchProviders } from '../../src/intel/queries.js';
 import { IntelQuery, ProvidersQuery } from '../../src/intel/schemas.js';
 import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkAddress } from '../../src/net/address-policy.js';
 import { FetchFailed, FetchRefused, FetchTimeout, FetchTooLarge, safeFetch, type Resolver } from '../../src/net/safe-fetch.js';
 import { USER_AGENT } from '../../src/net/user-agent.js';
-import { startBadServers, type BadServers } from '../../src/demo/paid-services/bad-servers.js';
+import { startBadServers, type BadServers } from '../helpers/bad-servers.js';
 
 /** A server that records every request it receives: the "target" that must never be reached. */
 async function trap(host = '127.0.0.1'): Promise<{ server: Server; port: number; hits: () => number; userAgents: string[] }> {

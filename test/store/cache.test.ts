@@ -6,9 +6,11 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { approxHeapBytes, CacheRegion, chainVersionKey, StoreCache, STATS_REUSE_MS } from '../../src/store/cache.js';
 import type { ChainStats } from '../../src/store/chain/answers.js';
-import { computeMetrics, computeSeries, listTransactions, writeBlocks } from '../../src/store/chain-repo.js';
-import { upsertService } from '../../src/store/intel-repo.js';
+import { computeMetrics, computeSeries, listTransactions, writeBlocks } from '../../src/store/chain/index.js';
+import { upsertService } from '../../src/store/intel/index.js';
 import { searchProviders } from '../../src/intel/queries.js';
+import { transactionDetail } from '../../src/chain/queries.js';
+import { NotFound } from '../../src/domain/errors.js';
 import { ProvidersQuery } from '../../src/intel/schemas.js';
 import { DIALECTS, storeFactory } from '../helpers/db.js';
 import { makeBlocks } from '../helpers/observations.js';
@@ -128,6 +130,18 @@ describe.each(DIALECTS)('a write through the store invalidates its remembered an
     const matches = observations.filter((o) => o.sender === sender || o.recipient === sender).length;
     expect(after).toEqual({ all: 40, filtered: matches, metrics: 40, series: 40 });
     expect(before.all).toBeLessThan(40);
+  });
+
+  it('transaction details: a recorded one is kept as one object, an unrecorded one is never kept', async () => {
+    const s = await stores.fresh();
+    const late = blocks.at(-1)!;
+    const hash = late.observations[0].hash;
+    await writeBlocks(s, blocks.slice(0, -1), { height: blocks.at(-2)!.height, hash: blocks.at(-2)!.hash });
+    await expect(transactionDetail(s, hash)).rejects.toBeInstanceOf(NotFound);
+    await writeBlocks(s, [late], { height: late.height, hash: late.hash });
+    const first = await transactionDetail(s, hash.toUpperCase().replace('0X', '0x'));
+    expect(first.hash).toBe(hash);
+    expect(await transactionDetail(s, hash)).toBe(first);
   });
 
   it('intel listings', async () => {

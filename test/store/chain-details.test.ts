@@ -5,8 +5,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import type { Store } from '../../src/store/db.js';
-import { computeMetrics, getTransaction, listTransactions, writeBlocks } from '../../src/store/chain-repo.js';
-import { receivedPayments } from '../../src/store/trust-repo.js';
+import { computeMetrics, getTransaction, listTransactions, writeBlocks } from '../../src/store/chain/index.js';
+import { receivedPayments } from '../../src/store/trust/index.js';
 import { STATS_REUSE_MS } from '../../src/store/cache.js';
 import type { BlockObservations, Execution, Observation } from '../../src/domain/observation.js';
 import { chainMigrations } from '../../src/store/migrations/chain.js';

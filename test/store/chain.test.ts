@@ -5,7 +5,7 @@ import type { Store } from '../../src/store/db.js';
 import {
   computeMetrics, exportRows, getCheckpoint, getCollectorState, getCoverage, getStatus, getTransaction, listTransactions,
   saveCollectorState, writeBlocks, type CollectorState,
-} from '../../src/store/chain-repo.js';
+} from '../../src/store/chain/index.js';
 import { sumDecimals } from '../../src/domain/money.js';
 import type { ObservationFilters } from '../../src/domain/filters.js';
 import { csvExport } from '../../src/api/routes/chain-export.js';

@@ -7,8 +7,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { TRANSACTION_MEMBERS, type MemberName } from '../../src/domain/observation.js';
 import { LIST_COLUMNS, serializeObservation } from '../../src/store/chain/rows.js';
-import { getTransaction, listTransactions, writeBlocks } from '../../src/store/chain-repo.js';
-import { TransactionDetailSchema, TransactionListSchema, TransactionSchema } from '../../src/api/schemas/chain.js';
+import { getTransaction, listTransactions, writeBlocks } from '../../src/store/chain/index.js';
+import { TransactionDetailSchema, TransactionListSchema, TransactionSchema } from '../../src/chain/schemas.js';
 import { DIALECTS, storeFactory } from '../helpers/db.js';
 import { makeBlocks, observationsOf } from '../helpers/observations.js';
 

@@ -4,6 +4,8 @@
  * once turned a 409 conflict into a 503).
  */
 import { describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { PG_ADMIN_URL } from '../helpers/db.js';
 import { isStoreOutage, StoreUnavailable } from '../../src/store/outage.js';
 import { Conflict, InvalidInput, NotFound } from '../../src/domain/errors.js';
 
@@ -16,6 +18,14 @@ describe('isStoreOutage', () => {
       expect(isStoreOutage(new Error(message)), message).toBe(true);
     }
     expect(isStoreOutage(new StoreUnavailable(new Error('x')))).toBe(true);
+  });
+
+  it('reads a query on an ended pg pool (a store closed during shutdown) as an outage', async () => {
+    const pool = new pg.Pool({ connectionString: PG_ADMIN_URL });
+    await pool.end();
+    const err = await pool.query('select 1').then(() => null, (e: unknown) => e);
+    expect((err as Error).message).toMatch(/pool/);
+    expect(isStoreOutage(err)).toBe(true);
   });
 
   it('never reads digits inside a message, or an answer of the domain, as an outage', () => {

@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { CompiledQuery, sql } from 'kysely';
 import { openStore, type Store } from '../../src/store/db.js';
-import { listTransactions, writeBlocks } from '../../src/store/chain-repo.js';
+import { listTransactions, writeBlocks } from '../../src/store/chain/index.js';
 import { executePrepared, MAX_PREPARED_TEXTS, preparedOnPostgres } from '../../src/store/prepared.js';
 import { PG_PREPARED_ROWS } from '../../src/store/chain/write.js';
 import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';

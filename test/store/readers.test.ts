@@ -4,7 +4,7 @@
  * what it cannot hold with a 503 instead of queueing without end.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { computeMetrics, exportRows, listTransactions, aggregateMetrics, writeBlocks, type ExportRow } from '../../src/store/chain-repo.js';
+import { computeMetrics, exportRows, listTransactions, aggregateMetrics, writeBlocks, type ExportRow } from '../../src/store/chain/index.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { ReaderPool } from '../../src/store/chain/readers.js';
 import { Unavailable } from '../../src/domain/errors.js';

@@ -4,7 +4,7 @@
  * `window` matches in the public order, on SQLite inline, on SQLite reader threads and on PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { computeSeries, writeBlocks, SERIES_BUCKET_SECONDS, type SeriesRequest } from '../../src/store/chain-repo.js';
+import { computeSeries, writeBlocks, SERIES_BUCKET_SECONDS, type SeriesRequest } from '../../src/store/chain/index.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { ReaderPool } from '../../src/store/chain/readers.js';
 import { sumDecimals } from '../../src/domain/money.js';

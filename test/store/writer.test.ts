@@ -5,7 +5,7 @@
  * On PostgreSQL (and in-memory SQLite) the writer is inline.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { getCheckpoint, getCoverage, listTransactions, prepareBlock } from '../../src/store/chain-repo.js';
+import { getCheckpoint, getCoverage, listTransactions, prepareBlock } from '../../src/store/chain/index.js';
 import { openStoreWriter, SqliteWriterThread, type StoreWriter } from '../../src/store/chain/writer.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';

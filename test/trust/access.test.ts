@@ -4,9 +4,9 @@
  * checks → 10 successes, 40 × 429), failed checks releasing their reservation.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBadServers, type BadServers } from '../../src/demo/paid-services/index.js';
+import { startBadServers, type BadServers } from '../helpers/bad-servers.js';
 import { DIALECTS } from '../helpers/db.js';
-import { listApiKeys, setUsage, usageCounter } from '../../src/store/trust-repo.js';
+import { listApiKeys, setUsage, usageCounter } from '../../src/store/trust/index.js';
 import { hashApiKey, issueApiKey } from '../../src/trust/keys.js';
 import { utcMonth } from '../../src/trust/metering.js';
 import { post, startVerify, type VerifyHarness } from './helpers.js';

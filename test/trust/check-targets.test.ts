@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { privateKeyToAccount } from 'viem/accounts';
-import { startPaidServices, startBadServers, type PaidServices, type BadServers } from '../../src/demo/paid-services/index.js';
+import { startPaidServices, type PaidServices } from '../../src/demo/paid-services/index.js';
+import { startBadServers, type BadServers } from '../helpers/bad-servers.js';
 import { ANVIL_KEYS, freePort, startAnvil, type AnvilNode } from '../../src/chain/anvil.js';
 import { codes, liveOffers, post, seedHistory, seedPayment, startVerify, type VerifyHarness } from './helpers.js';
 

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/chain/anvil.js';
-import { startBadServers, type BadServers } from '../../src/demo/paid-services/index.js';
+import { startBadServers, type BadServers } from '../helpers/bad-servers.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { runCli, startCli } from '../e2e/cli.js';
 import { utcMonth } from '../../src/trust/metering.js';

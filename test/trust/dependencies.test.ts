@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/chain/anvil.js';
-import { startBadServers, type BadServers } from '../../src/demo/paid-services/index.js';
+import { startBadServers, type BadServers } from '../helpers/bad-servers.js';
 import { issueApiKey } from '../../src/trust/keys.js';
 import { codes, post, startVerify } from './helpers.js';
 

@@ -8,13 +8,13 @@ import { loadConfig, type Flags } from '../../src/config.js';
 import { buildVerifyApp, type BuildVerifyAppOptions } from '../../src/trust/app.js';
 import type { FastifyInstance } from 'fastify';
 import { createTestDb, type TestDb, type TestDialect } from '../helpers/db.js';
-import { recordSnapshot, upsertService } from '../../src/store/intel-repo.js';
+import { recordSnapshot, upsertService } from '../../src/store/intel/index.js';
 import { providerDomain, serviceId } from '../../src/intel/service-id.js';
 import { uuidv7 } from '../../src/intel/probe/snapshot-id.js';
 import { parseChallenge } from '../../src/intel/challenge/index.js';
 import { safeFetch } from '../../src/net/safe-fetch.js';
 import type { Offer } from '../../src/domain/intel.js';
-import { writeBlocks } from '../../src/store/chain-repo.js';
+import { writeBlocks } from '../../src/store/chain/index.js';
 import type { Execution, Observation } from '../../src/domain/observation.js';
 
 export interface VerifyHarness {

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:net';
 import { lookup } from 'node:dns/promises';
-import { startBadServers, type BadServers } from '../../src/demo/paid-services/index.js';
+import { startBadServers, type BadServers } from '../helpers/bad-servers.js';
 import { codes, post, startVerify, type VerifyHarness } from './helpers.js';
 import { issueApiKey } from '../../src/trust/keys.js';
 

@@ -14,8 +14,8 @@ import { ANVIL_KEYS, startAnvil, type AnvilNode } from '../../src/chain/anvil.js
 import { mountFacilitator } from '../../src/demo/paid-services/facilitator.js';
 import { deployPaymentToken } from '../../src/demo/payment-token.js';
 import { listen, type Listening } from '../../src/demo/paid-services/listen.js';
-import { startBadServers, type BadServers } from '../../src/demo/paid-services/index.js';
-import { getCheck } from '../../src/store/trust-repo.js';
+import { startBadServers, type BadServers } from '../helpers/bad-servers.js';
+import { getCheck } from '../../src/store/trust/index.js';
 import { post, startVerify, type VerifyHarness } from './helpers.js';
 
 const agent = privateKeyToAccount(ANVIL_KEYS[2]);

@@ -7,7 +7,7 @@
 import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { Unavailable } from '../../domain/errors.js';
-import type { ExportRow } from '../../store/chain-repo.js';
+import type { ExportRow } from '../../store/chain/index.js';
 
 /** Export columns, in order. `*_unit` columns say what a number counts (contract: "a column stating units"). */
 export const EXPORT_COLUMNS = [

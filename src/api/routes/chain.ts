@@ -4,19 +4,18 @@
  */
 import { cacheScope, publicBaseUrl } from '../../http/base-urls.js';
 import { MANIFEST_PATH } from './manifest.js';
-import { LRUCache } from 'lru-cache';
 import { HeavyBudget } from '../../http/heavy-budget.js';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
-import { ExportQuery, FiltersQuery, HashParams, POLL_INTERVAL_SECONDS, SeriesQuery, TransactionsQuery } from '../../domain/filters.js';
-import { SERIES_MAX_BUCKETS } from '../../store/chain-repo.js';
-import { chainStatus, coverage, exportBatches, metrics, metricsSeries, transactionDetail, transactionsPage } from '../../chain/queries.js';
-import { ErrorBody, publicErrorResponses } from '../schemas/common.js';
-import { CoverageSchema, MetricsSchema, MetricsSeriesSchema, StatusSchema, TransactionDetailSchema, TransactionListSchema } from '../schemas/chain.js';
+import { POLL_INTERVAL_SECONDS } from '../../domain/filters.js';
+import { chainStatus, coverage, exportBatches, metrics, metricsSeries, SERIES_MAX_BUCKETS, transactionDetail, transactionsPage } from '../../chain/queries.js';
+import { ErrorBody } from '../../domain/error-body.js';
+import { publicErrorResponses } from '../schemas/common.js';
+import { CoverageSchema, ExportQuery, FiltersQuery, HashParams, MetricsSchema, MetricsSeriesSchema, SeriesQuery, StatusSchema, TransactionDetailSchema, TransactionListSchema, TransactionsQuery } from '../../chain/schemas.js';
 import { abortWhenStalled, csvExport, EXPORTS_AT_ONCE, ExportSlots } from './chain-export.js';
-import { FRESH, renderedOnce, renderJson, sendRenderedJson, type RenderedJson } from '../../http/reply.js';
+import { FRESH, renderedOnce, sendRenderedJson } from '../../http/reply.js';
 
 /** A recorded finalized transaction never changes. */
 const IMMUTABLE = 'public, max-age=3600';
@@ -28,13 +27,9 @@ const isFilteredBeyondTime = (q: Record<string, unknown>) => ['q', 'asset', 'exc
 
 const cache = (reply: FastifyReply, value: string) => reply.header('cache-control', value);
 
-/** Bytes of rendered transaction details kept per app (least recently used evicted first; a detail is a few kB). */
-const DETAILS_BYTES = 16 * 1024 * 1024;
-
 /** Route plugin; register with the AppContext as options. */
 export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const details = new LRUCache<string, RenderedJson>({ maxSize: DETAILS_BYTES, sizeCalculation: (r) => 2 * r.text.length + 128 });
   /** Metrics, exports and lists filtered beyond time: at most heavyPerClient in flight per client. */
   const heavy = new HeavyBudget(ctx.config.heavyPerClient);
 
@@ -110,16 +105,11 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
       },
     },
     async (req, reply) => {
-      const hash = req.params.hash.toLowerCase();
-      // A recorded finalized transaction never changes (writes never overwrite), so its rendering can be kept;
-      // an unrecorded hash is never remembered, since it may be collected later.
-      let body = details.get(hash);
-      if (body === undefined) {
-        cache(reply, FRESH);
-        details.set(hash, (body = renderJson(await transactionDetail(ctx.store, hash, ctx.primary))));
-      }
+      // A 404 may be collected later: only a recorded transaction is immutable.
+      cache(reply, FRESH);
+      const detail = await transactionDetail(ctx.store, req.params.hash, ctx.primary);
       cache(reply, IMMUTABLE);
-      return sendRenderedJson(reply, body);
+      return sendRenderedJson(reply, renderedOnce(detail));
     },
   );
 

@@ -8,7 +8,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context.js';
 import { FRESH, renderedOnce, sendRenderedJson } from '../../http/reply.js';
 import { intelligenceStatus, listChanges, listHistory, listOffers } from '../../intel/queries.js';
-import { ChangesResponse, ErrorBody, HistoryResponse, IntelligenceStatusResponse, IntelQuery, NoParams, OffersResponse } from '../../intel/schemas.js';
+import { ErrorBody } from '../../domain/error-body.js';
+import { ChangesResponse, HistoryResponse, IntelligenceStatusResponse, IntelQuery, NoParams, OffersResponse } from '../../intel/schemas.js';
 
 /** Registers the intelligence routes. */
 export const intelligenceRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) => {

@@ -8,8 +8,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context.js';
 import { Unauthenticated } from '../../domain/errors.js';
-import { costSummary, isOperatorToken, readEvents, readOutcomes } from '../../intake/operator.js';
-import { OperatorCostsQuery, OperatorListQuery } from '../../intake/query.js';
+import { isOperatorToken } from '../../intake/operator.js';
+import { costSummary, readEvents, readOutcomes } from '../../intake/queries.js';
+import { OperatorCostsQuery, OperatorListQuery } from '../../intake/schemas.js';
 import { clientKey } from '../../http/client-key.js';
 import { FailedAuthLimiter } from '../../http/failed-auth.js';
 

@@ -7,7 +7,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { FRESH, renderedOnce, sendRenderedJson } from '../../http/reply.js';
 import type { AppContext } from '../../context.js';
 import { getProvider, searchProviders } from '../../intel/queries.js';
-import { ErrorBody, NoParams, ProviderParams, ProviderProfileResponse, ProvidersQuery, ProvidersResponse } from '../../intel/schemas.js';
+import { ErrorBody } from '../../domain/error-body.js';
+import { NoParams, ProviderParams, ProviderProfileResponse, ProvidersQuery, ProvidersResponse } from '../../intel/schemas.js';
 
 /** Registers the provider routes. */
 export const providerRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) => {

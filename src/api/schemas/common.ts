@@ -1,13 +1,8 @@
 /**
- * Response schemas shared by every area's routes: the Error body and the standard error responses
- * (docs/api-chain.md), so each route documents 400/404/429/503 the same way in the OpenAPI document.
+ * The standard error responses of a public read route (docs/api-chain.md), so each route documents 400/429/503 the
+ * same way in the OpenAPI document.
  */
-import { z } from 'zod';
-
-/** `{error}`: every error answer (docs/api-chain.md). */
-export const ErrorBody = z
-  .object({ error: z.string().describe('What went wrong, naming the parameter and rule when the request is at fault.') })
-  .describe('Error');
+import { ErrorBody } from '../../domain/error-body.js';
 
 /** Error responses of a read-only public route: 400, 429 (honour Retry-After) and 503 (retry with backoff). */
 export const publicErrorResponses = {

@@ -4,8 +4,8 @@
  * writer thread (most of a command's start-up), so a scheduled `collect --once` with nothing to do is cheap.
  */
 import type { Config } from '../../config.js';
-import { acquireCollectorLock } from '../../store/collector-lock.js';
-import { getCheckpoint, saveCollectorState } from '../../store/chain-repo.js';
+import { acquireCollectorLock } from '../../store/chain/collector-lock.js';
+import { getCheckpoint, saveCollectorState } from '../../store/chain/index.js';
 import type { Store } from '../../store/db.js';
 import { TempoRpc } from '../rpc.js';
 

@@ -15,7 +15,7 @@ import { backoffDelayMs, sleep } from '../../net/backoff.js';
 import { collectorFinalizedHead, recordCollectorState, recordWrite } from '../../ops/metrics.js';
 import type { Logger } from 'pino';
 import type { Store } from '../../store/db.js';
-import { CollectorLockLostError, type CollectorLock } from '../../store/collector-lock.js';
+import { CollectorLockLostError, type CollectorLock } from '../../store/chain/collector-lock.js';
 import { firstLine, type TempoRpc } from '../rpc.js';
 import type { FetchedBlock } from '../types.js';
 import {
@@ -170,7 +170,7 @@ export class Collector {
   }
 
   /**
-   * The state as /api/status shows it: the stored form (chain-repo's CollectorState: state, source, last_block,
+   * The state as /api/status shows it: the stored form (CollectorState of src/store/chain/index.ts: state, source, last_block,
    * finalized_head, rate_tx_per_s, rate_blocks_per_s, last_error, last_error_at, updated_at) plus
    * `behind_blocks` and `started_at`.
    */

@@ -6,7 +6,7 @@ import { createPublicClient, http, type PublicClient } from 'viem';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { Store } from '../../store/db.js';
-import { acquireCollectorLock, type CollectorLock } from '../../store/collector-lock.js';
+import { acquireCollectorLock, type CollectorLock } from '../../store/chain/collector-lock.js';
 import { TempoRpc } from '../rpc.js';
 import { Collector, type CollectorOptions } from './collector.js';
 import { openStoreWriter, TokenRegistry } from './deps.js';

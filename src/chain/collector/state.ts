@@ -2,7 +2,7 @@
  * The collector's live state, as shown by /api/status (`collector`) and saved in the store so that `serve`
  * in another process can show it too. Rates are measured over a sliding window of recent writes.
  */
-import type { CollectorState } from '../../store/chain-repo.js';
+import type { CollectorState } from '../../store/chain/index.js';
 
 /**
  * - `starting`: connecting, reading the checkpoint;
@@ -35,7 +35,7 @@ export interface CollectorStatus {
 }
 
 /**
- * The form kept in the store (chain-repo's CollectorState), read by /api/status in processes that do not run the
+ * The form kept in the store (CollectorState of src/store/chain/index.ts), read by /api/status in processes that do not run the
  * collector. `starting` is stored as `running`: the store's states are the public ones.
  */
 export function toStoredState(s: CollectorStatus): CollectorState {

@@ -8,13 +8,13 @@
  */
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
-import { getCheckpoint, saveCollectorState, type CollectorState } from '../../store/chain-repo.js';
+import { getCheckpoint, saveCollectorState, type CollectorState } from '../../store/chain/index.js';
 import type { Store } from '../../store/db.js';
 import { withRetry } from '../../net/retry.js';
 import { recordCollectorState } from '../../ops/metrics.js';
 import { RpcUnavailableError } from '../rpc.js';
 import { redactUrl } from '../../net/redact-url.js';
-import { acquireOrStandBy } from '../../store/collector-lock.js';
+import { acquireOrStandBy } from '../../store/chain/collector-lock.js';
 import { launchCollector, lostLock, type LaunchedCollector } from './index.js';
 
 /** What /api/status shows of the collector (CollectorState plus its live members). */

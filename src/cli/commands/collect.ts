@@ -1,7 +1,7 @@
 /**
  * `paywatch collect [--once]`: runs the collector against the configured node and store.
  * With `--once` it collects up to the finalized head read at start and exits 0. Without it, on PostgreSQL, while
- * another collector holds the store it stands by and takes over when that one goes (src/store/collector-lock.ts).
+ * another collector holds the store it stands by and takes over when that one goes (src/store/chain/collector-lock.ts).
  */
 import type { Command } from 'commander';
 import { openConfiguredStore } from '../open-store.js';
@@ -35,7 +35,7 @@ export function register(cmd: Command): void {
             // Loaded here, not at the top: `--help`, flag errors and a run with nothing to do stay fast (viem and
             // the decoder load slowly).
             const { launchCollector, lostLock } = await import('../../chain/collector/index.js');
-            const { acquireOrStandBy } = await import('../../store/collector-lock.js');
+            const { acquireOrStandBy } = await import('../../store/chain/collector-lock.js');
             const { recordCollectorState } = await import('../../ops/metrics.js');
             const stopping = new AbortController();
             let running: { stop(): void } | null = null;

@@ -5,8 +5,7 @@
 import { Option, type Command } from 'commander';
 import { action, CliError } from '../run.js';
 import { operatorOptions, withStore } from './shared.js';
-import { issueApiKey, type Plan } from '../../trust/keys.js';
-import { listApiKeys, revokeApiKey } from '../../store/trust-repo.js';
+import { apiKeys, issueApiKey, revokeApiKeyNow, type Plan } from '../../trust/keys.js';
 import { FREE_MONTHLY_CHECKS, CHECK_PRICE_DOLLARS } from '../../trust/metering.js';
 
 /** Adds `key create|list|revoke` to the operator group. */
@@ -30,7 +29,7 @@ export function registerKeys(operator: Command): void {
     .action(
       action(async (opts: Record<string, unknown>) => {
         await withStore(opts, async (store) => {
-          const rows = (await listApiKeys(store)).map(({ key_hash: _h, ...r }) => r);
+          const rows = await apiKeys(store);
           if (opts.json) process.stdout.write(`${JSON.stringify(rows)}\n`);
           else for (const r of rows) process.stdout.write(`${r.id}\t${r.prefix}…\t${r.plan}\t${r.revoked_at ? `revoked ${r.revoked_at}` : 'active'}\t${r.issued_via}\t${r.created_at}\t${r.label ?? ''}\n`);
         });
@@ -42,7 +41,7 @@ export function registerKeys(operator: Command): void {
     .action(
       action(async (keyId: string, opts: Record<string, unknown>) => {
         await withStore(opts, async (store) => {
-          if (!(await revokeApiKey(store, keyId, new Date().toISOString()))) throw new CliError(`no active key ${keyId}`);
+          if (!(await revokeApiKeyNow(store, keyId))) throw new CliError(`no active key ${keyId}`);
           process.stdout.write(opts.json ? `${JSON.stringify({ key_id: keyId, revoked: true })}\n` : `revoked ${keyId}\n`);
         });
       }),

@@ -1,12 +1,12 @@
 /**
  * `paywatch operator events list`, `outcomes list` and `costs`: the operator reads, filtered by the same
- * schemas as the HTTP operator reads (src/intake/query.ts), one environment per answer.
+ * schemas as the HTTP operator reads (src/intake/schemas.ts), one environment per answer.
  */
 import { Option, type Command } from 'commander';
 import { z } from 'zod';
 import { action, CliError } from '../run.js';
-import { costSummary, readEvents, readOutcomes, type CostLine } from '../../intake/operator.js';
-import { OperatorCostsQuery, OperatorListQuery } from '../../intake/query.js';
+import { costSummary, readEvents, readOutcomes, type CostLine } from '../../intake/queries.js';
+import { OperatorCostsQuery, OperatorListQuery } from '../../intake/schemas.js';
 import { operatorOptions, output, printable, readOptions, readQuery, when, withStore } from './shared.js';
 
 /** Parses flags with a shared schema. @throws CliError naming the flag */

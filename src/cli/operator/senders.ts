@@ -6,7 +6,7 @@ import { Option, type Command } from 'commander';
 import { action, CliError } from '../run.js';
 import { issueSender, revokeSenderNow, rotateSender, senders } from '../../intake/operator.js';
 import { PROTOCOLS, type Protocol } from '../../intake/protocols.js';
-import type { Environment, SenderKind } from '../../store/intake/senders.js';
+import type { Environment, SenderKind } from '../../intake/operator.js';
 import { SHOWN_ONCE, envOption, operatorOptions, output, printable, secretOption, vaultFrom, when, withStore } from './shared.js';
 
 /** Parses `--grace` seconds. @throws CliError on a non-integer */

@@ -5,8 +5,7 @@
 import { Option, type Command } from 'commander';
 import { action, CliError } from '../run.js';
 import { operatorOptions, withStore } from './shared.js';
-import { usageForMonth } from '../../store/trust-repo.js';
-import { invoiceLines } from '../../trust/invoice.js';
+import { monthlyInvoice } from '../../trust/invoice.js';
 
 /** Adds `usage` to the operator group. */
 export function registerUsage(operator: Command): void {
@@ -20,8 +19,7 @@ export function registerUsage(operator: Command): void {
         const month = String(opts.month);
         if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(month)) throw new CliError(`--month must be YYYY-MM, got ${month}`, 2);
         await withStore(opts, async (store) => {
-          const usage = await usageForMonth(store, month, { keyId: opts.key as string | undefined, plan: opts.plan as 'free' | 'paid' | undefined });
-          const inv = invoiceLines(usage);
+          const inv = await monthlyInvoice(store, month, { keyId: opts.key as string | undefined, plan: opts.plan as 'free' | 'paid' | undefined });
           if (opts.json) {
             process.stdout.write(`${JSON.stringify(inv)}\n`);
             return;

@@ -13,7 +13,6 @@ import { mountFacilitator } from './facilitator.js';
 import { listen, type Listening } from './listen.js';
 import { ALPHA_USD, BASE_SEPOLIA_USDC, buildService, PATH_USD, type BuiltService, type DemoProtocol, type ServiceDefinition, type ServiceTerms } from './services.js';
 
-export { startBadServers, type BadServers } from './bad-servers.js';
 export { PATH_USD, ALPHA_USD, BASE_SEPOLIA_USDC, type DemoProtocol, type ServiceTerms } from './services.js';
 
 export interface PaidServicesOptions {

@@ -6,7 +6,7 @@
 import { workerData } from 'node:worker_threads';
 import { serveTasks } from '../../threads/serve.js';
 import { openStore } from '../db.js';
-import { writePreparedBlocks } from '../chain-repo.js';
+import { writePreparedBlocks } from './index.js';
 import type { PreparedBlock } from './rows.js';
 
 // The main thread opened (and migrated) the store already.

@@ -12,7 +12,7 @@
 import { PaywatchError } from '../../domain/errors.js';
 import { TaskThread } from '../../threads/task-thread.js';
 import { parseDbTarget, type Store } from '../db.js';
-import { writePreparedBlocks } from '../chain-repo.js';
+import { writePreparedBlocks } from './index.js';
 import type { PreparedBlock } from './rows.js';
 
 /** Writes prepared runs (writePreparedBlocks) somewhere: inline or on the writer thread. */

@@ -8,12 +8,12 @@
  *   can never stay stuck. The holder writes its pid to `<store>.collector-pid` so a second collector can say
  *   who holds it.
  */
-import { PaywatchError } from '../domain/errors.js';
+import { PaywatchError } from '../../domain/errors.js';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
-import { parseDbTarget, type Store } from './db.js';
-import { backoffDelayMs, sleep } from '../net/backoff.js';
+import { parseDbTarget, type Store } from '../db.js';
+import { backoffDelayMs, sleep } from '../../net/backoff.js';
 
 /** Advisory lock key: the first 8 bytes of sha256("paywatch collector") as a signed 64-bit integer. */
 export const COLLECTOR_LOCK_KEY = '8076847201698392080';

@@ -1,9 +1,9 @@
 /**
- * receivedPayments (src/store/trust-repo.ts), the "observed inbound payments" of a payTo: direct recipients and
+ * receivedPayments (src/store/trust/index.ts), the "observed inbound payments" of a payTo: direct recipients and
  * leg payees, successful only, restricted to listed token contracts when a list is given. SQLite and PostgreSQL.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { receivedPayments } from '../../src/store/trust-repo.js';
+import { receivedPayments } from '../../src/store/trust/index.js';
 import { DIALECTS, storeFactory } from '../helpers/db.js';
 import { seedPayment } from './helpers.js';
 

@@ -3,28 +3,28 @@
  * call to write and read observations, coverage, the checkpoint and the collector's state.
  * Queries live in ./chain/*; this module composes them into the operations the callers need.
  */
-import type { Store } from './store.js';
-import type { BlockObservations } from '../domain/observation.js';
-import { CHAIN_ID } from '../domain/observation.js';
+import type { Store } from '../store.js';
+import type { BlockObservations } from '../../domain/observation.js';
+import { CHAIN_ID } from '../../domain/observation.js';
 import { sql } from 'kysely';
-import { DecimalSum } from '../domain/money.js';
-import type { ObservationFilters } from '../domain/filters.js';
-import { insertObservations } from './chain/write.js';
-import { VALUE_METHOD, type ExportRow, type Metrics, type MetricsSeries, type TransactionPage } from './chain/answers.js';
-import { emptySeriesSums, finishSeries, mergeSeriesSums, sumSeriesRange, type SeriesRange, type SeriesRequest } from './chain/series.js';
+import { DecimalSum } from '../../domain/money.js';
+import type { ObservationFilters } from '../../domain/filters.js';
+import { insertObservations } from './write.js';
+import { VALUE_METHOD, type ExportRow, type Metrics, type MetricsSeries, type TransactionPage } from './answers.js';
+import { emptySeriesSums, finishSeries, mergeSeriesSums, sumSeriesRange, type SeriesRange, type SeriesRequest } from './series.js';
 
-export type { ExportRow, Metrics, MetricsSeries, SeriesBucket, TransactionPage } from './chain/answers.js';
-export { VALUE_METHOD } from './chain/answers.js';
-export { SERIES_BUCKET_SECONDS, SERIES_MAX_BUCKETS, seriesBucketCount, type SeriesRequest } from './chain/series.js';
-import { mergeCoverage, readCoverage, summarizeCoverage, type HeightInterval } from './chain/coverage.js';
-import { countMatches, countRows, currentStats, filterKey, keysetAt, keysetBatches, keysetStep, pageMatches, readStats, scanMatches, type KeysetPosition } from './chain/query.js';
-import type { ReaderTask } from './chain/readers.js';
-import { nominalExact } from '../domain/listing.js';
-import { LIST_COLUMNS, parseNominalParts, prepareBlock, rowToDetail, rowWithIntegrity, type PreparedBlock, type TransactionDetailRow } from './chain/rows.js';
+export type { ExportRow, Metrics, MetricsSeries, SeriesBucket, TransactionPage } from './answers.js';
+export { VALUE_METHOD } from './answers.js';
+export { SERIES_BUCKET_SECONDS, SERIES_MAX_BUCKETS, seriesBucketCount, type SeriesRequest } from './series.js';
+import { mergeCoverage, readCoverage, summarizeCoverage, type HeightInterval } from './coverage.js';
+import { countMatches, countRows, currentStats, filterKey, keysetAt, keysetBatches, keysetStep, pageMatches, readStats, scanMatches, type KeysetPosition } from './query.js';
+import type { ReaderTask } from './readers.js';
+import { nominalExact } from '../../domain/listing.js';
+import { LIST_COLUMNS, parseNominalParts, prepareBlock, rowToDetail, rowWithIntegrity, type PreparedBlock, type TransactionDetailRow } from './rows.js';
 
-export type { HeightInterval } from './chain/coverage.js';
-export type { TransactionRow, TransactionDetailRow, PreparedBlock, SerializedObservation } from './chain/rows.js';
-export { prepareBlock } from './chain/rows.js';
+export type { HeightInterval } from './coverage.js';
+export type { TransactionRow, TransactionDetailRow, PreparedBlock, SerializedObservation } from './rows.js';
+export { prepareBlock } from './rows.js';
 
 /** The collector's recorded state, shown in /api/status. Rates are per second of wall time; times ISO 8601. */
 export type CollectorState = {

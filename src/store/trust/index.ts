@@ -4,11 +4,11 @@
  * Works on SQLite and PostgreSQL alike; no SQL elsewhere in src/trust.
  */
 import { sql, type ExpressionBuilder } from 'kysely';
-import type { Store } from './store.js';
-import type { Database } from './schema.js';
-import type { TrustApiKeyRow, TrustCheckRow, TrustUsageRow } from './tables/trust.js';
-import type { Offer } from '../domain/intel.js';
-import { rowToOffer } from './intel/rows.js';
+import type { Store } from '../store.js';
+import type { Database } from '../schema.js';
+import type { TrustApiKeyRow, TrustCheckRow, TrustUsageRow } from '../tables/trust.js';
+import type { Offer } from '../../domain/intel.js';
+import { rowToOffer } from '../intel/rows.js';
 
 export type { TrustApiKeyRow, TrustCheckRow, TrustUsageRow };
 

@@ -1,5 +1,5 @@
 /**
- * The operator read filters, defined once for the CLI and the HTTP operator reads (docs/intake.md):
+ * The intake's wire schemas: the operator read filters, defined once for the CLI and the HTTP operator reads (docs/intake.md):
  * `env` is required (test and live never mix in one answer); since (inclusive) and until (exclusive) are
  * UTC Unix seconds on the record's own time (event_time, occurred_at); limit 1..100 (default 30); offset 0..1,000,000.
  */

@@ -3,6 +3,6 @@
  * offers and changes. Writes are in ./intel/write.ts, reads (rows, no answer shapes) in ./intel/reads.ts; the
  * answers are built in src/intel/queries.ts.
  */
-export * from './intel/write.js';
-export * from './intel/reads.js';
-export { GOOD_OUTCOMES, isoTime, type StoredChange, type StoredOffer } from './intel/rows.js';
+export * from './write.js';
+export * from './reads.js';
+export { GOOD_OUTCOMES, isoTime, type StoredChange, type StoredOffer } from './rows.js';

@@ -1,9 +1,78 @@
 /**
- * Response schemas of the chain observation endpoints (docs/api-chain.md). They generate the OpenAPI
- * document and are checked in tests against real answers. Objects allow extra members where the contract does.
+ * The chain area's wire schemas (docs/api-chain.md), defined once: the request schemas every face parses with
+ * (the HTTP routes and the CSV export), so they cannot disagree, and the response schemas. Both generate the
+ * OpenAPI document; responses are checked in tests against real answers. Objects allow extra members where the
+ * contract does.
  */
 import { z } from 'zod';
-import { CHAIN_ID, TRANSACTION_MEMBERS, type MemberName, type ServedMember, type TransactionMember } from '../../domain/observation.js';
+import { CHAIN_ID, TRANSACTION_MEMBERS, type MemberName, type ServedMember, type TransactionMember } from '../domain/observation.js';
+import { HASH_PATTERN, integerParam, LIMIT_DEFAULT, LIMIT_MAX, MAX_UNIX_SECONDS, OFFSET_MAX, Q_MAX, Q_PATTERN, sinceBeforeUntil } from '../domain/filters.js';
+
+// ---- requests ---------------------------------------------------------------------------------------------------
+
+const textParam = (max: number, description: string) =>
+  z
+    .string({ error: 'must be given once, as text' })
+    .max(max, { error: `must be at most ${max} characters` })
+    .regex(Q_PATTERN, { error: 'may contain only ASCII letters, digits, spaces and : . _ -' })
+    .describe(description);
+
+/** The members of the common filters, shared by every chain query schema below. */
+export const filterShape = {
+  since: integerParam(0, MAX_UNIX_SECONDS, 'of UTC Unix seconds').optional().describe('Inclusive lower bound on block time, UTC Unix seconds.'),
+  until: integerParam(0, MAX_UNIX_SECONDS, 'of UTC Unix seconds').optional().describe('Exclusive upper bound on block time, UTC Unix seconds; fix it while paginating.'),
+  q: textParam(Q_MAX, 'Wallet (sender or recipient), transaction hash, token symbol or venue name, matched exactly; ASCII letters, digits, spaces and : . _ - only; at most 140 characters.').optional(),
+  asset: textParam(66, 'Token contract (recommended) or symbol (symbols can be ambiguous).').optional(),
+  exchange: textParam(Q_MAX, 'Exact venue name, or "unknown" for observations with no identified exchange.').optional(),
+  execution: z.enum(['success', 'failed', 'unknown'], { error: 'must be one of success, failed, unknown' }).optional().describe('Execution result: success, failed or unknown (no receipt).'),
+};
+
+/** Drops empty optional text filters (an empty `q=` from a form means "no filter"). */
+function dropEmpty<T extends Record<string, unknown>>(f: T): T {
+  const out = { ...f };
+  for (const k of ['q', 'asset', 'exchange'] as const) if (typeof out[k] === 'string' && (out[k] as string).trim() === '') delete out[k];
+  for (const k of ['q', 'asset', 'exchange'] as const) if (typeof out[k] === 'string') (out as Record<string, unknown>)[k] = (out[k] as string).trim();
+  return out;
+}
+
+/** Query of /api/metrics and /api/export: the common filters only; unknown parameters are rejected. */
+export const FiltersQuery = z.strictObject(filterShape).superRefine(sinceBeforeUntil).transform(dropEmpty);
+
+/** Query of /api/metrics/series: the common filters and the bucket size (hour or day, default hour). */
+export const SeriesQuery = z
+  .strictObject({
+    ...filterShape,
+    bucket: z.enum(['hour', 'day'], { error: 'must be one of hour, day' }).default('hour').describe('Bucket size: hour or day (UTC-aligned; default hour).'),
+  })
+  .superRefine(sinceBeforeUntil)
+  .transform(dropEmpty);
+
+/** Query of /api/export: the common filters; `offset` and `limit` are accepted and ignored (docs/api-chain.md). */
+export const ExportQuery = z
+  .strictObject({
+    ...filterShape,
+    offset: integerParam(0, OFFSET_MAX, '').optional().describe('Ignored: the export always starts at the newest match.'),
+  })
+  .superRefine(sinceBeforeUntil)
+  .transform(({ offset: _offset, ...f }) => dropEmpty(f));
+
+/** Query of /api/transactions: the common filters plus limit and offset. */
+export const TransactionsQuery = z
+  .strictObject({
+    ...filterShape,
+    limit: integerParam(1, LIMIT_MAX, '').default(LIMIT_DEFAULT).describe('Page size, 1..100 (default 30).'),
+    offset: integerParam(0, OFFSET_MAX, '').default(0).describe('Rows to skip, 0..1,000,000 (default 0).'),
+  })
+  .superRefine(sinceBeforeUntil)
+  .transform(dropEmpty);
+
+/** Path parameters of /api/transactions/{hash}. */
+export const HashParams = z.strictObject({
+  hash: z.string().regex(HASH_PATTERN, { error: 'must be 0x followed by 64 hexadecimal digits' }).describe('Transaction hash, 0x + 64 hex digits.'),
+});
+
+// ---- responses --------------------------------------------------------------------------------------------------
+
 
 const decimal = (what: string) => z.string().regex(/^-?\d+(\.\d+)?$/).nullable().describe(`${what}: exact decimal string (no exponent, no float); null when unknown.`);
 const address = (what: string) => z.string().nullable().describe(`${what}: lower-case 0x address; null when unknown.`);
