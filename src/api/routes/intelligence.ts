@@ -8,14 +8,13 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context.js';
 import { FRESH, renderedOnce, sendRenderedJson } from '../../http/reply.js';
 import { intelligenceStatus, listChanges, listHistory, listOffers } from '../../intel/queries.js';
-import { ErrorBody } from '../../domain/error-body.js';
+import { publicErrorResponses } from '../schemas/common.js';
 import { ChangesResponse, HistoryResponse, IntelligenceStatusResponse, IntelQuery, NoParams, OffersResponse } from '../../intel/schemas.js';
 
 /** Registers the intelligence routes. */
 export const intelligenceRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const opts = () => ({ staleAfterDays: ctx.config.intelStaleDays });
-  const errors = { 400: ErrorBody, 503: ErrorBody };
 
   app.get(
     '/api/intelligence/status',
@@ -25,7 +24,7 @@ export const intelligenceRoutes: FastifyPluginAsync<AppContext> = async (fastify
         summary: 'Collection health',
         description: 'Collection health (last run, availability), source freshness, history coverage and the latest archive verification result.',
         querystring: NoParams,
-        response: { 200: IntelligenceStatusResponse, ...errors },
+        response: { 200: IntelligenceStatusResponse, ...publicErrorResponses },
       },
     },
     async (_req, reply) => {
@@ -69,7 +68,7 @@ export const intelligenceRoutes: FastifyPluginAsync<AppContext> = async (fastify
           summary: l.summary,
           description: `${l.description} 503 until the first collection run has finished.`,
           querystring: IntelQuery,
-          response: { 200: l.response, ...errors },
+          response: { 200: l.response, ...publicErrorResponses },
         },
       },
       // Answers are reused for up to 5 s (src/store/cache.ts); their JSON text is sent as is.
