@@ -6,6 +6,9 @@
  */
 import ipaddr from 'ipaddr.js';
 
+/** A canonical dotted-quad IPv4 address (no leading zeros, each part 0–255), which ipaddr.js would return unchanged. */
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
 /**
  * Groups a client address for rate limiting.
  * @param ip the socket's remote address as Fastify reports it (`req.ip`), without brackets or zone
@@ -14,6 +17,8 @@ import ipaddr from 'ipaddr.js';
  * @example clientKey('2001:db8:1:2:aaaa::1') // '2001:db8:1:2::/64'
  */
 export function clientKey(ip: string): string {
+  // Dotted-quad IPv4, the usual case, needs no parse (a few percent of a remembered answer's CPU).
+  if (IPV4.test(ip)) return ip;
   if (!ipaddr.isValid(ip)) return ip;
   const addr = ipaddr.parse(ip);
   if (addr.kind() === 'ipv4') return addr.toString();

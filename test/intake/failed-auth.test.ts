@@ -13,6 +13,7 @@ import { KeyVault } from '../../src/intake/keys.js';
 import { issueOperatorToken, issueSender } from '../../src/intake/operator.js';
 import { MasterSecret } from '../../src/secrets/index.js';
 import { clientKey } from '../../src/http/client-key.js';
+import ipaddr from 'ipaddr.js';
 import { startVerify } from '../trust/helpers.js';
 import { SECRET, deliver, envelope, now, startServer, type Delivery, type Server } from './helpers.js';
 
@@ -38,6 +39,8 @@ describe('clientKey', () => {
     expect(clientKey('::ffff:203.0.113.5')).toBe('203.0.113.5');
     expect(clientKey('203.0.113.5')).not.toBe(clientKey('203.0.113.6'));
     expect(clientKey('not an address')).toBe('not an address');
+    // The dotted-quad fast path answers what ipaddr.js would.
+    for (const ip of ['0.0.0.0', '9.9.9.9', '10.1.2.3', '127.0.0.1', '192.168.100.200', '255.255.255.255']) expect(clientKey(ip)).toBe(ipaddr.parse(ip).toString());
   });
 });
 
