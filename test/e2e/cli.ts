@@ -62,3 +62,14 @@ export async function snapshotStore(url: string): Promise<StoreSnapshot> {
     await store.close();
   }
 }
+
+/**
+ * The reference a crash or takeover test compares with: `paywatch collect --once` from block 0 into the store at
+ * `url`, run to its end without interruption, read back with snapshotStore.
+ * @throws when the command wrote to stderr or did not exit 0 (such a reference would prove nothing)
+ */
+export async function referenceCollect(url: string, rpcUrl: string): Promise<StoreSnapshot> {
+  const r = await runCli(['collect', '--once', '--db', url, '--rpc', rpcUrl, '--from', '0']);
+  if (r.stderr !== '' || r.code !== 0) throw new Error(`the reference collect --once failed (exit ${r.code}): ${r.stderr}`);
+  return snapshotStore(url);
+}

@@ -11,7 +11,7 @@ import { openStore } from '../../src/store/db.js';
 import { getCheckpoint } from '../../src/store/chain/index.js';
 import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
 import { startRpcProxy } from '../helpers/rpc-proxy.js';
-import { runCli, snapshotStore, startCli, type StoreSnapshot } from './cli.js';
+import { referenceCollect, runCli, snapshotStore, startCli, type StoreSnapshot } from './cli.js';
 import { generateLoad } from '../../src/demo/activity.js';
 import { finalizedHeight } from './rpc.js';
 import pino from 'pino';
@@ -47,11 +47,7 @@ beforeAll(async () => {
   // A few hundred blocks of two real TIP-20 transfers each.
   await generateLoad(anvil.rpcUrl, { transactions: TRANSFERS, perBlock: 2 });
   head = await finalizedHeight(anvil.rpcUrl);
-  const db = await freshDb('sqlite');
-  const r = await runCli(['collect', '--once', '--db', db.url, '--rpc', anvil.rpcUrl, '--from', '0']);
-  expect(r.stderr).toBe('');
-  expect(r.code).toBe(0);
-  clean = await snapshotStore(db.url);
+  clean = await referenceCollect((await freshDb('sqlite')).url, anvil.rpcUrl);
 }, 240_000);
 
 afterAll(async () => {

@@ -15,7 +15,7 @@ import { getCheckpoint } from '../../src/store/chain/index.js';
 import { COLLECTOR_LOCK_KEY } from '../../src/store/chain/collector-lock.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
-import { runCli, snapshotStore, startCli, type StoreSnapshot } from './cli.js';
+import { referenceCollect, runCli, snapshotStore, startCli, type StoreSnapshot } from './cli.js';
 import { finalizedHeight, rpcCall } from './rpc.js';
 
 let anvil: AnvilNode;
@@ -56,11 +56,7 @@ beforeAll(async () => {
   await generateLoad(anvil.rpcUrl, { transactions: 300, perBlock: 2 });
   await rpcCall(anvil.rpcUrl, 'anvil_mine', ['0x1770']);
   head = await finalizedHeight(anvil.rpcUrl);
-  const db = await freshDb('postgres');
-  const r = await runCli(['collect', '--once', '--db', db.url, '--rpc', anvil.rpcUrl, '--from', '0']);
-  expect(r.stderr).toBe('');
-  expect(r.code).toBe(0);
-  clean = await snapshotStore(db.url);
+  clean = await referenceCollect((await freshDb('postgres')).url, anvil.rpcUrl);
   expect(clean.rows).toHaveLength(300);
 }, 240_000);
 

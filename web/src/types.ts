@@ -51,18 +51,8 @@ export type Coverage = { intervals: { first: number; last: number; blocks: numbe
 
 export type Metrics = { total: number; analyzed: number; truncated: boolean; nominal: string | null; fees: string | null; rate: number | null; value_method: string };
 
-type Part = { count: number; nominal: string | null; fees: string | null };
-export type Series = {
-  bucket: 'hour' | 'day';
-  since: number;
-  until: number;
-  total: number;
-  analyzed: number;
-  truncated: boolean;
-  analyzed_since: number | null;
-  assets: { asset_contract: string; symbol: string }[];
-  buckets: (Part & { start: number; end: number; execution: { success: Part; failed: Part; unknown: Part }; assets: { asset_contract: string; count: number; nominal: string }[] })[];
-};
+/** GET /api/metrics/series: the server's own answer type (type-only, nothing of the server is bundled). */
+export type { MetricsSeries as Series } from '../../src/store/chain/answers';
 
 export type Check = { snapshot_id: string; checked_at: string; outcome: string; http_status: number | null; latency_ms: number | null; error: string | null; evidence_hash: string | null };
 export type Offer = {

@@ -129,6 +129,30 @@ export function Json({ value, summary }: { value: unknown; summary: string }) {
   );
 }
 
+/**
+ * A data table in a region that scrolls sideways and takes keyboard focus (narrow screens), named by `label`: the
+ * column headings (`scope="col"`) from `columns`, the body rows from `children`.
+ * @param className the table's class (`rows` for observation lists)
+ */
+export function DataTable({ label, columns, className, children }: { label: string; columns: string[]; className?: string; children: ComponentChildren }) {
+  return (
+    <div class="scroll" tabIndex={0} role="region" aria-label={label}>
+      <table class={className}>
+        <thead>
+          <tr>
+            {columns.map((c) => (
+              <th key={c} scope="col">
+                {c}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
 /** Sets the document title for a page. */
 export function useTitle(title: string) {
   useEffect(() => {

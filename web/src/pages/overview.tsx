@@ -4,7 +4,7 @@ import { Link } from 'wouter-preact';
 import { query } from '../api';
 import { Chart, type Line } from '../chart';
 import { duration, iso, known, short, sumDecimals, utc } from '../format';
-import { ApiLink, ChainDisclaimer, Facts, Show, useApi, useTitle, type Loaded } from '../ui';
+import { ApiLink, ChainDisclaimer, DataTable, Facts, Show, useApi, useTitle, type Loaded } from '../ui';
 import type { Coverage, List, Series, Status } from '../types';
 
 const HOUR = 3600;
@@ -197,30 +197,18 @@ function SeriesView({ s }: { s: Series }) {
       </div>
       <details>
         <summary>Exact values per bucket</summary>
-        <div class="scroll" tabIndex={0} role="region" aria-label="Exact values per bucket">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Bucket start (UTC)</th>
-                <th scope="col">Observations</th>
-                <th scope="col">Nominal</th>
-                <th scope="col">Fees</th>
+        <DataTable label="Exact values per bucket" columns={['Bucket start (UTC)', 'Observations', 'Nominal', 'Fees']}>
+          {s.buckets
+            .filter((b) => b.count > 0)
+            .map((b) => (
+              <tr key={b.start}>
+                <td>{utc(b.start)}</td>
+                <td>{b.count}</td>
+                <td>{known(b.nominal)}</td>
+                <td>{known(b.fees)}</td>
               </tr>
-            </thead>
-            <tbody>
-              {s.buckets
-                .filter((b) => b.count > 0)
-                .map((b) => (
-                  <tr key={b.start}>
-                    <td>{utc(b.start)}</td>
-                    <td>{b.count}</td>
-                    <td>{known(b.nominal)}</td>
-                    <td>{known(b.fees)}</td>
-                  </tr>
-                ))}
-            </tbody>
-          </table>
-        </div>
+            ))}
+        </DataTable>
       </details>
     </>
   );

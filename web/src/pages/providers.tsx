@@ -3,45 +3,32 @@ import { useEffect, useState } from 'preact/hooks';
 import { Link, useLocation, useSearch } from 'wouter-preact';
 import { query } from '../api';
 import { iso, known, SERVICE_ID, short } from '../format';
-import { ApiLink, ErrorBox, Hex, Json, OfferDisclaimer, Show, useApi, useTitle } from '../ui';
+import { ApiLink, DataTable, ErrorBox, Hex, Json, OfferDisclaimer, Show, useApi, useTitle } from '../ui';
 import type { Change, Changes, Check, History, Offer, ProviderProfile, Providers as ProviderList } from '../types';
 
 /** Offers as a table: exact amounts, network, asset, payTo. */
 export function Offers({ offers }: { offers: Offer[] }) {
   if (!offers.length) return <p>No parseable offer.</p>;
   return (
-    <div class="scroll" tabIndex={0} role="region" aria-label="Offers">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Protocol</th>
-            <th scope="col">Amount</th>
-            <th scope="col">Network</th>
-            <th scope="col">Asset</th>
-            <th scope="col">payTo</th>
-          </tr>
-        </thead>
-        <tbody>
-          {offers.map((o, i) => (
-            <tr key={i}>
-              <td>
-                {known(o.protocol)} {o.scheme ? `(${o.scheme})` : ''}
-              </td>
-              <td>
-                {known(o.amount)} <span class="muted">({known(o.amount_atomic)} atomic)</span>
-              </td>
-              <td>{known(o.network)}</td>
-              <td>
-                <code>{known(o.asset)}</code>
-              </td>
-              <td>
-                <Hex value={o.pay_to} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable label="Offers" columns={['Protocol', 'Amount', 'Network', 'Asset', 'payTo']}>
+      {offers.map((o, i) => (
+        <tr key={i}>
+          <td>
+            {known(o.protocol)} {o.scheme ? `(${o.scheme})` : ''}
+          </td>
+          <td>
+            {known(o.amount)} <span class="muted">({known(o.amount_atomic)} atomic)</span>
+          </td>
+          <td>{known(o.network)}</td>
+          <td>
+            <code>{known(o.asset)}</code>
+          </td>
+          <td>
+            <Hex value={o.pay_to} />
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { Link, useLocation, useSearch } from 'wouter-preact';
 import { query } from '../api';
 import { known, short, utc } from '../format';
-import { ApiLink, ChainDisclaimer, ErrorBox, Show, useApi, useTitle } from '../ui';
+import { ApiLink, ChainDisclaimer, DataTable, ErrorBox, Show, useApi, useTitle } from '../ui';
 import type { List, Row } from '../types';
 
 const FILTERS = ['q', 'asset', 'exchange', 'execution', 'since', 'until'] as const;
@@ -22,53 +22,36 @@ export function Listed({ listed }: { listed: boolean | null }) {
 export function RowsTable({ rows, wallet }: { rows: Row[]; wallet?: string }) {
   if (!rows.length) return <p>No matching observations (which is not proof of no activity).</p>;
   return (
-    <div class="scroll" tabIndex={0} role="region" aria-label="Observations">
-      <table class="rows">
-        <thead>
-          <tr>
-            <th scope="col">Time (UTC)</th>
-            <th scope="col">Transaction</th>
-            <th scope="col">From → to</th>
-            <th scope="col">Amount</th>
-            <th scope="col">Nominal</th>
-            <th scope="col">Fee</th>
-            <th scope="col">Execution</th>
-            <th scope="col">Kind</th>
-            <th scope="col">Integrity</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={r.hash} data-hash={r.hash}>
-              <td>{utc(r.time)}</td>
-              <td>
-                <Link href={`/tx/${r.hash}`}>
-                  <code>{short(r.hash)}</code>
-                </Link>
-              </td>
-              <td>
-                {r.sender ? r.sender === wallet ? <code>{short(r.sender)}</code> : <Link href={`/wallet/${r.sender}`}><code>{short(r.sender)}</code></Link> : 'unknown'} →{' '}
-                {r.recipient ? r.recipient === wallet ? <code>{short(r.recipient)}</code> : <Link href={`/wallet/${r.recipient}`}><code>{short(r.recipient)}</code></Link> : 'unknown'}
-              </td>
-              <td>
-                {known(r.amount)} {r.asset ?? (r.asset_contract ? short(r.asset_contract) : '')} <Listed listed={r.asset_listed} />
-              </td>
-              <td>{known(r.nominal)}</td>
-              <td>{known(r.fee)}</td>
-              <td class={`exec ${r.execution}`}>{r.execution}</td>
-              <td>
-                {known(r.category)}
-                {r.protocol ? ` · ${r.protocol}` : ''}
-                {r.exchange ? ` · ${r.exchange}` : ''}
-              </td>
-              <td>
-                {r.integrity.score}/{r.integrity.maximum}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable label="Observations" columns={['Time (UTC)', 'Transaction', 'From → to', 'Amount', 'Nominal', 'Fee', 'Execution', 'Kind', 'Integrity']} className="rows">
+      {rows.map((r) => (
+        <tr key={r.hash} data-hash={r.hash}>
+          <td>{utc(r.time)}</td>
+          <td>
+            <Link href={`/tx/${r.hash}`}>
+              <code>{short(r.hash)}</code>
+            </Link>
+          </td>
+          <td>
+            {r.sender ? r.sender === wallet ? <code>{short(r.sender)}</code> : <Link href={`/wallet/${r.sender}`}><code>{short(r.sender)}</code></Link> : 'unknown'} →{' '}
+            {r.recipient ? r.recipient === wallet ? <code>{short(r.recipient)}</code> : <Link href={`/wallet/${r.recipient}`}><code>{short(r.recipient)}</code></Link> : 'unknown'}
+          </td>
+          <td>
+            {known(r.amount)} {r.asset ?? (r.asset_contract ? short(r.asset_contract) : '')} <Listed listed={r.asset_listed} />
+          </td>
+          <td>{known(r.nominal)}</td>
+          <td>{known(r.fee)}</td>
+          <td class={`exec ${r.execution}`}>{r.execution}</td>
+          <td>
+            {known(r.category)}
+            {r.protocol ? ` · ${r.protocol}` : ''}
+            {r.exchange ? ` · ${r.exchange}` : ''}
+          </td>
+          <td>
+            {r.integrity.score}/{r.integrity.maximum}
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

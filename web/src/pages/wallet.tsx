@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, getJson, query } from '../api';
 import { ADDRESS, short, sumDecimals } from '../format';
-import { ApiLink, ChainDisclaimer, ErrorBox, Hex, useTitle } from '../ui';
+import { ApiLink, ChainDisclaimer, DataTable, ErrorBox, Hex, useTitle } from '../ui';
 import type { List, Row } from '../types';
 import { Listed, RowsTable } from './transactions';
 
@@ -79,30 +79,18 @@ export function Wallet({ address }: { address: string }) {
           <h2>Totals per asset</h2>
           <p class="muted">Exact sums of the primary leg of the {rows.length} loaded observations (a transaction's other legs are on its page).</p>
           {sums.length ? (
-            <div class="scroll" tabIndex={0} role="region" aria-label="Totals per asset">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Asset</th>
-                    <th scope="col">Observations</th>
-                    <th scope="col">Sent</th>
-                    <th scope="col">Received</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {sums.map((t) => (
-                    <tr key={t.contract}>
-                      <td>
-                        <bdi>{t.symbol ?? short(t.contract)}</bdi> <Listed listed={t.listed} /> <code class="muted">{short(t.contract)}</code>
-                      </td>
-                      <td>{t.n}</td>
-                      <td>{t.sentSum ?? 'none'}</td>
-                      <td>{t.receivedSum ?? 'none'}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable label="Totals per asset" columns={['Asset', 'Observations', 'Sent', 'Received']}>
+              {sums.map((t) => (
+                <tr key={t.contract}>
+                  <td>
+                    <bdi>{t.symbol ?? short(t.contract)}</bdi> <Listed listed={t.listed} /> <code class="muted">{short(t.contract)}</code>
+                  </td>
+                  <td>{t.n}</td>
+                  <td>{t.sentSum ?? 'none'}</td>
+                  <td>{t.receivedSum ?? 'none'}</td>
+                </tr>
+              ))}
+            </DataTable>
           ) : (
             <p>No token amounts among the loaded observations.</p>
           )}
