@@ -50,7 +50,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
     transform: jsonSchemaTransform,
     transformObject: documentFinisher(configuredBaseUrls(ctx.config).api),
   });
-  // Weak: one validator for every encoding of an answer (./compression.ts). Registered before compression so
+  // Weak: one validator for every encoding of an answer (../http/compression.ts). Registered before compression so
   // the ETag and the 304 are decided on the identity body.
   await app.register(etag, { weak: true });
   await registerCompression(app);
@@ -66,7 +66,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
       new LimitExceeded(`rate limited: at most ${c.max} requests per minute per client; retry after ${Math.ceil(c.ttl / 1000)} s`, { retryAfterSeconds: Math.ceil(c.ttl / 1000) }),
   });
 
-  // CORS by scope (./cors.ts). The rate limit's hooks are route-level, so they run after the scope's CORS hook
+  // CORS by scope (../http/cors.ts). The rate limit's hooks are route-level, so they run after the scope's CORS hook
   // and a 429 can be read by a page on another origin too.
   // Public reads go to the read replica when there is one (src/store/read-replica.ts); the rest to the primary.
   const readCtx: AppContext = ctx.readStore ? { ...ctx, store: ctx.readStore, primary: ctx.store } : ctx;

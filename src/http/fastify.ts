@@ -1,5 +1,5 @@
 /**
- * The Fastify base shared by every paywatch listener (the public API in ./app.ts, the trust check in
+ * The Fastify base shared by every paywatch listener (the public API in ../api/app.ts, the trust check in
  * src/trust/app.ts), so validation, serialisation and error mapping are the same everywhere.
  */
 import { randomUUID } from 'node:crypto';

@@ -4,7 +4,7 @@
  *
  * Counted here: @fastify/rate-limit's request limits on both listeners (its own Redis store, one namespace per
  * listener and route), the trust check's free-key issuance limit (a route limit), and the failed-authentication
- * limits (./failed-auth.ts). Not counted here: budgets of work in flight (./heavy-budget.ts), which protect one
+ * limits (../http/failed-auth.ts). Not counted here: budgets of work in flight (../http/heavy-budget.ts), which protect one
  * process's own readers and so stay per process (docs/decisions.md).
  *
  * A Redis outage never takes a listener down: while Redis does not answer (not connected, or no answer within

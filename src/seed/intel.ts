@@ -3,7 +3,7 @@
  * and from a directory listing), change records, a source and a finished collection run, generated
  * deterministically from indexes and written with batched multi-row inserts in transactions (the repo's
  * per-snapshot writes would take hours at a million offers). Rows are built with the repo's own row mappers
- * (./intel/rows.ts), so seeded rows have exactly the stored form of collected ones.
+ * (../store/intel/rows.ts), so seeded rows have exactly the stored form of collected ones.
  *
  * Shape of each service (every `servicesPerProvider` services share one provider):
  * - `snapshotsPerService` hourly checks, each with `offersPerSnapshot` offers (x402 v2 from the PAYMENT-REQUIRED

@@ -1,7 +1,7 @@
 /**
  * The chain area's repository: the only functions the collector, the routes, the MCP tools and the seeder
  * call to write and read observations, coverage, the checkpoint and the collector's state.
- * Queries live in ./chain/*; this module composes them into the operations the callers need.
+ * Queries live in the modules beside it (./query.ts, ./series.ts, ./coverage.ts, ./write.ts); this module composes them into the operations the callers need.
  */
 import type { Store } from '../store.js';
 import type { BlockObservations } from '../../domain/observation.js';
@@ -125,7 +125,7 @@ export async function getCoverage(store: Store): Promise<HeightInterval[]> {
  */
 export async function listTransactions(store: Store, filters: ObservationFilters, page: { limit: number; offset: number }, now = new Date()): Promise<TransactionPage> {
   const stats = await currentStats(store);
-  // Polling clients asking for the same page between two writes share one read (./cache.ts). The same page
+  // Polling clients asking for the same page between two writes share one read (../cache.ts). The same page
   // object comes back on a hit, so callers may cache its rendering.
   const list = store.tokenList;
   return store.cache.pages.get(stats, JSON.stringify([filterKey(filters, list), page.limit, page.offset]), async () => {
@@ -156,7 +156,7 @@ export const EXPORT_CAP = 10_000;
 /**
  * Aggregates the latest 50,000 matches by streaming their rows and summing with DecimalSum (exact bigint
  * arithmetic; never floats, never SQL SUM over text). `total` counts all matches. The answer is remembered
- * at the store's version (`metrics` region, ./cache.ts: 50,000 rows cost about a second on a loaded 2-core machine).
+ * at the store's version (`metrics` region, ../cache.ts: 50,000 rows cost about a second on a loaded 2-core machine).
  * @param window how many of the latest matches to aggregate (the contract's 50,000; smaller only in tests)
  */
 export async function computeMetrics(store: Store, filters: ObservationFilters, window = METRICS_WINDOW): Promise<Metrics> {
@@ -203,8 +203,8 @@ export async function aggregateMetrics(store: Store, filters: ObservationFilters
  * Metrics per UTC-aligned time bucket over [since, until), exact and aggregated from the same latest 50,000
  * matches as computeMetrics, so a bucket equals /api/metrics over that bucket's [start, end) whenever the series is
  * not truncated. The window is summed in two ranges at once (two reader threads, or two PostgreSQL connections),
- * bounded by the keyset positions of its first match and of its middle (./chain/series.ts). Remembered at the
- * store's version (`series` region, ./cache.ts). The caller validates the request (since < until, at most
+ * bounded by the keyset positions of its first match and of its middle (./series.ts). Remembered at the
+ * store's version (`series` region, ../cache.ts). The caller validates the request (since < until, at most
  * SERIES_MAX_BUCKETS buckets); buckets without matches have count 0 and null sums (unknown, not 0).
  */
 export async function computeSeries(store: Store, req: SeriesRequest, window = METRICS_WINDOW): Promise<MetricsSeries> {
@@ -251,7 +251,7 @@ export function exportRows(store: Store, filters: ObservationFilters): AsyncIter
 }
 
 /**
- * Runs a heavy read on the calling thread: what a reader thread does with each task (./chain/readers.ts), and the
+ * Runs a heavy read on the calling thread: what a reader thread does with each task (./readers.ts), and the
  * fallback while none has loaded.
  */
 export function runReaderTask(store: Store, task: ReaderTask): Promise<unknown> {
