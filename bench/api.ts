@@ -46,7 +46,9 @@ async function benchDialect(dialect: 'sqlite' | 'postgres'): Promise<DialectRepo
   const server = await servePaywatch(db);
   try {
     const api = `${server.url}/api`;
-    const first = (await (await fetch(`${api}/transactions?limit=30`)).json()) as { rows: { hash: string; asset_contract: string | null }[] };
+    const first = (await (await fetch(`${api}/transactions?limit=30`)).json()) as {
+      rows: { hash: string; asset_contract: string | null }[];
+    };
     const body = await (await fetch(`${api}/transactions`)).text();
     const hash = first.rows[0].hash;
     const asset = first.rows.find((r) => r.asset_contract)?.asset_contract ?? '';
@@ -69,15 +71,24 @@ async function benchDialect(dialect: 'sqlite' | 'postgres'): Promise<DialectRepo
         // The export streams through the compressor when the client takes gzip: its bound must hold both ways.
         const identity = await exportMemory(db, 'GET /api/export', { 'accept-encoding': 'identity' }, DURATION);
         const gzip = await exportMemory(db, 'GET /api/export (Accept-Encoding: gzip)', { 'accept-encoding': 'gzip' }, DURATION);
-        if (!(gzip.bytes_per_req < identity.bytes_per_req / 2)) throw new Error(`the gzip export was not compressed (${gzip.bytes_per_req} vs ${identity.bytes_per_req} bytes)`);
+        if (!(gzip.bytes_per_req < identity.bytes_per_req / 2))
+          throw new Error(`the gzip export was not compressed (${gzip.bytes_per_req} vs ${identity.bytes_per_req} bytes)`);
         results.push(identity, gzip);
-        mb = { warm_up: { identity: identity.warm_up_rss_growth_mb, gzip: gzip.warm_up_rss_growth_mb }, identity: identity.peak_rss_growth_mb, gzip: gzip.peak_rss_growth_mb };
+        mb = {
+          warm_up: { identity: identity.warm_up_rss_growth_mb, gzip: gzip.warm_up_rss_growth_mb },
+          identity: identity.peak_rss_growth_mb,
+          gzip: gzip.peak_rss_growth_mb,
+        };
       }
       const byName = (n: string) => results.find((r) => r.name === n);
       const share = (n: string) => byName(n)!.req_per_s / bareResult.req_per_s;
       const targets: DialectReport['targets'] = {};
-      for (const [label, n] of [['default list', 'GET /api/transactions'], ['detail', 'GET /api/transactions/{hash}']] as const) {
-        if (byName(n)) targets[`${label} ≥ 0.4 × bare req/s`] = { value: Number(share(n).toFixed(2)), target: '≥ 0.4', pass: share(n) >= 0.4 };
+      for (const [label, n] of [
+        ['default list', 'GET /api/transactions'],
+        ['detail', 'GET /api/transactions/{hash}'],
+      ] as const) {
+        if (byName(n))
+          targets[`${label} ≥ 0.4 × bare req/s`] = { value: Number(share(n).toFixed(2)), target: '≥ 0.4', pass: share(n) >= 0.4 };
       }
       const deep = byName('GET /api/transactions?offset=1000000');
       const list = byName('GET /api/transactions');

@@ -13,7 +13,9 @@ import type { BlockIntegrity, FetchedBlock } from '../src/chain/types.js';
 import { loadChainFixtures } from '../test/fixtures/chain/load.js';
 import { writeResults } from './lib/load.js';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '200' }, 'print-only': { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: { rounds: { type: 'string', default: '200' }, 'print-only': { type: 'boolean', default: false } },
+});
 const ROUNDS = Number(values.rounds);
 
 const fx = loadChainFixtures();
@@ -40,7 +42,12 @@ const both = await perTx(async () => {
   for (const f of blocks) decodeBlock(f, fx.tokens, await evaluateBlockIntegrity(f));
 });
 
-const result = { blocks: blocks.length, transactions_per_round: txPerRound, rounds: ROUNDS, us_per_tx: { integrity, decode, integrity_and_decode: both } };
+const result = {
+  blocks: blocks.length,
+  transactions_per_round: txPerRound,
+  rounds: ROUNDS,
+  us_per_tx: { integrity, decode, integrity_and_decode: both },
+};
 const md = [
   '# Decode and integrity micro-benchmark',
   '',

@@ -10,7 +10,7 @@
  * Results: bench/results/explorer.{json,md}.
  * Run: node bin/run-ts.js bench/explorer.ts [--count N] [--runs N] [--fresh N]
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -19,17 +19,35 @@ import { chromium, type Page } from 'playwright-core';
 import { seededStore } from './lib/seeded.js';
 import { servePaywatch, writeResults } from './lib/load.js';
 
-const { values } = parseArgs({ options: { count: { type: 'string', default: '1000000' }, runs: { type: 'string', default: '10' }, fresh: { type: 'string', default: '3' } } });
+const { values } = parseArgs({
+  options: {
+    count: { type: 'string', default: '1000000' },
+    runs: { type: 'string', default: '10' },
+    fresh: { type: 'string', default: '3' },
+  },
+});
 const COUNT = Number(values.count);
 const RUNS = Number(values.runs);
 const FRESH = Math.max(1, Number(values.fresh));
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** Milliseconds from navigation start until the overview is drawn (no "Loading", both cards, three charts). */
 async function render(page: Page, url: string): Promise<number> {
   await page.goto(url, { waitUntil: 'commit' });
   await page.waitForFunction(
-    () => document.querySelectorAll('[data-metric="total"]').length === 2 && document.querySelectorAll('.chart canvas').length === 3 && !document.body.innerText.includes('Loading'),
+    () =>
+      document.querySelectorAll('[data-metric="total"]').length === 2 &&
+      document.querySelectorAll('.chart canvas').length === 3 &&
+      !document.body.innerText.includes('Loading'),
     undefined,
     { timeout: 120_000, polling: 10 },
   );
@@ -58,7 +76,12 @@ const { db, seeded_s } = await seededStore('sqlite', COUNT);
 const serve = () => servePaywatch(db, { PAYWATCH_HEAVY_PER_CLIENT: '2' });
 let server = await serve();
 const profile = mkdtempSync(join(tmpdir(), 'paywatch-bench-chromium-'));
-const browser = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', args: ARGS, headless: true, viewport: { width: 1280, height: 900 } });
+const browser = await chromium.launchPersistentContext(profile, {
+  executablePath: '/usr/bin/chromium',
+  args: ARGS,
+  headless: true,
+  viewport: { width: 1280, height: 900 },
+});
 try {
   const page = await browser.newPage();
   // The server idles until its reader threads have loaded, and the browser opens a page without heavy reads first
@@ -83,7 +106,12 @@ try {
   const cards = await page.$$eval('section.card', (els) =>
     els
       .filter((e) => e.querySelector('[data-metrics-api]'))
-      .map((e) => ({ api: e.querySelector('[data-metrics-api]')!.getAttribute('data-metrics-api')!, total: e.querySelector('[data-metric="total"]')!.textContent, nominal: e.querySelector('[data-metric="nominal"]')!.textContent, fees: e.querySelector('[data-metric="fees"]')!.textContent })),
+      .map((e) => ({
+        api: e.querySelector('[data-metrics-api]')!.getAttribute('data-metrics-api')!,
+        total: e.querySelector('[data-metric="total"]')!.textContent,
+        nominal: e.querySelector('[data-metric="nominal"]')!.textContent,
+        fees: e.querySelector('[data-metric="fees"]')!.textContent,
+      })),
   );
   let cardsEqualMetrics = cards.length === 2;
   for (const c of cards) {
@@ -93,7 +121,11 @@ try {
       process.stderr.write(`card ${JSON.stringify(c)} differs from ${JSON.stringify(m)}\n`);
     }
   }
-  const series = JSON.parse(await page.evaluate(() => fetch(document.querySelector('[data-api^="/api/metrics/series"]')!.getAttribute('data-api')!).then((r) => r.text()))) as { total: number; analyzed: number; truncated: boolean };
+  const series = JSON.parse(
+    await page.evaluate(() =>
+      fetch(document.querySelector('[data-api^="/api/metrics/series"]')!.getAttribute('data-api')!).then((r) => r.text()),
+    ),
+  ) as { total: number; analyzed: number; truncated: boolean };
   const report = {
     observations: COUNT,
     seeded_s,
@@ -102,7 +134,11 @@ try {
     warm_ms: { runs: RUNS, median: Math.round(median), min: Math.round(warm[0]!), max: Math.round(warm.at(-1)!) },
     first_page: bytes,
     cards_equal_api_metrics: cardsEqualMetrics,
-    targets: { 'overview < 1000 ms (remembered answers)': median < 1000, 'overview < 1000 ms (fresh server)': cold < 1000, 'first-page JS ≤ 150 KB gzipped': bytes.js_gzip <= 150 * 1024 },
+    targets: {
+      'overview < 1000 ms (remembered answers)': median < 1000,
+      'overview < 1000 ms (fresh server)': cold < 1000,
+      'first-page JS ≤ 150 KB gzipped': bytes.js_gzip <= 150 * 1024,
+    },
     at: new Date().toISOString(),
   };
   const md = [

@@ -36,7 +36,12 @@ import { NODE_FLAGS } from '../src/cli/node-flags.js';
 ensureNodeFlags(import.meta.url);
 
 const { values } = parseArgs({
-  options: { transactions: { type: 'string', default: '20000' }, 'per-block': { type: 'string', default: '10' }, rounds: { type: 'string', default: '9' }, warmup: { type: 'string', default: '1' } },
+  options: {
+    transactions: { type: 'string', default: '20000' },
+    'per-block': { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '9' },
+    warmup: { type: 'string', default: '1' },
+  },
 });
 const TX = Number(values.transactions);
 const PER_BLOCK = Number(values['per-block']);
@@ -74,7 +79,12 @@ function cpuSpan(nodePid: number | null) {
   };
 }
 
-const rate = (seconds: number, blocks: number, transactions: number, cpu: Pick<Rate, 'node_cpu_us_per_tx' | 'own_cpu_us_per_tx' | 'postgres_cpu_us_per_tx'>): Rate => ({
+const rate = (
+  seconds: number,
+  blocks: number,
+  transactions: number,
+  cpu: Pick<Rate, 'node_cpu_us_per_tx' | 'own_cpu_us_per_tx' | 'postgres_cpu_us_per_tx'>,
+): Rate => ({
   seconds: Number(seconds.toFixed(3)),
   blocks,
   transactions,
@@ -151,7 +161,8 @@ try {
     await launched.release();
     await store.close();
     await drop();
-    if (last !== head || tx !== expectedTx) throw new Error(`${dialect}: collector stopped at ${last}/${head} with ${tx}/${expectedTx} transactions`);
+    if (last !== head || tx !== expectedTx)
+      throw new Error(`${dialect}: collector stopped at ${last}/${head} with ${tx}/${expectedTx} transactions`);
     return { rate: rate(seconds, head, tx, used), warmup_s };
   }
 
@@ -163,10 +174,25 @@ try {
     const dir = mkdtempSync(join(tmpdir(), 'paywatch-ingest-cmd-'));
     try {
       const t3 = performance.now();
-      const r = spawnSync(process.execPath, [...NODE_FLAGS, 'bin/paywatch.js', 'collect', '--once', '--db', `sqlite:${join(dir, 'store.sqlite')}`, '--rpc', node.rpcUrl, '--from', '1'], {
-        encoding: 'utf8',
-        env: { ...process.env, PAYWATCH_LOG_LEVEL: 'warn' },
-      });
+      const r = spawnSync(
+        process.execPath,
+        [
+          ...NODE_FLAGS,
+          'bin/paywatch.js',
+          'collect',
+          '--once',
+          '--db',
+          `sqlite:${join(dir, 'store.sqlite')}`,
+          '--rpc',
+          node.rpcUrl,
+          '--from',
+          '1',
+        ],
+        {
+          encoding: 'utf8',
+          env: { ...process.env, PAYWATCH_LOG_LEVEL: 'warn' },
+        },
+      );
       const seconds = (performance.now() - t3) / 1000;
       if (r.status !== 0) throw new Error(`paywatch collect --once exited ${r.status}: ${r.stderr.trim().split('\n').at(-1)}`);
       return rate(seconds, head, expectedTx, { node_cpu_us_per_tx: null, own_cpu_us_per_tx: 0, postgres_cpu_us_per_tx: null });
@@ -203,14 +229,48 @@ try {
   const collectors = { sqlite: medianRun(rounds.sqlite), postgres: medianRun(rounds.postgres) };
 
   const ratios = Object.fromEntries(Object.entries(collectors).map(([d, r]) => [d, Number((r.tx_per_s / raw.tx_per_s).toFixed(2))]));
-  const roundRatios = Object.fromEntries(Object.entries(rounds).map(([d, rs]) => [d, rs.map((r, i) => Number((r.tx_per_s / raws[i].tx_per_s).toFixed(2)))]));
-  const result = { transactions_generated: load.hashes, blocks: head, generate_s: Number(generate_s.toFixed(1)), batch_size: baseConfig.batchSize, rpc_concurrency: baseConfig.rpcConcurrency, node_flags: NODE_FLAGS, rounds: ROUNDS, warmup_rounds: WARMUP, raw, collectors, raw_rounds: raws, collector_rounds: rounds, warmup_round_rates: warmupRounds, round_ratios: roundRatios, command, command_rounds: commands, command_round_ratios: commandRatios, command_ratio_to_raw: commandRatio, command_target: '≥ 0.4 of raw, process start included', command_pass: commandRatio >= 0.4, decode_workers: baseConfig.decodeWorkers ?? DEFAULT_DECODE_WORKERS, worker_warmup_s: warmup, ratio_to_raw: ratios, target: '≥ 0.6 on the default store (SQLite; PostgreSQL reported, see docs/decisions.md)', pass: ratios.sqlite! >= 0.6 };
+  const roundRatios = Object.fromEntries(
+    Object.entries(rounds).map(([d, rs]) => [d, rs.map((r, i) => Number((r.tx_per_s / raws[i].tx_per_s).toFixed(2)))]),
+  );
+  const result = {
+    transactions_generated: load.hashes,
+    blocks: head,
+    generate_s: Number(generate_s.toFixed(1)),
+    batch_size: baseConfig.batchSize,
+    rpc_concurrency: baseConfig.rpcConcurrency,
+    node_flags: NODE_FLAGS,
+    rounds: ROUNDS,
+    warmup_rounds: WARMUP,
+    raw,
+    collectors,
+    raw_rounds: raws,
+    collector_rounds: rounds,
+    warmup_round_rates: warmupRounds,
+    round_ratios: roundRatios,
+    command,
+    command_rounds: commands,
+    command_round_ratios: commandRatios,
+    command_ratio_to_raw: commandRatio,
+    command_target: '≥ 0.4 of raw, process start included',
+    command_pass: commandRatio >= 0.4,
+    decode_workers: baseConfig.decodeWorkers ?? DEFAULT_DECODE_WORKERS,
+    worker_warmup_s: warmup,
+    ratio_to_raw: ratios,
+    target: '≥ 0.6 on the default store (SQLite; PostgreSQL reported, see docs/decisions.md)',
+    pass: ratios.sqlite! >= 0.6,
+  };
   const row = (label: string, r: Rate, share: string, pg: boolean) =>
     `| ${label} | ${r.seconds} | ${r.blocks_per_s} | ${r.tx_per_s} | ${share} | ${r.node_cpu_us_per_tx ?? 'n/a'} | ${r.own_cpu_us_per_tx} | ${pg ? (r.postgres_cpu_us_per_tx ?? 'n/a') : '–'} |`;
   const md = [
     '# Ingest benchmark',
     '',
-    `Command: \`node bin/run-ts.js bench/ingest.ts --transactions ${TX} --per-block ${PER_BLOCK} --rounds ${ROUNDS} --warmup ${WARMUP}\`. Anvil in Tempo mode (chain id 4217) on loopback; ${head} finalized blocks holding ${rawTx} transactions (generated in ${generate_s.toFixed(0)} s). Batch ${baseConfig.batchSize} blocks, RPC concurrency ${baseConfig.rpcConcurrency}, ${baseConfig.decodeWorkers ?? DEFAULT_DECODE_WORKERS} decode worker(s); the collector's threads are timed after they loaded (${Object.entries(warmup).map(([d, s]) => `${d} ${s} s`).join(', ')}, not counted). After the node went idle, ${WARMUP} warm-up round(s) of raw, SQLite and PostgreSQL (not counted: JIT compilation of the hot paths), then ${ROUNDS} rounds back to back; each line is its median round. Run at ${new Date().toISOString()}, ${process.platform} ${process.arch}, ${cpus().length} cores, Node ${process.version} with paywatch's V8 flags (${NODE_FLAGS.join(' ')}).`,
+    `Command: \`node bin/run-ts.js bench/ingest.ts --transactions ${TX} --per-block ${PER_BLOCK} --rounds ${ROUNDS} --warmup ${WARMUP}\`. Anvil in Tempo mode (chain id 4217) on loopback; ${head} finalized blocks holding ${rawTx} transactions (generated in ${generate_s.toFixed(0)} s). Batch ${baseConfig.batchSize} blocks, RPC concurrency ${baseConfig.rpcConcurrency}, ${baseConfig.decodeWorkers ?? DEFAULT_DECODE_WORKERS} decode worker(s); the collector's threads are timed after they loaded (${Object.entries(
+      warmup,
+    )
+      .map(([d, s]) => `${d} ${s} s`)
+      .join(
+        ', ',
+      )}, not counted). After the node went idle, ${WARMUP} warm-up round(s) of raw, SQLite and PostgreSQL (not counted: JIT compilation of the hot paths), then ${ROUNDS} rounds back to back; each line is its median round. Run at ${new Date().toISOString()}, ${process.platform} ${process.arch}, ${cpus().length} cores, Node ${process.version} with paywatch's V8 flags (${NODE_FLAGS.join(' ')}).`,
     '',
     '| run (median round) | seconds | blocks/s | tx/s | share of raw | node CPU µs/tx | paywatch CPU µs/tx | PostgreSQL server CPU µs/tx |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
@@ -222,7 +282,9 @@ try {
     '',
     `Warm-up round(s), not counted (tx/s): raw ${warmupRounds.raw.map((r) => r.tx_per_s).join(' / ') || 'none'}; sqlite ${warmupRounds.sqlite.map((r) => r.tx_per_s).join(' / ') || 'none'}; postgres ${warmupRounds.postgres.map((r) => r.tx_per_s).join(' / ') || 'none'}.`,
     '',
-    `Every counted round (tx/s; share of that round's raw): raw ${raws.map((r) => r.tx_per_s).join(' / ')}; ${Object.entries(rounds).map(([d, rs]) => `${d} ${rs.map((r, i) => `${r.tx_per_s} (${roundRatios[d]![i]})`).join(' / ')}`).join('; ')}.`,
+    `Every counted round (tx/s; share of that round's raw): raw ${raws.map((r) => r.tx_per_s).join(' / ')}; ${Object.entries(rounds)
+      .map(([d, rs]) => `${d} ${rs.map((r, i) => `${r.tx_per_s} (${roundRatios[d]![i]})`).join(' / ')}`)
+      .join('; ')}.`,
     '',
     `CPU columns: CPU time (user + system, all threads) per transaction of the node (anvil) and of this process (the fetch client for the raw run; the whole collector with its threads and store driver otherwise), from /proc and process.cpuUsage() over the same span; on PostgreSQL also the database server's processes, which share the same cores. On ${cpus().length} cores the collector can reach at most about ${cpus().length} × 10^6 / (node + paywatch (+ PostgreSQL server) CPU per tx) tx/s, however well its stages overlap.`,
     '',

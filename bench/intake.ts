@@ -51,7 +51,12 @@ function body(n: number): string {
     event_type: 'tools/call',
     event_time: Math.floor(Date.now() / 1000),
     environment: 'test',
-    record: { jsonrpc: '2.0', id: n, method: 'tools/call', params: { name: 'search_providers', arguments: { q: 'weather api', limit: 10 } } },
+    record: {
+      jsonrpc: '2.0',
+      id: n,
+      method: 'tools/call',
+      params: { name: 'search_providers', arguments: { q: 'weather api', limit: 10 } },
+    },
   });
 }
 
@@ -59,7 +64,15 @@ function body(n: number): string {
 function signed(conn: { id: string; key: string }, n: number): { body: string; headers: Record<string, string> } {
   const b = body(n);
   const ts = Math.floor(Date.now() / 1000);
-  return { body: b, headers: { 'content-type': 'application/json', 'x-svc-connection': conn.id, 'x-svc-timestamp': String(ts), 'x-svc-signature': signDelivery(conn.key, ts, b) } };
+  return {
+    body: b,
+    headers: {
+      'content-type': 'application/json',
+      'x-svc-connection': conn.id,
+      'x-svc-timestamp': String(ts),
+      'x-svc-signature': signDelivery(conn.key, ts, b),
+    },
+  };
 }
 
 /** autocannon requests that each send the next distinct signed delivery (the counter is shared by all connections). */
@@ -111,23 +124,55 @@ async function benchDialect(dialect: 'sqlite' | 'postgres'): Promise<DialectRepo
         const rounds = connections === JUDGED ? ROUNDS : 1;
         for (let round = 1; round <= rounds; round++) {
           // The bare route gets the same kind of request (same size, same headers) but does nothing with it.
-          const bareResult = await measure(`bare POST route, ${connections} connections`, bare.bareUrl, { duration: DURATION, connections, requests: signedRequests(conn, 0) });
-          const intake = await measure(`signed protocol event (${dialect}), ${connections} connections`, `${server.url}/api/protocol-events`, {
+          const bareResult = await measure(`bare POST route, ${connections} connections`, bare.bareUrl, {
             duration: DURATION,
             connections,
-            requests: signedRequests(conn, (next += 10_000_000)),
+            requests: signedRequests(conn, 0),
           });
-          runs.push({ connections, round, bare: bareResult, intake, share_of_bare: Number((intake.req_per_s / bareResult.req_per_s).toFixed(3)) });
+          const intake = await measure(
+            `signed protocol event (${dialect}), ${connections} connections`,
+            `${server.url}/api/protocol-events`,
+            {
+              duration: DURATION,
+              connections,
+              requests: signedRequests(conn, (next += 10_000_000)),
+            },
+          );
+          runs.push({
+            connections,
+            round,
+            bare: bareResult,
+            intake,
+            share_of_bare: Number((intake.req_per_s / bareResult.req_per_s).toFixed(3)),
+          });
         }
       }
     } finally {
       await bare.stop();
     }
-    const stored = Number((await store.db.selectFrom('intake_protocol_events').select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow()).n);
-    const judged = runs.filter((p) => p.connections === JUDGED).map((p) => p.share_of_bare).sort((a, b) => a - b);
+    const stored = Number(
+      (
+        await store.db
+          .selectFrom('intake_protocol_events')
+          .select((eb) => eb.fn.countAll<string | number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+    const judged = runs
+      .filter((p) => p.connections === JUDGED)
+      .map((p) => p.share_of_bare)
+      .sort((a, b) => a - b);
     const share = judged[Math.floor(judged.length / 2)];
     const load: [number, number] = [Number(loadBefore.toFixed(2)), Number(loadavg()[0].toFixed(2))];
-    return { dialect, runs, stored_events: stored, share_of_bare: share, target: `median ≥ ${TARGET} of bare req/s at ${JUDGED} connections`, pass: share >= TARGET, load_1m: load };
+    return {
+      dialect,
+      runs,
+      stored_events: stored,
+      share_of_bare: share,
+      target: `median ≥ ${TARGET} of bare req/s at ${JUDGED} connections`,
+      pass: share >= TARGET,
+      load_1m: load,
+    };
   } finally {
     await server.stop();
     await store.close();
@@ -150,7 +195,12 @@ const md = [
     '',
     '| connections | round | case | req/s | share of bare | p50 ms | p99 ms | non-2xx | errors |',
     '|---:|---:|---|---:|---:|---:|---:|---:|---:|',
-    ...r.runs.flatMap((p) => [p.bare, p.intake].map((x) => `| ${p.connections} | ${p.round} | ${x.name.replace(/, \d+ connections$/, '')} | ${x.req_per_s} | ${(x.req_per_s / p.bare.req_per_s).toFixed(2)} | ${x.p50_ms} | ${x.p99_ms} | ${x.non2xx} | ${x.errors} |`)),
+    ...r.runs.flatMap((p) =>
+      [p.bare, p.intake].map(
+        (x) =>
+          `| ${p.connections} | ${p.round} | ${x.name.replace(/, \d+ connections$/, '')} | ${x.req_per_s} | ${(x.req_per_s / p.bare.req_per_s).toFixed(2)} | ${x.p50_ms} | ${x.p99_ms} | ${x.non2xx} | ${x.errors} |`,
+      ),
+    ),
     '',
     `Median share of bare at ${JUDGED} connections: ${r.share_of_bare} (target ${r.target}): ${r.pass ? 'pass' : 'FAIL'}. Rows stored: ${r.stored_events}. Machine load (1 min) ${r.load_1m[0]} before, ${r.load_1m[1]} after.`,
     '',

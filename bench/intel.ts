@@ -81,7 +81,11 @@ async function benchProbe(): Promise<ProbeReport> {
       prober_settings: 'new Prober({ allowLoopback: true }): defaults (concurrency 8, per-host 1, fetcher timeout and size cap)',
       targets: {
         'max requests in flight at any one host ≤ 1': { value: maxInFlight, target: '≤ 1', pass: maxInFlight <= 1 },
-        'every service answered payment_required with its offer': { value: ok, target: `= ${farm.services.length}`, pass: ok === farm.services.length },
+        'every service answered payment_required with its offer': {
+          value: ok,
+          target: `= ${farm.services.length}`,
+          pass: ok === farm.services.length,
+        },
       },
     };
   } finally {
@@ -92,7 +96,9 @@ async function benchProbe(): Promise<ProbeReport> {
 // ---- 2. API at scale --------------------------------------------------------------------------------------------
 
 /** Returns a store location seeded with PROVIDERS providers (and the rest), seeding it when empty. */
-async function seededStore(dialect: 'sqlite' | 'postgres'): Promise<{ db: string; seeded_s: number | null; counts: Record<string, number> }> {
+async function seededStore(
+  dialect: 'sqlite' | 'postgres',
+): Promise<{ db: string; seeded_s: number | null; counts: Record<string, number> }> {
   let db = `sqlite:bench/tmp/intel-${PROVIDERS}.sqlite`;
   if (dialect === 'postgres') {
     const name = `paywatch_bench_intel_${PROVIDERS}`;
@@ -106,14 +112,18 @@ async function seededStore(dialect: 'sqlite' | 'postgres'): Promise<{ db: string
     db = u.toString();
   }
   const store = await openStore(db);
-  const count = async (table: string) => Number((await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(store.db)).rows[0].n);
+  const count = async (table: string) =>
+    Number((await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(store.db)).rows[0].n);
   const finishedRuns = Number(
     (await sql<{ n: number }>`select count(*) as n from intel_collect_runs where finished_at is not null`.execute(store.db)).rows[0].n,
   );
   const offers = await count('intel_offers');
   let seeded_s: number | null = null;
   if (finishedRuns === 0 || offers !== PROVIDERS * OFFERS_PER_PROVIDER) {
-    if (offers > 0 || finishedRuns > 0) throw new Error(`${store.location} holds ${offers} offers, not ${PROVIDERS * OFFERS_PER_PROVIDER} (or was seeded partly): delete it and run again`);
+    if (offers > 0 || finishedRuns > 0)
+      throw new Error(
+        `${store.location} holds ${offers} offers, not ${PROVIDERS * OFFERS_PER_PROVIDER} (or was seeded partly): delete it and run again`,
+      );
     process.stderr.write(`seeding ${PROVIDERS} providers into ${store.location}…\n`);
     const r = await seedIntel(store, {
       providers: PROVIDERS,
@@ -160,7 +170,12 @@ async function benchDialect(dialect: 'sqlite' | 'postgres'): Promise<DialectRepo
     const domain = seedDomain(0); // provider 0: its services include price changes (every 5th service)
     const first = (await (await fetch(`${api}/providers?q=${domain}`)).json()) as { providers: { services: { service_id: string }[] }[] };
     const serviceId = first.providers[0].services[0].service_id;
-    const mcpBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_service_offers', arguments: { service_id: serviceId } } });
+    const mcpBody = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'get_service_offers', arguments: { service_id: serviceId } },
+    });
     const cases: Case[] = [
       { name: 'GET /api/providers', path: '/providers', list: true },
       { name: `GET /api/providers?q=${SEED_WORDS[0]}`, path: `/providers?q=${SEED_WORDS[0]}`, list: true },
@@ -170,7 +185,11 @@ async function benchDialect(dialect: 'sqlite' | 'postgres'): Promise<DialectRepo
         name: 'POST /api/mcp tools/call get_service_offers',
         path: '/mcp',
         list: false,
-        opts: { method: 'POST', body: mcpBody, headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' } },
+        opts: {
+          method: 'POST',
+          body: mcpBody,
+          headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+        },
       },
     ];
     const out: CaseResult[] = [];
@@ -182,10 +201,23 @@ async function benchDialect(dialect: 'sqlite' | 'postgres'): Promise<DialectRepo
       const bytes = Buffer.byteLength(body);
       const bare = await startBareRoute(bytes);
       try {
-        const bareResult = await measure(`bare route (${bytes} B, ${c.opts?.method ?? 'GET'})`, bare.bareUrl, { duration: DURATION, method: c.opts?.method, body: c.opts?.body, headers: c.opts?.headers });
+        const bareResult = await measure(`bare route (${bytes} B, ${c.opts?.method ?? 'GET'})`, bare.bareUrl, {
+          duration: DURATION,
+          method: c.opts?.method,
+          body: c.opts?.body,
+          headers: c.opts?.headers,
+        });
         const result = await measure(c.name, url, { duration: DURATION, ...c.opts });
-        out.push({ case: c.name, bytes, bare: bareResult, result, share: Number((result.req_per_s / Math.max(bareResult.req_per_s, 1)).toFixed(2)) });
-        process.stderr.write(`  ${dialect} ${c.name}: ${result.req_per_s} req/s (bare ${bareResult.req_per_s}), p50 ${result.p50_ms} ms, p99 ${result.p99_ms} ms\n`);
+        out.push({
+          case: c.name,
+          bytes,
+          bare: bareResult,
+          result,
+          share: Number((result.req_per_s / Math.max(bareResult.req_per_s, 1)).toFixed(2)),
+        });
+        process.stderr.write(
+          `  ${dialect} ${c.name}: ${result.req_per_s} req/s (bare ${bareResult.req_per_s}), p50 ${result.p50_ms} ms, p99 ${result.p99_ms} ms\n`,
+        );
       } finally {
         await bare.stop();
       }
@@ -201,7 +233,10 @@ async function benchDialect(dialect: 'sqlite' | 'postgres'): Promise<DialectRepo
 }
 
 const probe = values['skip-probe'] ? null : await benchProbe();
-if (probe) process.stderr.write(`probe: ${probe.services} services in ${probe.total_s} s (${probe.services_per_s}/s), max in flight per host ${probe.max_in_flight_per_host}\n`);
+if (probe)
+  process.stderr.write(
+    `probe: ${probe.services} services in ${probe.total_s} s (${probe.services_per_s}/s), max in flight per host ${probe.max_in_flight_per_host}\n`,
+  );
 const reports: DialectReport[] = [];
 if (!values['skip-api']) for (const d of DIALECTS) reports.push(await benchDialect(d));
 
@@ -224,7 +259,11 @@ const md = [
         ``,
         `| services | hosts | total s | services/s | max in flight at one host | offers parsed | outcomes |`,
         `|---:|---:|---:|---:|---:|---:|---|`,
-        `| ${probe.services} | ${probe.hosts} | ${probe.total_s} | ${probe.services_per_s} | ${probe.max_in_flight_per_host} | ${probe.offers_parsed} | ${Object.entries(probe.outcomes).map(([k, v]) => `${k} ${v}`).join(', ')} |`,
+        `| ${probe.services} | ${probe.hosts} | ${probe.total_s} | ${probe.services_per_s} | ${probe.max_in_flight_per_host} | ${probe.offers_parsed} | ${Object.entries(
+          probe.outcomes,
+        )
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')} |`,
         ``,
         ...targetRows(probe.targets),
         ``,
@@ -233,11 +272,18 @@ const md = [
   ...reports.flatMap((r) => [
     `## API at scale: ${r.dialect}`,
     ``,
-    `Store: ${Object.entries(r.counts).map(([t, n]) => `${t.replace('intel_', '')} ${n.toLocaleString('en')}`).join(', ')}${r.seeded_s ? ` (seeded in ${r.seeded_s} s)` : ' (reused)'}. \`paywatch serve\` in its own process; autocannon ${DURATION} s per case after a 1 s warm-up, 10 connections; each case right after a bare Fastify route answering a body of the same size.`,
+    `Store: ${Object.entries(r.counts)
+      .map(([t, n]) => `${t.replace('intel_', '')} ${n.toLocaleString('en')}`)
+      .join(
+        ', ',
+      )}${r.seeded_s ? ` (seeded in ${r.seeded_s} s)` : ' (reused)'}. \`paywatch serve\` in its own process; autocannon ${DURATION} s per case after a 1 s warm-up, 10 connections; each case right after a bare Fastify route answering a body of the same size.`,
     ``,
     `| case | body bytes | req/s | bare req/s (same size) | share | p50 ms | p99 ms |`,
     `|---|---:|---:|---:|---:|---:|---:|`,
-    ...r.cases.map((c) => `| ${c.case} | ${c.bytes} | ${c.result.req_per_s} | ${c.bare.req_per_s} | ${c.share} | ${c.result.p50_ms} | ${c.result.p99_ms} |`),
+    ...r.cases.map(
+      (c) =>
+        `| ${c.case} | ${c.bytes} | ${c.result.req_per_s} | ${c.bare.req_per_s} | ${c.share} | ${c.result.p50_ms} | ${c.result.p99_ms} |`,
+    ),
     ``,
     ...targetRows(r.targets),
     ``,

@@ -143,7 +143,11 @@ const lines = [
   ...reports.flatMap((r) =>
     r.modes.map(
       (m) =>
-        `| ${r.dialect} | ${m.mode} | ${m.alone.p50_ms} / ${m.alone.p99_ms} / ${m.alone.max_ms} | ${m.flooded.p50_ms} / ${m.flooded.p99_ms} / ${m.flooded.max_ms} | ${m.flooded.requests} (${m.flooded.errors}) | ${Object.entries(m.flood_statuses).map(([s, n]) => `${s}: ${n}`).join(', ')} |`,
+        `| ${r.dialect} | ${m.mode} | ${m.alone.p50_ms} / ${m.alone.p99_ms} / ${m.alone.max_ms} | ${m.flooded.p50_ms} / ${m.flooded.p99_ms} / ${m.flooded.max_ms} | ${m.flooded.requests} (${m.flooded.errors}) | ${Object.entries(
+          m.flood_statuses,
+        )
+          .map(([s, n]) => `${s}: ${n}`)
+          .join(', ')} |`,
     ),
   ),
   ``,

@@ -27,7 +27,10 @@ const { db } = await seededStore('sqlite', Number(values.count));
 
 // In process: retained heap.
 const store = await openStore(db);
-const app = await buildApp({ store, config: loadConfig({ db, rateLimitPerMinute: 100_000_000 }, {}), components: new Map() }, { logger: false });
+const app = await buildApp(
+  { store, config: loadConfig({ db, rateLimitPerMinute: 100_000_000 }, {}), components: new Map() },
+  { logger: false },
+);
 // Over a real socket (light-my-request's inject keeps its responses reachable, which would be counted too).
 await app.listen({ host: '127.0.0.1', port: 0 });
 const local = new Pool(`http://127.0.0.1:${(app.server.address() as { port: number }).port}`, { connections: 1 });
@@ -73,7 +76,13 @@ try {
   await server.stop();
 }
 
-const data = { at: new Date().toISOString(), pages: PAGES, store: db, in_process: { retained_heap_mb: mb(retained), idle_heap_mb: mb(idle), seconds }, serve_rss_mb: { before: mb(rss.before), peak_growth: mb(rss.peak_growth), after: mb(rss.after) } };
+const data = {
+  at: new Date().toISOString(),
+  pages: PAGES,
+  store: db,
+  in_process: { retained_heap_mb: mb(retained), idle_heap_mb: mb(idle), seconds },
+  serve_rss_mb: { before: mb(rss.before), peak_growth: mb(rss.peak_growth), after: mb(rss.after) },
+};
 const md = [
   `# Memory after ${PAGES.toLocaleString('en-US')} distinct 100-row pages`,
   ``,

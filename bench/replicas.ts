@@ -43,7 +43,13 @@ async function haproxy(ports: number[], checkPath = '/readyz'): Promise<{ url: s
   const child: ChildProcess = spawn(HAPROXY, ['-db', '-f', cfg], { stdio: 'ignore' });
   const url = `http://127.0.0.1:${bind}`;
   for (let i = 0; i < 200; i++) {
-    if (await fetch(`${url}${checkPath}`).then((r) => r.ok, () => false)) return { url, stop: () => child.kill('SIGTERM') };
+    if (
+      await fetch(`${url}${checkPath}`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return { url, stop: () => child.kill('SIGTERM') };
     await new Promise((r) => setTimeout(r, 50));
   }
   child.kill('SIGKILL');
@@ -54,7 +60,10 @@ const portOf = (s: ChildServer) => Number(new URL(s.url).port);
 /** Uncached filtered lists: a distinct `until` (UTC Unix seconds) per request, counting down from the seed's end. */
 function filtered(): LoadOptions {
   let until = 1_767_225_600 + 10 * 86_400;
-  return { duration, requests: [{ setupRequest: (req) => ({ ...req, path: `/api/transactions?asset=USDC.e&limit=30&until=${until--}` }) }] };
+  return {
+    duration,
+    requests: [{ setupRequest: (req) => ({ ...req, path: `/api/transactions?asset=USDC.e&limit=30&until=${until--}` }) }],
+  };
 }
 
 const { db, seeded_s } = await seededStore('postgres', count);
@@ -82,7 +91,11 @@ try {
   const listDirect = await run('default list, 1 replica direct', `${a.url}/api/transactions`);
   const listOne = await run('default list, HAProxy → 1 replica', `${one.url}/api/transactions`);
   const listTwo = await run('default list, HAProxy → 2 replicas', `${two.url}/api/transactions`);
-  const filtSolo = await run('filtered list (uncached), 1 replica direct, limits in process (no Redis)', `${solo.url}/api/transactions`, filtered());
+  const filtSolo = await run(
+    'filtered list (uncached), 1 replica direct, limits in process (no Redis)',
+    `${solo.url}/api/transactions`,
+    filtered(),
+  );
   const filtDirect = await run('filtered list (uncached), 1 replica direct', `${a.url}/api/transactions`, filtered());
   const filtOne = await run('filtered list (uncached), HAProxy → 1 replica', `${one.url}/api/transactions`, filtered());
   const filtTwo = await run('filtered list (uncached), HAProxy → 2 replicas', `${two.url}/api/transactions`, filtered());
@@ -102,7 +115,16 @@ try {
   const md = [
     '# Replicas behind HAProxy',
     '',
-    `Command: \`node bin/run-ts.js bench/replicas.ts --count ${count} --duration ${duration}\`. PostgreSQL store of ${count} observations${seeded_s === null ? ' (reused)' : ` (seeded in ${seeded_s.toFixed(0)} s)`}; \`paywatch serve\` replicas in their own processes with \`PAYWATCH_REDIS_URL=${REDIS_URL}\` and \`--trust-proxy 127.0.0.1\`; HAProxy ${spawnSync(HAPROXY, ['-v']).stdout.toString().split('\n')[0].replace(/^HAProxy version /, '')} (Debian) round robin with /readyz checks (examples/deploy/haproxy.mjs); autocannon, 10 connections, ${duration} s per case after 1 s of warm-up, on the same ${cpus().length} cores as everything else. Run at ${new Date().toISOString()}; load average before ${loadavg()[0].toFixed(2)}.`,
+    `Command: \`node bin/run-ts.js bench/replicas.ts --count ${count} --duration ${duration}\`. PostgreSQL store of ${count} observations${seeded_s === null ? ' (reused)' : ` (seeded in ${seeded_s.toFixed(0)} s)`}; \`paywatch serve\` replicas in their own processes with \`PAYWATCH_REDIS_URL=${REDIS_URL}\` and \`--trust-proxy 127.0.0.1\`; HAProxy ${spawnSync(
+      HAPROXY,
+      ['-v'],
+    )
+      .stdout.toString()
+      .split('\n')[0]
+      .replace(
+        /^HAProxy version /,
+        '',
+      )} (Debian) round robin with /readyz checks (examples/deploy/haproxy.mjs); autocannon, 10 connections, ${duration} s per case after 1 s of warm-up, on the same ${cpus().length} cores as everything else. Run at ${new Date().toISOString()}; load average before ${loadavg()[0].toFixed(2)}.`,
     '',
     '| case | req/s | p50 ms | p99 ms | non-2xx | errors |',
     '|---|---:|---:|---:|---:|---:|',

@@ -33,7 +33,11 @@ const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math
 const node = await startAnvil();
 const dir = mkdtempSync(join(tmpdir(), 'paywatch-startup-'));
 try {
-  await fetch(node.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_mine', params: ['0x40'] }) });
+  await fetch(node.rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_mine', params: ['0x40'] }),
+  });
   const db = `sqlite:${join(dir, 'store.sqlite')}`;
   const collect = ['collect', '--once', '--db', db, '--rpc', node.rpcUrl];
   timed(process.execPath, ['bin/paywatch.js', ...collect, '--from', '1']); // the store reaches the head here
@@ -42,7 +46,12 @@ try {
     { name: '`node bin/paywatch.js --help`', cmd: process.execPath, args: [...NODE_FLAGS, 'bin/paywatch.js', '--help'], target: 0.5 },
     { name: '`npx paywatch --help`', cmd: 'npx', args: ['paywatch', '--help'], target: 0.5 },
     { name: '`node bin/paywatch.js --version`', cmd: process.execPath, args: [...NODE_FLAGS, 'bin/paywatch.js', '--version'], target: 0.5 },
-    { name: '`node bin/paywatch.js collect --once`, nothing to do', cmd: process.execPath, args: [...NODE_FLAGS, 'bin/paywatch.js', ...collect], target: 1.0 },
+    {
+      name: '`node bin/paywatch.js collect --once`, nothing to do',
+      cmd: process.execPath,
+      args: [...NODE_FLAGS, 'bin/paywatch.js', ...collect],
+      target: 1.0,
+    },
     { name: '`npx paywatch collect --once`, nothing to do', cmd: 'npx', args: ['paywatch', ...collect], target: 1.0 },
   ];
   const times = cases.map(() => [] as number[]);
@@ -54,7 +63,15 @@ try {
   }
   const rows = cases.map((c, i) => {
     const median = quantile(times[i]!, 0.5);
-    return { case: c.name, runs: RUNS, median_s: Number(median.toFixed(3)), min_s: Number(Math.min(...times[i]!).toFixed(3)), max_s: Number(Math.max(...times[i]!).toFixed(3)), target_s: c.target ?? null, met: c.target === undefined ? null : median <= c.target };
+    return {
+      case: c.name,
+      runs: RUNS,
+      median_s: Number(median.toFixed(3)),
+      min_s: Number(Math.min(...times[i]!).toFixed(3)),
+      max_s: Number(Math.max(...times[i]!).toFixed(3)),
+      target_s: c.target ?? null,
+      met: c.target === undefined ? null : median <= c.target,
+    };
   });
   const md = [
     '# Start-up benchmark',
@@ -63,7 +80,10 @@ try {
     '',
     '| case | median s | min s | max s | target | met |',
     '|---|---:|---:|---:|---:|---|',
-    ...rows.map((r) => `| ${r.case} | ${r.median_s} | ${r.min_s} | ${r.max_s} | ${r.target_s === null ? '–' : `≤ ${r.target_s} s`} | ${r.met === null ? '–' : r.met ? 'yes' : 'NO'} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.case} | ${r.median_s} | ${r.min_s} | ${r.max_s} | ${r.target_s === null ? '–' : `≤ ${r.target_s} s`} | ${r.met === null ? '–' : r.met ? 'yes' : 'NO'} |`,
+    ),
   ].join('\n');
   writeResults('startup', { runs: RUNS, node_flags: NODE_FLAGS, rows }, md);
   process.stdout.write(`${md}\n`);

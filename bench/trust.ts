@@ -30,7 +30,13 @@ await store.close();
 const port = await freePort();
 const server = await spawnServer(['bin/paywatch.js', 'verify', '--verify-port', String(port)], port, {
   readyPath: '/v1/openapi.json',
-  env: { PAYWATCH_DB: `sqlite:${file}`, PAYWATCH_VERIFY_ALLOW_LOOPBACK: '1', PAYWATCH_RATE_LIMIT: '100000000', PAYWATCH_RPC_URL: anvil.rpcUrl, PAYWATCH_LOG_LEVEL: 'warn' },
+  env: {
+    PAYWATCH_DB: `sqlite:${file}`,
+    PAYWATCH_VERIFY_ALLOW_LOOPBACK: '1',
+    PAYWATCH_RATE_LIMIT: '100000000',
+    PAYWATCH_RPC_URL: anvil.rpcUrl,
+    PAYWATCH_LOG_LEVEL: 'warn',
+  },
 });
 try {
   const direct = await measure('direct GET of the target (402 challenge)', target, { duration: DURATION, connections: CONNECTIONS });

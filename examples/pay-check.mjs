@@ -24,5 +24,16 @@ const pay = wrapFetchWithPayment(fetch, client);
 const res = await pay(checkUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: target }) });
 const body = await res.json();
 const header = res.headers.get('payment-response');
-console.log(JSON.stringify({ status: res.status, verdict: body.verdict ?? null, error: body.error ?? null, payment_response: header ? decodePaymentResponseHeader(header) : null }, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      status: res.status,
+      verdict: body.verdict ?? null,
+      error: body.error ?? null,
+      payment_response: header ? decodePaymentResponseHeader(header) : null,
+    },
+    null,
+    2,
+  ),
+);
 process.exitCode = res.ok ? 0 : 1;

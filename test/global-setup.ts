@@ -20,12 +20,19 @@ function newest(dir: string): number {
 
 export default function setup(): void {
   const root = fileURLToPath(new URL('..', import.meta.url));
-  execFileSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', `${root}tsconfig.build.json`], { cwd: root, stdio: 'inherit' });
+  execFileSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', `${root}tsconfig.build.json`], {
+    cwd: root,
+    stdio: 'inherit',
+  });
   let built = 0;
   try {
     built = statSync(`${root}dist/web/index.html`).mtimeMs;
   } catch {
     // not built yet
   }
-  if (newest(`${root}web`) > built) execFileSync(process.execPath, [`${root}node_modules/vite/bin/vite.js`, 'build', '--config', `${root}web/vite.config.ts`], { cwd: root, stdio: 'inherit' });
+  if (newest(`${root}web`) > built)
+    execFileSync(process.execPath, [`${root}node_modules/vite/bin/vite.js`, 'build', '--config', `${root}web/vite.config.ts`], {
+      cwd: root,
+      stdio: 'inherit',
+    });
 }

@@ -81,12 +81,19 @@ export interface ChildServer {
  * Spawns `node ARGS…` and waits until GET `readyPath` on `port` answers (any status), at most `timeoutMs`.
  * @throws Error with the child's last stderr when it exits or does not answer in time
  */
-export async function spawnServer(args: string[], port: number, opts: { readyPath?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<ChildServer> {
+export async function spawnServer(
+  args: string[],
+  port: number,
+  opts: { readyPath?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<ChildServer> {
   // BENCH_CPU_PROF=DIR writes each child server's V8 CPU profile into DIR when it stops (node --cpu-prof).
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   // With paywatch's V8 flags (src/cli/node-flags.ts), so servers are measured as `npx paywatch` runs them (the
   // baselines too, for a like-for-like comparison).
-  const child = spawn(process.execPath, [...NODE_FLAGS, ...prof, ...args], { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...prof, ...args], {
+    env: { ...process.env, ...opts.env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
   const url = `http://127.0.0.1:${port}`;
@@ -156,7 +163,12 @@ export function sampleChildRss(server: ChildServer, everyMs = 20): { stop: () =>
  * Runs `measure` while sampling `server`'s RSS (the export's memory bound is measured this way).
  * @returns the load result and the server's peak RSS growth over its start, in MB (one decimal)
  */
-export async function measureWithRss(server: ChildServer, name: string, url: string, opts: LoadOptions = {}): Promise<LoadResult & { peak_rss_growth_mb: number }> {
+export async function measureWithRss(
+  server: ChildServer,
+  name: string,
+  url: string,
+  opts: LoadOptions = {},
+): Promise<LoadResult & { peak_rss_growth_mb: number }> {
   const rss = sampleChildRss(server);
   const result = await measure(name, url, opts);
   return { ...result, peak_rss_growth_mb: Number((rss.stop() / 2 ** 20).toFixed(1)) };
@@ -170,14 +182,22 @@ export async function measureWithRss(server: ChildServer, name: string, url: str
  * case ran first.
  * @returns the export's load result with its peak RSS growth (MB), and the warm-up's own growth (MB)
  */
-export async function exportMemory(db: string, name: string, headers: Record<string, string>, duration: number): Promise<LoadResult & { peak_rss_growth_mb: number; warm_up_rss_growth_mb: number }> {
+export async function exportMemory(
+  db: string,
+  name: string,
+  headers: Record<string, string>,
+  duration: number,
+): Promise<LoadResult & { peak_rss_growth_mb: number; warm_up_rss_growth_mb: number }> {
   const server = await servePaywatch(db);
   try {
     const rss = sampleChildRss(server);
     await measure('warm-up', `${server.url}/api/transactions?limit=100`, { duration: 3 });
     await (await fetch(`${server.url}/api/export`, { headers })).arrayBuffer();
     const warmUp = Number((rss.stop() / 2 ** 20).toFixed(1));
-    return { ...(await measureWithRss(server, name, `${server.url}/api/export`, { duration, connections: 2, headers })), warm_up_rss_growth_mb: warmUp };
+    return {
+      ...(await measureWithRss(server, name, `${server.url}/api/export`, { duration, connections: 2, headers })),
+      warm_up_rss_growth_mb: warmUp,
+    };
   } finally {
     await server.stop();
   }
@@ -197,7 +217,10 @@ export function loadTable(rows: LoadResult[], baseline: LoadResult): string {
   return (
     head +
     rows
-      .map((r) => `| ${r.name} | ${r.req_per_s} | ${(r.req_per_s / baseline.req_per_s).toFixed(2)} | ${r.p50_ms} | ${r.p99_ms} | ${r.non2xx} | ${r.errors} |`)
+      .map(
+        (r) =>
+          `| ${r.name} | ${r.req_per_s} | ${(r.req_per_s / baseline.req_per_s).toFixed(2)} | ${r.p50_ms} | ${r.p99_ms} | ${r.non2xx} | ${r.errors} |`,
+      )
       .join('\n')
   );
 }

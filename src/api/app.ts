@@ -43,8 +43,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
       info: {
         title: 'paywatch public observation API',
         version: '1.0.0',
-        description:
-          `Free, read-only observations of finalized Tempo (chain id 4217) transactions, coverage, metrics, CSV export, provider listings and payment-offer intelligence. Records are observations, not a complete feed: a missing record is not zero activity. Unknown values are null, never zero. Money is an exact decimal string. Wallets identify accounts, not verified bots. Read-only access only: this document enables no payments, mandates or agent identity. No uptime guarantee. The same provider and intelligence reads are MCP tools at /api/mcp (Streamable HTTP, stateless, no key or payment; send Accept: application/json, text/event-stream): ${Object.keys(MCP_TOOLS).join(', ')}. Polling: at most once every ${POLL_INTERVAL_SECONDS} seconds; cache (ETag, Cache-Control) and keep concurrency low. What the service is, in one document: ${MANIFEST_PATH}.`,
+        description: `Free, read-only observations of finalized Tempo (chain id 4217) transactions, coverage, metrics, CSV export, provider listings and payment-offer intelligence. Records are observations, not a complete feed: a missing record is not zero activity. Unknown values are null, never zero. Money is an exact decimal string. Wallets identify accounts, not verified bots. Read-only access only: this document enables no payments, mandates or agent identity. No uptime guarantee. The same provider and intelligence reads are MCP tools at /api/mcp (Streamable HTTP, stateless, no key or payment; send Accept: application/json, text/event-stream): ${Object.keys(MCP_TOOLS).join(', ')}. Polling: at most once every ${POLL_INTERVAL_SECONDS} seconds; cache (ETag, Cache-Control) and keep concurrency low. What the service is, in one document: ${MANIFEST_PATH}.`,
       },
     },
     transform: jsonSchemaTransform,
@@ -63,7 +62,9 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
     keyGenerator: (req) => clientKey(req.ip),
     // The plugin sets Retry-After and x-ratelimit-* headers, then throws what this returns.
     errorResponseBuilder: (_req, c) =>
-      new LimitExceeded(`rate limited: at most ${c.max} requests per minute per client; retry after ${Math.ceil(c.ttl / 1000)} s`, { retryAfterSeconds: Math.ceil(c.ttl / 1000) }),
+      new LimitExceeded(`rate limited: at most ${c.max} requests per minute per client; retry after ${Math.ceil(c.ttl / 1000)} s`, {
+        retryAfterSeconds: Math.ceil(c.ttl / 1000),
+      }),
   });
 
   // CORS by scope (../http/cors.ts). The rate limit's hooks are route-level, so they run after the scope's CORS hook

@@ -17,7 +17,16 @@ import { verifyBaseUrl } from '../http/base-urls.js';
 export const WEB_ROOT = fileURLToPath(new URL('../../dist/web/', import.meta.url));
 
 /** The single-page app's page paths (its router's routes); each answers index.html. */
-export const PAGE_PATHS = ['/', '/transactions', '/tx/:hash', '/wallet/:address', '/providers', '/providers/:domain', '/service/:id', '/check'] as const;
+export const PAGE_PATHS = [
+  '/',
+  '/transactions',
+  '/tx/:hash',
+  '/wallet/:address',
+  '/providers',
+  '/providers/:domain',
+  '/service/:id',
+  '/check',
+] as const;
 
 /** Cache-Control of hashed build files: their name changes with their content. */
 export const IMMUTABLE_ASSET = 'public, max-age=31536000, immutable';

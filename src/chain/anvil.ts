@@ -72,7 +72,8 @@ export function anvilBinary(): string {
  * reader then terminates anvil. A SIGTERM to the shell does the same. Without it a killed `paywatch demo` left
  * anvil running.
  */
-const WATCHDOG = 'exec 3<&0; trap \'kill "$pid" 2>/dev/null\' TERM; "$@" 0</dev/null 3<&- & pid=$!; { read _ <&3 || true; kill "$pid" 2>/dev/null; } & wait "$pid"';
+const WATCHDOG =
+  'exec 3<&0; trap \'kill "$pid" 2>/dev/null\' TERM; "$@" 0</dev/null 3<&- & pid=$!; { read _ <&3 || true; kill "$pid" 2>/dev/null; } & wait "$pid"';
 
 /** Finds a free TCP port on 127.0.0.1. */
 export function freePort(): Promise<number> {
@@ -94,7 +95,19 @@ export function freePort(): Promise<number> {
  */
 export async function startAnvil(opts: AnvilOptions = {}): Promise<AnvilNode> {
   const port = opts.port ?? (await freePort());
-  const args = ['--network', 'tempo', '--chain-id', '4217', '--slots-in-an-epoch', '1', '--host', '127.0.0.1', '--port', String(port), '--silent'];
+  const args = [
+    '--network',
+    'tempo',
+    '--chain-id',
+    '4217',
+    '--slots-in-an-epoch',
+    '1',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--silent',
+  ];
   if (opts.blockTime !== undefined) args.push('--block-time', String(opts.blockTime));
   args.push(...(opts.args ?? []));
   // Through a parent-death watchdog (see WATCHDOG): anvil never outlives this process, even one killed with SIGKILL.
@@ -106,7 +119,11 @@ export async function startAnvil(opts: AnvilOptions = {}): Promise<AnvilNode> {
   for (;;) {
     if (child.exitCode !== null) throw new AnvilError(`anvil exited with code ${child.exitCode}: ${stderr.trim()}`);
     try {
-      const r = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' });
+      const r = await fetch(rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}',
+      });
       if (r.ok) break;
     } catch {
       /* not up yet */

@@ -48,7 +48,11 @@ function originOf(url: string): string | null {
  * @param now the time lag is computed against
  */
 export async function chainStatus(ctx: Pick<AppContext, 'store' | 'primary' | 'config' | 'components'>, now = new Date()) {
-  const [s, serviceSources, replica] = await Promise.all([getStatus(ctx.store, now), getServiceSources(ctx.store), ctx.primary ? replicaStatus(ctx.store, ctx.primary) : null]);
+  const [s, serviceSources, replica] = await Promise.all([
+    getStatus(ctx.store, now),
+    getServiceSources(ctx.store),
+    ctx.primary ? replicaStatus(ctx.store, ctx.primary) : null,
+  ]);
   // A collector running in this process is fresher than its last recorded row.
   const recorded = ctx.components.get('collector')?.() ?? s.collector;
   const { source, ...collector } = recorded ?? { source: null, state: null };
@@ -98,14 +102,20 @@ export function metrics(store: Store, filters: ObservationFilters): Promise<Metr
  * @param nowSeconds UTC Unix seconds the defaults are computed from
  * @throws InvalidInput naming `since` when since ≥ until or the window spans more than SERIES_MAX_BUCKETS buckets
  */
-export function metricsSeries(store: Store, query: ObservationFilters & { bucket: keyof typeof SERIES_BUCKET_SECONDS }, nowSeconds = Date.now() / 1000): Promise<MetricsSeries> {
+export function metricsSeries(
+  store: Store,
+  query: ObservationFilters & { bucket: keyof typeof SERIES_BUCKET_SECONDS },
+  nowSeconds = Date.now() / 1000,
+): Promise<MetricsSeries> {
   const { bucket, ...filters } = query;
   const size = SERIES_BUCKET_SECONDS[bucket];
   const until = filters.until ?? (Math.floor(nowSeconds / size) + 1) * size;
   const since = filters.since ?? until - (bucket === 'hour' ? 24 : 30) * size;
-  if (since >= until) throw new InvalidInput(`invalid query parameter 'since': must be less than until (got since=${since}, until=${until})`);
+  if (since >= until)
+    throw new InvalidInput(`invalid query parameter 'since': must be less than until (got since=${since}, until=${until})`);
   const n = seriesBucketCount(since, until, size);
-  if (n > SERIES_MAX_BUCKETS) throw new InvalidInput(`invalid query parameter 'since': [since, until) spans ${n} ${bucket} buckets; at most ${SERIES_MAX_BUCKETS}`);
+  if (n > SERIES_MAX_BUCKETS)
+    throw new InvalidInput(`invalid query parameter 'since': [since, until) spans ${n} ${bucket} buckets; at most ${SERIES_MAX_BUCKETS}`);
   return computeSeries(store, { filters: { ...filters, since, until }, bucket });
 }
 

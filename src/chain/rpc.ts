@@ -42,7 +42,9 @@ export class WrongChainError extends PaywatchError {
     readonly source: string,
     readonly chainId: number,
   ) {
-    super(`the node at ${source} reports chain id ${chainId}, not ${CHAIN_ID} (Tempo mainnet); paywatch only collects chain ${CHAIN_ID}`, { code: 'wrong_chain' });
+    super(`the node at ${source} reports chain id ${chainId}, not ${CHAIN_ID} (Tempo mainnet); paywatch only collects chain ${CHAIN_ID}`, {
+      code: 'wrong_chain',
+    });
   }
 }
 
@@ -98,11 +100,11 @@ class Semaphore {
   }
 }
 
-
 /** Parses a 0x quantity into a safe integer (./quantity.ts). @throws RpcCallError on anything else */
 export function quantity(method: string, v: unknown): number {
   const n = quantityNumber(v);
-  if (n === null) throw new RpcCallError(method, null, `expected a hex quantity of at most 2^53 - 1, got ${JSON.stringify(v)?.slice(0, 80)}`);
+  if (n === null)
+    throw new RpcCallError(method, null, `expected a hex quantity of at most 2^53 - 1, got ${JSON.stringify(v)?.slice(0, 80)}`);
   return n;
 }
 
@@ -129,7 +131,10 @@ export class TempoRpc {
     this.source = redactUrl(opts.url);
     const u = new URL(opts.url);
     // Credentials in the URL are sent as basic auth (RFC 7617), as browsers and viem do, and kept out of the URL.
-    this.authorization = u.username || u.password ? `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}` : null;
+    this.authorization =
+      u.username || u.password
+        ? `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`
+        : null;
     u.username = '';
     u.password = '';
     this.endpoint = u.toString();
@@ -217,7 +222,9 @@ export class TempoRpc {
     const body = idx.map((i, k) => ({ jsonrpc: '2.0' as const, id: ids[k], method: calls[i].method, params: calls[i].params }));
     const res = await request(this.endpoint, {
       method: 'POST',
-      headers: this.authorization ? { 'content-type': 'application/json', authorization: this.authorization } : { 'content-type': 'application/json' },
+      headers: this.authorization
+        ? { 'content-type': 'application/json', authorization: this.authorization }
+        : { 'content-type': 'application/json' },
       body: JSON.stringify(body),
       dispatcher: this.agent,
       signal: AbortSignal.timeout(this.o.timeoutMs),
@@ -230,7 +237,11 @@ export class TempoRpc {
     const data = (await res.body.json()) as unknown;
     if (!Array.isArray(data)) {
       const err = (data as { error?: { code?: number; message?: string } } | null)?.error;
-      throw new RpcCallError(calls[idx[0]].method, err?.code ?? null, err?.message ?? 'the node did not answer the batch with a JSON array');
+      throw new RpcCallError(
+        calls[idx[0]].method,
+        err?.code ?? null,
+        err?.message ?? 'the node did not answer the batch with a JSON array',
+      );
     }
     const byId = new Map<unknown, { result?: unknown; error?: { code?: number; message?: string } }>();
     for (const r of data) if (r && typeof r === 'object') byId.set((r as { id: unknown }).id, r);
@@ -271,7 +282,10 @@ export class TempoRpc {
     if (this.blockReceiptsSupported) {
       try {
         const res = await this.batch([...blockCalls, ...hex.map((h) => ({ method: 'eth_getBlockReceipts', params: [h] }))]);
-        return heights.map((_, i) => ({ block: res[i] as RpcBlock | null, receipts: (res[heights.length + i] as (RpcReceipt | null)[] | null) ?? [] }));
+        return heights.map((_, i) => ({
+          block: res[i] as RpcBlock | null,
+          receipts: (res[heights.length + i] as (RpcReceipt | null)[] | null) ?? [],
+        }));
       } catch (e) {
         if (!(e instanceof RpcCallError && e.method === 'eth_getBlockReceipts')) throw e;
         this.blockReceiptsSupported = false;

@@ -6,7 +6,17 @@
  */
 import { z } from 'zod';
 import { CHAIN_ID, TRANSACTION_MEMBERS, type MemberName, type ServedMember, type TransactionMember } from '../domain/observation.js';
-import { HASH_PATTERN, integerParam, LIMIT_DEFAULT, LIMIT_MAX, MAX_UNIX_SECONDS, OFFSET_MAX, Q_MAX, Q_PATTERN, sinceBeforeUntil } from '../domain/filters.js';
+import {
+  HASH_PATTERN,
+  integerParam,
+  LIMIT_DEFAULT,
+  LIMIT_MAX,
+  MAX_UNIX_SECONDS,
+  OFFSET_MAX,
+  Q_MAX,
+  Q_PATTERN,
+  sinceBeforeUntil,
+} from '../domain/filters.js';
 
 // ---- requests ---------------------------------------------------------------------------------------------------
 
@@ -19,19 +29,30 @@ const textParam = (max: number, description: string) =>
 
 /** The members of the common filters, shared by every chain query schema below. */
 export const filterShape = {
-  since: integerParam(0, MAX_UNIX_SECONDS, 'of UTC Unix seconds').optional().describe('Inclusive lower bound on block time, UTC Unix seconds.'),
-  until: integerParam(0, MAX_UNIX_SECONDS, 'of UTC Unix seconds').optional().describe('Exclusive upper bound on block time, UTC Unix seconds; fix it while paginating.'),
-  q: textParam(Q_MAX, 'Wallet (sender or recipient), transaction hash, token symbol or venue name, matched exactly; ASCII letters, digits, spaces and : . _ - only; at most 140 characters.').optional(),
+  since: integerParam(0, MAX_UNIX_SECONDS, 'of UTC Unix seconds')
+    .optional()
+    .describe('Inclusive lower bound on block time, UTC Unix seconds.'),
+  until: integerParam(0, MAX_UNIX_SECONDS, 'of UTC Unix seconds')
+    .optional()
+    .describe('Exclusive upper bound on block time, UTC Unix seconds; fix it while paginating.'),
+  q: textParam(
+    Q_MAX,
+    'Wallet (sender or recipient), transaction hash, token symbol or venue name, matched exactly; ASCII letters, digits, spaces and : . _ - only; at most 140 characters.',
+  ).optional(),
   asset: textParam(66, 'Token contract (recommended) or symbol (symbols can be ambiguous).').optional(),
   exchange: textParam(Q_MAX, 'Exact venue name, or "unknown" for observations with no identified exchange.').optional(),
-  execution: z.enum(['success', 'failed', 'unknown'], { error: 'must be one of success, failed, unknown' }).optional().describe('Execution result: success, failed or unknown (no receipt).'),
+  execution: z
+    .enum(['success', 'failed', 'unknown'], { error: 'must be one of success, failed, unknown' })
+    .optional()
+    .describe('Execution result: success, failed or unknown (no receipt).'),
 };
 
 /** Drops empty optional text filters (an empty `q=` from a form means "no filter"). */
 function dropEmpty<T extends Record<string, unknown>>(f: T): T {
   const out = { ...f };
   for (const k of ['q', 'asset', 'exchange'] as const) if (typeof out[k] === 'string' && (out[k] as string).trim() === '') delete out[k];
-  for (const k of ['q', 'asset', 'exchange'] as const) if (typeof out[k] === 'string') (out as Record<string, unknown>)[k] = (out[k] as string).trim();
+  for (const k of ['q', 'asset', 'exchange'] as const)
+    if (typeof out[k] === 'string') (out as Record<string, unknown>)[k] = (out[k] as string).trim();
   return out;
 }
 
@@ -42,7 +63,10 @@ export const FiltersQuery = z.strictObject(filterShape).superRefine(sinceBeforeU
 export const SeriesQuery = z
   .strictObject({
     ...filterShape,
-    bucket: z.enum(['hour', 'day'], { error: 'must be one of hour, day' }).default('hour').describe('Bucket size: hour or day (UTC-aligned; default hour).'),
+    bucket: z
+      .enum(['hour', 'day'], { error: 'must be one of hour, day' })
+      .default('hour')
+      .describe('Bucket size: hour or day (UTC-aligned; default hour).'),
   })
   .superRefine(sinceBeforeUntil)
   .transform(dropEmpty);
@@ -68,13 +92,20 @@ export const TransactionsQuery = z
 
 /** Path parameters of /api/transactions/{hash}. */
 export const HashParams = z.strictObject({
-  hash: z.string().regex(HASH_PATTERN, { error: 'must be 0x followed by 64 hexadecimal digits' }).describe('Transaction hash, 0x + 64 hex digits.'),
+  hash: z
+    .string()
+    .regex(HASH_PATTERN, { error: 'must be 0x followed by 64 hexadecimal digits' })
+    .describe('Transaction hash, 0x + 64 hex digits.'),
 });
 
 // ---- responses --------------------------------------------------------------------------------------------------
 
-
-const decimal = (what: string) => z.string().regex(/^-?\d+(\.\d+)?$/).nullable().describe(`${what}: exact decimal string (no exponent, no float); null when unknown.`);
+const decimal = (what: string) =>
+  z
+    .string()
+    .regex(/^-?\d+(\.\d+)?$/)
+    .nullable()
+    .describe(`${what}: exact decimal string (no exponent, no float); null when unknown.`);
 const address = (what: string) => z.string().nullable().describe(`${what}: lower-case 0x address; null when unknown.`);
 
 export const IntegrityStageSchema = z
@@ -86,19 +117,18 @@ export const IntegrityStageSchema = z
   })
   .describe('One evaluated integrity stage.');
 
-export const IntegritySchema = z
-  .looseObject({
-    score: z.int().min(0).max(5).describe('Number of consecutive passed stages from stage 1.'),
-    maximum: z.literal(5).describe('Constant 5.'),
-    version: z.string().describe('Version of the integrity rules.'),
-    stages: z.array(IntegrityStageSchema).describe('Evaluated stages (currently levels 1 and 2).'),
-    scope: z.string().describe('What was checked, e.g. transaction-in-finalized-block.'),
-    name: z.string().optional().describe('Optional name.'),
-    status: z.string().optional().describe('Optional overall status.'),
-    label: z.string().optional().describe('Optional label.'),
-    evaluated_at: z.iso.datetime({ offset: true }).optional().describe('When the stages were evaluated.'),
-    independent_consensus_verified: z.boolean().optional().describe('Always false: consensus is not independently verified.'),
-  });
+export const IntegritySchema = z.looseObject({
+  score: z.int().min(0).max(5).describe('Number of consecutive passed stages from stage 1.'),
+  maximum: z.literal(5).describe('Constant 5.'),
+  version: z.string().describe('Version of the integrity rules.'),
+  stages: z.array(IntegrityStageSchema).describe('Evaluated stages (currently levels 1 and 2).'),
+  scope: z.string().describe('What was checked, e.g. transaction-in-finalized-block.'),
+  name: z.string().optional().describe('Optional name.'),
+  status: z.string().optional().describe('Optional overall status.'),
+  label: z.string().optional().describe('Optional label.'),
+  evaluated_at: z.iso.datetime({ offset: true }).optional().describe('When the stages were evaluated.'),
+  independent_consensus_verified: z.boolean().optional().describe('Always false: consensus is not independently verified.'),
+});
 
 /** The zod schema of each served member kind, before `nullable` and the member's description. */
 const ZOD_OF_KIND = {
@@ -136,7 +166,8 @@ const transactionShape = transactionShapeOf();
 
 export const TransactionSchema = z.looseObject(transactionShape).describe('One observed finalized transaction.');
 
-const retained = (what: string) => z.unknown().optional().describe(`${what}; retained observation data, may be absent or null for older samples.`);
+const retained = (what: string) =>
+  z.unknown().optional().describe(`${what}; retained observation data, may be absent or null for older samples.`);
 
 export const TransactionDetailSchema = z
   .looseObject({
@@ -146,7 +177,9 @@ export const TransactionDetailSchema = z
     evidence: retained('Where and when it was read: block hash, transaction index, source, roots checked'),
     legs: retained('Every TIP-20 value movement except the fee transfer, each with asset_listed'),
     calls: retained('Calls of a 0x76 batch with target, selector and decoded arguments'),
-    forensics: retained('Anything odd: fee mismatch, redirected transfer, virtual-address hops, a token whose symbol imitates a listed one (imitated_symbol)'),
+    forensics: retained(
+      'Anything odd: fee mismatch, redirected transfer, virtual-address hops, a token whose symbol imitates a listed one (imitated_symbol)',
+    ),
     unknown: retained('Logs no known ABI decodes'),
   })
   .describe('A transaction with its retained detail.');
@@ -156,7 +189,11 @@ export const TransactionListSchema = z
     total: z.int().min(0).describe('Number of all matching observations.'),
     limit: z.int().describe('Page size used.'),
     offset: z.int().describe('Rows skipped.'),
-    as_of: z.iso.datetime({ offset: true }).describe('Time of the store\u2019s last write reflected by this page. Separate requests share no frozen snapshot: fix until, deduplicate hashes.'),
+    as_of: z.iso
+      .datetime({ offset: true })
+      .describe(
+        'Time of the store\u2019s last write reflected by this page. Separate requests share no frozen snapshot: fix until, deduplicate hashes.',
+      ),
     rows: z.array(TransactionSchema).describe('Matches sorted by time descending, then hash ascending.'),
   })
   .describe('A page of observed transactions.');
@@ -165,7 +202,10 @@ export const StatusSchema = z
   .looseObject({
     chain_id: z.literal(CHAIN_ID).describe('Constant 4217.'),
     source: z.string().nullable().describe('Origin of the JSON-RPC source the collector reads (credentials and path removed).'),
-    lag_seconds: z.number().nullable().describe('Now minus the time of the newest collected finalized block, seconds; null when nothing is collected.'),
+    lag_seconds: z
+      .number()
+      .nullable()
+      .describe('Now minus the time of the newest collected finalized block, seconds; null when nothing is collected.'),
     total_transactions: z.int().describe('Observations stored.'),
     checkpoint: z
       .object({ height: z.int(), hash: z.string(), updated_at: z.string() })
@@ -173,7 +213,12 @@ export const StatusSchema = z
       .describe('Last block written in order (height, hash, when); null on a fresh store.'),
     collector: z
       .looseObject({
-        state: z.string().nullable().describe('running, catching_up, stalled, error, stopped, standby (this process\'s collector waits while another holds the store), or null when no collector has run.'),
+        state: z
+          .string()
+          .nullable()
+          .describe(
+            "running, catching_up, stalled, error, stopped, standby (this process's collector waits while another holds the store), or null when no collector has run.",
+          ),
         last_block: z.int().nullable().optional(),
         finalized_head: z.int().nullable().optional(),
         rate_tx_per_s: z.number().nullable().optional(),
@@ -187,13 +232,26 @@ export const StatusSchema = z
     service_sources: z.array(z.looseObject({})).describe('Freshness of the provider (machine-payment service) sources.'),
     replica: z
       .object({
-        serving: z.enum(['replica', 'primary']).describe('The database that answered: the read replica, or the primary while the replica cannot be reached.'),
-        replay_lag_seconds: z.number().nullable().describe('Seconds of primary activity the replica has not replayed yet: 0 when caught up, else now minus its last replayed commit time; null when serving from the primary.'),
-        replay_lag_bytes: z.number().int().nullable().describe('Bytes of WAL written by the primary and not yet replayed by the replica; null when serving from the primary.'),
+        serving: z
+          .enum(['replica', 'primary'])
+          .describe('The database that answered: the read replica, or the primary while the replica cannot be reached.'),
+        replay_lag_seconds: z
+          .number()
+          .nullable()
+          .describe(
+            'Seconds of primary activity the replica has not replayed yet: 0 when caught up, else now minus its last replayed commit time; null when serving from the primary.',
+          ),
+        replay_lag_bytes: z
+          .number()
+          .int()
+          .nullable()
+          .describe('Bytes of WAL written by the primary and not yet replayed by the replica; null when serving from the primary.'),
         replay_paused: z.boolean().nullable().describe('True while replay is paused on the replica; null when serving from the primary.'),
       })
       .nullable()
-      .describe('Public reads come from a PostgreSQL read replica (--db-read): its replay lag. Lists, metrics and status may trail the primary by this lag; a transaction detail is also looked up on the primary before a 404. Null when reads use the primary store.'),
+      .describe(
+        'Public reads come from a PostgreSQL read replica (--db-read): its replay lag. Lists, metrics and status may trail the primary by this lag; a transaction detail is also looked up on the primary before a 404. Null when reads use the primary store.',
+      ),
     independent_consensus_verified: z.literal(false).describe('Always false.'),
     manifest: z.url().describe('The service manifest (/.well-known/paywatch.json): what this is and how to use it.'),
   })
@@ -219,7 +277,10 @@ export const MetricsSchema = z
     total: z.int().describe('All matching observations.'),
     analyzed: z.int().describe('Observations aggregated: the latest 50,000 matches at most.'),
     truncated: z.boolean().describe('True when the 50,000 cap applied.'),
-    nominal: z.string().nullable().describe('Exact decimal sum of known nominal values (USD tokens at 1 dollar per token); null when none is known.'),
+    nominal: z
+      .string()
+      .nullable()
+      .describe('Exact decimal sum of known nominal values (USD tokens at 1 dollar per token); null when none is known.'),
     fees: z.string().nullable().describe('Exact decimal sum of known fees in fee-token units; null when none is known.'),
     nominal_known: z.int().describe('Analyzed observations with a known nominal value.'),
     fees_known: z.int().describe('Analyzed observations with a known fee.'),
@@ -248,7 +309,9 @@ export const MetricsSeriesSchema = z
     truncated: z.boolean().describe('True when the 50,000 cap applied: buckets older than analyzed_since are not counted.'),
     analyzed_since: z.int().nullable().describe('When truncated, the time of the oldest aggregated observation; else null.'),
     value_method: z.string().describe('The rule behind nominal and fees (as in /api/metrics).'),
-    assets: z.array(z.object({ asset_contract: z.string(), symbol: z.string().describe('Symbol on the token list.') })).describe('Listed tokens that appear in the buckets.'),
+    assets: z
+      .array(z.object({ asset_contract: z.string(), symbol: z.string().describe('Symbol on the token list.') }))
+      .describe('Listed tokens that appear in the buckets.'),
     buckets: z
       .array(
         SeriesPartSchema.extend({
@@ -256,9 +319,17 @@ export const MetricsSeriesSchema = z
           end: z.int().describe('Exclusive bucket end, UTC Unix seconds (clipped to until).'),
           nominal_known: z.int().describe('Observations with a known nominal value.'),
           fees_known: z.int().describe('Observations with a known fee.'),
-          execution: z.object({ success: SeriesPartSchema, failed: SeriesPartSchema, unknown: SeriesPartSchema }).describe('The bucket split by execution.'),
+          execution: z
+            .object({ success: SeriesPartSchema, failed: SeriesPartSchema, unknown: SeriesPartSchema })
+            .describe('The bucket split by execution.'),
           assets: z
-            .array(z.object({ asset_contract: z.string(), count: z.int().describe('Observations sending this token.'), nominal: z.string().describe('Exact sum of this token\u2019s nominal parts.') }))
+            .array(
+              z.object({
+                asset_contract: z.string(),
+                count: z.int().describe('Observations sending this token.'),
+                nominal: z.string().describe('Exact sum of this token\u2019s nominal parts.'),
+              }),
+            )
             .describe('Nominal split by listed token; the members add up to the bucket\u2019s nominal.'),
         }).describe('One bucket, [start, end). A bucket equals /api/metrics over [start, end) with the same filters when not truncated.'),
       )

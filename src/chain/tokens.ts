@@ -56,14 +56,15 @@ export class TokenRegistry {
    */
   private async read(addresses: string[]): Promise<TokenInfo[]> {
     const jobs = addresses.flatMap((address) =>
-      MEMBERS.map((functionName) => () =>
-        this.client.readContract({ address: address as `0x${string}`, abi: Abis.tip20, functionName }).then(
-          (result): unknown => result,
-          (error: unknown) => {
-            if (isContractFailure(error)) return null;
-            throw error;
-          },
-        ),
+      MEMBERS.map(
+        (functionName) => () =>
+          this.client.readContract({ address: address as `0x${string}`, abi: Abis.tip20, functionName }).then(
+            (result): unknown => result,
+            (error: unknown) => {
+              if (isContractFailure(error)) return null;
+              throw error;
+            },
+          ),
       ),
     );
     const results = await inPool(jobs, CONCURRENCY);

@@ -84,10 +84,20 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
     const db = temporaryStore ? `sqlite:${join(dir, 'paywatch.sqlite')}` : String(opts.flags.db ?? process.env.PAYWATCH_DB ?? '');
     // The tokens this chain has: anvil's genesis tokens and the EUR token the activity created (unless --tokenlist).
     const eur = truth.eurToken;
-    const tokenList = opts.flags.tokenList ?? writeLocalTokenList(dir, [...ANVIL_TOKENS, { address: eur.address.toLowerCase(), symbol: eur.symbol, name: eur.symbol }]);
+    const tokenList =
+      opts.flags.tokenList ??
+      writeLocalTokenList(dir, [...ANVIL_TOKENS, { address: eur.address.toLowerCase(), symbol: eur.symbol, name: eur.symbol }]);
     say(`token list: ${tokenList}`);
     const port = opts.flags.port ?? (await freePort());
-    const config = loadConfig({ ...opts.flags, db, port, tokenList, rpcUrl: anvil.rpcUrl, from: 0, pollIntervalMs: opts.flags.pollIntervalMs ?? 250 });
+    const config = loadConfig({
+      ...opts.flags,
+      db,
+      port,
+      tokenList,
+      rpcUrl: anvil.rpcUrl,
+      from: 0,
+      pollIntervalMs: opts.flags.pollIntervalMs ?? 250,
+    });
 
     const store: Store = await openConfiguredStore(config, { readers: config.readers });
     cleanups.push(() => store.close());
@@ -110,7 +120,12 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
     // Per-call x402 payment of the trust check: the demo's payment token, paid to an anvil account, settled by
     // the local facilitator; the agent account holds tokens to pay with (examples/pay-check.mjs).
     const payer = privateKeyToAccount(DEMO_PAYER_KEY);
-    const paymentToken = await deployPaymentToken(anvil.rpcUrl, ANVIL_KEYS[0], { name: 'Demo USD', symbol: 'DUSD', holders: [payer.address], amount: 1_000_000n });
+    const paymentToken = await deployPaymentToken(anvil.rpcUrl, ANVIL_KEYS[0], {
+      name: 'Demo USD',
+      symbol: 'DUSD',
+      holders: [payer.address],
+      amount: 1_000_000n,
+    });
     const verifyConfig = loadConfig({
       ...opts.flags,
       db,
@@ -160,7 +175,19 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
       `curl -s -X POST ${verify.url}/v1/check -H "Authorization: Bearer $KEY" -H 'content-type: application/json' -d '{"url":"${intel.checkUrl}"}'`,
     ];
     const paidCheck = `node examples/pay-check.mjs ${verify.url}/v1/check ${intel.checkUrl} ${DEMO_PAYER_KEY} ${paymentToken.address}`;
-    return { apiUrl: url, verifyUrl: verify.url, mcpUrl: `${url}/api/mcp`, rpcUrl: anvil.rpcUrl, db: store.location, temporaryStore, truth, urls, checks, paidCheck, stop };
+    return {
+      apiUrl: url,
+      verifyUrl: verify.url,
+      mcpUrl: `${url}/api/mcp`,
+      rpcUrl: anvil.rpcUrl,
+      db: store.location,
+      temporaryStore,
+      truth,
+      urls,
+      checks,
+      paidCheck,
+      stop,
+    };
   } catch (e) {
     await stop();
     throw e;
@@ -173,7 +200,12 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
  * intel collector running on its schedule.
  * @returns the provider whose terms changed, a paid URL worth checking and the local x402 facilitator's URL
  */
-async function startDemoIntel(ctx: AppContext, rpcUrl: string, say: (line: string) => void, cleanups: (() => Promise<void>)[]): Promise<{ changedDomain: string; checkUrl: string; facilitatorUrl: string }> {
+async function startDemoIntel(
+  ctx: AppContext,
+  rpcUrl: string,
+  say: (line: string) => void,
+  cleanups: (() => Promise<void>)[],
+): Promise<{ changedDomain: string; checkUrl: string; facilitatorUrl: string }> {
   const { startPaidServices } = await import('../demo/paid-services/index.js');
   const { collectOnce, startIntelCollector } = await import('../intel/collect.js');
   const { providerDomain } = await import('../intel/service-id.js');
@@ -190,14 +222,20 @@ async function startDemoIntel(ctx: AppContext, rpcUrl: string, say: (line: strin
   ps.setPrice(weather.name, (BigInt(ps.terms(weather.name).price) * 2n).toString());
   ps.setPayTo(search.name, privateKeyToAccount(ANVIL_KEYS[5]).address.toLowerCase());
   const second = await collectOnce(ctx.store, { sources, allowLoopback: true, log: ctx.log });
-  say(`probed ${second.services} paid services twice; ${weather.name} doubled its price and ${search.name} changed its payTo (see /api/intelligence/changes)`);
+  say(
+    `probed ${second.services} paid services twice; ${weather.name} doubled its price and ${search.name} changed its payTo (see /api/intelligence/changes)`,
+  );
   const intel = startIntelCollector(ctx, { sources, allowLoopback: true });
   cleanups.push(() => intel.stop());
   return { changedDomain: providerDomain(weather.url), checkUrl: weather.url, facilitatorUrl: ps.facilitatorUrl };
 }
 
 async function rpc(url: string, method: string, params: unknown[]): Promise<void> {
-  const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const r = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   const j = (await r.json()) as { error?: { message: string } };
   if (j.error) throw new DemoError(`${method}: ${j.error.message}`);
 }

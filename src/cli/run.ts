@@ -6,7 +6,10 @@ import { loadConfig, type Config, type Flags } from '../config.js';
 
 /** An error whose message is meant for the person at the terminal, printed as one line. */
 export class CliError extends PaywatchError {
-  constructor(message: string, readonly exitCode = 1) {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
     super(message, { code: 'cli' });
   }
 }
@@ -47,7 +50,25 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<void> | 
 export function configFrom(opts: Record<string, unknown>): Config {
   const flags: Flags = {};
   const optionName: Partial<Record<keyof Flags, string>> = { rpcUrl: 'rpc', tokenList: 'tokenlist' };
-  for (const k of ['db', 'dbRead', 'redis', 'rpcUrl', 'port', 'host', 'from', 'tokenList', 'logLevel', 'rateLimitPerMinute', 'batchSize', 'rpcConcurrency', 'pollIntervalMs', 'verifyPort', 'trustProxy', 'metricsPort', 'metricsHost'] as const) {
+  for (const k of [
+    'db',
+    'dbRead',
+    'redis',
+    'rpcUrl',
+    'port',
+    'host',
+    'from',
+    'tokenList',
+    'logLevel',
+    'rateLimitPerMinute',
+    'batchSize',
+    'rpcConcurrency',
+    'pollIntervalMs',
+    'verifyPort',
+    'trustProxy',
+    'metricsPort',
+    'metricsHost',
+  ] as const) {
     const v = opts[optionName[k] ?? k];
     if (v !== undefined) flags[k] = v as string;
   }

@@ -113,7 +113,8 @@ export async function generateActivity(rpcUrl: string): Promise<GroundTruth> {
   const record = async (label: string, hash: Hash, expect: Expect): Promise<{ logs: Log[] }> => {
     const r = await c0.waitForTransactionReceipt({ hash, pollingInterval: 20 });
     const execution = expect.execution ?? 'success';
-    if ((r.status === 'success') !== (execution === 'success')) throw new DemoError(`activity step "${label}" ended ${r.status}, expected ${execution}`);
+    if ((r.status === 'success') !== (execution === 'success'))
+      throw new DemoError(`activity step "${label}" ended ${r.status}, expected ${execution}`);
     truth.push({
       label,
       hash,
@@ -148,116 +149,349 @@ export async function generateActivity(rpcUrl: string): Promise<GroundTruth> {
 
   // 1. Plain TIP-20 transfers, fees in two different tokens.
   await step('plain transfer', () => Actions.token.transfer(c0, { token: TOKENS.alpha, to: a1.address, amount: units('1.5'), gas: GAS }), {
-    sender: a0.address, recipient: a1.address, ...usd(TOKENS.alpha, '1.5'), nominal: '1.5', exchange: null, protocol: null, category: 'transfer',
+    sender: a0.address,
+    recipient: a1.address,
+    ...usd(TOKENS.alpha, '1.5'),
+    nominal: '1.5',
+    exchange: null,
+    protocol: null,
+    category: 'transfer',
   });
-  await step('transfer paying fee in BetaUSD', () => Actions.token.transfer(c1beta, { token: TOKENS.beta, to: a2.address, amount: 1n, gas: GAS }), {
-    sender: a1.address, recipient: a2.address, ...usd(TOKENS.beta, '0.000001'), nominal: '0.000001', exchange: null, protocol: null, category: 'transfer', fee_token: TOKENS.beta,
-  });
+  await step(
+    'transfer paying fee in BetaUSD',
+    () => Actions.token.transfer(c1beta, { token: TOKENS.beta, to: a2.address, amount: 1n, gas: GAS }),
+    {
+      sender: a1.address,
+      recipient: a2.address,
+      ...usd(TOKENS.beta, '0.000001'),
+      nominal: '0.000001',
+      exchange: null,
+      protocol: null,
+      category: 'transfer',
+      fee_token: TOKENS.beta,
+    },
+  );
 
   // 2. transferWithMemo: a plain invoice memo, then an MPP-tagged one.
-  await step('transfer with memo', () => Actions.token.transfer(c0, { token: TOKENS.pathUsd, to: a3.address, amount: units('2.25'), memo: pad(stringToHex('invoice-42'), { dir: 'right' }), gas: GAS }), {
-    sender: a0.address, recipient: a3.address, ...usd(TOKENS.pathUsd, '2.25'), nominal: '2.25', exchange: null, protocol: null, category: 'payment',
-  });
-  await step('MPP charge (transferWithMemo, MPP tag)', () => Actions.token.transfer(c2, { token: TOKENS.alpha, to: a4.address, amount: units('0.01'), memo: mppMemo('api.example.com', 'agent-7', 'challenge-1'), gas: GAS }), {
-    sender: a2.address, recipient: a4.address, ...usd(TOKENS.alpha, '0.01'), nominal: '0.01', exchange: null, protocol: 'mpp', category: 'payment',
-  });
+  await step(
+    'transfer with memo',
+    () =>
+      Actions.token.transfer(c0, {
+        token: TOKENS.pathUsd,
+        to: a3.address,
+        amount: units('2.25'),
+        memo: pad(stringToHex('invoice-42'), { dir: 'right' }),
+        gas: GAS,
+      }),
+    {
+      sender: a0.address,
+      recipient: a3.address,
+      ...usd(TOKENS.pathUsd, '2.25'),
+      nominal: '2.25',
+      exchange: null,
+      protocol: null,
+      category: 'payment',
+    },
+  );
+  await step(
+    'MPP charge (transferWithMemo, MPP tag)',
+    () =>
+      Actions.token.transfer(c2, {
+        token: TOKENS.alpha,
+        to: a4.address,
+        amount: units('0.01'),
+        memo: mppMemo('api.example.com', 'agent-7', 'challenge-1'),
+        gas: GAS,
+      }),
+    {
+      sender: a2.address,
+      recipient: a4.address,
+      ...usd(TOKENS.alpha, '0.01'),
+      nominal: '0.01',
+      exchange: null,
+      protocol: 'mpp',
+      category: 'payment',
+    },
+  );
 
   // 3. A 0x76 batch of several calls across two tokens, one of them an MPP-tagged memo transfer.
-  await step('0x76 batch across two tokens', () =>
-    c0.sendTransaction({
-      gas: GAS,
-      calls: [
-        Actions.token.transfer.call({ token: TOKENS.alpha, to: a1.address, amount: units('3') }),
-        Actions.token.transfer.call({ token: TOKENS.beta, to: a2.address, amount: units('4'), memo: mppMemo('api.example.com', 'agent-7', 'challenge-2') }),
-        Actions.token.transfer.call({ token: TOKENS.alpha, to: a3.address, amount: units('0.5') }),
-      ],
-    } as never), {
-    sender: a0.address, recipient: a1.address, ...usd(TOKENS.alpha, '3'), nominal: '7.5', exchange: null, protocol: 'mpp', category: 'payment',
-  });
+  await step(
+    '0x76 batch across two tokens',
+    () =>
+      c0.sendTransaction({
+        gas: GAS,
+        calls: [
+          Actions.token.transfer.call({ token: TOKENS.alpha, to: a1.address, amount: units('3') }),
+          Actions.token.transfer.call({
+            token: TOKENS.beta,
+            to: a2.address,
+            amount: units('4'),
+            memo: mppMemo('api.example.com', 'agent-7', 'challenge-2'),
+          }),
+          Actions.token.transfer.call({ token: TOKENS.alpha, to: a3.address, amount: units('0.5') }),
+        ],
+      } as never),
+    {
+      sender: a0.address,
+      recipient: a1.address,
+      ...usd(TOKENS.alpha, '3'),
+      nominal: '7.5',
+      exchange: null,
+      protocol: 'mpp',
+      category: 'payment',
+    },
+  );
 
   // 4. Fee sponsorship: a1 sends, a0 pays the fee (viem adds a0's fee-payer signature).
   let sponsoredAccepted = true;
   try {
-    await step('fee-sponsored transfer', () =>
-      c1.sendTransaction({ gas: GAS, feePayer: a0, calls: [Actions.token.transfer.call({ token: TOKENS.alpha, to: a3.address, amount: units('5') })] } as never), {
-      sender: a1.address, recipient: a3.address, ...usd(TOKENS.alpha, '5'), nominal: '5', exchange: null, protocol: null, category: 'transfer', fee_payer: a0.address,
-    });
+    await step(
+      'fee-sponsored transfer',
+      () =>
+        c1.sendTransaction({
+          gas: GAS,
+          feePayer: a0,
+          calls: [Actions.token.transfer.call({ token: TOKENS.alpha, to: a3.address, amount: units('5') })],
+        } as never),
+      {
+        sender: a1.address,
+        recipient: a3.address,
+        ...usd(TOKENS.alpha, '5'),
+        nominal: '5',
+        exchange: null,
+        protocol: null,
+        category: 'transfer',
+        fee_payer: a0.address,
+      },
+    );
   } catch {
     sponsoredAccepted = false;
   }
 
   // 5. A reverted transfer (more than the balance): no legs, the fee is still charged.
-  await step('reverted transfer', () => Actions.token.transfer(c1, { token: TOKENS.beta, to: a3.address, amount: 10n ** 30n, gas: 200_000n }), {
-    sender: a1.address, recipient: TOKENS.beta, asset: null, asset_contract: null, amount: null, nominal: null, exchange: null, protocol: null, category: 'transfer', execution: 'failed',
-  });
+  await step(
+    'reverted transfer',
+    () => Actions.token.transfer(c1, { token: TOKENS.beta, to: a3.address, amount: 10n ** 30n, gas: 200_000n }),
+    {
+      sender: a1.address,
+      recipient: TOKENS.beta,
+      asset: null,
+      asset_contract: null,
+      amount: null,
+      nominal: null,
+      exchange: null,
+      protocol: null,
+      category: 'transfer',
+      execution: 'failed',
+    },
+  );
 
   // 6. A non-USD TIP-20 through the factory (currency EUR), minted, transferred and burnt.
-  const created = await step('create EUR token via factory', () => Actions.token.create(c0, { name: 'Paywatch Euro', symbol: 'PWEUR', currency: 'EUR', gas: GAS }), {
-    sender: a0.address, recipient: Addresses.tip20Factory, asset: null, asset_contract: null, amount: null, nominal: null, exchange: null, protocol: null, category: 'contract_call',
-  });
+  const created = await step(
+    'create EUR token via factory',
+    () => Actions.token.create(c0, { name: 'Paywatch Euro', symbol: 'PWEUR', currency: 'EUR', gas: GAS }),
+    {
+      sender: a0.address,
+      recipient: Addresses.tip20Factory,
+      asset: null,
+      asset_contract: null,
+      amount: null,
+      nominal: null,
+      exchange: null,
+      protocol: null,
+      category: 'contract_call',
+    },
+  );
   const [tokenCreated] = parseEventLogs({ abi: Abis.tip20Factory, logs: created.logs, eventName: 'TokenCreated' });
   const eur = lc(tokenCreated.args.token) as `0x${string}`;
   const eurLeg = (amount: string) => ({ asset: 'PWEUR', asset_contract: eur, amount });
   await step('grant issuer role', () => Actions.token.grantRoles(c0, { token: eur, roles: ['issuer'], to: a0.address, gas: GAS }), {
-    sender: a0.address, recipient: eur, asset: null, asset_contract: null, amount: null, nominal: null, exchange: null, protocol: null, category: 'contract_call',
+    sender: a0.address,
+    recipient: eur,
+    asset: null,
+    asset_contract: null,
+    amount: null,
+    nominal: null,
+    exchange: null,
+    protocol: null,
+    category: 'contract_call',
   });
   await step('mint EUR token', () => Actions.token.mint(c0, { token: eur, to: a0.address, amount: units('1000'), gas: GAS }), {
-    sender: a0.address, recipient: a0.address, ...eurLeg('1000'), nominal: null, exchange: null, protocol: null, category: 'mint',
+    sender: a0.address,
+    recipient: a0.address,
+    ...eurLeg('1000'),
+    nominal: null,
+    exchange: null,
+    protocol: null,
+    category: 'mint',
   });
   await step('EUR token transfer', () => Actions.token.transfer(c0, { token: eur, to: a2.address, amount: units('12.34'), gas: GAS }), {
-    sender: a0.address, recipient: a2.address, ...eurLeg('12.34'), nominal: null, exchange: null, protocol: null, category: 'transfer',
+    sender: a0.address,
+    recipient: a2.address,
+    ...eurLeg('12.34'),
+    nominal: null,
+    exchange: null,
+    protocol: null,
+    category: 'transfer',
   });
   await step('burn EUR token', () => Actions.token.burn(c0, { token: eur, amount: units('1'), gas: GAS }), {
-    sender: a0.address, recipient: ZERO, ...eurLeg('1'), nominal: null, exchange: null, protocol: null, category: 'burn',
+    sender: a0.address,
+    recipient: ZERO,
+    ...eurLeg('1'),
+    nominal: null,
+    exchange: null,
+    protocol: null,
+    category: 'burn',
   });
 
   // 7. Stablecoin DEX: create the AlphaUSD/pathUSD pair, place a resting ask, then swap pathUSD into AlphaUSD.
   await step('DEX createPair', () => Actions.dex.createPair(c0, { base: TOKENS.alpha, gas: GAS }), {
-    sender: a0.address, recipient: Addresses.stablecoinDex, asset: null, asset_contract: null, amount: null, nominal: null, exchange: null, protocol: null, category: 'contract_call',
+    sender: a0.address,
+    recipient: Addresses.stablecoinDex,
+    asset: null,
+    asset_contract: null,
+    amount: null,
+    nominal: null,
+    exchange: null,
+    protocol: null,
+    category: 'contract_call',
   });
-  await step('DEX place (approve + place batch)', () =>
-    c0.sendTransaction({
-      gas: GAS,
-      calls: [
-        Actions.token.approve.call({ token: TOKENS.alpha, spender: Addresses.stablecoinDex, amount: units('100') }),
-        Actions.dex.place.call({ token: TOKENS.alpha, type: 'sell', amount: units('100'), tick: 0 }),
-      ],
-    } as never), {
-    sender: a0.address, recipient: Addresses.stablecoinDex, ...usd(TOKENS.alpha, '100'), nominal: '100', exchange: null, protocol: null, category: 'liquidity',
-  });
-  await step('DEX swapExactAmountIn (approve + swap batch)', () =>
-    c1.sendTransaction({
-      gas: GAS,
-      calls: [
-        Actions.token.approve.call({ token: TOKENS.pathUsd, spender: Addresses.stablecoinDex, amount: units('10') }),
-        Actions.dex.sell.call({ tokenIn: TOKENS.pathUsd, tokenOut: TOKENS.alpha, amountIn: units('10'), minAmountOut: 0n }),
-      ],
-    } as never), {
-    sender: a1.address, recipient: Addresses.stablecoinDex, ...usd(TOKENS.pathUsd, '10'), nominal: '10', exchange: VENUES.stablecoinDex, protocol: null, category: 'swap',
-  });
+  await step(
+    'DEX place (approve + place batch)',
+    () =>
+      c0.sendTransaction({
+        gas: GAS,
+        calls: [
+          Actions.token.approve.call({ token: TOKENS.alpha, spender: Addresses.stablecoinDex, amount: units('100') }),
+          Actions.dex.place.call({ token: TOKENS.alpha, type: 'sell', amount: units('100'), tick: 0 }),
+        ],
+      } as never),
+    {
+      sender: a0.address,
+      recipient: Addresses.stablecoinDex,
+      ...usd(TOKENS.alpha, '100'),
+      nominal: '100',
+      exchange: null,
+      protocol: null,
+      category: 'liquidity',
+    },
+  );
+  await step(
+    'DEX swapExactAmountIn (approve + swap batch)',
+    () =>
+      c1.sendTransaction({
+        gas: GAS,
+        calls: [
+          Actions.token.approve.call({ token: TOKENS.pathUsd, spender: Addresses.stablecoinDex, amount: units('10') }),
+          Actions.dex.sell.call({ tokenIn: TOKENS.pathUsd, tokenOut: TOKENS.alpha, amountIn: units('10'), minAmountOut: 0n }),
+        ],
+      } as never),
+    {
+      sender: a1.address,
+      recipient: Addresses.stablecoinDex,
+      ...usd(TOKENS.pathUsd, '10'),
+      nominal: '10',
+      exchange: VENUES.stablecoinDex,
+      protocol: null,
+      category: 'swap',
+    },
+  );
 
-  await step('reverted DEX swap (minAmountOut too high)', () =>
-    c1.sendTransaction({
-      gas: GAS,
-      calls: [
-        Actions.token.approve.call({ token: TOKENS.pathUsd, spender: Addresses.stablecoinDex, amount: units('1') }),
-        Actions.dex.sell.call({ tokenIn: TOKENS.pathUsd, tokenOut: TOKENS.alpha, amountIn: units('1'), minAmountOut: units('2') }),
-      ],
-    } as never), {
-    sender: a1.address, recipient: TOKENS.pathUsd, asset: null, asset_contract: null, amount: null, nominal: null, exchange: null, protocol: null, category: 'swap', execution: 'failed',
-  });
-  await step('reverted MPP charge (insufficient balance)', () => Actions.token.transfer(c2, { token: TOKENS.alpha, to: a4.address, amount: 10n ** 30n, memo: mppMemo('api.example.com', 'agent-7', 'challenge-4'), gas: 200_000n }), {
-    sender: a2.address, recipient: TOKENS.alpha, asset: null, asset_contract: null, amount: null, nominal: null, exchange: null, protocol: 'mpp', category: 'payment', execution: 'failed',
-  });
+  await step(
+    'reverted DEX swap (minAmountOut too high)',
+    () =>
+      c1.sendTransaction({
+        gas: GAS,
+        calls: [
+          Actions.token.approve.call({ token: TOKENS.pathUsd, spender: Addresses.stablecoinDex, amount: units('1') }),
+          Actions.dex.sell.call({ tokenIn: TOKENS.pathUsd, tokenOut: TOKENS.alpha, amountIn: units('1'), minAmountOut: units('2') }),
+        ],
+      } as never),
+    {
+      sender: a1.address,
+      recipient: TOKENS.pathUsd,
+      asset: null,
+      asset_contract: null,
+      amount: null,
+      nominal: null,
+      exchange: null,
+      protocol: null,
+      category: 'swap',
+      execution: 'failed',
+    },
+  );
+  await step(
+    'reverted MPP charge (insufficient balance)',
+    () =>
+      Actions.token.transfer(c2, {
+        token: TOKENS.alpha,
+        to: a4.address,
+        amount: 10n ** 30n,
+        memo: mppMemo('api.example.com', 'agent-7', 'challenge-4'),
+        gas: 200_000n,
+      }),
+    {
+      sender: a2.address,
+      recipient: TOKENS.alpha,
+      asset: null,
+      asset_contract: null,
+      amount: null,
+      nominal: null,
+      exchange: null,
+      protocol: 'mpp',
+      category: 'payment',
+      execution: 'failed',
+    },
+  );
 
   // 8. Three transfers from three accounts in one block (tx_index 0, 1, 2).
   await oneBlock([
-    ['same-block transfer 1 of 3', () => Actions.token.transfer(c0, { token: TOKENS.beta, to: a4.address, amount: units('0.1'), gas: GAS }),
-      { sender: a0.address, recipient: a4.address, ...usd(TOKENS.beta, '0.1'), nominal: '0.1', exchange: null, protocol: null, category: 'transfer' }],
-    ['same-block transfer 2 of 3', () => Actions.token.transfer(c1, { token: TOKENS.alpha, to: a4.address, amount: units('0.2'), gas: GAS }),
-      { sender: a1.address, recipient: a4.address, ...usd(TOKENS.alpha, '0.2'), nominal: '0.2', exchange: null, protocol: null, category: 'transfer' }],
-    ['same-block MPP charge 3 of 3', () => Actions.token.transfer(c2, { token: TOKENS.pathUsd, to: a4.address, amount: units('0.03'), memo: mppMemo('api.example.com', 'agent-9', 'challenge-3'), gas: GAS }),
-      { sender: a2.address, recipient: a4.address, ...usd(TOKENS.pathUsd, '0.03'), nominal: '0.03', exchange: null, protocol: 'mpp', category: 'payment' }],
+    [
+      'same-block transfer 1 of 3',
+      () => Actions.token.transfer(c0, { token: TOKENS.beta, to: a4.address, amount: units('0.1'), gas: GAS }),
+      {
+        sender: a0.address,
+        recipient: a4.address,
+        ...usd(TOKENS.beta, '0.1'),
+        nominal: '0.1',
+        exchange: null,
+        protocol: null,
+        category: 'transfer',
+      },
+    ],
+    [
+      'same-block transfer 2 of 3',
+      () => Actions.token.transfer(c1, { token: TOKENS.alpha, to: a4.address, amount: units('0.2'), gas: GAS }),
+      {
+        sender: a1.address,
+        recipient: a4.address,
+        ...usd(TOKENS.alpha, '0.2'),
+        nominal: '0.2',
+        exchange: null,
+        protocol: null,
+        category: 'transfer',
+      },
+    ],
+    [
+      'same-block MPP charge 3 of 3',
+      () =>
+        Actions.token.transfer(c2, {
+          token: TOKENS.pathUsd,
+          to: a4.address,
+          amount: units('0.03'),
+          memo: mppMemo('api.example.com', 'agent-9', 'challenge-3'),
+          gas: GAS,
+        }),
+      {
+        sender: a2.address,
+        recipient: a4.address,
+        ...usd(TOKENS.pathUsd, '0.03'),
+        nominal: '0.03',
+        exchange: null,
+        protocol: 'mpp',
+        category: 'payment',
+      },
+    ],
   ]);
 
   const lastTxHeight = Math.max(...truth.map((t) => t.height));
@@ -265,7 +499,13 @@ export async function generateActivity(rpcUrl: string): Promise<GroundTruth> {
   await c0.request({ method: 'evm_mine' as never, params: [] as never });
   await c0.request({ method: 'evm_mine' as never, params: [] as never });
   const latestHeight = Number(await c0.getBlockNumber({ cacheTime: 0 }));
-  return { transactions: truth, lastTxHeight, latestHeight, sponsoredAccepted, eurToken: { address: eur, symbol: 'PWEUR', currency: 'EUR' } };
+  return {
+    transactions: truth,
+    lastTxHeight,
+    latestHeight,
+    sponsoredAccepted,
+    eurToken: { address: eur, symbol: 'PWEUR', currency: 'EUR' },
+  };
 }
 
 export { generateLoad, type LoadOptions } from './activity/load.js';

@@ -10,7 +10,12 @@ import artifact from './contracts/Eip3009Token.json' with { type: 'json' };
 
 /** The local chain as viem needs it to sign and send (Tempo's chain id, anvil's URL). */
 export function localChain(rpcUrl: string) {
-  return defineChain({ id: 4217, name: 'anvil-tempo', nativeCurrency: { name: 'USD', symbol: 'USD', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } });
+  return defineChain({
+    id: 4217,
+    name: 'anvil-tempo',
+    nativeCurrency: { name: 'USD', symbol: 'USD', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
 }
 
 /** A deployed payment token. Amounts are atomic units (6 decimals). */
@@ -28,13 +33,22 @@ export interface PaymentToken {
  * `holders`, waiting for every receipt.
  * @throws Error when a transaction reverts or the node refuses it
  */
-export async function deployPaymentToken(rpcUrl: string, deployerKey: `0x${string}`, opts: { name: string; symbol: string; holders: string[]; amount: bigint }): Promise<PaymentToken> {
+export async function deployPaymentToken(
+  rpcUrl: string,
+  deployerKey: `0x${string}`,
+  opts: { name: string; symbol: string; holders: string[]; amount: bigint },
+): Promise<PaymentToken> {
   const chain = localChain(rpcUrl);
   const transport = http(rpcUrl);
   const pub = createPublicClient({ chain, transport });
   const wallet = createWalletClient({ account: privateKeyToAccount(deployerKey), chain, transport });
   const abi = artifact.abi as Abi;
-  const hash = await wallet.deployContract({ abi, bytecode: artifact.bytecode as `0x${string}`, args: [opts.name, opts.symbol], gas: 3_000_000n });
+  const hash = await wallet.deployContract({
+    abi,
+    bytecode: artifact.bytecode as `0x${string}`,
+    args: [opts.name, opts.symbol],
+    gas: 3_000_000n,
+  });
   const address = (await pub.waitForTransactionReceipt({ hash })).contractAddress!;
   for (const to of opts.holders) {
     const mint = await wallet.writeContract({ address, abi, functionName: 'mint', args: [to, opts.amount], gas: 200_000n });

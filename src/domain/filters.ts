@@ -34,7 +34,11 @@ export function integerParam(min: number, max: number, what: string) {
   const unit = what ? ` ${what}` : '';
   return z.preprocess(
     (v) => (typeof v === 'string' && /^\d{1,16}$/.test(v) ? Number(v) : v),
-    z.number({ error: `must be a base-10 integer${unit}` }).int({ error: `must be an integer${unit}` }).min(min, { error: `must be at least ${min}` }).max(max, { error: `must be at most ${max}` }),
+    z
+      .number({ error: `must be a base-10 integer${unit}` })
+      .int({ error: `must be an integer${unit}` })
+      .min(min, { error: `must be at least ${min}` })
+      .max(max, { error: `must be at most ${max}` }),
   );
 }
 
@@ -56,7 +60,11 @@ export interface ObservationFilters {
 /** Rejects since ≥ until, naming both parameters (the chain filters' window rule, as a schema refinement). */
 export function sinceBeforeUntil(f: { since?: number; until?: number }, ctx: z.RefinementCtx) {
   if (f.since !== undefined && f.until !== undefined && f.since >= f.until) {
-    ctx.addIssue({ code: 'custom', path: ['since'], message: `must be less than until (since is inclusive, until exclusive; got since=${f.since}, until=${f.until})` });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['since'],
+      message: `must be less than until (since is inclusive, until exclusive; got since=${f.since}, until=${f.until})`,
+    });
   }
 }
 

@@ -20,7 +20,8 @@ export function nominalOf(parts: readonly NominalPart[] | null, list: TokenList)
 /** nominalOf as an ExactDecimal, for aggregates that add it to several sums without re-parsing. */
 export function nominalExact(parts: readonly NominalPart[] | null, list: TokenList): ExactDecimal | null {
   let sum: ExactDecimal | null = null;
-  for (const p of parts ?? []) if (list.tokens.has(p.asset_contract)) sum = sum ? addExact(sum, parseDecimal(p.amount)) : parseDecimal(p.amount);
+  for (const p of parts ?? [])
+    if (list.tokens.has(p.asset_contract)) sum = sum ? addExact(sum, parseDecimal(p.amount)) : parseDecimal(p.amount);
   return sum;
 }
 

@@ -48,7 +48,9 @@ export function parseDecimal(s: string): ExactDecimal {
 /** `a + b`, exactly, at the larger scale of the two. */
 export function addExact(a: ExactDecimal, b: ExactDecimal): ExactDecimal {
   if (a.scale === b.scale) return { n: a.n + b.n, scale: a.scale };
-  return a.scale > b.scale ? { n: a.n + b.n * pow10(a.scale - b.scale), scale: a.scale } : { n: a.n * pow10(b.scale - a.scale) + b.n, scale: b.scale };
+  return a.scale > b.scale
+    ? { n: a.n + b.n * pow10(a.scale - b.scale), scale: a.scale }
+    : { n: a.n * pow10(b.scale - a.scale) + b.n, scale: b.scale };
 }
 
 /** Canonicalises a bigint numerator with `scale` fraction digits. */

@@ -111,7 +111,13 @@ export interface TransactionMember {
  */
 export const TRANSACTION_MEMBERS = {
   hash: { kind: 'hash', nullable: false, observed: true, stored: 'text', served: 'Transaction hash.' },
-  time: { kind: 'int', nullable: false, observed: true, stored: 'bigint', served: 'Block timestamp, UTC Unix seconds reported by the source block.' },
+  time: {
+    kind: 'int',
+    nullable: false,
+    observed: true,
+    stored: 'bigint',
+    served: 'Block timestamp, UTC Unix seconds reported by the source block.',
+  },
   height: { kind: 'int', nullable: false, observed: true, stored: 'bigint', served: 'Block height.' },
   /** Position of the transaction in its block (ties broken by it). */
   tx_index: { kind: 'int', nullable: false, observed: true, stored: 'integer', served: null },
@@ -128,23 +134,32 @@ export const TRANSACTION_MEMBERS = {
     nullable: true,
     observed: true,
     stored: 'text',
-    served: 'Sender wallet (the transaction\u2019s from); identifies an account, not a verified bot: lower-case 0x address; null when unknown.',
+    served:
+      'Sender wallet (the transaction\u2019s from); identifies an account, not a verified bot: lower-case 0x address; null when unknown.',
   },
   recipient: {
     kind: 'address',
     nullable: true,
     observed: true,
     stored: 'text',
-    served: 'Recipient of the primary leg, else the transaction\u2019s (or first call\u2019s) to: lower-case 0x address; null when unknown.',
+    served:
+      'Recipient of the primary leg, else the transaction\u2019s (or first call\u2019s) to: lower-case 0x address; null when unknown.',
   },
   asset: {
     kind: 'text',
     nullable: true,
     observed: true,
     stored: 'text',
-    served: 'Token symbol of the primary leg (from the chain; anyone can create a token with any symbol, so check asset_listed); null when unknown.',
+    served:
+      'Token symbol of the primary leg (from the chain; anyone can create a token with any symbol, so check asset_listed); null when unknown.',
   },
-  asset_contract: { kind: 'address', nullable: true, observed: true, stored: 'text', served: 'Token contract of the primary leg: lower-case 0x address; null when unknown.' },
+  asset_contract: {
+    kind: 'address',
+    nullable: true,
+    observed: true,
+    stored: 'text',
+    served: 'Token contract of the primary leg: lower-case 0x address; null when unknown.',
+  },
   /** Derived with the token list when read (src/domain/listing.ts). */
   asset_listed: {
     kind: 'boolean',
@@ -159,7 +174,8 @@ export const TRANSACTION_MEMBERS = {
     nullable: true,
     observed: true,
     stored: 'text',
-    served: 'Amount of the primary leg in token units (atomic integer when decimals are unknown): exact decimal string (no exponent, no float); null when unknown.',
+    served:
+      'Amount of the primary leg in token units (atomic integer when decimals are unknown): exact decimal string (no exponent, no float); null when unknown.',
   },
   /** The sender's USD-token parts, one per contract; null when none (see NominalPart). Stored as JSON `[[contract, amount], …]`. */
   nominal_parts: { kind: 'nominal_parts', nullable: true, observed: true, stored: 'json', served: null },
@@ -172,8 +188,20 @@ export const TRANSACTION_MEMBERS = {
     served:
       'Dollar value of what the sender sent in listed tokens whose currency() is USD, at 1 dollar per token, fee excluded: exact decimal string (no exponent, no float); null when unknown.',
   },
-  fee: { kind: 'decimal', nullable: true, observed: true, stored: 'text', served: 'Fee in fee-token units: exact decimal string (no exponent, no float); null when unknown.' },
-  exchange: { kind: 'text', nullable: true, observed: true, stored: 'text', served: 'Venue name when the transaction trades; null when none was identified.' },
+  fee: {
+    kind: 'decimal',
+    nullable: true,
+    observed: true,
+    stored: 'text',
+    served: 'Fee in fee-token units: exact decimal string (no exponent, no float); null when unknown.',
+  },
+  exchange: {
+    kind: 'text',
+    nullable: true,
+    observed: true,
+    stored: 'text',
+    served: 'Venue name when the transaction trades; null when none was identified.',
+  },
   protocol: { kind: 'text', nullable: true, observed: true, stored: 'text', served: 'Identified protocol (e.g. mpp); null when none.' },
   category: {
     kind: 'text',
@@ -182,8 +210,20 @@ export const TRANSACTION_MEMBERS = {
     stored: 'text',
     served: 'Category (transfer, payment, swap, liquidity, mint, burn, contract_call, system).',
   },
-  execution: { kind: 'execution', nullable: false, observed: true, stored: 'text', served: 'success, failed (receipt status 0), or unknown (no receipt).' },
-  decode: { kind: 'text', nullable: false, observed: true, stored: 'text', served: 'How completely the transaction was decoded (full, partial, none).' },
+  execution: {
+    kind: 'execution',
+    nullable: false,
+    observed: true,
+    stored: 'text',
+    served: 'success, failed (receipt status 0), or unknown (no receipt).',
+  },
+  decode: {
+    kind: 'text',
+    nullable: false,
+    observed: true,
+    stored: 'text',
+    served: 'How completely the transaction was decoded (full, partial, none).',
+  },
   /** Retained data served only by the detail endpoint; stored in its own table (observation_details). */
   detail: { kind: 'detail', nullable: false, observed: true, stored: null, served: null },
 } as const satisfies Record<string, TransactionMember>;

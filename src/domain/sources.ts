@@ -77,7 +77,8 @@ export function parseSources(spec: string): SourceConfig[] {
   const out: SourceConfig[] = raw.map((r, i) => {
     const kind = r.kind as SourceKind;
     if (!SOURCE_KINDS.includes(kind)) throw new SourcesConfigError(`source ${i}: kind must be one of ${SOURCE_KINDS.join(', ')}`);
-    if (typeof r.url !== 'string' || !/^https?:\/\/[^/]/i.test(r.url)) throw new SourcesConfigError(`source ${i}: url must be an http(s) URL`);
+    if (typeof r.url !== 'string' || !/^https?:\/\/[^/]/i.test(r.url))
+      throw new SourcesConfigError(`source ${i}: url must be an http(s) URL`);
     const name = typeof r.name === 'string' && r.name.trim() ? r.name.trim() : `${kind}@${new URL(r.url).host}`;
     return { name, kind, url: r.url };
   });
@@ -88,4 +89,3 @@ export function parseSources(spec: string): SourceConfig[] {
   }
   return out;
 }
-

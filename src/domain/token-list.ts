@@ -52,13 +52,18 @@ export class TokenList {
    * @param name the list's `name`
    * @param tokens its tokens for chain 4217 (other chains' entries are left out by `from`)
    */
-  constructor(readonly name: string, tokens: readonly ListedToken[]) {
+  constructor(
+    readonly name: string,
+    tokens: readonly ListedToken[],
+  ) {
     this.tokens = new Map(tokens.map((t) => [t.address.toLowerCase(), { ...t, address: t.address.toLowerCase() }]));
     for (const t of this.tokens.values()) {
       this.bySymbol.set(t.symbol, [...(this.bySymbol.get(t.symbol) ?? []), t.address]);
       for (const s of skeletonsOf(t.symbol)) if (!this.bySkeleton.has(s)) this.bySkeleton.set(s, t);
     }
-    this.id = createHash('sha256').update([...this.tokens.keys()].sort().join(',')).digest('hex');
+    this.id = createHash('sha256')
+      .update([...this.tokens.keys()].sort().join(','))
+      .digest('hex');
   }
 
   /**
@@ -70,12 +75,16 @@ export class TokenList {
     const validate = validator();
     if (!validate(json)) {
       const e = validate.errors?.[0];
-      throw new TokenListError(`token list ${source} is not a valid token list: ${e ? `${e.instancePath || '/'} ${e.message}` : 'schema violation'}`);
+      throw new TokenListError(
+        `token list ${source} is not a valid token list: ${e ? `${e.instancePath || '/'} ${e.message}` : 'schema violation'}`,
+      );
     }
     const list = json as { name: string; tokens: { chainId: number; address: string; symbol: string; name: string; decimals: number }[] };
     return new TokenList(
       list.name,
-      list.tokens.filter((t) => t.chainId === CHAIN_ID).map((t) => ({ address: t.address.toLowerCase(), symbol: t.symbol, name: t.name, decimals: t.decimals })),
+      list.tokens
+        .filter((t) => t.chainId === CHAIN_ID)
+        .map((t) => ({ address: t.address.toLowerCase(), symbol: t.symbol, name: t.name, decimals: t.decimals })),
     );
   }
 

@@ -14,7 +14,17 @@ const PUBLIC: FastifyCorsOptions = {
   origin: '*',
   methods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
   allowedHeaders: ['Accept', 'Content-Type', 'If-None-Match', 'X-Request-Id', 'Mcp-Session-Id', 'Mcp-Protocol-Version', 'Last-Event-ID'],
-  exposedHeaders: ['ETag', 'Retry-After', 'X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Mcp-Session-Id', 'Mcp-Protocol-Version', 'Content-Disposition'],
+  exposedHeaders: [
+    'ETag',
+    'Retry-After',
+    'X-Request-Id',
+    'X-RateLimit-Limit',
+    'X-RateLimit-Remaining',
+    'X-RateLimit-Reset',
+    'Mcp-Session-Id',
+    'Mcp-Protocol-Version',
+    'Content-Disposition',
+  ],
   maxAge: 86_400,
 };
 
@@ -79,8 +89,23 @@ export async function registerExplorerCors(app: FastifyInstance, config: Pick<Co
       const path = req.url.split('?')[0]!;
       const asked = req.headers['access-control-request-method'];
       const method = req.method === 'OPTIONS' ? asked : req.method;
-      const allowed = EXPLORER_ROUTES.has(path) && method === 'POST' && req.headers.origin !== undefined && req.headers.origin === explorerOrigin(config, req);
-      done(null, allowed ? { origin: req.headers.origin, methods: ['POST'], allowedHeaders: ['Authorization', 'Content-Type'], exposedHeaders: ['Retry-After', 'X-Request-Id'], maxAge: 600 } : { origin: false });
+      const allowed =
+        EXPLORER_ROUTES.has(path) &&
+        method === 'POST' &&
+        req.headers.origin !== undefined &&
+        req.headers.origin === explorerOrigin(config, req);
+      done(
+        null,
+        allowed
+          ? {
+              origin: req.headers.origin,
+              methods: ['POST'],
+              allowedHeaders: ['Authorization', 'Content-Type'],
+              exposedHeaders: ['Retry-After', 'X-Request-Id'],
+              maxAge: 600,
+            }
+          : { origin: false },
+      );
     },
   });
 }

@@ -70,14 +70,17 @@ function describeValidation(err: FastifyError): string {
   const v = (err as unknown as { validation: ValidationIssue[] }).validation;
   const where = (err as unknown as { validationContext?: string }).validationContext ?? 'request';
   const first = v[0];
-  const kind = where === 'querystring' ? 'query parameter' : where === 'params' ? 'path parameter' : where === 'headers' ? 'header' : 'body member';
+  const kind =
+    where === 'querystring' ? 'query parameter' : where === 'params' ? 'path parameter' : where === 'headers' ? 'header' : 'body member';
   // Unknown parameters are refused rather than ignored, so a misspelt filter never silently widens a query.
   const keys = first?.params?.keys;
   if (first?.keyword === 'unrecognized_keys' && keys?.length) {
     return unknownParameters(kind, keys);
   }
   const path = (first?.instancePath?.split('/').filter(Boolean) ?? []).join('.');
-  return path ? `invalid ${kind} '${path}': ${first?.message ?? 'invalid value'}` : `invalid ${where}: ${first?.message ?? 'invalid value'}`;
+  return path
+    ? `invalid ${kind} '${path}': ${first?.message ?? 'invalid value'}`
+    : `invalid ${where}: ${first?.message ?? 'invalid value'}`;
 }
 
 /**
@@ -122,7 +125,10 @@ export function installErrorHandling(app: FastifyInstance): void {
     const allow = [...methods].filter((m) => m !== req.method && app.findRoute({ method: m, url: req.url })).sort();
     // OPTIONS alone is CORS's catch-all preflight route (src/http/cors.ts), which every path matches: not a resource.
     if (allow.some((m) => m !== 'OPTIONS')) {
-      return reply.code(405).header('allow', allow.join(', ')).send({ error: `method ${req.method} not allowed here; use ${allow.join(', ')}` });
+      return reply
+        .code(405)
+        .header('allow', allow.join(', '))
+        .send({ error: `method ${req.method} not allowed here; use ${allow.join(', ')}` });
     }
     return reply.code(404).send({ error: `no route ${req.method} ${req.url.split('?')[0]}` });
   });
@@ -153,7 +159,8 @@ function clientErrorAnswer(err: ConnectionError): [number, string] {
   switch (err.code) {
     case 'HPE_HEADER_OVERFLOW':
       // Node passes the packet as a Buffer (fastify's type says otherwise).
-      if (requestLineTooLong(err.rawPacket as unknown as Buffer | undefined)) return [414, `URL too long: at most ${MAX_URL_LENGTH} characters`];
+      if (requestLineTooLong(err.rawPacket as unknown as Buffer | undefined))
+        return [414, `URL too long: at most ${MAX_URL_LENGTH} characters`];
       return [431, `request header fields too large: the request line and headers may take at most ${maxHeaderSize} bytes together`];
     case 'HPE_INVALID_METHOD':
       // RFC 9110 section 15.6.2: an unrecognised method is 501.
@@ -192,7 +199,9 @@ export function answerClientError(this: FastifyInstance, err: ConnectionError, s
   const [status, error] = clientErrorAnswer(err);
   this.log.debug({ code: err.code, status }, 'client error');
   const body = JSON.stringify({ error });
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
   // A client that keeps sending would hold the half-closed socket open.
   setTimeout(() => socket.destroy(), 2000).unref();
 }

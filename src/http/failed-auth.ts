@@ -71,7 +71,10 @@ export class FailedAuthLimiter {
 
   private refuse(msLeft: number): never {
     const retry = Math.max(1, Math.ceil(msLeft / 1000));
-    throw new LimitExceeded(`too many failed authentications from this address: at most ${this.max} failed ${this.what} per ${this.windowMs / 1000} s; retry after ${retry} s`, { retryAfterSeconds: retry });
+    throw new LimitExceeded(
+      `too many failed authentications from this address: at most ${this.max} failed ${this.what} per ${this.windowMs / 1000} s; retry after ${retry} s`,
+      { retryAfterSeconds: retry },
+    );
   }
 
   /**

@@ -17,10 +17,19 @@ import { answerClientError, answerFrameworkError, installErrorHandling, MAX_PARA
 const jsonSerializerCompiler = () => (data: unknown) => JSON.stringify(data);
 
 /** The listener settings baseFastify reads. */
-export type ListenerConfig = Pick<Config, 'logLevel' | 'requestTimeoutSeconds' | 'headersTimeoutSeconds' | 'keepAliveSeconds' | 'connectionIdleSeconds' | 'maxConnections' | 'trustProxy'>;
+export type ListenerConfig = Pick<
+  Config,
+  | 'logLevel'
+  | 'requestTimeoutSeconds'
+  | 'headersTimeoutSeconds'
+  | 'keepAliveSeconds'
+  | 'connectionIdleSeconds'
+  | 'maxConnections'
+  | 'trustProxy'
+>;
 
 /** A client's X-Request-Id is kept when it is 1–128 characters of this set (nothing a log or header could misread). */
-const SANE_REQUEST_ID = /^[A-Za-z0-9._:@\/+=-]{1,128}$/;
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
 /**
  * The request's id: the client's `X-Request-Id` when sane (so a caller can follow its request through our logs),
@@ -93,12 +102,14 @@ export function baseFastify(config: ListenerConfig, bodyLimit: number, logger: b
   return app;
 }
 
-
 /**
  * Stops `app` gracefully: it accepts no new connections, idle kept-alive ones close, requests in flight finish;
  * after `graceSeconds` (PAYWATCH_SHUTDOWN_GRACE_SECONDS) any still open are cut.
  */
-export async function closeGracefully(app: { close(): Promise<unknown>; server: { closeAllConnections(): void } }, graceSeconds: number): Promise<void> {
+export async function closeGracefully(
+  app: { close(): Promise<unknown>; server: { closeAllConnections(): void } },
+  graceSeconds: number,
+): Promise<void> {
   const cut = setTimeout(() => app.server.closeAllConnections(), Math.round(graceSeconds * 1000));
   try {
     await app.close();

@@ -15,26 +15,31 @@ import { SharedLimits } from '../limits/shared.js';
 export const READY_TIMEOUT_MS = 2000;
 
 export const Health = z.object({ status: z.literal('ok') });
-export const Readiness = z
-  .object({
-    status: z.enum(['ready', 'unready']),
-    store: z.object({ ok: z.boolean(), ms: z.number().nullable(), error: z.string().nullable() }),
-    collector: z.object({ state: z.string(), last_error: z.string().nullable() }).nullable().describe('the chain collector of this process, when it runs one'),
-    limits: z
-      .object({
-        store: z.enum(['memory', 'redis']).describe('where per-client limits count: this process, or Redis shared by every replica'),
-        redis: z.string().nullable().describe('the Redis server (scheme and host only), when configured'),
-        shared: z.boolean().describe('false while a configured Redis does not answer: limits then count per process'),
-        error: z.string().nullable(),
-      })
-      .describe('per-client limits (rate limits, key issuance, failed authentications)'),
-  });
+export const Readiness = z.object({
+  status: z.enum(['ready', 'unready']),
+  store: z.object({ ok: z.boolean(), ms: z.number().nullable(), error: z.string().nullable() }),
+  collector: z
+    .object({ state: z.string(), last_error: z.string().nullable() })
+    .nullable()
+    .describe('the chain collector of this process, when it runs one'),
+  limits: z
+    .object({
+      store: z.enum(['memory', 'redis']).describe('where per-client limits count: this process, or Redis shared by every replica'),
+      redis: z.string().nullable().describe('the Redis server (scheme and host only), when configured'),
+      shared: z.boolean().describe('false while a configured Redis does not answer: limits then count per process'),
+      error: z.string().nullable(),
+    })
+    .describe('per-client limits (rate limits, key issuance, failed authentications)'),
+});
 export const Unready = Readiness.extend({ error: z.string() });
 
 /** Resolves when `p` does, or rejects after `ms` milliseconds. */
 function within<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout;
-  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 /** The collector's live state as /readyz shows it, from the component map (null when none runs here). */
@@ -50,19 +55,26 @@ function collectorOf(ctx: AppContext): z.infer<typeof Readiness>['collector'] {
  */
 export function addHealthRoutes(app: FastifyInstance, ctx: AppContext, tags: string[]): void {
   const noStore = { 'cache-control': 'no-store' };
-  app.get('/healthz', { config: { rateLimit: false }, schema: { tags, summary: 'Liveness: the process answers', response: { 200: Health } } }, async (_req, reply) =>
-    reply.headers(noStore).send({ status: 'ok' }),
+  app.get(
+    '/healthz',
+    { config: { rateLimit: false }, schema: { tags, summary: 'Liveness: the process answers', response: { 200: Health } } },
+    async (_req, reply) => reply.headers(noStore).send({ status: 'ok' }),
   );
   app.get(
     '/readyz',
-    { config: { rateLimit: false }, schema: { tags, summary: 'Readiness: the store answers (503 with the reason when not)', response: { 200: Readiness, 503: Unready } } },
+    {
+      config: { rateLimit: false },
+      schema: { tags, summary: 'Readiness: the store answers (503 with the reason when not)', response: { 200: Readiness, 503: Unready } },
+    },
     async (_req, reply) => {
       const t0 = performance.now();
       const collector = collectorOf(ctx);
       const limits = (ctx.limits ?? SharedLimits.inMemory()).status();
       try {
         await within(sql`select 1`.execute(ctx.store.db), READY_TIMEOUT_MS);
-        return reply.headers(noStore).send({ status: 'ready', store: { ok: true, ms: Number((performance.now() - t0).toFixed(1)), error: null }, collector, limits });
+        return reply
+          .headers(noStore)
+          .send({ status: 'ready', store: { ok: true, ms: Number((performance.now() - t0).toFixed(1)), error: null }, collector, limits });
       } catch (e) {
         // The driver's message can name internal hosts: logged, not answered.
         ctx.log?.warn({ err: (e as Error).message.split('\n')[0] }, 'readiness check: store unavailable');
@@ -70,7 +82,13 @@ export function addHealthRoutes(app: FastifyInstance, ctx: AppContext, tags: str
         return reply
           .code(503)
           .headers({ ...noStore, 'retry-after': '5' })
-          .send({ status: 'unready', error: `store unavailable: ${message}`, store: { ok: false, ms: null, error: message }, collector, limits });
+          .send({
+            status: 'unready',
+            error: `store unavailable: ${message}`,
+            store: { ok: false, ms: null, error: message },
+            collector,
+            limits,
+          });
       }
     },
   );

@@ -6,7 +6,7 @@
  * ./client-key.ts (IPv6 by /64).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { LimitExceeded, PaywatchError } from '../domain/errors.js';
+import { LimitExceeded, type PaywatchError } from '../domain/errors.js';
 import { clientKey } from './client-key.js';
 
 /** How a budget groups requests and what it answers beyond its limit. */
@@ -18,7 +18,10 @@ export interface BudgetOptions {
 }
 
 const perClientRefusal = (max: number) =>
-  new LimitExceeded(`too many expensive requests at once: at most ${max} metrics, export or filtered-list requests run at once per client; retry after 1 s`, { retryAfterSeconds: 1 });
+  new LimitExceeded(
+    `too many expensive requests at once: at most ${max} metrics, export or filtered-list requests run at once per client; retry after 1 s`,
+    { retryAfterSeconds: 1 },
+  );
 
 /**
  * The budget for one app. Use `hook` as a route's `preHandler` (after validation, so a route can decide from the

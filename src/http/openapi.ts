@@ -80,20 +80,40 @@ const ERROR_SCHEMA = {
 };
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 const headerRefs = (names: string[]) => Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
-const errorAnswer = (description: string, headers: string[]) => ({ description, headers: headerRefs(headers), content: { 'application/json': { schema: ERROR_REF } } });
+const errorAnswer = (description: string, headers: string[]) => ({
+  description,
+  headers: headerRefs(headers),
+  content: { 'application/json': { schema: ERROR_REF } },
+});
 
 /** The answers every rate-limited route can give, as components (headers: those the listener sends with them). */
 const RESPONSES: Readonly<Record<string, Json>> = {
-  NotModified: { description: 'Not modified: the If-None-Match validator still matches.', headers: headerRefs(['X-Request-Id', 'ETag', 'Cache-Control', ...RATE_LIMIT]) },
+  NotModified: {
+    description: 'Not modified: the If-None-Match validator still matches.',
+    headers: headerRefs(['X-Request-Id', 'ETag', 'Cache-Control', ...RATE_LIMIT]),
+  },
   BadRequest: errorAnswer('The request is malformed (the message names the parameter and the rule).', ['X-Request-Id', ...RATE_LIMIT]),
   TooManyRequests: errorAnswer('Rate limited per client; honour Retry-After.', ['X-Request-Id', 'Retry-After', ...RATE_LIMIT]),
-  Unavailable: errorAnswer('Temporarily unavailable (the store or a dependency cannot answer, too busy, or shutting down); honour Retry-After and back off.', ['X-Request-Id', 'Retry-After', ...RATE_LIMIT]),
+  Unavailable: errorAnswer(
+    'Temporarily unavailable (the store or a dependency cannot answer, too busy, or shutting down); honour Retry-After and back off.',
+    ['X-Request-Id', 'Retry-After', ...RATE_LIMIT],
+  ),
 };
-const STANDARD: Readonly<Record<string, string>> = { '304': 'NotModified', '400': 'BadRequest', '429': 'TooManyRequests', '503': 'Unavailable' };
+const STANDARD: Readonly<Record<string, string>> = {
+  '304': 'NotModified',
+  '400': 'BadRequest',
+  '429': 'TooManyRequests',
+  '503': 'Unavailable',
+};
 
 /** True for a generated `{error}` schema (the zod ErrorBody of any area): an object whose only member is `error`. */
 function isErrorSchema(s: Json | undefined): boolean {
-  return s?.type === 'object' && Object.keys(s.properties ?? {}).join() === 'error' && s.properties.error.type === 'string' && s.required?.join() === 'error';
+  return (
+    s?.type === 'object' &&
+    Object.keys(s.properties ?? {}).join() === 'error' &&
+    s.properties.error.type === 'string' &&
+    s.required?.join() === 'error'
+  );
 }
 
 /** The headers a response of `status` to `method path` carries (see the module comment). */
@@ -113,7 +133,8 @@ function refsIn(value: unknown, kind: string): Set<string> {
 }
 
 /** The members of `from` named in `names`. */
-const pick = (from: Readonly<Record<string, Json>>, names: Set<string>): Record<string, Json> => Object.fromEntries(Object.entries(from).filter(([name]) => names.has(name)));
+const pick = (from: Readonly<Record<string, Json>>, names: Set<string>): Record<string, Json> =>
+  Object.fromEntries(Object.entries(from).filter(([name]) => names.has(name)));
 
 /** Options of `finishDocument`. */
 export interface FinishOptions {
@@ -127,17 +148,25 @@ export interface FinishOptions {
  *   undeclared tag (a programming error, caught by the tests and at start-up)
  */
 export function finishDocument(doc: Json, opts: FinishOptions): Json {
-  doc.servers = [{ url: opts.server ?? '/', description: opts.server ? 'The configured public address.' : 'The origin this document was fetched from.' }];
+  doc.servers = [
+    { url: opts.server ?? '/', description: opts.server ? 'The configured public address.' : 'The origin this document was fetched from.' },
+  ];
   doc.info.license ??= { name: 'MIT', identifier: 'MIT' };
   const used = new Set<string>();
   for (const [path, ops] of Object.entries<Json>(doc.paths ?? {})) {
     for (const [method, op] of Object.entries<Json>(ops)) {
       const key = `${method.toUpperCase()} ${path}`;
       const id = OPERATION_IDS[key];
-      if (!id) throw new PaywatchError(`OpenAPI: no operationId for ${key} (add it to OPERATION_IDS in src/http/openapi.ts)`, { code: 'openapi_incomplete' });
+      if (!id)
+        throw new PaywatchError(`OpenAPI: no operationId for ${key} (add it to OPERATION_IDS in src/http/openapi.ts)`, {
+          code: 'openapi_incomplete',
+        });
       op.operationId = id;
       for (const t of op.tags ?? []) {
-        if (!TAGS[t]) throw new PaywatchError(`OpenAPI: ${key} uses the undeclared tag ${t} (add it to TAGS in src/http/openapi.ts)`, { code: 'openapi_incomplete' });
+        if (!TAGS[t])
+          throw new PaywatchError(`OpenAPI: ${key} uses the undeclared tag ${t} (add it to TAGS in src/http/openapi.ts)`, {
+            code: 'openapi_incomplete',
+          });
         used.add(t);
       }
       // An operation that declares no security is public: say so (security: []), as Redocly's security-defined asks.

@@ -62,5 +62,8 @@ export function sendRenderedJson(reply: FastifyReply, rendered: RenderedJson): F
   if (encoding === null) return sendJsonText(reply, rendered.text);
   const body = (rendered.encoded[encoding] ??= compressText(rendered.text, encoding));
   // With Content-Encoding set, @fastify/compress leaves the body as it is (Vary comes from ./compression.ts).
-  return reply.type(JSON_TYPE).header('content-encoding', encoding).send(body as never);
+  return reply
+    .type(JSON_TYPE)
+    .header('content-encoding', encoding)
+    .send(body as never);
 }

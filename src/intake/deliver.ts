@@ -69,7 +69,8 @@ export async function authenticate(keys: KeyCache, kind: SenderKind, d: SignedDe
     if (!found) throw new Unauthorized(unknown);
     ok = signatureMatches(found.keys, d.timestamp!, d.body, d.signature);
   }
-  if (!ok) throw new Unauthorized(`bad signature: X-SVC-Signature is not HMAC-SHA256(key, "<X-SVC-Timestamp>.<body bytes>") for this ${kind}`);
+  if (!ok)
+    throw new Unauthorized(`bad signature: X-SVC-Signature is not HMAC-SHA256(key, "<X-SVC-Timestamp>.<body bytes>") for this ${kind}`);
   return found.sender;
 }
 
@@ -77,7 +78,9 @@ export async function authenticate(keys: KeyCache, kind: SenderKind, d: SignedDe
 function answer(eventId: string, r: InsertResult): Accepted {
   const receipt = { event_id: eventId, ...r.receipt };
   if (r.status === 'conflict') {
-    throw new Conflict(`event_id '${eventId}' was already received with a different body (sha256 ${r.receipt.body_sha256}); a retry must resend the identical bytes`);
+    throw new Conflict(
+      `event_id '${eventId}' was already received with a different body (sha256 ${r.receipt.body_sha256}); a retry must resend the identical bytes`,
+    );
   }
   return { status: r.status === 'created' ? 201 : 200, receipt };
 }
@@ -89,7 +92,9 @@ function answer(eventId: string, r: InsertResult): Accepted {
  */
 function checkEnvironment(sender: Sender, environment: Environment, member: string): void {
   if (environment !== sender.environment) {
-    throw new Forbidden(`environment mismatch: ${member} is '${environment}' but this ${sender.kind} was issued for '${sender.environment}'; use a ${sender.kind} created with --env ${environment}`);
+    throw new Forbidden(
+      `environment mismatch: ${member} is '${environment}' but this ${sender.kind} was issued for '${sender.environment}'; use a ${sender.kind} created with --env ${environment}`,
+    );
   }
 }
 

@@ -48,7 +48,8 @@ export function parseJsonBody(body: Buffer): JsonBody {
     const at = /at position (\d+)/.exec((e as Error).message);
     throw new InvalidInput(`malformed body: not valid JSON${at ? ` (at character ${at[1]})` : ''}`);
   }
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new InvalidInput('malformed body: the top level must be a JSON object');
+  if (v === null || typeof v !== 'object' || Array.isArray(v))
+    throw new InvalidInput('malformed body: the top level must be a JSON object');
   const problem = jsonShapeProblem(text, MAX_DEPTH);
   if (problem) throw new InvalidInput(`malformed body: ${problem}`);
   return { json: v as Record<string, unknown>, bytes };
@@ -61,7 +62,12 @@ const ident = z.string().regex(/^[\x21-\x7e]{1,200}$/, 'must be 1..200 printable
  * refuses (NUL) or terminals interpret (escape sequences).
  */
 const NO_CONTROL = [/^\P{Cc}*$/u, 'must not contain control characters'] as const;
-const text = (max: number) => z.string().min(1).max(max).regex(...NO_CONTROL);
+const text = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(...NO_CONTROL);
 const seconds = z.number().int().min(0).max(253402300799);
 const environment = z.enum(['test', 'live']);
 const hex64 = z.string().regex(/^[a-f0-9]{64}$/, 'must be 64 lower-case hex characters');
@@ -85,13 +91,26 @@ const Outcome = z.strictObject({
   task_id: ident,
   attempt_id: ident,
   service: z
-    .strictObject({ service_id: hex64.optional(), url: z.url({ protocol: /^https?$/ }).max(2048).regex(...NO_CONTROL).optional() })
+    .strictObject({
+      service_id: hex64.optional(),
+      url: z
+        .url({ protocol: /^https?$/ })
+        .max(2048)
+        .regex(...NO_CONTROL)
+        .optional(),
+    })
     .refine((s) => s.service_id !== undefined || s.url !== undefined, 'needs service_id or url'),
   charge: z.strictObject({
-    amount: z.string().max(80).refine((a) => isDecimal(a) && !a.startsWith('-'), 'must be a non-negative exact decimal string such as "0.01"'),
+    amount: z
+      .string()
+      .max(80)
+      .refine((a) => isDecimal(a) && !a.startsWith('-'), 'must be a non-negative exact decimal string such as "0.01"'),
     asset: text(200),
     network: text(100),
-    tx_hash: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be 0x and 64 hex characters').nullish(),
+    tx_hash: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{64}$/, 'must be 0x and 64 hex characters')
+      .nullish(),
     protocol: text(50).nullish(),
   }),
   result_fingerprint: hex64,
@@ -146,12 +165,18 @@ export function parseOutcome(json: unknown, producerId: string): { record: Outco
   if (!r.success) throw new InvalidInput(describe(r.error, 'outcome record'));
   const ev = r.data.evidence;
   if (!ev) return { record: r.data, evidence: null };
-  if (ev.producer_id !== producerId) throw new InvalidInput(`malformed outcome record: evidence belongs to producer '${ev.producer_id}', not the signing producer`);
-  if (ev.task_id !== r.data.task_id) throw new InvalidInput(`malformed outcome record: evidence belongs to task '${ev.task_id}', not this record's task '${r.data.task_id}'`);
+  if (ev.producer_id !== producerId)
+    throw new InvalidInput(`malformed outcome record: evidence belongs to producer '${ev.producer_id}', not the signing producer`);
+  if (ev.task_id !== r.data.task_id)
+    throw new InvalidInput(
+      `malformed outcome record: evidence belongs to task '${ev.task_id}', not this record's task '${r.data.task_id}'`,
+    );
   const bytes = Buffer.from(ev.content_base64, 'base64');
   const got = sha256Hex(bytes);
   if (got !== r.data.result_fingerprint) {
-    throw new InvalidInput(`malformed outcome record: evidence sha256 ${got} does not match result_fingerprint ${r.data.result_fingerprint}`);
+    throw new InvalidInput(
+      `malformed outcome record: evidence sha256 ${got} does not match result_fingerprint ${r.data.result_fingerprint}`,
+    );
   }
   return { record: r.data, evidence: bytes };
 }

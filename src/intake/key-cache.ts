@@ -40,7 +40,10 @@ export class KeyCache {
   readonly #entries = new Map<string, { at: number; value: OpenedKeys }>();
   /** Unknown, revoked or wrong-kind senders: when they were looked up, in ms. */
   readonly #unknown = new Map<string, number>();
-  constructor(private readonly store: Store, private readonly vault: KeyVault) {}
+  constructor(
+    private readonly store: Store,
+    private readonly vault: KeyVault,
+  ) {}
 
   /**
    * The sender's keys that verify at `now` (UTC Unix seconds).
@@ -61,7 +64,11 @@ export class KeyCache {
       return null;
     }
     const opened = new Map(hit ? hit.value.ids.map((keyId, i) => [keyId, hit.value.keys[i]]) : []);
-    const value = { sender: found.sender, ids: found.keys.map((key) => key.id), keys: found.keys.map((key) => opened.get(key.id) ?? this.vault.open(key)) };
+    const value = {
+      sender: found.sender,
+      ids: found.keys.map((key) => key.id),
+      keys: found.keys.map((key) => opened.get(key.id) ?? this.vault.open(key)),
+    };
     boundedSet(this.#entries, k, { at: Date.now(), value });
     return value;
   }

@@ -4,7 +4,7 @@
  * (`pwk_` + 43 base64url characters = 256 random bits); HMAC is keyed with those bytes, so
  * `openssl dgst -sha256 -hmac "$KEY"` signs correctly.
  */
-import { MasterSecret, newId, newToken, open, seal } from '../secrets/index.js';
+import { type MasterSecret, newId, newToken, open, seal } from '../secrets/index.js';
 import type { SealedKey } from '../store/intake/senders.js';
 
 /** HKDF purpose label of the key that seals intake HMAC keys. Changing it orphans every stored key. */

@@ -3,8 +3,22 @@
  * once, at issuance. The operator reads (stored events, outcomes, cost summaries) are in ./queries.ts.
  */
 import type { Store } from '../store/db.js';
-import { insertSender, listSenders, revokeSender, rotateSenderKey, type Environment, type SenderInfo, type SenderKind } from '../store/intake/senders.js';
-import { insertOperatorToken, liveOperatorTokenHash, listOperatorTokens, revokeOperatorToken, type OperatorTokenInfo } from '../store/intake/tokens.js';
+import {
+  insertSender,
+  listSenders,
+  revokeSender,
+  rotateSenderKey,
+  type Environment,
+  type SenderInfo,
+  type SenderKind,
+} from '../store/intake/senders.js';
+import {
+  insertOperatorToken,
+  liveOperatorTokenHash,
+  listOperatorTokens,
+  revokeOperatorToken,
+  type OperatorTokenInfo,
+} from '../store/intake/tokens.js';
 import { constantTimeEqual, newId, newToken, sha256Hex } from '../secrets/index.js';
 import type { KeyVault } from './keys.js';
 import type { Protocol } from './protocols.js';
@@ -29,7 +43,14 @@ export interface IssuedSender {
  * environment: its deliveries naming the other environment are refused (403).
  * @returns the id and the clear key, which no later call returns again
  */
-export async function issueSender(store: Store, vault: KeyVault, kind: SenderKind, name: string, protocol: Protocol | null, environment: Environment): Promise<IssuedSender> {
+export async function issueSender(
+  store: Store,
+  vault: KeyVault,
+  kind: SenderKind,
+  name: string,
+  protocol: Protocol | null,
+  environment: Environment,
+): Promise<IssuedSender> {
   const id = newId(kind === 'connection' ? 'conn' : 'prod');
   const { key, sealed } = vault.issue();
   await insertSender(store, { id, kind, name, protocol, environment }, sealed, nowSeconds());
@@ -41,7 +62,13 @@ export async function issueSender(store: Store, vault: KeyVault, kind: SenderKin
  * @returns the new clear key (shown once) and when the old key stops verifying (UTC Unix seconds)
  * @throws NotFound when the sender is unknown or revoked
  */
-export async function rotateSender(store: Store, vault: KeyVault, kind: SenderKind, id: string, graceSeconds: number): Promise<{ id: string; key: string; previous_key_expires_at: number }> {
+export async function rotateSender(
+  store: Store,
+  vault: KeyVault,
+  kind: SenderKind,
+  id: string,
+  graceSeconds: number,
+): Promise<{ id: string; key: string; previous_key_expires_at: number }> {
   const { key, sealed } = vault.issue();
   const expires = await rotateSenderKey(store, kind, id, sealed, nowSeconds(), graceSeconds);
   return { id, key, previous_key_expires_at: expires };

@@ -38,7 +38,13 @@ const a2a = z.union([
 const UCP_STATUS = ['incomplete', 'requires_escalation', 'ready_for_complete', 'complete_in_progress', 'completed', 'canceled'] as const;
 
 /** UCP checkout object. */
-const ucp = obj({ id, status: z.enum(UCP_STATUS), currency: z.string().min(1), line_items: z.array(z.unknown()), totals: z.array(z.unknown()) });
+const ucp = obj({
+  id,
+  status: z.enum(UCP_STATUS),
+  currency: z.string().min(1),
+  line_items: z.array(z.unknown()),
+  totals: z.array(z.unknown()),
+});
 
 /** ACP CheckoutSession, or an order webhook `{type: order_create|order_update, data}`. */
 const acp = z.union([

@@ -38,7 +38,9 @@ export function checkTimestamp(header: string | undefined, now: number): number 
   if (!TIMESTAMP.test(header)) throw new Unauthorized('X-SVC-Timestamp must be Unix seconds (decimal digits)');
   const ts = Number(header);
   if (Math.abs(now - ts) > MAX_SKEW_SECONDS) {
-    throw new Unauthorized(`stale timestamp: X-SVC-Timestamp is ${now - ts} s from the server clock; the limit is ${MAX_SKEW_SECONDS} s either way`);
+    throw new Unauthorized(
+      `stale timestamp: X-SVC-Timestamp is ${now - ts} s from the server clock; the limit is ${MAX_SKEW_SECONDS} s either way`,
+    );
   }
   return ts;
 }

@@ -115,7 +115,13 @@ function pairChanges(a: Offer, b: Offer, make: (k: ChangeKind, before: unknown, 
   if (a.network !== b.network) out.push(make('network_changed', ia, ib));
   if (a.asset !== b.asset) out.push(make('asset_changed', ia, ib));
   if (a.amount_atomic !== b.amount_atomic) {
-    out.push(make('price_changed', { ...ia, amount_atomic: a.amount_atomic, amount: a.amount }, { ...ib, amount_atomic: b.amount_atomic, amount: b.amount }));
+    out.push(
+      make(
+        'price_changed',
+        { ...ia, amount_atomic: a.amount_atomic, amount: a.amount },
+        { ...ib, amount_atomic: b.amount_atomic, amount: b.amount },
+      ),
+    );
   }
   if (a.pay_to !== b.pay_to) out.push(make('pay_to_changed', { ...ia, pay_to: a.pay_to }, { ...ib, pay_to: b.pay_to }));
   return out;
@@ -170,9 +176,7 @@ const driftKey = (d: Drift): string => JSON.stringify([d.listed, d.answered]);
  */
 export function directoryDriftChanges(directoryOffers: Offer[], prev: Snapshot | null, next: Snapshot, ctx: DiffContext): Change[] {
   if (next.outcome !== 'payment_required' || !directoryOffers.length) return [];
-  const already = new Set(
-    prev && prev.outcome === 'payment_required' ? directoryDrift(directoryOffers, prev.offers).map(driftKey) : [],
-  );
+  const already = new Set(prev && prev.outcome === 'payment_required' ? directoryDrift(directoryOffers, prev.offers).map(driftKey) : []);
   return directoryDrift(directoryOffers, next.offers)
     .filter((d) => !already.has(driftKey(d)))
     .map((d) => ({

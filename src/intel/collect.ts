@@ -6,7 +6,21 @@
  * All SQL stays in src/store/intel/index.ts.
  */
 import type { AppContext } from '../context.js';
-import { finishCollectRun, insertChanges, latestDirectoryOffers, latestSnapshot, listProbeTargets, loadSourceFreshness, readEvidenceBatch, recordArchiveRun, recordDirectoryOffers, recordSnapshot, saveSourceFreshness, startCollectRun, upsertService } from '../store/intel/index.js';
+import {
+  finishCollectRun,
+  insertChanges,
+  latestDirectoryOffers,
+  latestSnapshot,
+  listProbeTargets,
+  loadSourceFreshness,
+  readEvidenceBatch,
+  recordArchiveRun,
+  recordDirectoryOffers,
+  recordSnapshot,
+  saveSourceFreshness,
+  startCollectRun,
+  upsertService,
+} from '../store/intel/index.js';
 import type { Store } from '../store/db.js';
 import { diffSnapshots, directoryDriftChanges } from './changes.js';
 import { verifyEvidence } from './evidence.js';
@@ -56,7 +70,15 @@ export interface CollectSummary {
 export async function collectOnce(store: Store, opts: CollectOptions = {}): Promise<CollectSummary> {
   const sources = opts.sources ?? DEFAULT_SOURCES;
   const runId = await startCollectRun(store);
-  const sum: CollectSummary = { run_id: runId, sources: sources.length, sources_failed: 0, services: 0, snapshots: 0, changes: 0, store_errors: 0 };
+  const sum: CollectSummary = {
+    run_id: runId,
+    sources: sources.length,
+    sources_failed: 0,
+    services: 0,
+    snapshots: 0,
+    changes: 0,
+    store_errors: 0,
+  };
   try {
     for (const src of sources) {
       if (!(await readSource(store, src, opts))) sum.sources_failed++;
@@ -79,18 +101,30 @@ export async function collectOnce(store: Store, opts: CollectOptions = {}): Prom
       }),
     );
     const allFailed = sources.length > 0 && sum.sources_failed === sources.length;
-    await finishCollectRun(store, runId, { services: sum.services, snapshots: sum.snapshots, changes: sum.changes, error: allFailed ? 'every source failed' : null });
+    await finishCollectRun(store, runId, {
+      services: sum.services,
+      snapshots: sum.snapshots,
+      changes: sum.changes,
+      error: allFailed ? 'every source failed' : null,
+    });
     opts.log?.info({ ...sum }, 'intel collection run finished');
     return sum;
   } catch (err) {
-    await finishCollectRun(store, runId, { services: sum.services, snapshots: sum.snapshots, changes: sum.changes, error: (err as Error).message }).catch(() => {});
+    await finishCollectRun(store, runId, {
+      services: sum.services,
+      snapshots: sum.snapshots,
+      changes: sum.changes,
+      error: (err as Error).message,
+    }).catch(() => {});
     throw err;
   }
 }
 
 /** A prober with the given limits; unset ones keep the prober's defaults (undefined must not override them). */
 function newProber(opts: CollectOptions): Prober {
-  const set = Object.entries({ allowLoopback: opts.allowLoopback, timeoutMs: opts.probeTimeoutMs, concurrency: opts.concurrency }).filter(([, v]) => v !== undefined);
+  const set = Object.entries({ allowLoopback: opts.allowLoopback, timeoutMs: opts.probeTimeoutMs, concurrency: opts.concurrency }).filter(
+    ([, v]) => v !== undefined,
+  );
   return new Prober(Object.fromEntries(set));
 }
 
@@ -112,8 +146,18 @@ async function readSource(store: Store, src: SourceConfig, opts: CollectOptions)
     } catch {
       continue; // not an absolute URL: the source collector already warned
     }
-    await upsertService(store, { service_id: id, domain, method: d.method.toUpperCase(), url: d.url, tool: d.tool, description: d.description, source: d.source, seen_at: seenAt });
-    if (d.offers.length) await recordDirectoryOffers(store, { service_id: id, domain, source_name: d.source, observed_at: seenAt }, d.offers);
+    await upsertService(store, {
+      service_id: id,
+      domain,
+      method: d.method.toUpperCase(),
+      url: d.url,
+      tool: d.tool,
+      description: d.description,
+      source: d.source,
+      seen_at: seenAt,
+    });
+    if (d.offers.length)
+      await recordDirectoryOffers(store, { service_id: id, domain, source_name: d.source, observed_at: seenAt }, d.offers);
   }
   return ok;
 }
@@ -220,4 +264,3 @@ export function startIntelCollector(ctx: AppContext, opts: CollectOptions = {}):
   };
   return collector;
 }
-

@@ -58,7 +58,17 @@ export function summarizeProvider(services: ListedService[]) {
       const r = ranges.get(key);
       const decimal = o.amount;
       if (!r) {
-        ranges.set(key, { network: o.network, asset: o.asset, decimals: o.decimals, min_amount_atomic: o.amount_atomic, max_amount_atomic: o.amount_atomic, min_amount: decimal, max_amount: decimal, min: v, max: v });
+        ranges.set(key, {
+          network: o.network,
+          asset: o.asset,
+          decimals: o.decimals,
+          min_amount_atomic: o.amount_atomic,
+          max_amount_atomic: o.amount_atomic,
+          min_amount: decimal,
+          max_amount: decimal,
+          min: v,
+          max: v,
+        });
         continue;
       }
       if (v < r.min) Object.assign(r, { min: v, min_amount_atomic: o.amount_atomic, min_amount: decimal });
@@ -83,7 +93,9 @@ export function summarizeProvider(services: ListedService[]) {
       stale: s.stale,
       last_good_check_at: s.last_good_check_at,
       failing_since: s.failing_since,
-      latest_check: s.latest_check ? { checked_at: s.latest_check.checked_at, outcome: s.latest_check.outcome, http_status: s.latest_check.http_status } : null,
+      latest_check: s.latest_check
+        ? { checked_at: s.latest_check.checked_at, outcome: s.latest_check.outcome, http_status: s.latest_check.http_status }
+        : null,
       offers_count: s.offers.length,
     })),
   };

@@ -8,7 +8,21 @@ import { InvalidInput, NotFound, Unavailable } from '../domain/errors.js';
 import type { Offer } from '../domain/intel.js';
 import type { Store } from '../store/db.js';
 import type { IntelServiceRow, IntelSnapshotRow } from '../store/tables/intel.js';
-import { getServiceSources, hasFinishedRun, matchingDomains, offersOfSnapshots, providerRow, providerRows, recentSnapshotRows, serviceRows, snapshotRows, statusRows, timedRows, type ServiceFilter, type TimedTable } from '../store/intel/reads.js';
+import {
+  getServiceSources,
+  hasFinishedRun,
+  matchingDomains,
+  offersOfSnapshots,
+  providerRow,
+  providerRows,
+  recentSnapshotRows,
+  serviceRows,
+  snapshotRows,
+  statusRows,
+  timedRows,
+  type ServiceFilter,
+  type TimedTable,
+} from '../store/intel/reads.js';
 import { isoTime, rowToChange, rowToStoredOffer, type StoredChange, type StoredOffer } from '../store/intel/rows.js';
 import { summarizeProvider } from './listing.js';
 import { DISCLAIMERS, type IntelQuery, type ProvidersQuery } from './schemas.js';
@@ -60,7 +74,15 @@ async function serviceListings(store: Store, services: IntelServiceRow[], o: Que
     const copied = s.last_snapshot_id !== null && (s.last_offers ?? null) !== null;
     const snap = s.last_snapshot_id ? snapById.get(s.last_snapshot_id) : undefined;
     const latest = copied
-      ? { snapshot_id: s.last_snapshot_id!, checked_at: s.last_checked_at!, outcome: s.last_outcome!, http_status: s.last_http_status, latency_ms: s.last_latency_ms ?? null, error: s.last_error ?? null, evidence_hash: s.last_evidence_hash ?? null }
+      ? {
+          snapshot_id: s.last_snapshot_id!,
+          checked_at: s.last_checked_at!,
+          outcome: s.last_outcome!,
+          http_status: s.last_http_status,
+          latency_ms: s.last_latency_ms ?? null,
+          error: s.last_error ?? null,
+          evidence_hash: s.last_evidence_hash ?? null,
+        }
       : snap
         ? checkOf(snap)
         : null;
@@ -92,8 +114,18 @@ async function searchProvidersUncached(store: Store, p: ProvidersQuery, o: Query
   const asOf = isoTime(o.now ?? new Date());
   const filter = serviceFilter(p, o);
   // Every provider with a matching service, once per filter set and TTL.
-  const key = JSON.stringify([p.q ?? null, p.network ?? null, p.check ?? null, Boolean(p.include_stale), o.staleAfterDays, o.now?.getTime() ?? null]);
-  const [all, sources] = await Promise.all([store.cache.intelAnswer(`domains:${key}`, () => matchingDomains(store, filter)), getServiceSources(store)]);
+  const key = JSON.stringify([
+    p.q ?? null,
+    p.network ?? null,
+    p.check ?? null,
+    Boolean(p.include_stale),
+    o.staleAfterDays,
+    o.now?.getTime() ?? null,
+  ]);
+  const [all, sources] = await Promise.all([
+    store.cache.intelAnswer(`domains:${key}`, () => matchingDomains(store, filter)),
+    getServiceSources(store),
+  ]);
   const total = all.length;
   const domains = all.slice(p.offset, p.offset + p.limit);
   let providers: ({ domain: string; first_seen: string; last_seen: string; profile: string } & ReturnType<typeof summarizeProvider>)[] = [];
@@ -128,7 +160,9 @@ export async function getProvider(store: Store, domain: string, o: QueryOptions)
   const prov = await providerRow(store, domain);
   if (!prov) throw new NotFound(`provider ${domain} is not listed`);
   const listings = await serviceListings(store, await serviceRows(store, [domain], null), o);
-  const services = await Promise.all(listings.map(async (l) => ({ ...l, checks: (await recentSnapshotRows(store, l.service_id, CHECKS_PER_SERVICE)).map(checkOf) })));
+  const services = await Promise.all(
+    listings.map(async (l) => ({ ...l, checks: (await recentSnapshotRows(store, l.service_id, CHECKS_PER_SERVICE)).map(checkOf) })),
+  );
   return {
     disclaimer: DISCLAIMERS.providers,
     as_of: isoTime(o.now ?? new Date()),
@@ -147,7 +181,10 @@ const available = new WeakSet<Store>();
  */
 export async function assertCollectionAvailable(store: Store): Promise<void> {
   if (available.has(store)) return;
-  if (!(await hasFinishedRun(store))) throw new Unavailable('collection temporarily unavailable: no provider collection run has finished yet; retry later', { retryAfterSeconds: 30 });
+  if (!(await hasFinishedRun(store)))
+    throw new Unavailable('collection temporarily unavailable: no provider collection run has finished yet; retry later', {
+      retryAfterSeconds: 30,
+    });
   available.add(store);
 }
 
@@ -157,7 +194,8 @@ export async function assertCollectionAvailable(store: Store): Promise<void> {
  *   Unavailable before the first collection pass
  */
 async function timedPage<T extends TimedTable>(store: Store, table: T, p: IntelQuery) {
-  if (p.since !== undefined && p.until !== undefined && p.until <= p.since) throw new InvalidInput("invalid query parameter 'until': must be greater than 'since'");
+  if (p.since !== undefined && p.until !== undefined && p.until <= p.since)
+    throw new InvalidInput("invalid query parameter 'until': must be greater than 'since'");
   await assertCollectionAvailable(store);
   return timedRows(store, table, p);
 }
@@ -172,7 +210,11 @@ function pageOf(p: IntelQuery, total: number, o: QueryOptions) {
  * (observed_at desc, id desc).
  * @throws Unavailable before the first collection run; InvalidInput when until ≤ since
  */
-async function listOffersUncached(store: Store, p: IntelQuery, o: QueryOptions): Promise<{ disclaimer: string; as_of: string; total: number; limit: number; offset: number; offers: StoredOffer[] }> {
+async function listOffersUncached(
+  store: Store,
+  p: IntelQuery,
+  o: QueryOptions,
+): Promise<{ disclaimer: string; as_of: string; total: number; limit: number; offset: number; offers: StoredOffer[] }> {
   const { total, rows } = await timedPage(store, 'intel_offers', p);
   return { disclaimer: DISCLAIMERS.offers, ...pageOf(p, total, o), offers: rows.map((r) => rowToStoredOffer({ ...r, id: Number(r.id) })) };
 }
@@ -181,7 +223,11 @@ async function listOffersUncached(store: Store, p: IntelQuery, o: QueryOptions):
  * GET /api/intelligence/changes: dated change records, newest first (at desc, id desc).
  * @throws Unavailable before the first collection run; InvalidInput when until ≤ since
  */
-async function listChangesUncached(store: Store, p: IntelQuery, o: QueryOptions): Promise<{ disclaimer: string; as_of: string; total: number; limit: number; offset: number; changes: StoredChange[] }> {
+async function listChangesUncached(
+  store: Store,
+  p: IntelQuery,
+  o: QueryOptions,
+): Promise<{ disclaimer: string; as_of: string; total: number; limit: number; offset: number; changes: StoredChange[] }> {
   const { total, rows } = await timedPage(store, 'intel_changes', p);
   return { disclaimer: DISCLAIMERS.changes, ...pageOf(p, total, o), changes: rows.map((r) => rowToChange({ ...r, id: Number(r.id) })) };
 }
@@ -195,7 +241,10 @@ async function listChangesUncached(store: Store, p: IntelQuery, o: QueryOptions)
 async function listHistoryUncached(store: Store, p: IntelQuery, o: QueryOptions) {
   if (!p.domain && !p.service_id) throw new InvalidInput("invalid query parameter 'domain': history requires 'domain' or 'service_id'");
   const { total, rows } = await timedPage(store, 'intel_snapshots', p);
-  const offers = await offersOfSnapshots(store, rows.map((r) => r.snapshot_id));
+  const offers = await offersOfSnapshots(
+    store,
+    rows.map((r) => r.snapshot_id),
+  );
   return {
     disclaimer: DISCLAIMERS.history,
     ...pageOf(p, total, o),
@@ -233,14 +282,29 @@ export async function intelligenceStatus(store: Store, o: QueryOptions) {
     as_of: isoTime(o.now ?? new Date()),
     collection: {
       available: r.finishedAny,
-      last_run: run ? { started_at: run.started_at, finished_at: run.finished_at, services: run.services, snapshots: run.snapshots, changes: run.changes, error: run.error } : null,
+      last_run: run
+        ? {
+            started_at: run.started_at,
+            finished_at: run.finished_at,
+            services: run.services,
+            snapshots: run.snapshots,
+            changes: run.changes,
+            error: run.error,
+          }
+        : null,
       last_successful_run_at: r.lastSuccessfulRunAt,
     },
     sources: r.sources,
     history: { ...r.counts, first_check_at: r.span.first, last_check_at: r.span.last },
     stale_after_days: o.staleAfterDays,
     archive_verification: r.archive
-      ? { started_at: r.archive.started_at, finished_at: r.archive.finished_at, checked: r.archive.checked, verified: r.archive.verified, failed: JSON.parse(r.archive.failed) as string[] }
+      ? {
+          started_at: r.archive.started_at,
+          finished_at: r.archive.finished_at,
+          checked: r.archive.checked,
+          verified: r.archive.verified,
+          failed: JSON.parse(r.archive.failed) as string[],
+        }
       : null,
   };
 }

@@ -27,7 +27,9 @@ export const CHECK_VALUES = [
  * the issue's keys); an MCP tool reports this message, `unknown argument 'x'`, as a tool error.
  */
 function strictParams<S extends z.ZodRawShape>(shape: S) {
-  return z.strictObject(shape, { error: (iss) => (iss.code === 'unrecognized_keys' ? unknownParameters('argument', iss.keys) : undefined) });
+  return z.strictObject(shape, {
+    error: (iss) => (iss.code === 'unrecognized_keys' ? unknownParameters('argument', iss.keys) : undefined),
+  });
 }
 
 /** Routes and tools that take no parameters. */
@@ -35,9 +37,7 @@ export const NoParams = strictParams({});
 
 const limit = z.coerce.number().int().min(1).max(100).default(30).describe('page size, 1..100 (default 30)');
 /** A boolean given as true/false in a query string or as a JSON boolean to an MCP tool. */
-const flag = z
-  .union([z.boolean(), z.enum(['true', 'false'])])
-  .transform((v) => v === true || v === 'true');
+const flag = z.union([z.boolean(), z.enum(['true', 'false'])]).transform((v) => v === true || v === 'true');
 
 /** A provider domain: lower-case host, with a port only when not the default. */
 export const DomainSchema = z
@@ -106,7 +106,9 @@ export const DISCLAIMERS = {
     'Collection health of provider intelligence. Records are observations, not a complete list of providers: a missing record is not zero activity.',
 } as const;
 
-const disclaimer = z.string().describe('what this response is not: listings, checks and advertised prices do not establish purchases, charges or wallet control');
+const disclaimer = z
+  .string()
+  .describe('what this response is not: listings, checks and advertised prices do not establish purchases, charges or wallet control');
 const iso = z.string().describe('ISO 8601 UTC time');
 const isoOrNull = z.string().nullable();
 
@@ -207,7 +209,16 @@ export const ProviderListingSchema = ProviderSchema.extend({
   last_good_check_at: isoOrNull.describe('the newest check that answered as a paid (402) or free (2xx) endpoint'),
   services: z
     .array(
-      ServiceListingSchema.pick({ service_id: true, method: true, url: true, tool: true, description: true, stale: true, last_good_check_at: true, failing_since: true }).extend({
+      ServiceListingSchema.pick({
+        service_id: true,
+        method: true,
+        url: true,
+        tool: true,
+        description: true,
+        stale: true,
+        last_good_check_at: true,
+        failing_since: true,
+      }).extend({
         latest_check: ShortCheckSchema.nullable(),
         offers_count: z.number().int().describe('offers advertised by the latest check'),
       }),
@@ -234,7 +245,9 @@ export const ProviderProfileResponse = z
     as_of: iso,
     stale_after_days: z.number(),
     provider: ProviderSchema.extend({
-      services: z.array(ServiceListingSchema.extend({ checks: z.array(CheckSchema).describe('recent dated checks, newest first (at most 20)') })),
+      services: z.array(
+        ServiceListingSchema.extend({ checks: z.array(CheckSchema).describe('recent dated checks, newest first (at most 20)') }),
+      ),
     }),
   })
   .loose();
@@ -270,7 +283,14 @@ export const IntelligenceStatusResponse = z
     collection: z.object({
       available: z.boolean().describe('false until one collection run has finished; the list endpoints answer 503 until then'),
       last_run: z
-        .object({ started_at: iso, finished_at: isoOrNull, services: z.number().nullable(), snapshots: z.number().nullable(), changes: z.number().nullable(), error: z.string().nullable() })
+        .object({
+          started_at: iso,
+          finished_at: isoOrNull,
+          services: z.number().nullable(),
+          snapshots: z.number().nullable(),
+          changes: z.number().nullable(),
+          error: z.string().nullable(),
+        })
         .nullable(),
       last_successful_run_at: isoOrNull,
     }),

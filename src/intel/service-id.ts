@@ -41,7 +41,9 @@ export function canonicalService(method: string, url: string, tool?: string | nu
  * @throws TypeError when `url` is not an absolute URL
  */
 export function serviceId(method: string, url: string, tool?: string | null): string {
-  return createHash('sha256').update(canonicalService(method, url, tool), 'utf8').digest('hex');
+  return createHash('sha256')
+    .update(canonicalService(method, url, tool), 'utf8')
+    .digest('hex');
 }
 
 /**

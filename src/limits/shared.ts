@@ -13,7 +13,11 @@
  * src/net/backoff.ts). Fallback counts are per process, so during an outage N replicas allow up to N times a limit.
  */
 import type { Redis } from 'ioredis';
-import LocalStore, { type RateLimitCount, type RateLimitRouteOptions, type RateLimitStoreChild } from '@fastify/rate-limit/store/LocalStore.js';
+import LocalStore, {
+  type RateLimitCount,
+  type RateLimitRouteOptions,
+  type RateLimitStoreChild,
+} from '@fastify/rate-limit/store/LocalStore.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import { backoffDelayMs } from '../net/backoff.js';
@@ -114,7 +118,12 @@ export class SharedLimits {
   status(): LimitsStatus {
     if (!this.redis) return { store: 'memory', redis: null, shared: true, error: null };
     const shared = this.redis.status === 'ready' && this.#error === null;
-    return { store: 'redis', redis: this.source, shared, error: shared ? null : `Redis unavailable (${this.#error ?? this.redis.status}): limits are counted per process until it answers` };
+    return {
+      store: 'redis',
+      redis: this.source,
+      shared,
+      error: shared ? null : `Redis unavailable (${this.#error ?? this.redis.status}): limits are counted per process until it answers`,
+    };
   }
 
   /**
@@ -131,7 +140,11 @@ export class SharedLimits {
       private readonly shared: RateLimitStoreChild | null;
       constructor(params: RateLimitRouteOptions, parts?: { local: RateLimitStoreChild; shared: RateLimitStoreChild | null }) {
         this.local = parts?.local ?? new LocalStore(params.continueExceeding, params.exponentialBackoff, params.cache);
-        this.shared = parts ? parts.shared : limits.redis && limits.RedisStore ? new limits.RedisStore(params.continueExceeding, params.exponentialBackoff, limits.redis, prefix) : null;
+        this.shared = parts
+          ? parts.shared
+          : limits.redis && limits.RedisStore
+            ? new limits.RedisStore(params.continueExceeding, params.exponentialBackoff, limits.redis, prefix)
+            : null;
       }
       incr(key: string, done: (err: Error | null, result: RateLimitCount | null) => void, timeWindow: number, max: number): void {
         if (!this.shared || !limits.usingRedis) return this.local.incr(key, done, timeWindow, max);
@@ -202,7 +215,11 @@ export class SharedLimits {
 
   private fellBack(e: Error): void {
     const reason = e.message.split('\n')[0]!.slice(0, 200);
-    if (this.#error === null || this.#error === CONNECTING) this.log?.warn({ redis: this.source, err: reason }, 'Redis unavailable: per-client limits are counted in this process until it answers');
+    if (this.#error === null || this.#error === CONNECTING)
+      this.log?.warn(
+        { redis: this.source, err: reason },
+        'Redis unavailable: per-client limits are counted in this process until it answers',
+      );
     this.#error = reason;
     this.#retryAt = Date.now() + RETRY_AFTER_FAILURE_MS;
   }

@@ -10,7 +10,9 @@ import { createMcpServer, MCP_TOOLS } from './tools.js';
 
 /** Registers /api/mcp on the main listener. */
 export const mcpRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
-  const description = `Model Context Protocol server (Streamable HTTP, stateless, no key or payment). POST JSON-RPC with Accept: application/json, text/event-stream. Read-only tools, each with the input and output shape of its HTTP twin: ${Object.entries(MCP_TOOLS)
+  const description = `Model Context Protocol server (Streamable HTTP, stateless, no key or payment). POST JSON-RPC with Accept: application/json, text/event-stream. Read-only tools, each with the input and output shape of its HTTP twin: ${Object.entries(
+    MCP_TOOLS,
+  )
     .map(([tool, route]) => `${tool} (${route})`)
     .join(', ')}.`;
   app.post('/api/mcp', { schema: { tags: ['mcp'], summary: 'MCP endpoint (read-only tools)', description } }, async (req, reply) => {
@@ -18,7 +20,8 @@ export const mcpRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     // The transport writes the raw response: hand it the headers the hooks set so far (CORS, X-Request-Id,
     // x-ratelimit-*), which Fastify would otherwise drop with the hijacked reply.
-    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value as string | number | string[]);
+    for (const [name, value] of Object.entries(reply.getHeaders()))
+      if (value !== undefined) reply.raw.setHeader(name, value as string | number | string[]);
     reply.hijack();
     reply.raw.on('close', () => {
       void transport.close();

@@ -8,12 +8,23 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { httpAnswerOf } from '../http/errors.js';
 import { renderedOnce } from '../http/reply.js';
 import { getProvider, intelligenceStatus, listChanges, listHistory, listOffers, searchProviders } from '../intel/queries.js';
-import { ChangesResponse, HistoryResponse, IntelligenceStatusResponse, IntelQuery, NoParams, OffersResponse, ProviderParams, ProviderProfileResponse, ProvidersQuery, ProvidersResponse } from '../intel/schemas.js';
+import {
+  ChangesResponse,
+  HistoryResponse,
+  IntelligenceStatusResponse,
+  IntelQuery,
+  NoParams,
+  OffersResponse,
+  ProviderParams,
+  ProviderProfileResponse,
+  ProvidersQuery,
+  ProvidersResponse,
+} from '../intel/schemas.js';
 
 /** The tools and their HTTP twins, for documentation (OpenAPI description, README). */
 export const MCP_TOOLS = {
@@ -57,10 +68,19 @@ const sharedValidator = new AjvJsonSchemaValidator();
  * stateless endpoint makes one per request.
  */
 export function createMcpServer(ctx: AppContext): McpServer {
-  const server = new McpServer({ name: 'paywatch', version: '1.0.0' }, { capabilities: { tools: {} }, jsonSchemaValidator: sharedValidator });
+  const server = new McpServer(
+    { name: 'paywatch', version: '1.0.0' },
+    { capabilities: { tools: {} }, jsonSchemaValidator: sharedValidator },
+  );
   const opts = () => ({ staleAfterDays: ctx.config.intelStaleDays });
   const readOnly = { readOnlyHint: true, openWorldHint: false };
-  const reg = <I extends z.ZodObject, O extends z.ZodObject>(name: keyof typeof MCP_TOOLS, description: string, input: I, output: O, run: (args: z.output<I>) => Promise<object>) =>
+  const reg = <I extends z.ZodObject, O extends z.ZodObject>(
+    name: keyof typeof MCP_TOOLS,
+    description: string,
+    input: I,
+    output: O,
+    run: (args: z.output<I>) => Promise<object>,
+  ) =>
     server.registerTool(
       name,
       { description: `${description} Same data as ${MCP_TOOLS[name]}.`, inputSchema: input, outputSchema: output, annotations: readOnly },
@@ -68,23 +88,47 @@ export function createMcpServer(ctx: AppContext): McpServer {
       ((args: z.output<I>) => answer(() => run(args))) as never,
     );
 
-  reg('search_providers', 'Search provider listings with their latest dated endpoint checks, advertised offers and source freshness. Stale services are hidden unless include_stale is true.', ProvidersQuery, ProvidersResponse, (a) =>
-    searchProviders(ctx.store, a, opts()),
+  reg(
+    'search_providers',
+    'Search provider listings with their latest dated endpoint checks, advertised offers and source freshness. Stale services are hidden unless include_stale is true.',
+    ProvidersQuery,
+    ProvidersResponse,
+    (a) => searchProviders(ctx.store, a, opts()),
   );
-  reg('get_provider', 'One provider profile: services, advertised offers and recent dated checks. Error when the provider is not listed.', ProviderParams, ProviderProfileResponse, (a) =>
-    getProvider(ctx.store, a.domain, opts()),
+  reg(
+    'get_provider',
+    'One provider profile: services, advertised offers and recent dated checks. Error when the provider is not listed.',
+    ProviderParams,
+    ProviderProfileResponse,
+    (a) => getProvider(ctx.store, a.domain, opts()),
   );
-  reg('get_intelligence_status', 'Collection health, source freshness, history coverage and archive verification results.', NoParams, IntelligenceStatusResponse, () =>
-    intelligenceStatus(ctx.store, opts()),
+  reg(
+    'get_intelligence_status',
+    'Collection health, source freshness, history coverage and archive verification results.',
+    NoParams,
+    IntelligenceStatusResponse,
+    () => intelligenceStatus(ctx.store, opts()),
   );
-  reg('get_service_offers', 'Retained advertised payment options (exact atomic amounts, snapshot ids, evidence hashes), newest first.', IntelQuery, OffersResponse, (a) =>
-    listOffers(ctx.store, a, opts()),
+  reg(
+    'get_service_offers',
+    'Retained advertised payment options (exact atomic amounts, snapshot ids, evidence hashes), newest first.',
+    IntelQuery,
+    OffersResponse,
+    (a) => listOffers(ctx.store, a, opts()),
   );
-  reg('get_service_changes', 'Dated changes of offers and endpoint status, newest first; each cites the snapshots it compares.', IntelQuery, ChangesResponse, (a) =>
-    listChanges(ctx.store, a, opts()),
+  reg(
+    'get_service_changes',
+    'Dated changes of offers and endpoint status, newest first; each cites the snapshots it compares.',
+    IntelQuery,
+    ChangesResponse,
+    (a) => listChanges(ctx.store, a, opts()),
   );
-  reg('get_service_history', 'Dated endpoint checks with the offers each advertised, newest first; domain or service_id is required.', IntelQuery, HistoryResponse, (a) =>
-    listHistory(ctx.store, a, opts()),
+  reg(
+    'get_service_history',
+    'Dated endpoint checks with the offers each advertised, newest first; domain or service_id is required.',
+    IntelQuery,
+    HistoryResponse,
+    (a) => listHistory(ctx.store, a, opts()),
   );
   return server;
 }

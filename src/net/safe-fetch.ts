@@ -209,7 +209,10 @@ function lowerKeys(h: Record<string, string>): Record<string, string> {
 }
 
 /** Reads at most `maxBytes` (+1 to detect overflow) and stops the stream past the cap. */
-async function readCapped(stream: AsyncIterable<Uint8Array> & { destroy(): void }, maxBytes: number): Promise<{ bytes: Uint8Array; truncated: boolean }> {
+async function readCapped(
+  stream: AsyncIterable<Uint8Array> & { destroy(): void },
+  maxBytes: number,
+): Promise<{ bytes: Uint8Array; truncated: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stream) {

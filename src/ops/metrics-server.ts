@@ -22,8 +22,15 @@ export async function startMetricsServer(host: string, port: number): Promise<Me
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
-      res.writeHead(path === '/metrics' ? 405 : 404, { 'content-type': 'application/json', ...(path === '/metrics' ? { allow: 'GET, HEAD' } : {}) });
-      res.end(JSON.stringify({ error: path === '/metrics' ? `method ${req.method} not allowed here; use GET` : `no route ${req.method} ${path}` }));
+      res.writeHead(path === '/metrics' ? 405 : 404, {
+        'content-type': 'application/json',
+        ...(path === '/metrics' ? { allow: 'GET, HEAD' } : {}),
+      });
+      res.end(
+        JSON.stringify({
+          error: path === '/metrics' ? `method ${req.method} not allowed here; use GET` : `no route ${req.method} ${path}`,
+        }),
+      );
       return;
     }
     registry.metrics().then(

@@ -30,9 +30,17 @@ export const httpDuration = new Histogram({
 });
 
 /** The collector's checkpoint: the height of the newest finalized block written. */
-export const collectorHeight = new Gauge({ name: 'paywatch_collector_height', help: 'Block height of the newest block the collector wrote (the checkpoint).', registers: [registry] });
+export const collectorHeight = new Gauge({
+  name: 'paywatch_collector_height',
+  help: 'Block height of the newest block the collector wrote (the checkpoint).',
+  registers: [registry],
+});
 /** The node's finalized head as the collector last read it. */
-export const collectorFinalizedHead = new Gauge({ name: 'paywatch_collector_finalized_head', help: "The node's finalized block height at the collector's last poll.", registers: [registry] });
+export const collectorFinalizedHead = new Gauge({
+  name: 'paywatch_collector_finalized_head',
+  help: "The node's finalized block height at the collector's last poll.",
+  registers: [registry],
+});
 /** Unix seconds of the newest block written, for the lag gauge. */
 let newestBlockTime: number | null = null;
 /** Now minus the time of the newest written block, seconds (absent before the first write). */
@@ -44,10 +52,23 @@ export const collectorLag = new Gauge({
     if (newestBlockTime !== null) this.set(Math.max(0, Date.now() / 1000 - newestBlockTime));
   },
 });
-export const blocksIngested = new Counter({ name: 'paywatch_collector_blocks_total', help: 'Finalized blocks the collector wrote.', registers: [registry] });
-export const transactionsIngested = new Counter({ name: 'paywatch_collector_transactions_total', help: 'Transactions (observations) the collector wrote.', registers: [registry] });
+export const blocksIngested = new Counter({
+  name: 'paywatch_collector_blocks_total',
+  help: 'Finalized blocks the collector wrote.',
+  registers: [registry],
+});
+export const transactionsIngested = new Counter({
+  name: 'paywatch_collector_transactions_total',
+  help: 'Transactions (observations) the collector wrote.',
+  registers: [registry],
+});
 /** The collector's state, 1 for the current one (starting, catching_up, running, stalled, error, stopped). */
-export const collectorState = new Gauge({ name: 'paywatch_collector_state', help: 'The collector state: 1 for the current one.', labelNames: ['state'] as const, registers: [registry] });
+export const collectorState = new Gauge({
+  name: 'paywatch_collector_state',
+  help: 'The collector state: 1 for the current one.',
+  labelNames: ['state'] as const,
+  registers: [registry],
+});
 
 /**
  * Records a collector write.
@@ -63,13 +84,27 @@ export function recordWrite(height: number, blocks: number, transactions: number
 
 /** Records the collector's state (one gauge series set to 1, the others to 0). */
 export function recordCollectorState(state: string): void {
-  for (const s of ['starting', 'standby', 'catching_up', 'running', 'stalled', 'error', 'stopped']) collectorState.set({ state: s }, s === state ? 1 : 0);
+  for (const s of ['starting', 'standby', 'catching_up', 'running', 'stalled', 'error', 'stopped'])
+    collectorState.set({ state: s }, s === state ? 1 : 0);
 }
 
-export const rpcErrors = new Counter({ name: 'paywatch_rpc_errors_total', help: 'Failed JSON-RPC attempts (transport, timeout, HTTP or per-call errors).', registers: [registry] });
-export const rpcRetries = new Counter({ name: 'paywatch_rpc_retries_total', help: 'JSON-RPC attempts retried after a failure.', registers: [registry] });
+export const rpcErrors = new Counter({
+  name: 'paywatch_rpc_errors_total',
+  help: 'Failed JSON-RPC attempts (transport, timeout, HTTP or per-call errors).',
+  registers: [registry],
+});
+export const rpcRetries = new Counter({
+  name: 'paywatch_rpc_retries_total',
+  help: 'JSON-RPC attempts retried after a failure.',
+  registers: [registry],
+});
 
-export const probeOutcomes = new Counter({ name: 'paywatch_intel_probes_total', help: 'Intel probes of paid services, by outcome.', labelNames: ['outcome'] as const, registers: [registry] });
+export const probeOutcomes = new Counter({
+  name: 'paywatch_intel_probes_total',
+  help: 'Intel probes of paid services, by outcome.',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
 
 export const intakeDeliveries = new Counter({
   name: 'paywatch_intake_deliveries_total',
@@ -78,7 +113,12 @@ export const intakeDeliveries = new Counter({
   registers: [registry],
 });
 
-export const trustChecks = new Counter({ name: 'paywatch_trust_checks_total', help: 'Completed trust checks, by verdict and access (key or x402).', labelNames: ['verdict', 'access'] as const, registers: [registry] });
+export const trustChecks = new Counter({
+  name: 'paywatch_trust_checks_total',
+  help: 'Completed trust checks, by verdict and access (key or x402).',
+  labelNames: ['verdict', 'access'] as const,
+  registers: [registry],
+});
 
 /**
  * Adds gauges of `store`'s connection use: PostgreSQL pool connections (total, idle, waiting) or, on SQLite,

@@ -29,7 +29,8 @@ export class MasterSecret {
    */
   static parse(text: string, source = 'PAYWATCH_SECRET'): MasterSecret {
     const t = text.trim();
-    if (!HEX32.test(t)) throw new MasterSecretError(`${source} must be 64 hex characters (32 random bytes; create one with: openssl rand -hex 32)`);
+    if (!HEX32.test(t))
+      throw new MasterSecretError(`${source} must be 64 hex characters (32 random bytes; create one with: openssl rand -hex 32)`);
     return new MasterSecret(Buffer.from(t, 'hex'));
   }
 

@@ -54,11 +54,19 @@ function prng(seed: number): () => number {
 
 /** A 32-byte 0x hex digest of `s`, sliced to `bytes` bytes (addresses: 20). */
 function hexOf(s: string, bytes = 32): `0x${string}` {
-  return `0x${createHash('sha256').update(s).digest('hex').slice(0, bytes * 2)}`;
+  return `0x${createHash('sha256')
+    .update(s)
+    .digest('hex')
+    .slice(0, bytes * 2)}`;
 }
 
 const INTEGRITY_STAGES: Integrity['stages'] = [
-  { level: 1, label: 'finalized receipt', status: 'pass', reason: 'block at or below the finalized head when read; receipt matches the transaction' },
+  {
+    level: 1,
+    label: 'finalized receipt',
+    status: 'pass',
+    reason: 'block at or below the finalized head when read; receipt matches the transaction',
+  },
   { level: 2, label: 'block commitment', status: 'pass', reason: 'transaction hash and transactionsRoot recomputed and equal' },
 ];
 
@@ -109,12 +117,55 @@ export function* syntheticBlocks(opts: SyntheticOptions): Generator<BlockObserva
         category: exchange ? 'swap' : mpp ? 'payment' : 'transfer',
         execution,
         decode: execution === 'unknown' ? 'partial' : 'full',
-        integrity: { score: 2, maximum: 5, version: '1', scope: 'transaction-in-finalized-block', stages: INTEGRITY_STAGES, evaluated_at: new Date(time * 1000).toISOString(), independent_consensus_verified: false },
+        integrity: {
+          score: 2,
+          maximum: 5,
+          version: '1',
+          scope: 'transaction-in-finalized-block',
+          stages: INTEGRITY_STAGES,
+          evaluated_at: new Date(time * 1000).toISOString(),
+          independent_consensus_verified: false,
+        },
         detail: {
-          transaction: { hash, type: '0x76', from: sender, nonce: String(height % 9973), gas: '120000', blockNumber: String(height), transactionIndex: String(i) },
-          receipt: execution === 'unknown' ? null : { status: execution === 'success' ? '0x1' : '0x0', gasUsed: '52000', feeToken: SYNTHETIC_TOKENS[0].address, feePayer: sender, logs: 2 },
-          evidence: { block_hash: blockHash, transaction_index: i, source: 'synthetic', fetched_at: new Date(time * 1000).toISOString(), roots_checked: ['transactionsRoot'] },
-          legs: [{ from: sender, to: recipient, asset: token.symbol, asset_contract: token.address, amount, amount_atomic: atomic.toString(), log_index: 0, memo, kind: 'transfer' }],
+          transaction: {
+            hash,
+            type: '0x76',
+            from: sender,
+            nonce: String(height % 9973),
+            gas: '120000',
+            blockNumber: String(height),
+            transactionIndex: String(i),
+          },
+          receipt:
+            execution === 'unknown'
+              ? null
+              : {
+                  status: execution === 'success' ? '0x1' : '0x0',
+                  gasUsed: '52000',
+                  feeToken: SYNTHETIC_TOKENS[0].address,
+                  feePayer: sender,
+                  logs: 2,
+                },
+          evidence: {
+            block_hash: blockHash,
+            transaction_index: i,
+            source: 'synthetic',
+            fetched_at: new Date(time * 1000).toISOString(),
+            roots_checked: ['transactionsRoot'],
+          },
+          legs: [
+            {
+              from: sender,
+              to: recipient,
+              asset: token.symbol,
+              asset_contract: token.address,
+              amount,
+              amount_atomic: atomic.toString(),
+              log_index: 0,
+              memo,
+              kind: 'transfer',
+            },
+          ],
           calls: null,
           forensics: [],
           unknown: [],
@@ -142,7 +193,10 @@ export interface SeedResult {
  * (observations, details, leg recipients, coverage and checkpoint together; multi-row INSERTs of up to 1000 rows).
  * @param onProgress called after each write with the number of observations written so far
  */
-export async function seedStore(store: Store, opts: SyntheticOptions & { rowsPerWrite?: number; onProgress?: (done: number) => void }): Promise<SeedResult> {
+export async function seedStore(
+  store: Store,
+  opts: SyntheticOptions & { rowsPerWrite?: number; onProgress?: (done: number) => void },
+): Promise<SeedResult> {
   const started = Date.now();
   // A 256 MiB page cache keeps the growing indexes in memory during the load (SQLite's default is 2 MiB).
   if (store.dialect === 'sqlite') await sql`pragma cache_size = -262144`.execute(store.db);

@@ -69,7 +69,11 @@ export function seedServiceUrl(p: number, j: number): string {
   return `https://${seedDomain(p)}/v1/${SEED_WORDS[p % SEED_WORDS.length]}/${j}`;
 }
 
-const hex = (s: string, bytes = 32) => createHash('sha256').update(s).digest('hex').slice(0, bytes * 2);
+const hex = (s: string, bytes = 32) =>
+  createHash('sha256')
+    .update(s)
+    .digest('hex')
+    .slice(0, bytes * 2);
 
 /** The offers service `s` advertises at price step `step` (atomic price grows by step). */
 function offersOf(s: number, url: string, count: number, step: number, source: Offer['source']): Offer[] {
@@ -110,7 +114,10 @@ async function insertBatched<T extends 'intel_providers' | 'intel_services' | 'i
   const per = Math.max(1, Math.floor(30_000 / Object.keys(rows[0] as object).length));
   for (let i = 0; i < rows.length; i += per) {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    await tx.insertInto(table).values(rows.slice(i, i + per) as any).execute();
+    await tx
+      .insertInto(table)
+      .values(rows.slice(i, i + per) as any)
+      .execute();
   }
 }
 
@@ -129,7 +136,13 @@ export async function seedIntel(store: Store, opts: IntelSeedOptions): Promise<I
   const CHUNK = 100;
 
   for (let p0 = 0; p0 < opts.providers; p0 += CHUNK) {
-    const rows = { providers: [] as Rows<'intel_providers'>, services: [] as Rows<'intel_services'>, snapshots: [] as Rows<'intel_snapshots'>, offers: [] as Rows<'intel_offers'>, changes: [] as Rows<'intel_changes'> };
+    const rows = {
+      providers: [] as Rows<'intel_providers'>,
+      services: [] as Rows<'intel_services'>,
+      snapshots: [] as Rows<'intel_snapshots'>,
+      offers: [] as Rows<'intel_offers'>,
+      changes: [] as Rows<'intel_changes'>,
+    };
     for (let p = p0; p < Math.min(opts.providers, p0 + CHUNK); p++) {
       const domain = seedDomain(p);
       for (let j = 0; j < perProvider; j++) {
@@ -158,19 +171,57 @@ export async function seedIntel(store: Store, opts: IntelSeedOptions): Promise<I
           };
           snaps.push(snap);
           rows.snapshots.push(snapshotToRow(snap, domain));
-          for (const o of offers) rows.offers.push(offerToRow(o, { service_id, domain, snapshot_id, source_name: null, observed_at: snap.checked_at, evidence_hash: snap.evidence_hash }));
+          for (const o of offers)
+            rows.offers.push(
+              offerToRow(o, {
+                service_id,
+                domain,
+                snapshot_id,
+                source_name: null,
+                observed_at: snap.checked_at,
+                evidence_hash: snap.evidence_hash,
+              }),
+            );
         }
         const last = snaps[snapsPer - 1];
         const prev = snaps[snapsPer - 2];
         const changes: Change[] = [];
         if (failing) {
           const first = snaps[snapsPer - 3];
-          changes.push({ service_id, domain, kind: 'status_changed', at: prev.checked_at, before_snapshot_id: first.snapshot_id, after_snapshot_id: prev.snapshot_id, before: { http_status: 402 }, after: { http_status: 404 } });
+          changes.push({
+            service_id,
+            domain,
+            kind: 'status_changed',
+            at: prev.checked_at,
+            before_snapshot_id: first.snapshot_id,
+            after_snapshot_id: prev.snapshot_id,
+            before: { http_status: 402 },
+            after: { http_status: 404 },
+          });
           const listed = offersOf(s, url, 2 * offersPer, 0, 'directory');
-          for (const o of listed) rows.offers.push(offerToRow(o, { service_id, domain, snapshot_id: null, source_name: SEED_SOURCE, observed_at: new Date(base).toISOString(), evidence_hash: null }));
+          for (const o of listed)
+            rows.offers.push(
+              offerToRow(o, {
+                service_id,
+                domain,
+                snapshot_id: null,
+                source_name: SEED_SOURCE,
+                observed_at: new Date(base).toISOString(),
+                evidence_hash: null,
+              }),
+            );
         } else if (s % 5 === 0) {
           prev.offers.forEach((o, k) =>
-            changes.push({ service_id, domain, kind: 'price_changed', at: last.checked_at, before_snapshot_id: prev.snapshot_id, after_snapshot_id: last.snapshot_id, before: { offer: k, amount_atomic: o.amount_atomic }, after: { offer: k, amount_atomic: last.offers[k].amount_atomic } }),
+            changes.push({
+              service_id,
+              domain,
+              kind: 'price_changed',
+              at: last.checked_at,
+              before_snapshot_id: prev.snapshot_id,
+              after_snapshot_id: last.snapshot_id,
+              before: { offer: k, amount_atomic: o.amount_atomic },
+              after: { offer: k, amount_atomic: last.offers[k].amount_atomic },
+            }),
           );
         }
         for (const c of changes) rows.changes.push(changeToRow(c));
@@ -195,10 +246,27 @@ export async function seedIntel(store: Store, opts: IntelSeedOptions): Promise<I
           last_latency_ms: last.latency_ms,
           last_error: last.error,
           last_evidence_hash: last.evidence_hash,
-          last_offers: JSON.stringify(last.offers.map((o) => rowToOffer(offerToRow(o, { service_id, domain, snapshot_id: last.snapshot_id, source_name: null, observed_at: last.checked_at, evidence_hash: last.evidence_hash })))),
+          last_offers: JSON.stringify(
+            last.offers.map((o) =>
+              rowToOffer(
+                offerToRow(o, {
+                  service_id,
+                  domain,
+                  snapshot_id: last.snapshot_id,
+                  source_name: null,
+                  observed_at: last.checked_at,
+                  evidence_hash: last.evidence_hash,
+                }),
+              ),
+            ),
+          ),
         });
       }
-      rows.providers.push({ domain, first_seen: new Date(start).toISOString(), last_seen: new Date(start + snapsPer * HOUR_MS).toISOString() });
+      rows.providers.push({
+        domain,
+        first_seen: new Date(start).toISOString(),
+        last_seen: new Date(start + snapsPer * HOUR_MS).toISOString(),
+      });
     }
     await store.db.transaction().execute(async (tx) => {
       await insertBatched(tx, 'intel_providers', rows.providers);
@@ -219,11 +287,27 @@ export async function seedIntel(store: Store, opts: IntelSeedOptions): Promise<I
   await store.db.transaction().execute(async (tx) => {
     await tx
       .insertInto('intel_sources')
-      .values({ name: SEED_SOURCE, kind: 'bazaar', url: 'https://directory.bench/discovery/resources', last_attempt_at: end, last_success_at: end, last_error: null, item_count: totals.services, samples: JSON.stringify([{ method: 'GET', url: seedServiceUrl(0, 0), tool: null }]) })
+      .values({
+        name: SEED_SOURCE,
+        kind: 'bazaar',
+        url: 'https://directory.bench/discovery/resources',
+        last_attempt_at: end,
+        last_success_at: end,
+        last_error: null,
+        item_count: totals.services,
+        samples: JSON.stringify([{ method: 'GET', url: seedServiceUrl(0, 0), tool: null }]),
+      })
       .execute();
     await tx
       .insertInto('intel_collect_runs')
-      .values({ started_at: new Date(start).toISOString(), finished_at: end, services: totals.services, snapshots: totals.snapshots, changes: totals.changes, error: null })
+      .values({
+        started_at: new Date(start).toISOString(),
+        finished_at: end,
+        services: totals.services,
+        snapshots: totals.snapshots,
+        changes: totals.changes,
+        error: null,
+      })
       .execute();
   });
   return { ...totals, seconds: (performance.now() - t0) / 1000 };

@@ -91,7 +91,11 @@ export class CacheRegion<T, V> {
    * @param maxBytes estimated bytes kept at most (least recently used answers go first)
    * @param versionKey the version as a string, part of every entry's key
    */
-  constructor(maxBytes: number, private readonly versionKey: (version: V) => string, opts: RegionOptions<T> = {}) {
+  constructor(
+    maxBytes: number,
+    private readonly versionKey: (version: V) => string,
+    opts: RegionOptions<T> = {},
+  ) {
     this.entries = new LRUCache({ maxSize: maxBytes, sizeCalculation: () => PENDING_BYTES });
     this.ttlMs = opts.ttlMs ?? Infinity;
     this.sizeOf = opts.sizeOf ?? approxHeapBytes;

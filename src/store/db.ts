@@ -14,7 +14,7 @@ import type { Store } from './store.js';
 import { migrationProvider } from './migrations/index.js';
 import { namingPool } from './prepared.js';
 import { DEFAULT_TOKEN_LIST, type TokenList } from '../domain/token-list.js';
-import { ReaderPool, type HeavyReads } from './chain/readers.js';
+import { ReaderPool, } from './chain/readers.js';
 import { StoreCache } from './cache.js';
 import { PaywatchError } from '../domain/errors.js';
 
@@ -109,7 +109,8 @@ export async function openStore(value: string, opts: OpenStoreOptions = {}): Pro
     if (t.target !== ':memory:') mkdirSync(dirname(resolve(t.target)), { recursive: true });
     // Two processes opening one new file at once would otherwise run the same migrations side by side (Kysely's
     // SQLite migrator holds no lock and runs them outside one transaction); held until this open has migrated.
-    if (opts.migrate !== false && !opts.readonly && t.target !== ':memory:') unlockMigrations = await lockSqliteMigrations(t.target, opts.migrationLockWaitMs ?? MIGRATION_LOCK_WAIT_MS);
+    if (opts.migrate !== false && !opts.readonly && t.target !== ':memory:')
+      unlockMigrations = await lockSqliteMigrations(t.target, opts.migrationLockWaitMs ?? MIGRATION_LOCK_WAIT_MS);
     let sqlite: SqliteDatabase.Database;
     try {
       sqlite = new SqliteDatabase(t.target, { readonly: opts.readonly === true, fileMustExist: opts.readonly === true });
@@ -248,10 +249,13 @@ export async function lockSqliteMigrations(path: string, waitMs: number): Promis
       };
     } catch (e) {
       lock?.close();
-      if ((e as { code?: string }).code !== 'SQLITE_BUSY') throw new MigrationError(`cannot take the migration lock ${lockPath}: ${(e as Error).message}`);
+      if ((e as { code?: string }).code !== 'SQLITE_BUSY')
+        throw new MigrationError(`cannot take the migration lock ${lockPath}: ${(e as Error).message}`);
     }
     if (Date.now() >= deadline) {
-      throw new MigrationError(`another process has been migrating the SQLite store ${path} for over ${Math.round(waitMs / 1000)} s (lock ${lockPath}); retry once it has finished`);
+      throw new MigrationError(
+        `another process has been migrating the SQLite store ${path} for over ${Math.round(waitMs / 1000)} s (lock ${lockPath}); retry once it has finished`,
+      );
     }
     await new Promise((r) => setTimeout(r, 20 + Math.random() * 30));
   }

@@ -17,7 +17,8 @@ const OUTAGE_CODE = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|3D000|57P0[1-3]|08\d{3}
  * words, a pool or driver already closed, a read replica's replay conflict. Never bare digits: a sha256 in a
  * message once read as the SQLSTATE class 08.
  */
-const OUTAGE_MESSAGE = /\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|SQLITE_BUSY|SQLITE_CANTOPEN|SQLITE_IOERR)\b|Connection terminated|timeout exceeded when trying to connect|database is locked|pool.*(ended|destroyed)|after calling end on the pool|driver has already been destroyed|conflict with recovery/i;
+const OUTAGE_MESSAGE =
+  /\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|SQLITE_BUSY|SQLITE_CANTOPEN|SQLITE_IOERR)\b|Connection terminated|timeout exceeded when trying to connect|database is locked|pool.*(ended|destroyed)|after calling end on the pool|driver has already been destroyed|conflict with recovery/i;
 /** Answers of the domain's own rules: their messages may quote client data, and they are never outages. */
 const DOMAIN_ANSWERS = [InvalidInput, Unauthenticated, Forbidden, NotFound, Conflict, LimitExceeded];
 
@@ -25,7 +26,11 @@ const DOMAIN_ANSWERS = [InvalidInput, Unauthenticated, Forbidden, NotFound, Conf
 export class StoreUnavailable extends PaywatchError {
   readonly retryAfterSeconds = 5;
   constructor(cause: unknown) {
-    super('service unavailable: the store cannot answer now; retry with exponential backoff', { code: 'store_unavailable', retryable: true, cause });
+    super('service unavailable: the store cannot answer now; retry with exponential backoff', {
+      code: 'store_unavailable',
+      retryable: true,
+      cause,
+    });
   }
 }
 

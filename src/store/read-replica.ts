@@ -45,11 +45,20 @@ export interface ReadStore extends Store {
  * @param opts.onTarget called when reads switch database, with the replica's connection error when it failed
  * @throws ReadReplicaError when `primary` is not PostgreSQL or `readValue` is not a postgres:// URL
  */
-export function openReadStore(primary: Store, readValue: string, opts: { poolSize?: number; onTarget?: (t: ReadTarget, error: string | null) => void } = {}): ReadStore {
+export function openReadStore(
+  primary: Store,
+  readValue: string,
+  opts: { poolSize?: number; onTarget?: (t: ReadTarget, error: string | null) => void } = {},
+): ReadStore {
   const t = parseDbTarget(readValue);
   const primaryPool = pgPoolOf(primary);
-  if (t.dialect !== 'postgres' || !primaryPool) throw new ReadReplicaError('--db-read needs a PostgreSQL --db and a postgres:// replica URL');
-  const replica = new pg.Pool({ connectionString: t.target, max: opts.poolSize ?? 10, connectionTimeoutMillis: REPLICA_CONNECT_TIMEOUT_MS });
+  if (t.dialect !== 'postgres' || !primaryPool)
+    throw new ReadReplicaError('--db-read needs a PostgreSQL --db and a postgres:// replica URL');
+  const replica = new pg.Pool({
+    connectionString: t.target,
+    max: opts.poolSize ?? 10,
+    connectionTimeoutMillis: REPLICA_CONNECT_TIMEOUT_MS,
+  });
   // As in openStore: a lost server is reported by the query in flight or the next one, never a crash.
   replica.on('error', () => {});
   replica.on('connect', (client) => client.on('error', () => {}));
@@ -120,7 +129,8 @@ export async function replicaStatus(read: Store, primary: Store): Promise<Replic
       extract(epoch from now() - pg_last_xact_replay_timestamp())::float8 as since_replay,
       case when pg_is_in_recovery() then pg_is_wal_replay_paused() end as paused`.execute(read.db);
   const row = r.rows[0]!;
-  if (!row.in_recovery || row.replay_lsn === null) return { serving: 'primary', replay_lag_seconds: null, replay_lag_bytes: null, replay_paused: null };
+  if (!row.in_recovery || row.replay_lsn === null)
+    return { serving: 'primary', replay_lag_seconds: null, replay_lag_bytes: null, replay_paused: null };
   const p = await sql<{ lsn: string }>`select pg_current_wal_lsn()::text as lsn`.execute(primary.db);
   const behind = lsnBytes(p.rows[0]!.lsn) - lsnBytes(row.replay_lsn);
   const bytes = behind > 0n ? Number(behind) : 0;

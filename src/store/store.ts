@@ -23,4 +23,3 @@ export interface Store {
   cache: StoreCache;
   close(): Promise<void>;
 }
-

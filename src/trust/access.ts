@@ -29,7 +29,12 @@ export interface CheckReply {
  * @returns 200 with the check's answer
  * @throws LimitExceeded (429) when the key's quota is spent; whatever the check throws (the reservation released)
  */
-export async function checkWithKey(store: Store, key: TrustApiKeyRow, url: string, gather: Omit<GatherOptions, 'now'>): Promise<CheckReply> {
+export async function checkWithKey(
+  store: Store,
+  key: TrustApiKeyRow,
+  url: string,
+  gather: Omit<GatherOptions, 'now'>,
+): Promise<CheckReply> {
   const reservation = await reserve(store, key);
   try {
     const answer = await runCheck(url, { ...gather, now: new Date() }, { keyId: key.id, payer: null });
@@ -48,7 +53,13 @@ export async function checkWithKey(store: Store, key: TrustApiKeyRow, url: strin
  * @returns the 402 challenge, a failed settlement's answer, or 200 with the check's answer and PAYMENT-RESPONSE
  * @throws whatever the check throws (the payment cancelled, never settled)
  */
-export async function checkWithPayment(store: Store, gate: PaymentGate, req: FastifyRequest, url: string, gather: Omit<GatherOptions, 'now'>): Promise<CheckReply> {
+export async function checkWithPayment(
+  store: Store,
+  gate: PaymentGate,
+  req: FastifyRequest,
+  url: string,
+  gather: Omit<GatherOptions, 'now'>,
+): Promise<CheckReply> {
   const decision = await gate.process(req);
   if (decision.kind === 'respond') return { status: decision.status, headers: decision.headers, body: decision.body };
   let answer;

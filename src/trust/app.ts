@@ -71,7 +71,10 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
     timeWindow: 60_000,
     store: (ctx.limits ?? SharedLimits.inMemory()).rateLimitStore('verify'),
     keyGenerator: (req) => clientKey(req.ip),
-    errorResponseBuilder: (_req, c) => new LimitExceeded(`rate limited: at most ${c.max} requests per ${c.after} per client; retry after ${Math.ceil(c.ttl / 1000)} s`, { retryAfterSeconds: Math.ceil(c.ttl / 1000) }),
+    errorResponseBuilder: (_req, c) =>
+      new LimitExceeded(`rate limited: at most ${c.max} requests per ${c.after} per client; retry after ${Math.ceil(c.ttl / 1000)} s`, {
+        retryAfterSeconds: Math.ceil(c.ttl / 1000),
+      }),
   });
 
   const gather: Omit<GatherOptions, 'now'> = {
@@ -104,7 +107,10 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
     },
     async (_req, reply) => {
       const { key, row } = await issueApiKey(store, 'free', 'api');
-      return reply.code(201).header('cache-control', 'no-store').send({ key, key_id: row.id, plan: row.plan, monthly_checks: FREE_MONTHLY_CHECKS, created_at: row.created_at });
+      return reply
+        .code(201)
+        .header('cache-control', 'no-store')
+        .send({ key, key_id: row.id, plan: row.plan, monthly_checks: FREE_MONTHLY_CHECKS, created_at: row.created_at });
     },
   );
 
@@ -114,7 +120,8 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
       schema: {
         tags: ['trust-check'],
         summary: 'Check whether to pay a URL',
-        description: 'Fetches the URL once without paying and answers with a verdict, reasons, the offers seen now and the signals used. A do_not_pay verdict is a successful (metered) check; a validation error, a refused address or a failure of ours is not metered or settled.',
+        description:
+          'Fetches the URL once without paying and answers with a verdict, reasons, the offers seen now and the signals used. A do_not_pay verdict is a successful (metered) check; a validation error, a refused address or a failure of ours is not metered or settled.',
         security: [{ apiKey: [] }, {}],
         body: CheckRequest,
         response: { 200: CheckAnswer, 400: Errors[400], 401: Errors[401], 402: Errors[402], 429: Errors[429], 503: Errors[503] },
@@ -125,8 +132,12 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
       // The zod response types are for the document; answers are sent as the access path built them.
       const reply = typedReply as unknown as FastifyReply;
       const key = await apiKeyFromHeader(store, req.headers.authorization, keyFailures, clientKey(req.ip));
-      if (key === null && !gate) throw new Unauthenticated('missing API key: send Authorization: Bearer <API_KEY>; get a free key with POST /v1/keys');
-      const out = key !== null ? await checkWithKey(store, key, req.body.url, gather) : await checkWithPayment(store, gate!, req, req.body.url, gather);
+      if (key === null && !gate)
+        throw new Unauthenticated('missing API key: send Authorization: Bearer <API_KEY>; get a free key with POST /v1/keys');
+      const out =
+        key !== null
+          ? await checkWithKey(store, key, req.body.url, gather)
+          : await checkWithPayment(store, gate!, req, req.body.url, gather);
       return reply.code(out.status).headers(out.headers).send(out.body);
     },
   );

@@ -49,21 +49,35 @@ export function assessTrust(ev: TrustEvidence, now: Date = new Date()): Assessme
 
   const networks = unique(ev.offers.map((o) => o.network)).map((network) => ({ network, kind: networkKind(network) }));
   for (const n of networks) {
-    if (n.kind === 'testnet') add('testnet', 'info', `network ${n.network} is a test network: its tokens carry no real value`, { network: n.network });
+    if (n.kind === 'testnet')
+      add('testnet', 'info', `network ${n.network} is a test network: its tokens carry no real value`, { network: n.network });
     else if (n.kind === 'mainnet') add('mainnet', 'info', `network ${n.network} is a main network`, { network: n.network });
     else add('network_unknown', 'warning', `network ${n.network ?? '(not stated)'} is not one we recognise`, { network: n.network });
   }
 
   const order: Record<Reason['severity'], number> = { critical: 0, warning: 1, info: 2 };
   reasons.sort((a, b) => order[a.severity] - order[b.severity]);
-  const verdict: Verdict = reasons.some((r) => r.severity === 'critical') ? 'do_not_pay' : reasons.some((r) => r.severity === 'warning') ? 'caution' : 'pay';
+  const verdict: Verdict = reasons.some((r) => r.severity === 'critical')
+    ? 'do_not_pay'
+    : reasons.some((r) => r.severity === 'warning')
+      ? 'caution'
+      : 'pay';
 
   const signals: Signals = {
     live_challenge: { outcome: ev.live.outcome, http_status: ev.live.http_status, offers: ev.offers.length },
     https,
-    listing: { listed: ev.listing !== null, first_seen: ev.listing?.first_seen ?? null, checks_total: ev.listing?.checks_total ?? null, checks_healthy: ev.listing?.checks_healthy ?? null },
+    listing: {
+      listed: ev.listing !== null,
+      first_seen: ev.listing?.first_seen ?? null,
+      checks_total: ev.listing?.checks_total ?? null,
+      checks_healthy: ev.listing?.checks_healthy ?? null,
+    },
     history,
-    recent_changes: { window_days: ev.recent_changes?.window_days ?? null, since: ev.recent_changes?.since ?? null, change_ids: recent.changeIds },
+    recent_changes: {
+      window_days: ev.recent_changes?.window_days ?? null,
+      since: ev.recent_changes?.since ?? null,
+      change_ids: recent.changeIds,
+    },
     price,
     assets: ev.assets,
     pay_to_activity: ev.pay_to_activity,
@@ -91,11 +105,19 @@ function liveReasons(ev: TrustEvidence, add: Add): void {
   }
   switch (l.outcome) {
     case 'payment_required':
-      if (ev.offers.length > 0) add('payment_required_live', 'info', `the URL answers 402 now with ${ev.offers.length} parseable payment offer(s)`, at);
-      else add('challenge_invalid', 'critical', 'the URL answers 402 but offers no usable payment option', { ...at, errors: ev.challenge_errors });
+      if (ev.offers.length > 0)
+        add('payment_required_live', 'info', `the URL answers 402 now with ${ev.offers.length} parseable payment offer(s)`, at);
+      else
+        add('challenge_invalid', 'critical', 'the URL answers 402 but offers no usable payment option', {
+          ...at,
+          errors: ev.challenge_errors,
+        });
       return;
     case 'invalid_challenge':
-      add('challenge_invalid', 'critical', 'the URL answers 402 but its challenge cannot be parsed', { ...at, errors: ev.challenge_errors });
+      add('challenge_invalid', 'critical', 'the URL answers 402 but its challenge cannot be parsed', {
+        ...at,
+        errors: ev.challenge_errors,
+      });
       return;
     case 'ok_without_payment':
       add('no_payment_required', 'critical', 'the URL answered without asking for payment: there is nothing to pay', at);
@@ -125,16 +147,29 @@ function listingReasons(ev: TrustEvidence, now: Date, add: Add): void {
     add('not_listed', 'warning', 'this service is not in our provider intelligence: no history to compare with', {});
     return;
   }
-  add('listed', 'info', `listed under provider ${li.provider_domain}`, { provider_domain: li.provider_domain, service_id: li.service_id, first_seen: li.first_seen });
+  add('listed', 'info', `listed under provider ${li.provider_domain}`, {
+    provider_domain: li.provider_domain,
+    service_id: li.service_id,
+    first_seen: li.first_seen,
+  });
   if (li.first_seen && now.getTime() - Date.parse(li.first_seen) < NEW_LISTING_SECONDS * 1000) {
     add('listed_recently', 'warning', 'first seen less than 7 days ago', { first_seen: li.first_seen });
   }
   if (li.checks_total !== null && li.checks_healthy !== null && li.checks_total > 0) {
     const share = li.checks_healthy / li.checks_total;
-    if (share < HEALTHY_SHARE_MIN) add('checks_unhealthy', 'warning', `only ${li.checks_healthy} of ${li.checks_total} dated checks found a parseable 402`, { checks_total: li.checks_total, checks_healthy: li.checks_healthy });
-    else add('checks_healthy', 'info', `${li.checks_healthy} of ${li.checks_total} dated checks found a parseable 402`, { checks_total: li.checks_total, checks_healthy: li.checks_healthy });
+    if (share < HEALTHY_SHARE_MIN)
+      add('checks_unhealthy', 'warning', `only ${li.checks_healthy} of ${li.checks_total} dated checks found a parseable 402`, {
+        checks_total: li.checks_total,
+        checks_healthy: li.checks_healthy,
+      });
+    else
+      add('checks_healthy', 'info', `${li.checks_healthy} of ${li.checks_total} dated checks found a parseable 402`, {
+        checks_total: li.checks_total,
+        checks_healthy: li.checks_healthy,
+      });
   }
-  if (li.directory_sources.length > 0) add('directory_listed', 'info', `listed in ${li.directory_sources.join(', ')}`, { sources: li.directory_sources });
+  if (li.directory_sources.length > 0)
+    add('directory_listed', 'info', `listed in ${li.directory_sources.join(', ')}`, { sources: li.directory_sources });
   else add('directory_absent', 'info', 'found by probing, not listed in any directory we read', {});
 }
 
@@ -155,7 +190,13 @@ function ratio(live: bigint, hist: bigint): string | null {
  */
 function historyReasons(ev: TrustEvidence, add: Add, recentlyChanged: boolean): Signals['history'] {
   const hist = ev.history?.offers ?? [];
-  const none: Signals['history'] = { compared: false, pay_to_consistent: null, asset_consistent: null, network_consistent: null, price_ratio: null };
+  const none: Signals['history'] = {
+    compared: false,
+    pay_to_consistent: null,
+    asset_consistent: null,
+    network_consistent: null,
+    price_ratio: null,
+  };
   if (hist.length === 0 || ev.offers.length === 0) return none;
   const histPayTo = new Set(hist.map((o) => o.pay_to).filter((x): x is string => x !== null));
   const histNetworks = new Set(hist.map((o) => o.network));
@@ -167,17 +208,30 @@ function historyReasons(ev: TrustEvidence, add: Add, recentlyChanged: boolean): 
   for (const o of ev.offers) {
     if (o.pay_to && histPayTo.size > 0 && !histPayTo.has(o.pay_to)) {
       payToOk = false;
-      add('pay_to_changed', 'critical', `payTo ${o.pay_to} differs from the payTo seen before (${[...histPayTo].join(', ')}): money would go to a different wallet`, { ...at, pay_to: o.pay_to, previous_pay_to: [...histPayTo] });
+      add(
+        'pay_to_changed',
+        'critical',
+        `payTo ${o.pay_to} differs from the payTo seen before (${[...histPayTo].join(', ')}): money would go to a different wallet`,
+        { ...at, pay_to: o.pay_to, previous_pay_to: [...histPayTo] },
+      );
     }
     if (!histNetworks.has(o.network)) {
       networkOk = false;
-      add('network_changed', 'warning', `network ${o.network ?? '(none)'} was not offered before`, { ...at, network: o.network, previous_networks: [...histNetworks] });
+      add('network_changed', 'warning', `network ${o.network ?? '(none)'} was not offered before`, {
+        ...at,
+        network: o.network,
+        previous_networks: [...histNetworks],
+      });
       continue;
     }
     const comparable = hist.filter((h) => sameMarket(h, o));
     if (comparable.length === 0) {
       assetOk = false;
-      add('asset_changed', 'warning', `asset ${o.asset ?? '(none)'} on ${o.network} was not offered before`, { ...at, asset: o.asset, previous_assets: unique(hist.filter((h) => h.network === o.network).map((h) => h.asset)) });
+      add('asset_changed', 'warning', `asset ${o.asset ?? '(none)'} on ${o.network} was not offered before`, {
+        ...at,
+        asset: o.asset,
+        previous_assets: unique(hist.filter((h) => h.network === o.network).map((h) => h.asset)),
+      });
       continue;
     }
     const h = comparable.find((c) => c.scheme === o.scheme) ?? comparable[0];
@@ -187,7 +241,12 @@ function historyReasons(ev: TrustEvidence, add: Add, recentlyChanged: boolean): 
       priceRatio = ratio(live, prev);
       const ev2 = { ...at, amount_atomic: o.amount_atomic, previous_amount_atomic: h.amount_atomic, ratio: priceRatio };
       if (prev > 0n && (live >= prev * PRICE_ANOMALY_FACTOR || live * PRICE_ANOMALY_FACTOR <= prev)) {
-        add('price_anomaly', 'critical', `price is ${priceRatio ?? '?'} times the price seen before: likely a decimal-versus-atomic mistake or a bait`, ev2);
+        add(
+          'price_anomaly',
+          'critical',
+          `price is ${priceRatio ?? '?'} times the price seen before: likely a decimal-versus-atomic mistake or a bait`,
+          ev2,
+        );
       } else if (live !== prev) {
         add('price_changed', 'warning', `price changed from ${h.amount_atomic} to ${o.amount_atomic} atomic units`, ev2);
       }
@@ -243,18 +302,45 @@ function recentChangeReasons(ev: TrustEvidence, add: Add): { flagged: boolean; r
   const window = { window_days: rc.window_days, since: rc.since };
   let flagged = false;
 
-  const payToMoves = groupBy(rc.changes.filter((c) => c.kind === 'pay_to_changed'), (c) => JSON.stringify([side(c.after).network ?? null, side(c.after).pay_to ?? null]));
+  const payToMoves = groupBy(
+    rc.changes.filter((c) => c.kind === 'pay_to_changed'),
+    (c) => JSON.stringify([side(c.after).network ?? null, side(c.after).pay_to ?? null]),
+  );
   for (const cs of payToMoves.values()) {
     const { network = null, pay_to: payTo = null } = side(cs[0].after);
     const act = rc.new_pay_to_activity.find((p) => p.pay_to === payTo && p.network === network);
-    const inbound = { count: act?.count ?? null, first_time_unix: act?.first_time_unix ?? null, last_time_unix: act?.last_time_unix ?? null };
-    const at = { ...window, pay_to: payTo, previous_pay_to: unique(cs.map((c) => side(c.before).pay_to ?? null)), network, inbound_payments: inbound, ...cites(cs) };
+    const inbound = {
+      count: act?.count ?? null,
+      first_time_unix: act?.first_time_unix ?? null,
+      last_time_unix: act?.last_time_unix ?? null,
+    };
+    const at = {
+      ...window,
+      pay_to: payTo,
+      previous_pay_to: unique(cs.map((c) => side(c.before).pay_to ?? null)),
+      network,
+      inbound_payments: inbound,
+      ...cites(cs),
+    };
     flagged = true;
     if (inbound.count !== null && inbound.count > 0) {
-      add('pay_to_changed_recently', 'warning', `payTo changed to ${payTo} on ${cs[cs.length - 1].at}; the new wallet has received ${inbound.count} observed payment(s) on chain`, at);
+      add(
+        'pay_to_changed_recently',
+        'warning',
+        `payTo changed to ${payTo} on ${cs[cs.length - 1].at}; the new wallet has received ${inbound.count} observed payment(s) on chain`,
+        at,
+      );
     } else {
-      const why = inbound.count === null ? `we do not observe ${network ?? 'its network'}, so no payment to it can be seen` : 'no payment to it has been observed on chain';
-      add('pay_to_changed_recently', 'critical', `payTo changed to ${payTo ?? '(none)'} on ${cs[cs.length - 1].at} and ${why}: a swapped payTo sends the money to a different wallet`, at);
+      const why =
+        inbound.count === null
+          ? `we do not observe ${network ?? 'its network'}, so no payment to it can be seen`
+          : 'no payment to it has been observed on chain';
+      add(
+        'pay_to_changed_recently',
+        'critical',
+        `payTo changed to ${payTo ?? '(none)'} on ${cs[cs.length - 1].at} and ${why}: a swapped payTo sends the money to a different wallet`,
+        at,
+      );
     }
   }
 
@@ -279,31 +365,41 @@ function recentChangeReasons(ev: TrustEvidence, add: Add): { flagged: boolean; r
     const o = side(cs[r.now.at].after);
     flagged = true;
     raised.add(key);
-    add('price_raised_recently', 'warning', `price rose from ${r.old.atomic} to ${r.now.atomic} atomic units (more than ${PRICE_RAISE_PERCENT}%) within ${rc.window_days} days`, {
-      ...window,
-      protocol: o.protocol ?? null,
-      network: o.network ?? null,
-      asset: o.asset ?? null,
-      old_amount_atomic: r.old.atomic,
-      new_amount_atomic: r.now.atomic,
-      old_amount: r.old.amount,
-      new_amount: r.now.amount,
-      ratio: ratio(BigInt(r.now.atomic), BigInt(r.old.atomic)),
-      ...cites(cs.slice(r.old.at, r.now.at + 1)),
-    });
+    add(
+      'price_raised_recently',
+      'warning',
+      `price rose from ${r.old.atomic} to ${r.now.atomic} atomic units (more than ${PRICE_RAISE_PERCENT}%) within ${rc.window_days} days`,
+      {
+        ...window,
+        protocol: o.protocol ?? null,
+        network: o.network ?? null,
+        asset: o.asset ?? null,
+        old_amount_atomic: r.old.atomic,
+        new_amount_atomic: r.now.atomic,
+        old_amount: r.old.amount,
+        new_amount: r.now.amount,
+        ratio: ratio(BigInt(r.now.atomic), BigInt(r.old.atomic)),
+        ...cites(cs.slice(r.old.at, r.now.at + 1)),
+      },
+    );
   }
 
   for (const c of rc.changes.filter((x) => x.kind === 'network_changed' || x.kind === 'asset_changed')) {
     const b = side(c.before);
     const a = side(c.after);
     flagged = true;
-    add('network_or_asset_changed_recently', 'warning', `an offer moved from ${b.asset ?? '(none)'} on ${b.network ?? '(none)'} to ${a.asset ?? '(none)'} on ${a.network ?? '(none)'} on ${c.at}`, {
-      ...window,
-      kind: c.kind,
-      before: { network: b.network ?? null, asset: b.asset ?? null },
-      after: { network: a.network ?? null, asset: a.asset ?? null },
-      ...cites([c]),
-    });
+    add(
+      'network_or_asset_changed_recently',
+      'warning',
+      `an offer moved from ${b.asset ?? '(none)'} on ${b.network ?? '(none)'} to ${a.asset ?? '(none)'} on ${a.network ?? '(none)'} on ${c.at}`,
+      {
+        ...window,
+        kind: c.kind,
+        before: { network: b.network ?? null, asset: b.asset ?? null },
+        after: { network: a.network ?? null, asset: a.asset ?? null },
+        ...cites([c]),
+      },
+    );
   }
   return { flagged, raised, changeIds: rc.changes.map((c) => c.id) };
 }
@@ -329,7 +425,12 @@ function priceReasons(ev: TrustEvidence, add: Add, raised: ReadonlySet<string>):
       continue;
     }
     if (!INTEGER.test(atomic)) {
-      add('amount_not_atomic', 'critical', `amount ${JSON.stringify(atomic)} is not an integer of atomic units: a decimal amount in an atomic field`, at);
+      add(
+        'amount_not_atomic',
+        'critical',
+        `amount ${JSON.stringify(atomic)} is not an integer of atomic units: a decimal amount in an atomic field`,
+        at,
+      );
       out.push({ network: o.network, asset: o.asset, amount_atomic: atomic, amount: null, dollars: null });
       continue;
     }
@@ -342,8 +443,15 @@ function priceReasons(ev: TrustEvidence, add: Add, raised: ReadonlySet<string>):
     } else if (usd) {
       const scale = 10n ** BigInt(decimals);
       const a = BigInt(atomic);
-      if (a > PRICE_IMPLAUSIBLE_DOLLARS * scale) add('price_implausible', 'critical', `price ${dollars} dollars per call is implausible for a machine payment: likely an atomic amount given in whole tokens`, { ...at, dollars });
-      else if (a > PRICE_HIGH_DOLLARS * scale) add('price_high', 'warning', `price ${dollars} dollars per call is high`, { ...at, dollars });
+      if (a > PRICE_IMPLAUSIBLE_DOLLARS * scale)
+        add(
+          'price_implausible',
+          'critical',
+          `price ${dollars} dollars per call is implausible for a machine payment: likely an atomic amount given in whole tokens`,
+          { ...at, dollars },
+        );
+      else if (a > PRICE_HIGH_DOLLARS * scale)
+        add('price_high', 'warning', `price ${dollars} dollars per call is high`, { ...at, dollars });
       else if (!raised.has(identityKey(o))) add('price_sane', 'info', `price ${dollars} dollars per call`, { ...at, dollars });
     }
   }
@@ -354,9 +462,17 @@ function priceReasons(ev: TrustEvidence, add: Add, raised: ReadonlySet<string>):
 function assetReasons(ev: TrustEvidence, add: Add): void {
   for (const o of ev.offers) {
     const info = assetFor(ev, o);
-    const at = { network: o.network, asset: o.asset, symbol: info?.symbol ?? null, currency: info?.currency ?? null, source: info?.source ?? null };
-    if (info?.known) add('asset_known', 'info', `asset ${info.symbol ?? o.asset} (${info.currency ?? '?'}) is a known token on ${o.network}`, at);
-    else if (o.network && TEMPO_NETWORKS.has(o.network)) add('asset_unknown', 'warning', `asset ${o.asset ?? '(none)'} is not a TIP-20 token with a known currency on ${o.network}`, at);
+    const at = {
+      network: o.network,
+      asset: o.asset,
+      symbol: info?.symbol ?? null,
+      currency: info?.currency ?? null,
+      source: info?.source ?? null,
+    };
+    if (info?.known)
+      add('asset_known', 'info', `asset ${info.symbol ?? o.asset} (${info.currency ?? '?'}) is a known token on ${o.network}`, at);
+    else if (o.network && TEMPO_NETWORKS.has(o.network))
+      add('asset_unknown', 'warning', `asset ${o.asset ?? '(none)'} is not a TIP-20 token with a known currency on ${o.network}`, at);
     else add('asset_unknown', 'warning', `asset ${o.asset ?? '(none)'} is not a token we know on ${o.network ?? '(no network)'}`, at);
   }
 }
@@ -364,10 +480,28 @@ function assetReasons(ev: TrustEvidence, add: Add): void {
 /** Signal "payTo has received observed payments on chain". */
 function payToReasons(ev: TrustEvidence, add: Add): void {
   for (const p of ev.pay_to_activity) {
-    const at = { pay_to: p.pay_to, network: p.network, count: p.count, first_time_unix: p.first_time_unix, last_time_unix: p.last_time_unix };
-    if (p.count === null) add('pay_to_activity_unknown', 'info', `we do not observe ${p.network ?? 'that network'}: payments to ${p.pay_to} are unknown (not zero)`, at);
+    const at = {
+      pay_to: p.pay_to,
+      network: p.network,
+      count: p.count,
+      first_time_unix: p.first_time_unix,
+      last_time_unix: p.last_time_unix,
+    };
+    if (p.count === null)
+      add(
+        'pay_to_activity_unknown',
+        'info',
+        `we do not observe ${p.network ?? 'that network'}: payments to ${p.pay_to} are unknown (not zero)`,
+        at,
+      );
     else if (p.count > 0) add('pay_to_observed_payments', 'info', `${p.pay_to} received ${p.count} observed payment(s) on chain`, at);
-    else add('pay_to_no_observed_payments', 'warning', `no observed payments to ${p.pay_to} in our chain observations (records are observations, not a complete feed)`, at);
+    else
+      add(
+        'pay_to_no_observed_payments',
+        'warning',
+        `no observed payments to ${p.pay_to} in our chain observations (records are observations, not a complete feed)`,
+        at,
+      );
   }
 }
 
@@ -375,7 +509,19 @@ function payToReasons(ev: TrustEvidence, add: Add): void {
 function ownershipReasons(ev: TrustEvidence, add: Add): void {
   const ow = ev.ownership;
   const at = { origin: ow.origin, proofs: ow.proofs, verified_pay_to: ow.verified_pay_to, error: ow.error };
-  if (ow.status === 'valid') add('ownership_proof_valid', 'info', `the payTo signed the origin ${ow.origin} (EIP-191): the wallet claims this site; it does not prove the site controls the wallet's intent`, at);
-  else if (ow.status === 'invalid') add('ownership_proof_invalid', 'critical', `/.well-known/x402 publishes ownership proofs, but none is a signature of ${ow.origin} by the payTo`, at);
+  if (ow.status === 'valid')
+    add(
+      'ownership_proof_valid',
+      'info',
+      `the payTo signed the origin ${ow.origin} (EIP-191): the wallet claims this site; it does not prove the site controls the wallet's intent`,
+      at,
+    );
+  else if (ow.status === 'invalid')
+    add(
+      'ownership_proof_invalid',
+      'critical',
+      `/.well-known/x402 publishes ownership proofs, but none is a signature of ${ow.origin} by the payTo`,
+      at,
+    );
   else add('ownership_proof_absent', 'info', 'no ownership proof published in /.well-known/x402', at);
 }

@@ -17,7 +17,9 @@ export type AssetResolver = (network: string | null, asset: string | null) => Pr
  * @param timeoutMs per RPC request, milliseconds
  */
 export function assetResolver(rpcUrl: string | null, timeoutMs = 2000): AssetResolver {
-  const registry = rpcUrl ? new TokenRegistry(createPublicClient({ transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 0 }) }) as never) : null;
+  const registry = rpcUrl
+    ? new TokenRegistry(createPublicClient({ transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 0 }) }) as never)
+    : null;
   return async (network, asset) => {
     const a = asset?.toLowerCase() ?? null;
     const unknown: AssetInfo = { network, asset: a, known: false, symbol: null, currency: null, decimals: null, source: null };
@@ -27,7 +29,8 @@ export function assetResolver(rpcUrl: string | null, timeoutMs = 2000): AssetRes
     if (network === 'eip155:4217' && registry && TEMPO_NETWORKS.has(network) && a.startsWith(TIP20_PREFIX) && /^0x[0-9a-f]{40}$/.test(a)) {
       try {
         const info = (await registry.resolve([a])).get(a);
-        if (info && info.currency) return { network, asset: a, known: true, symbol: info.symbol, currency: info.currency, decimals: info.decimals, source: 'chain' };
+        if (info && info.currency)
+          return { network, asset: a, known: true, symbol: info.symbol, currency: info.currency, decimals: info.decimals, source: 'chain' };
       } catch {
         /* chain not reachable: the asset stays unknown */
       }

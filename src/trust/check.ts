@@ -1,8 +1,4 @@
-/**
- * One trust check end to end: gather evidence (I/O), assess it (pure), archive what was fetched, record the
- * check, and shape the public answer of POST /v1/check. Never pays the target.
- */
-import type { Store } from '../store/db.js';
+
 import { archiveEvidence } from '../intel/evidence.js';
 import { uuidv7 } from '../intel/probe/snapshot-id.js';
 import type { Offer } from '../domain/intel.js';
@@ -30,7 +26,14 @@ export interface CheckAnswer {
   /** Offers parsed from the live answer now. */
   offers: Offer[];
   provider: { domain: string; first_seen: string | null } | null;
-  service: { service_id: string; first_seen: string | null; last_checked: string | null; checks_total: number | null; checks_healthy: number | null; sources: string[] } | null;
+  service: {
+    service_id: string;
+    first_seen: string | null;
+    last_checked: string | null;
+    checks_total: number | null;
+    checks_healthy: number | null;
+    sources: string[];
+  } | null;
   signals: Signals;
   /** Id of this check's snapshot (UUID v7) and the sha256 hex of the archived evidence (null when nothing was received). */
   snapshot_id: string;
@@ -62,7 +65,14 @@ export async function runCheck(url: string, o: GatherOptions, who: CheckPayer = 
     offers: evidence.offers,
     provider: li ? { domain: li.provider_domain, first_seen: li.first_seen } : null,
     service: li
-      ? { service_id: li.service_id, first_seen: li.first_seen, last_checked: li.last_checked, checks_total: li.checks_total, checks_healthy: li.checks_healthy, sources: li.directory_sources }
+      ? {
+          service_id: li.service_id,
+          first_seen: li.first_seen,
+          last_checked: li.last_checked,
+          checks_total: li.checks_total,
+          checks_healthy: li.checks_healthy,
+          sources: li.directory_sources,
+        }
       : null,
     signals,
     snapshot_id: uuidv7(now.getTime()),

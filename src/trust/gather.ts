@@ -66,13 +66,23 @@ export async function gatherEvidence(url: string, o: GatherOptions): Promise<Gat
   const sid = serviceId('GET', url);
   const since = new Date(now.getTime() - o.changeWindowDays * 86_400_000).toISOString();
   const wellKnown = readWellKnown(url, { ...fetchOpts, timeoutMs: o.timeoutMs });
-  const stored = Promise.all([findServiceListing(o.store, sid), lastKnownOffers(o.store, sid, now.toISOString()), serviceChangesSince(o.store, sid, since, TRUST_CHANGE_KINDS)]);
+  const stored = Promise.all([
+    findServiceListing(o.store, sid),
+    lastKnownOffers(o.store, sid, now.toISOString()),
+    serviceChangesSince(o.store, sid, since, TRUST_CHANGE_KINDS),
+  ]);
   stored.catch(() => undefined); // awaited below; this only keeps an early rejection from being reported as unhandled
 
   let raw: RawResponse | null = null;
   let live: LiveFetch;
   try {
-    raw = await safeFetch(url, { ...fetchOpts, timeoutMs: o.timeoutMs, maxBytes: o.maxBytes, maxRedirects: 3, headers: { accept: 'application/json' } });
+    raw = await safeFetch(url, {
+      ...fetchOpts,
+      timeoutMs: o.timeoutMs,
+      maxBytes: o.maxBytes,
+      maxRedirects: 3,
+      headers: { accept: 'application/json' },
+    });
     live = { outcome: 'error', http_status: raw.status, error: null, final_url: raw.url, redirect_refused: false };
   } catch (e) {
     live = failedFetch(e);
@@ -99,20 +109,39 @@ export async function gatherEvidence(url: string, o: GatherOptions): Promise<Gat
 
   // Observed payments of every payTo the live offers name and of every payTo a recent change moved to, once each.
   const payToKey = (x: { network: string | null; pay_to: string }) => `${x.network}|${x.pay_to}`;
-  const livePayTos = uniqueBy(offers.flatMap((x) => (x.pay_to ? [{ network: x.network, pay_to: x.pay_to }] : [])), payToKey);
+  const livePayTos = uniqueBy(
+    offers.flatMap((x) => (x.pay_to ? [{ network: x.network, pay_to: x.pay_to }] : [])),
+    payToKey,
+  );
   const movedTo = uniqueBy(
     changes.flatMap((c) => {
-      const after = c.kind === 'pay_to_changed' && c.after && typeof c.after === 'object' ? (c.after as { network?: unknown; pay_to?: unknown }) : {};
-      return typeof after.pay_to === 'string' ? [{ network: typeof after.network === 'string' ? after.network : null, pay_to: after.pay_to }] : [];
+      const after =
+        c.kind === 'pay_to_changed' && c.after && typeof c.after === 'object' ? (c.after as { network?: unknown; pay_to?: unknown }) : {};
+      return typeof after.pay_to === 'string'
+        ? [{ network: typeof after.network === 'string' ? after.network : null, pay_to: after.pay_to }]
+        : [];
     }),
     payToKey,
   );
-  const activity = new Map(await Promise.all(uniqueBy([...livePayTos, ...movedTo], payToKey).map(async (x) => [payToKey(x), await payToActivity(o.store, x.pay_to, x.network)] as const)));
+  const activity = new Map(
+    await Promise.all(
+      uniqueBy([...livePayTos, ...movedTo], payToKey).map(
+        async (x) => [payToKey(x), await payToActivity(o.store, x.pay_to, x.network)] as const,
+      ),
+    ),
+  );
 
   const origin = new URL(url).origin;
   const wk = await wellKnown;
   const ownership: OwnershipEvidence =
-    offers.length > 0 ? await verifyOwnership(origin, offers.map((x) => x.pay_to).filter((x): x is string => x !== null), wk.proofs, wk.error) : { status: 'absent', origin, proofs: 0, verified_pay_to: [], error: null };
+    offers.length > 0
+      ? await verifyOwnership(
+          origin,
+          offers.map((x) => x.pay_to).filter((x): x is string => x !== null),
+          wk.proofs,
+          wk.error,
+        )
+      : { status: 'absent', origin, proofs: 0, verified_pay_to: [], error: null };
 
   const evidence: TrustEvidence = {
     url,
@@ -132,7 +161,12 @@ export async function gatherEvidence(url: string, o: GatherOptions): Promise<Gat
     assets,
     pay_to_activity: livePayTos.map((x) => activity.get(payToKey(x))!),
     ownership,
-    recent_changes: { window_days: o.changeWindowDays, since, changes, new_pay_to_activity: movedTo.map((x) => activity.get(payToKey(x))!) },
+    recent_changes: {
+      window_days: o.changeWindowDays,
+      since,
+      changes,
+      new_pay_to_activity: movedTo.map((x) => activity.get(payToKey(x))!),
+    },
   };
   return { evidence, raw };
 }
@@ -142,7 +176,8 @@ export async function gatherEvidence(url: string, o: GatherOptions): Promise<Gat
  * store does not observe. Any token counts for now (listedContracts null).
  */
 async function payToActivity(store: Store, payTo: string, network: string | null): Promise<PayToActivity> {
-  if (!network || !OBSERVED_NETWORKS.has(network)) return { pay_to: payTo, network, count: null, first_time_unix: null, last_time_unix: null };
+  if (!network || !OBSERVED_NETWORKS.has(network))
+    return { pay_to: payTo, network, count: null, first_time_unix: null, last_time_unix: null };
   // Only payments in listed tokens count: anyone can pay a wallet in a token they minted themselves.
   return { pay_to: payTo, network, ...(await receivedPayments(store, payTo, store.tokenList.contracts())) };
 }
@@ -160,14 +195,23 @@ function failedFetch(e: unknown): LiveFetch {
   let outcome: ProbeOutcome = 'unreachable';
   if (e instanceof FetchRefused) return { ...base, outcome: 'refused', error: msg, redirect_refused: true };
   if (e instanceof FetchTimeout) outcome = 'timeout';
-  else if (e instanceof FetchTooLarge) return { ...base, outcome: 'too_large', error: msg, http_status: e.response.status, final_url: e.response.url };
+  else if (e instanceof FetchTooLarge)
+    return { ...base, outcome: 'too_large', error: msg, http_status: e.response.status, final_url: e.response.url };
   return { ...base, outcome, error: msg };
 }
 
 /** Fetches `/.well-known/x402` of the URL's origin and reads its ownership proofs. Never throws. */
-async function readWellKnown(url: string, opts: { allowLoopback: boolean; resolve?: Resolver; timeoutMs: number }): Promise<{ proofs: string[]; error: string | null }> {
+async function readWellKnown(
+  url: string,
+  opts: { allowLoopback: boolean; resolve?: Resolver; timeoutMs: number },
+): Promise<{ proofs: string[]; error: string | null }> {
   try {
-    const r = await safeFetch(`${new URL(url).origin}/.well-known/x402`, { ...opts, maxBytes: WELL_KNOWN_MAX_BYTES, maxRedirects: 0, headers: { accept: 'application/json' } });
+    const r = await safeFetch(`${new URL(url).origin}/.well-known/x402`, {
+      ...opts,
+      maxBytes: WELL_KNOWN_MAX_BYTES,
+      maxRedirects: 0,
+      headers: { accept: 'application/json' },
+    });
     return { proofs: r.status === 200 ? proofsOf(JSON.parse(Buffer.from(r.body).toString('utf8'))) : [], error: null };
   } catch (e) {
     return { proofs: [], error: e instanceof FetchError ? e.message : 'well-known document is not JSON' };

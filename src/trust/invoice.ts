@@ -24,7 +24,11 @@ function times(decimal: string, n: number): string {
  * @returns the lines (paid keys with unit price and amount) and the exact total of the paid lines in dollars
  */
 export function invoiceLines(usage: UsageLine[]): { lines: InvoiceLine[]; total_usd: string } {
-  const lines = usage.map((u) => (u.plan === 'paid' ? { ...u, unit_price_usd: CHECK_PRICE_DOLLARS, amount_usd: times(CHECK_PRICE_DOLLARS, u.checks) } : { ...u, unit_price_usd: null, amount_usd: null }));
+  const lines = usage.map((u) =>
+    u.plan === 'paid'
+      ? { ...u, unit_price_usd: CHECK_PRICE_DOLLARS, amount_usd: times(CHECK_PRICE_DOLLARS, u.checks) }
+      : { ...u, unit_price_usd: null, amount_usd: null },
+  );
   return { lines, total_usd: sumDecimals(lines.map((l) => l.amount_usd)) ?? '0' };
 }
 
@@ -32,6 +36,10 @@ export function invoiceLines(usage: UsageLine[]): { lines: InvoiceLine[]; total_
  * The invoice of one UTC calendar month (`paywatch operator usage`): usage per key, priced by invoiceLines.
  * @param month `YYYY-MM`
  */
-export async function monthlyInvoice(store: Store, month: string, filter: { keyId?: string; plan?: 'free' | 'paid' } = {}): Promise<{ lines: InvoiceLine[]; total_usd: string }> {
+export async function monthlyInvoice(
+  store: Store,
+  month: string,
+  filter: { keyId?: string; plan?: 'free' | 'paid' } = {},
+): Promise<{ lines: InvoiceLine[]; total_usd: string }> {
   return invoiceLines(await usageForMonth(store, month, filter));
 }

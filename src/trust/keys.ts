@@ -31,7 +31,13 @@ export interface IssuedKey {
  * @param via 'api' for POST /v1/keys, 'operator' for the CLI
  * @param now issue time (default: now)
  */
-export async function issueApiKey(store: Store, plan: Plan, via: 'api' | 'operator', label: string | null = null, now = new Date()): Promise<IssuedKey> {
+export async function issueApiKey(
+  store: Store,
+  plan: Plan,
+  via: 'api' | 'operator',
+  label: string | null = null,
+  now = new Date(),
+): Promise<IssuedKey> {
   const key = newToken('pw');
   const row: TrustApiKeyRow = {
     id: newId('key'),
@@ -80,7 +86,12 @@ export function bearerToken(header: string | undefined): string | null | 'malfor
  * @throws LimitExceeded when `client` has too many failures; Unauthenticated for a malformed header or an
  *   unknown or revoked key (counted as a failure)
  */
-export async function apiKeyFromHeader(store: Store, header: string | undefined, failures: FailedAuthLimiter, client: string): Promise<TrustApiKeyRow | null> {
+export async function apiKeyFromHeader(
+  store: Store,
+  header: string | undefined,
+  failures: FailedAuthLimiter,
+  client: string,
+): Promise<TrustApiKeyRow | null> {
   const token = bearerToken(header);
   if (token === null) return null;
   await failures.check(client);

@@ -36,7 +36,10 @@ export async function reserve(store: Store, key: { id: string; plan: Plan }, now
   if (!ok) {
     const next = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
     const retryAfter = Math.max(1, Math.ceil((next.getTime() - now.getTime()) / 1000));
-    throw new LimitExceeded(`free plan quota used: ${FREE_MONTHLY_CHECKS} successful checks per UTC calendar month (${month}); resets ${next.toISOString()}. Paid options: a paid-plan key billed monthly at ${CHECK_PRICE_DOLLARS} dollars per successful check (ask the operator), or pay per call with x402 by sending the request without an Authorization header`, { retryAfterSeconds: retryAfter });
+    throw new LimitExceeded(
+      `free plan quota used: ${FREE_MONTHLY_CHECKS} successful checks per UTC calendar month (${month}); resets ${next.toISOString()}. Paid options: a paid-plan key billed monthly at ${CHECK_PRICE_DOLLARS} dollars per successful check (ask the operator), or pay per call with x402 by sending the request without an Authorization header`,
+      { retryAfterSeconds: retryAfter },
+    );
   }
   let done = false;
   const once = (fn: () => Promise<void>) => async () => {
@@ -44,5 +47,10 @@ export async function reserve(store: Store, key: { id: string; plan: Plan }, now
     done = true;
     await fn();
   };
-  return { keyId: key.id, month, commit: once(() => commitCheck(store, key.id, month)), release: once(() => releaseCheck(store, key.id, month)) };
+  return {
+    keyId: key.id,
+    month,
+    commit: once(() => commitCheck(store, key.id, month)),
+    release: once(() => releaseCheck(store, key.id, month)),
+  };
 }

@@ -5,9 +5,29 @@
  */
 
 /** Networks whose tokens carry real value. CAIP-2. */
-const MAINNETS = new Set(['eip155:4217', 'eip155:1', 'eip155:8453', 'eip155:10', 'eip155:137', 'eip155:42161', 'eip155:43114', 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp']);
+const MAINNETS = new Set([
+  'eip155:4217',
+  'eip155:1',
+  'eip155:8453',
+  'eip155:10',
+  'eip155:137',
+  'eip155:42161',
+  'eip155:43114',
+  'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+]);
 /** Test networks (no real value) and local development chains. CAIP-2. */
-const TESTNETS = new Set(['eip155:42431', 'eip155:84532', 'eip155:11155111', 'eip155:80002', 'eip155:11155420', 'eip155:421614', 'eip155:43113', 'eip155:31337', 'eip155:1337', 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1']);
+const TESTNETS = new Set([
+  'eip155:42431',
+  'eip155:84532',
+  'eip155:11155111',
+  'eip155:80002',
+  'eip155:11155420',
+  'eip155:421614',
+  'eip155:43113',
+  'eip155:31337',
+  'eip155:1337',
+  'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
+]);
 
 /** Tempo networks, where tokens are TIP-20 precompiles. */
 export const TEMPO_NETWORKS = new Set(['eip155:4217', 'eip155:42431']);

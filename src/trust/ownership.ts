@@ -28,14 +28,21 @@ export function proofsOf(doc: unknown): string[] {
  * @returns status 'valid' when every EVM payTo has a proof, 'invalid' when proofs are published but do not
  *   cover every payTo, 'absent' when none is published
  */
-export async function verifyOwnership(origin: string, payTos: string[], proofs: string[], error: string | null = null): Promise<OwnershipEvidence> {
+export async function verifyOwnership(
+  origin: string,
+  payTos: string[],
+  proofs: string[],
+  error: string | null = null,
+): Promise<OwnershipEvidence> {
   const wanted = [...new Set(payTos.filter((p) => EVM_ADDRESS.test(p)))];
   if (proofs.length === 0) return { status: 'absent', origin, proofs: 0, verified_pay_to: [], error };
   const verified: string[] = [];
   for (const payTo of wanted) {
     for (const sig of proofs) {
       if (!SIGNATURE.test(sig)) continue;
-      const ok = await verifyMessage({ address: payTo as `0x${string}`, message: origin, signature: sig as `0x${string}` }).catch(() => false);
+      const ok = await verifyMessage({ address: payTo as `0x${string}`, message: origin, signature: sig as `0x${string}` }).catch(
+        () => false,
+      );
       if (ok) {
         verified.push(payTo);
         break;

@@ -5,7 +5,14 @@
  * (HTTPFacilitatorClient). Settlement happens only after the check succeeded; a failed check is never settled.
  */
 import type { FastifyRequest } from 'fastify';
-import { HTTPFacilitatorClient, x402HTTPResourceServer, x402ResourceServer, getFacilitatorResponseError, type HTTPAdapter, type HTTPRequestContext } from '@x402/core/server';
+import {
+  HTTPFacilitatorClient,
+  x402HTTPResourceServer,
+  x402ResourceServer,
+  getFacilitatorResponseError,
+  type HTTPAdapter,
+  type HTTPRequestContext,
+} from '@x402/core/server';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import type { Config } from '../config.js';
 import { PaywatchError, Unavailable } from '../domain/errors.js';
@@ -28,7 +35,9 @@ export type PaymentDecision =
   | { kind: 'verified'; payer: string | null; settle(): Promise<SettleOutcome>; cancel(status: number): Promise<void> };
 
 /** Result of settling after a successful check. */
-export type SettleOutcome = { ok: true; headers: Record<string, string>; transaction: string; payer: string | null } | { ok: false; status: number; headers: Record<string, string>; body: unknown };
+export type SettleOutcome =
+  | { ok: true; headers: Record<string, string>; transaction: string; payer: string | null }
+  | { ok: false; status: number; headers: Record<string, string>; body: unknown };
 
 /** Per-call payment gate; null when x402 is not configured (then a request without a key gets 401). */
 export interface PaymentGate {
@@ -62,7 +71,10 @@ function v1Body(headers: Record<string, string>, error: string, resourceUrl: str
   let accepts: unknown[] = [];
   if (encoded) {
     try {
-      const pr = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8')) as { accepts?: Record<string, unknown>[]; resource?: { url?: string; description?: string; mimeType?: string } };
+      const pr = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8')) as {
+        accepts?: Record<string, unknown>[];
+        resource?: { url?: string; description?: string; mimeType?: string };
+      };
       accepts = (pr.accepts ?? []).map((a) => ({
         scheme: a.scheme,
         network: a.network,
@@ -96,7 +108,11 @@ export function paymentGate(config: Config, resourceUrl: string): PaymentGate | 
         scheme: 'exact',
         network: config.x402Network as `${string}:${string}`,
         payTo: config.x402PayTo.toLowerCase(),
-        price: { amount: checkPriceAtomic(config.x402AssetDecimals), asset: config.x402Asset.toLowerCase(), extra: { name: config.x402AssetName, version: config.x402AssetVersion } },
+        price: {
+          amount: checkPriceAtomic(config.x402AssetDecimals),
+          asset: config.x402Asset.toLowerCase(),
+          extra: { name: config.x402AssetName, version: config.x402AssetVersion },
+        },
         maxTimeoutSeconds: 120,
       },
       resource: resourceUrl,
@@ -113,7 +129,9 @@ export function paymentGate(config: Config, resourceUrl: string): PaymentGate | 
     try {
       await ready;
     } catch (e) {
-      throw new Unavailable(`payment facilitator unavailable: ${(getFacilitatorResponseError(e) ?? (e as Error)).message}`.slice(0, 300), { retryAfterSeconds: 10 });
+      throw new Unavailable(`payment facilitator unavailable: ${(getFacilitatorResponseError(e) ?? (e as Error)).message}`.slice(0, 300), {
+        retryAfterSeconds: 10,
+      });
     }
   };
 
@@ -121,7 +139,12 @@ export function paymentGate(config: Config, resourceUrl: string): PaymentGate | 
     async process(req) {
       await init();
       const a = adapter(req);
-      const context: HTTPRequestContext = { adapter: a, path: a.getPath(), method: req.method, paymentHeader: a.getHeader('payment-signature') ?? a.getHeader('x-payment') };
+      const context: HTTPRequestContext = {
+        adapter: a,
+        path: a.getPath(),
+        method: req.method,
+        paymentHeader: a.getHeader('payment-signature') ?? a.getHeader('x-payment'),
+      };
       let result;
       try {
         result = await http.processHTTPRequest(context);
@@ -146,9 +169,19 @@ export function paymentGate(config: Config, resourceUrl: string): PaymentGate | 
           try {
             const s = await http.processSettlement(paymentPayload, paymentRequirements, declaredExtensions, { request: context });
             if (s.success) return { ok: true, headers: s.headers, transaction: s.transaction, payer: s.payer?.toLowerCase() ?? payer };
-            return { ok: false, status: s.response.status, headers: s.response.headers, body: { ...(s.response.body as object), error: `payment settlement failed: ${s.errorReason ?? 'unknown reason'}` } };
+            return {
+              ok: false,
+              status: s.response.status,
+              headers: s.response.headers,
+              body: { ...(s.response.body as object), error: `payment settlement failed: ${s.errorReason ?? 'unknown reason'}` },
+            };
           } catch (e) {
-            return { ok: false, status: 503, headers: { 'retry-after': '10' }, body: { error: `payment facilitator unavailable during settlement: ${(e as Error).message}`.slice(0, 300) } };
+            return {
+              ok: false,
+              status: 503,
+              headers: { 'retry-after': '10' },
+              body: { error: `payment facilitator unavailable during settlement: ${(e as Error).message}`.slice(0, 300) },
+            };
           }
         },
         async cancel(status) {

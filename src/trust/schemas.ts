@@ -60,16 +60,31 @@ const AssetInfo = z.object({
 const PayToActivity = z.object({
   pay_to: z.string(),
   network: z.string().nullable(),
-  count: z.number().int().nullable().describe('Observed successful transactions paying this address; null = network not observed (unknown, not zero).'),
+  count: z
+    .number()
+    .int()
+    .nullable()
+    .describe('Observed successful transactions paying this address; null = network not observed (unknown, not zero).'),
   first_time_unix: z.number().int().nullable().describe('UTC Unix seconds of the first observed payment.'),
   last_time_unix: z.number().int().nullable().describe('UTC Unix seconds of the last observed payment.'),
 });
 
 const Signals = z
   .object({
-    live_challenge: z.object({ outcome: z.string().describe('payment_required, invalid_challenge, ok_without_payment, not_found, error, timeout, unreachable, refused, too_large'), http_status: z.number().int().nullable(), offers: z.number().int() }),
+    live_challenge: z.object({
+      outcome: z
+        .string()
+        .describe('payment_required, invalid_challenge, ok_without_payment, not_found, error, timeout, unreachable, refused, too_large'),
+      http_status: z.number().int().nullable(),
+      offers: z.number().int(),
+    }),
     https: z.boolean(),
-    listing: z.object({ listed: z.boolean(), first_seen: z.string().nullable(), checks_total: z.number().int().nullable(), checks_healthy: z.number().int().nullable() }),
+    listing: z.object({
+      listed: z.boolean(),
+      first_seen: z.string().nullable(),
+      checks_total: z.number().int().nullable(),
+      checks_healthy: z.number().int().nullable(),
+    }),
     history: z.object({
       compared: z.boolean(),
       pay_to_consistent: z.boolean().nullable(),
@@ -81,10 +96,20 @@ const Signals = z
       .object({
         window_days: z.number().nullable().describe('Length of the change window, days (PAYWATCH_TRUST_CHANGE_WINDOW_DAYS).'),
         since: z.string().nullable().describe('ISO 8601 start of the window.'),
-        change_ids: z.array(z.number().int()).describe('Ids of the payTo, price, network and asset change records weighed (GET /api/intelligence/changes).'),
+        change_ids: z
+          .array(z.number().int())
+          .describe('Ids of the payTo, price, network and asset change records weighed (GET /api/intelligence/changes).'),
       })
-      .describe('The service\'s recorded changes within the window before the check.'),
-    price: z.array(z.object({ network: z.string().nullable(), asset: z.string().nullable(), amount_atomic: z.string().nullable(), amount: z.string().nullable(), dollars: z.string().nullable().describe('Exact decimal dollars for USD tokens (1 dollar per token); null otherwise.') })),
+      .describe("The service's recorded changes within the window before the check."),
+    price: z.array(
+      z.object({
+        network: z.string().nullable(),
+        asset: z.string().nullable(),
+        amount_atomic: z.string().nullable(),
+        amount: z.string().nullable(),
+        dollars: z.string().nullable().describe('Exact decimal dollars for USD tokens (1 dollar per token); null otherwise.'),
+      }),
+    ),
     assets: z.array(AssetInfo),
     pay_to_activity: z.array(PayToActivity),
     ownership: z.enum(['valid', 'invalid', 'absent']).describe('EIP-191 signature of the origin by the payTo in /.well-known/x402.'),
@@ -99,15 +124,30 @@ export const CheckAnswer = z.object({
   verdict: z.enum(['pay', 'caution', 'do_not_pay']),
   reasons: z.array(Reason).describe('Reasons, critical first.'),
   offers: z.array(Offer).describe('Offers seen now.'),
-  provider: z.object({ domain: z.string(), first_seen: z.string().nullable() }).nullable().describe('The matching provider if listed, else null.'),
+  provider: z
+    .object({ domain: z.string(), first_seen: z.string().nullable() })
+    .nullable()
+    .describe('The matching provider if listed, else null.'),
   service: z
-    .object({ service_id: z.string(), first_seen: z.string().nullable(), last_checked: z.string().nullable(), checks_total: z.number().int().nullable(), checks_healthy: z.number().int().nullable(), sources: z.array(z.string()) })
+    .object({
+      service_id: z.string(),
+      first_seen: z.string().nullable(),
+      last_checked: z.string().nullable(),
+      checks_total: z.number().int().nullable(),
+      checks_healthy: z.number().int().nullable(),
+      sources: z.array(z.string()),
+    })
     .nullable()
     .describe('The matching service if listed, else null.'),
   signals: Signals,
   snapshot_id: z.string().describe('Id of this check (UUID v7).'),
-  evidence_hash: z.string().nullable().describe('sha256 hex of the archived raw response (gzip of its canonical form); null when nothing was received.'),
-  disclaimers: z.array(z.string()).describe('Scores describe evidence, not honesty or task success; domain control does not prove wallet control.'),
+  evidence_hash: z
+    .string()
+    .nullable()
+    .describe('sha256 hex of the archived raw response (gzip of its canonical form); null when nothing was received.'),
+  disclaimers: z
+    .array(z.string())
+    .describe('Scores describe evidence, not honesty or task success; domain control does not prove wallet control.'),
 });
 
 export const KeyAnswer = z.object({
@@ -121,7 +161,9 @@ export const KeyAnswer = z.object({
 export const Errors = {
   400: ErrorBody.describe('Bad body or URL, or a refused address (private, loopback, link-local, metadata).'),
   401: ErrorBody.describe('Missing or bad API key where no per-call payment is offered.'),
-  402: z.object({ error: z.string(), x402Version: z.literal(1), accepts: z.array(z.record(z.string(), z.unknown())) }).describe('Payment required: the PAYMENT-REQUIRED header carries the x402 v2 requirements; the body is v1-compatible.'),
+  402: z
+    .object({ error: z.string(), x402Version: z.literal(1), accepts: z.array(z.record(z.string(), z.unknown())) })
+    .describe('Payment required: the PAYMENT-REQUIRED header carries the x402 v2 requirements; the body is v1-compatible.'),
   429: ErrorBody.describe('Free quota used (the message names the paid options) or rate limited; see Retry-After.'),
   503: ErrorBody.describe('Our store or payment facilitator is down; retry after Retry-After seconds. Not metered, not settled.'),
 };

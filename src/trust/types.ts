@@ -146,7 +146,12 @@ export interface OwnershipEvidence {
 }
 
 /** The change kinds (src/intel/changes.ts) the trust check weighs. */
-export const TRUST_CHANGE_KINDS = ['pay_to_changed', 'price_changed', 'network_changed', 'asset_changed'] as const satisfies readonly Change['kind'][];
+export const TRUST_CHANGE_KINDS = [
+  'pay_to_changed',
+  'price_changed',
+  'network_changed',
+  'asset_changed',
+] as const satisfies readonly Change['kind'][];
 
 /** A change record of the service as GET /api/intelligence/changes serves it (`id` is its public id). */
 export interface RecentChange extends Change {
@@ -187,7 +192,13 @@ export interface Signals {
   live_challenge: { outcome: ProbeOutcome; http_status: number | null; offers: number };
   https: boolean;
   listing: { listed: boolean; first_seen: string | null; checks_total: number | null; checks_healthy: number | null };
-  history: { compared: boolean; pay_to_consistent: boolean | null; asset_consistent: boolean | null; network_consistent: boolean | null; price_ratio: string | null };
+  history: {
+    compared: boolean;
+    pay_to_consistent: boolean | null;
+    asset_consistent: boolean | null;
+    network_consistent: boolean | null;
+    price_ratio: string | null;
+  };
   /** The change records weighed (ids as in GET /api/intelligence/changes); since null when none were read. */
   recent_changes: { window_days: number | null; since: string | null; change_ids: number[] };
   price: { network: string | null; asset: string | null; amount_atomic: string | null; amount: string | null; dollars: string | null }[];

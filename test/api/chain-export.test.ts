@@ -17,7 +17,31 @@ import { apiFixture, responseValidator, type ApiFixture } from './helpers.js';
 
 /** A cell as the export produces them: text (any characters, separators, quotes and formula starts), a number, or none. */
 const cell = fc.oneof(
-  fc.string({ unit: fc.constantFrom('a', 'Z', '0', ' ', ',', '"', '\n', '\r', ';', '\t', 'é', '€', '=', '-', '+', '@', "'", '\uFF1D', '\uFF0B', '\uFF0D', '\uFF20') }),
+  fc.string({
+    unit: fc.constantFrom(
+      'a',
+      'Z',
+      '0',
+      ' ',
+      ',',
+      '"',
+      '\n',
+      '\r',
+      ';',
+      '\t',
+      'é',
+      '€',
+      '=',
+      '-',
+      '+',
+      '@',
+      "'",
+      '\uFF1D',
+      '\uFF0B',
+      '\uFF0D',
+      '\uFF20',
+    ),
+  }),
   fc.string({ unit: 'grapheme' }),
   fc.double(),
   fc.integer(),
@@ -77,7 +101,14 @@ describe.each(DIALECTS)('export of hostile text on %s', (dialect) => {
     expect(lines.filter((l) => /(^|,)"?[=+\-@\t\r]/.test(l))).toEqual([]);
     const recs = parse(r.body, { columns: true }) as Record<string, string>[];
     const rec = recs.find((x) => x.hash === victim.hash)!;
-    expect(rec).toMatchObject({ asset: `'${HOSTILE}`, amount_unit: `'${HOSTILE}`, exchange: "'-2+3", protocol: "'+cmd", category: "'@SUM(1)", amount: victim.amount });
+    expect(rec).toMatchObject({
+      asset: `'${HOSTILE}`,
+      amount_unit: `'${HOSTILE}`,
+      exchange: "'-2+3",
+      protocol: "'+cmd",
+      category: "'@SUM(1)",
+      amount: victim.amount,
+    });
     expect(recs).toHaveLength(observationsOf(blocks).length);
   });
 });
@@ -138,7 +169,9 @@ describe('export limit on postgres (queries held by a table lock)', () => {
   /** Waits until `n` queries of this database wait for the lock (so `n` exports hold a slot). */
   const waiting = async (n: number) => {
     for (let i = 0; i < 200; i++) {
-      const r = await watcher.query("select count(*)::int as n from pg_stat_activity where datname = current_database() and state = 'active' and wait_event_type = 'Lock'");
+      const r = await watcher.query(
+        "select count(*)::int as n from pg_stat_activity where datname = current_database() and state = 'active' and wait_event_type = 'Lock'",
+      );
       if (r.rows[0].n === n) return;
       await new Promise((res) => setTimeout(res, 25));
     }
@@ -171,7 +204,9 @@ describe('export limit on postgres (queries held by a table lock)', () => {
   it('gives the slot back when the client leaves before the answer, and when the store fails', async () => {
     const idle = async () => {
       for (let i = 0; i < 200; i++) {
-        const r = await watcher.query("select count(*)::int as n from pg_stat_activity where datname = current_database() and state = 'active' and pid <> pg_backend_pid()");
+        const r = await watcher.query(
+          "select count(*)::int as n from pg_stat_activity where datname = current_database() and state = 'active' and pid <> pg_backend_pid()",
+        );
         if (r.rows[0].n === 0) return;
         await new Promise((res) => setTimeout(res, 25));
       }
@@ -192,7 +227,9 @@ describe('export limit on postgres (queries held by a table lock)', () => {
     await lock();
     const failing = send('/api/export');
     await waiting(1);
-    await watcher.query("select pg_cancel_backend(pid) from pg_stat_activity where datname = current_database() and state = 'active' and wait_event_type = 'Lock'");
+    await watcher.query(
+      "select pg_cancel_backend(pid) from pg_stat_activity where datname = current_database() and state = 'active' and wait_event_type = 'Lock'",
+    );
     await unlock();
     const failed = await failing;
     expect(failed.statusCode).toBeGreaterThanOrEqual(500);

@@ -64,7 +64,12 @@ describe.each(DIALECTS)('chain API on %s', (dialect) => {
     expect(r.rows.map((x: { hash: string }) => x.hash)).toEqual(all.slice(5, 45).map((o) => o.hash));
     expect(r.rows[0]).not.toHaveProperty('legs');
     const d = (await f.app.inject(`/api/transactions/${all[0].hash.toUpperCase().replace('0X', '0x')}`)).json();
-    expect(d).toMatchObject({ hash: all[0].hash, legs: all[0].detail.legs, evidence: all[0].detail.evidence, integrity: { score: 2, maximum: 5 } });
+    expect(d).toMatchObject({
+      hash: all[0].hash,
+      legs: all[0].detail.legs,
+      evidence: all[0].detail.evidence,
+      integrity: { score: 2, maximum: 5 },
+    });
   });
 
   it('404 for an unrecorded hash says it is not proof of absence', async () => {
@@ -111,14 +116,43 @@ describe.each(DIALECTS)('chain API on %s', (dialect) => {
   });
 
   const invalid: [string, string][] = [
-    ['limit=0', 'limit'], ['limit=101', 'limit'], ['limit=-1', 'limit'], ['limit=1.5', 'limit'], ['limit=abc', 'limit'], ['limit=', 'limit'], ['limit=1e2', 'limit'], ['limit=0x10', 'limit'], ['limit=1&limit=2', 'limit'],
-    ['offset=-1', 'offset'], ['offset=1000001', 'offset'], ['offset=1.0', 'offset'], ['offset=%201', 'offset'],
-    ['since=-5', 'since'], ['since=abc', 'since'], ['since=99999999999999', 'since'], ['until=1.5', 'until'], ['until=', 'until'],
-    [`since=${t0}&until=${t0}`, 'since'], [`since=${t0 + 5}&until=${t0}`, 'since'],
-    ['q=' + 'a'.repeat(141), 'q'], ['q=%C3%A9t%C3%A9', 'q'], ['q=%27%20OR%201%3D1--', 'q'], ['q=a%3Bdrop%20table%20observations', 'q'], ['q=%3Cscript%3E', 'q'], ['q=a%00b', 'q'], ['q=a%0Ab', 'q'], ['q=%F0%9F%92%B8', 'q'], ['q=a&q=b', 'q'],
-    ['asset=' + 'x'.repeat(67), 'asset'], ['asset=%22USDC%22', 'asset'], ['exchange=a%2Fb', 'exchange'],
-    ['execution=ok', 'execution'], ['execution=SUCCESS', 'execution'], ['execution=', 'execution'],
-    ['foo=1', 'foo'], ['LIMIT=5', 'LIMIT'],
+    ['limit=0', 'limit'],
+    ['limit=101', 'limit'],
+    ['limit=-1', 'limit'],
+    ['limit=1.5', 'limit'],
+    ['limit=abc', 'limit'],
+    ['limit=', 'limit'],
+    ['limit=1e2', 'limit'],
+    ['limit=0x10', 'limit'],
+    ['limit=1&limit=2', 'limit'],
+    ['offset=-1', 'offset'],
+    ['offset=1000001', 'offset'],
+    ['offset=1.0', 'offset'],
+    ['offset=%201', 'offset'],
+    ['since=-5', 'since'],
+    ['since=abc', 'since'],
+    ['since=99999999999999', 'since'],
+    ['until=1.5', 'until'],
+    ['until=', 'until'],
+    [`since=${t0}&until=${t0}`, 'since'],
+    [`since=${t0 + 5}&until=${t0}`, 'since'],
+    [`q=${'a'.repeat(141)}`, 'q'],
+    ['q=%C3%A9t%C3%A9', 'q'],
+    ['q=%27%20OR%201%3D1--', 'q'],
+    ['q=a%3Bdrop%20table%20observations', 'q'],
+    ['q=%3Cscript%3E', 'q'],
+    ['q=a%00b', 'q'],
+    ['q=a%0Ab', 'q'],
+    ['q=%F0%9F%92%B8', 'q'],
+    ['q=a&q=b', 'q'],
+    [`asset=${'x'.repeat(67)}`, 'asset'],
+    ['asset=%22USDC%22', 'asset'],
+    ['exchange=a%2Fb', 'exchange'],
+    ['execution=ok', 'execution'],
+    ['execution=SUCCESS', 'execution'],
+    ['execution=', 'execution'],
+    ['foo=1', 'foo'],
+    ['LIMIT=5', 'LIMIT'],
   ];
   it.each(invalid)('400 {error} naming the parameter for %s', async (qs, param) => {
     const r = await f.app.inject(`/api/transactions?${qs}`);
@@ -129,7 +163,14 @@ describe.each(DIALECTS)('chain API on %s', (dialect) => {
   });
 
   it('400 on metrics and export too, and for a malformed hash', async () => {
-    for (const url of ['/api/metrics?limit=5', '/api/metrics?execution=x', '/api/export?q=%C3%A9', '/api/status?x=1', '/api/transactions/0x123', `/api/transactions/0x${'g'.repeat(64)}`]) {
+    for (const url of [
+      '/api/metrics?limit=5',
+      '/api/metrics?execution=x',
+      '/api/export?q=%C3%A9',
+      '/api/status?x=1',
+      '/api/transactions/0x123',
+      `/api/transactions/0x${'g'.repeat(64)}`,
+    ]) {
       const r = await f.app.inject(url);
       expect(r.statusCode, url).toBe(400);
       expect(typeof r.json().error, url).toBe('string');
@@ -173,7 +214,19 @@ describe('chain API limits and outages', () => {
   });
 
   it('status shows the live collector of this process over the recorded state', async () => {
-    const live = { state: 'catching_up' as const, source: 'http://user:secret@127.0.0.1:8545/key123', last_block: 7, finalized_head: 9, rate_tx_per_s: 4, rate_blocks_per_s: 2, last_error: null, last_error_at: null, updated_at: new Date().toISOString(), behind_blocks: 2, started_at: new Date().toISOString() };
+    const live = {
+      state: 'catching_up' as const,
+      source: 'http://user:secret@127.0.0.1:8545/key123',
+      last_block: 7,
+      finalized_head: 9,
+      rate_tx_per_s: 4,
+      rate_blocks_per_s: 2,
+      last_error: null,
+      last_error_at: null,
+      updated_at: new Date().toISOString(),
+      behind_blocks: 2,
+      started_at: new Date().toISOString(),
+    };
     const f = await apiFixture('sqlite', blocks.slice(0, 3), {}, new Map([['collector', () => live]]));
     try {
       const r = (await f.app.inject('/api/status')).json();
@@ -194,7 +247,12 @@ describe('chain API limits and outages', () => {
       const r = await f.app.inject('/api/export');
       const recs = parse(r.body, { columns: true }) as Record<string, string>[];
       expect(recs.length).toBe(10_000);
-      expect(recs.map((x) => x.hash)).toEqual(observationsOf(big).sort(publicOrder).slice(0, 10_000).map((o) => o.hash));
+      expect(recs.map((x) => x.hash)).toEqual(
+        observationsOf(big)
+          .sort(publicOrder)
+          .slice(0, 10_000)
+          .map((o) => o.hash),
+      );
       const m = (await f.app.inject('/api/metrics')).json();
       expect(m).toMatchObject({ total: 10_050, analyzed: 10_050, truncated: false });
     } finally {
@@ -206,14 +264,22 @@ describe('chain API limits and outages', () => {
     const f = await apiFixture('sqlite', blocks);
     try {
       const key = fc.constantFrom('since', 'until', 'q', 'asset', 'exchange', 'execution', 'limit', 'offset', 'x', '');
-      const value = fc.oneof(fc.string(), fc.integer().map(String), fc.constantFrom('unknown', 'success', '0x', 'EURC', `0x${'a'.repeat(64)}`, '1e309', 'NaN', '-0'));
+      const value = fc.oneof(
+        fc.string(),
+        fc.integer().map(String),
+        fc.constantFrom('unknown', 'success', '0x', 'EURC', `0x${'a'.repeat(64)}`, '1e309', 'NaN', '-0'),
+      );
       await fc.assert(
-        fc.asyncProperty(fc.array(fc.tuple(key, value), { maxLength: 5 }), fc.constantFrom('/api/transactions', '/api/metrics', '/api/export'), async (pairs, path) => {
-          const qs = pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
-          const r = await f.app.inject(`${path}?${qs}`);
-          expect(r.statusCode).toBeLessThan(500);
-          if (r.statusCode >= 400) expect(typeof r.json().error).toBe('string');
-        }),
+        fc.asyncProperty(
+          fc.array(fc.tuple(key, value), { maxLength: 5 }),
+          fc.constantFrom('/api/transactions', '/api/metrics', '/api/export'),
+          async (pairs, path) => {
+            const qs = pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
+            const r = await f.app.inject(`${path}?${qs}`);
+            expect(r.statusCode).toBeLessThan(500);
+            if (r.statusCode >= 400) expect(typeof r.json().error).toBe('string');
+          },
+        ),
         { numRuns: 150 },
       );
     } finally {
@@ -236,7 +302,14 @@ describe('chain API limits and outages', () => {
       } else {
         await f.store.close();
       }
-      for (const url of ['/api/status', '/api/coverage', '/api/transactions', `/api/transactions/${all[0].hash}`, '/api/metrics', '/api/export']) {
+      for (const url of [
+        '/api/status',
+        '/api/coverage',
+        '/api/transactions',
+        `/api/transactions/${all[0].hash}`,
+        '/api/metrics',
+        '/api/export',
+      ]) {
         const r = await f.app.inject(url);
         expect(r.statusCode, url).toBe(503);
         expect(r.headers['retry-after'], url).toBeTruthy();

@@ -54,7 +54,8 @@ function rawRequest(port: number, text: string): Promise<RawAnswer> {
   });
 }
 
-const request = (method: string, target: string, extra = '') => `${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n${extra}Connection: close\r\n\r\n`;
+const request = (method: string, target: string, extra = '') =>
+  `${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n${extra}Connection: close\r\n\r\n`;
 
 describe.each(['api', 'trust'] as const)('every failure is {error} on the %s listener', (listener) => {
   let t: TestDb;
@@ -106,7 +107,9 @@ describe.each(['api', 'trust'] as const)('every failure is {error} on the %s lis
     const r = await rawRequest(port, request('GET', known.path, `X-Big: ${'a'.repeat(20_000)}\r\n`));
     expect(r.status).toBe(431);
     expect(r.headers['content-type']).toMatch(/^application\/json/);
-    expect(JSON.parse(r.body)).toEqual({ error: 'request header fields too large: the request line and headers may take at most 16384 bytes together' });
+    expect(JSON.parse(r.body)).toEqual({
+      error: 'request header fields too large: the request line and headers may take at most 16384 bytes together',
+    });
   });
 
   it(`answers a URL over ${MAX_URL_LENGTH} characters 414 {error}, below and above Node's header limit (real socket)`, async () => {
@@ -130,7 +133,8 @@ describe.each(['api', 'trust'] as const)('every failure is {error} on the %s lis
     expect(given.headers['x-request-id']).toBe(`trace-${listener}.1`);
     const long = await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'x'.repeat(129) } });
     const unsafe = await app.inject({ method: 'GET', url: '/nothing', headers: { 'x-request-id': '"><script>' } });
-    for (const r of [long, unsafe]) expect(r.headers['x-request-id']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    for (const r of [long, unsafe])
+      expect(r.headers['x-request-id']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     const access = log.lines.slice(before).filter((l) => l.msg === 'request');
     expect(access.map((l) => [l.request_id, l.route, l.status])).toEqual([
       [`trace-${listener}.1`, '/healthz', 200],
@@ -144,7 +148,9 @@ describe.each(['api', 'trust'] as const)('every failure is {error} on the %s lis
     const before = log.lines.length;
     await new Promise<void>((resolve) => {
       const socket = connect(port, '127.0.0.1', () => {
-        socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"jsonrpc":`);
+        socket.write(
+          `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"jsonrpc":`,
+        );
         setTimeout(() => socket.resetAndDestroy(), 100);
       });
       socket.on('error', () => {});

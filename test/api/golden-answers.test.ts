@@ -88,7 +88,14 @@ describe.each(DIALECTS)('public answers are unchanged (%s)', (dialect) => {
     store = await openStore(db.url);
     await seedStore(store, { count: 600, seed: 11 });
     await seedIntel(store, { providers: 6, servicesPerProvider: 3, snapshotsPerService: 3 });
-    app = await buildApp({ store, config: loadConfig({ db: db.url, publicUrl: 'https://paywatch.example', verifyUrl: 'https://verify.paywatch.example' }, {}), components: new Map() }, { logger: false });
+    app = await buildApp(
+      {
+        store,
+        config: loadConfig({ db: db.url, publicUrl: 'https://paywatch.example', verifyUrl: 'https://verify.paywatch.example' }, {}),
+        components: new Map(),
+      },
+      { logger: false },
+    );
     base = await app.listen({ host: '127.0.0.1', port: 0 });
     const first = (await (await fetch(`${base}/api/transactions?limit=1&offset=7`)).json()) as { rows: Array<{ hash: string }> };
     txHash = first.rows[0].hash;

@@ -21,7 +21,12 @@ export interface ApiFixture {
 }
 
 /** A fresh database of `dialect` holding `blocks`, and an app over it (logger off). */
-export async function apiFixture(dialect: TestDialect, blocks: BlockObservations[], flags: Flags = {}, components: LiveComponents = new Map()): Promise<ApiFixture> {
+export async function apiFixture(
+  dialect: TestDialect,
+  blocks: BlockObservations[],
+  flags: Flags = {},
+  components: LiveComponents = new Map(),
+): Promise<ApiFixture> {
   const db = await createTestDb(dialect);
   const store = await openStore(db.url);
   if (blocks.length) {
@@ -41,7 +46,9 @@ export async function apiFixture(dialect: TestDialect, blocks: BlockObservations
   };
 }
 
-type OpenApiDoc = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>> };
+type OpenApiDoc = {
+  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>>;
+};
 
 /**
  * A validator for real answers: validate(path, status, body) checks `body` against the document's response

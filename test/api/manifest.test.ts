@@ -33,7 +33,13 @@ describe('the manifest', () => {
     expect(r.headers.get('cache-control')).toBe('private, max-age=300');
     const m = await r.json();
     // The base URLs are the address this request was sent to (no public URL is configured here).
-    expect(m.api).toMatchObject({ base_url: base, openapi_url: `${base}/api/openapi.json`, version: '1.0.0', access: 'read-only', authentication: 'none' });
+    expect(m.api).toMatchObject({
+      base_url: base,
+      openapi_url: `${base}/api/openapi.json`,
+      version: '1.0.0',
+      access: 'read-only',
+      authentication: 'none',
+    });
     const doc = (await fetch(m.api.openapi_url).then((x) => x.json())) as { info: { version: string }; paths: Record<string, any> };
     expect(doc.info.version).toBe(m.api.version);
     const schema = dereference(doc, doc.paths['/.well-known/paywatch.json'].get.responses['200'].content['application/json'].schema);
@@ -47,7 +53,12 @@ describe('the manifest', () => {
     expect(m.rate_limits.requests_per_minute_per_client).toBe(321);
     expect(m.polling.min_interval_seconds).toBe(POLL_INTERVAL_SECONDS);
     expect(m.enables).toMatchObject({ payments: false, mandates: false, agent_identity: false });
-    expect(m.trust_check).toMatchObject({ url: 'https://check.paywatch.example/v1/check', access: ['api_key'], free_checks_per_month: 1000, x402_enabled: false });
+    expect(m.trust_check).toMatchObject({
+      url: 'https://check.paywatch.example/v1/check',
+      access: ['api_key'],
+      free_checks_per_month: 1000,
+      x402_enabled: false,
+    });
     expect(m.data_semantics.join(' ')).toMatch(/not a complete feed/);
 
     const answer = await fetch(`${base}/api/status`);
@@ -72,7 +83,7 @@ describe('the manifest', () => {
     }
   });
 
-  it('names the configured public URLs instead of the request\'s address when they are set', async () => {
+  it("names the configured public URLs instead of the request's address when they are set", async () => {
     const g = await apiFixture('sqlite', [], { publicUrl: 'https://paywatch.example/', verifyUrl: 'https://check.paywatch.example' });
     try {
       const r = await g.app.inject('/.well-known/paywatch.json');

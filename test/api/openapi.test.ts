@@ -21,7 +21,12 @@ import { dereference } from './helpers.js';
 
 type Response = { $ref?: string; headers?: Record<string, unknown>; content?: Record<string, { schema: object }> };
 type Op = { operationId?: string; tags?: string[]; security?: unknown[]; responses: Record<string, Response> };
-type Doc = { tags: { name: string; description: string }[]; servers: { url: string }[]; paths: Record<string, Record<string, Op>>; components: Record<string, Record<string, unknown>> };
+type Doc = {
+  tags: { name: string; description: string }[];
+  servers: { url: string }[];
+  paths: Record<string, Record<string, Op>>;
+  components: Record<string, Record<string, unknown>>;
+};
 
 let db: TestDb;
 let store: Store;
@@ -30,7 +35,10 @@ const blocks = makeBlocks({ count: 12, seed: 5 });
 
 /** Builds one app over the shared store with these flags. */
 const build = (kind: 'api' | 'verify', flags: Flags = {}): Promise<FastifyInstance> =>
-  (kind === 'api' ? buildApp : buildVerifyApp)({ store, config: loadConfig({ db: db.url, ...flags }, {}), components: new Map() }, { logger: false });
+  (kind === 'api' ? buildApp : buildVerifyApp)(
+    { store, config: loadConfig({ db: db.url, ...flags }, {}), components: new Map() },
+    { logger: false },
+  );
 
 /** Starts `app` on a free port of 127.0.0.1 and returns its base URL. */
 async function listen(app: FastifyInstance): Promise<string> {
@@ -43,7 +51,10 @@ beforeAll(async () => {
   store = await openStore(db.url);
   const last = blocks[blocks.length - 1]!;
   await writeBlocks(store, blocks, { height: last.height, hash: last.hash });
-  for (const [name, path] of [['api', '/api/openapi.json'], ['verify', '/v1/openapi.json']] as const) {
+  for (const [name, path] of [
+    ['api', '/api/openapi.json'],
+    ['verify', '/v1/openapi.json'],
+  ] as const) {
     const app = await build(name, { publicUrl: 'https://paywatch.example/' });
     docs[name] = (await app.inject(path)).json() as Doc;
     await app.close();
@@ -54,7 +65,10 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const operations = (d: Doc) => Object.entries(d.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, method, path, op })));
+const operations = (d: Doc) =>
+  Object.entries(d.paths).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, method, path, op })),
+  );
 
 /** The header names `doc` documents for `status` of `method path` (lower-case), $refs resolved. */
 function documentedHeaders(doc: Doc, method: string, path: string, status: number): string[] {
@@ -89,7 +103,9 @@ describe('the OpenAPI documents', () => {
   });
 
   it('describe read-only access only on the public listener: reads, and the MCP endpoint of read-only tools', () => {
-    const writes = operations(docs.api).filter((o) => o.method !== 'get').map((o) => o.key);
+    const writes = operations(docs.api)
+      .filter((o) => o.method !== 'get')
+      .map((o) => o.key);
     expect(writes).toEqual(['POST /api/mcp']);
     expect(Object.keys(docs.api.paths).filter((p) => /protocol-events|outcomes|operator/.test(p))).toEqual([]);
   });
@@ -100,7 +116,9 @@ describe('the OpenAPI documents', () => {
   });
 
   it('document the headers, 304, 429 and 503 answers clients rely on, stating each shared part once', () => {
-    expect(documentedHeaders(docs.api, 'get', '/api/transactions', 200)).toEqual(expect.arrayContaining(['etag', 'cache-control', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-request-id']));
+    expect(documentedHeaders(docs.api, 'get', '/api/transactions', 200)).toEqual(
+      expect.arrayContaining(['etag', 'cache-control', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-request-id']),
+    );
     expect(documentedHeaders(docs.api, 'get', '/api/transactions', 304)).toEqual(expect.arrayContaining(['etag', 'x-ratelimit-remaining']));
     expect(docs.api.paths['/api/export'].get.responses['304']).toBeUndefined();
     for (const d of Object.values(docs)) {
@@ -191,7 +209,11 @@ describe('the headers the documents list are the ones the listeners send (real s
         expect(r.status).toBe(status);
         expectDocumented(docs.verify, 'post', '/v1/keys', r);
       }
-      const check = await fetch(`${base}/v1/check`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'https://a.example/' }) });
+      const check = await fetch(`${base}/v1/check`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ url: 'https://a.example/' }),
+      });
       expect(check.status).toBe(401);
       expectDocumented(docs.verify, 'post', '/v1/check', check);
     } finally {

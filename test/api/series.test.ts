@@ -29,7 +29,10 @@ describe.each(DIALECTS)('GET /api/metrics/series on %s', (dialect) => {
       let count = 0;
       for (const b of s.buckets) {
         const m = (await f.app.inject(`/api/metrics?since=${b.start}&until=${b.end}${filter}`)).json();
-        expect({ count: b.count, nominal: b.nominal, fees: b.fees, nominal_known: b.nominal_known, fees_known: b.fees_known }, `${filter} ${b.start}`).toEqual({
+        expect(
+          { count: b.count, nominal: b.nominal, fees: b.fees, nominal_known: b.nominal_known, fees_known: b.fees_known },
+          `${filter} ${b.start}`,
+        ).toEqual({
           count: m.total,
           nominal: m.nominal,
           fees: m.fees,
@@ -81,7 +84,9 @@ describe.each(DIALECTS)('GET /api/metrics/series on %s', (dialect) => {
     const doc = (await f.app.inject('/api/openapi.json')).json();
     const op = doc.paths['/api/metrics/series'].get;
     expect(op.operationId).toBe('getMetricsSeries');
-    expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['bucket', 'since', 'until', 'q', 'asset', 'exchange', 'execution']));
+    expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(['bucket', 'since', 'until', 'q', 'asset', 'exchange', 'execution']),
+    );
     const r = await f.app.inject(`/api/metrics/series?bucket=hour&since=${since}&until=${until}`);
     expect(responseValidator(doc)('/api/metrics/series', 200, r.json())).toEqual([]);
     expect(r.headers.etag).toBeTruthy();

@@ -218,7 +218,11 @@ describe('trust-check listener timeouts and connection cap (real sockets)', () =
   let v: VerifyHarness;
   let port: number;
   beforeAll(async () => {
-    v = await startVerify('sqlite', { maxConnections: MAX_CONNECTIONS, requestTimeoutSeconds: REQUEST_TIMEOUT_S, headersTimeoutSeconds: HEADERS_TIMEOUT_S });
+    v = await startVerify('sqlite', {
+      maxConnections: MAX_CONNECTIONS,
+      requestTimeoutSeconds: REQUEST_TIMEOUT_S,
+      headersTimeoutSeconds: HEADERS_TIMEOUT_S,
+    });
     port = Number(new URL(v.url).port);
   });
   afterAll(async () => {
@@ -226,7 +230,12 @@ describe('trust-check listener timeouts and connection cap (real sockets)', () =
   });
 
   it(`cuts a request body still arriving after ${REQUEST_TIMEOUT_S} s with 408 {error}`, async () => {
-    await expectCutWith408(port, 'POST /v1/check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{"url":"', 'a', REQUEST_TIMEOUT_S);
+    await expectCutWith408(
+      port,
+      'POST /v1/check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{"url":"',
+      'a',
+      REQUEST_TIMEOUT_S,
+    );
   });
 
   it(`refuses connections beyond ${MAX_CONNECTIONS} open ones, and accepts again once one closes`, async () => {
@@ -283,10 +292,33 @@ describe('an export waiting for its store (postgres, table lock)', () => {
 
 describe('listener settings', () => {
   it('come from the environment with defaults, and a head timeout longer than the request timeout is refused in one line', () => {
-    expect(loadConfig({}, {})).toMatchObject({ requestTimeoutSeconds: 30, headersTimeoutSeconds: 10, keepAliveSeconds: 5, connectionIdleSeconds: 120, maxConnections: 1024, exportIdleSeconds: 15 });
-    const env = { PAYWATCH_REQUEST_TIMEOUT_SECONDS: '60', PAYWATCH_HEADERS_TIMEOUT_SECONDS: '2.5', PAYWATCH_KEEP_ALIVE_SECONDS: '7', PAYWATCH_CONNECTION_IDLE_SECONDS: '90', PAYWATCH_MAX_CONNECTIONS: '64', PAYWATCH_EXPORT_IDLE_SECONDS: '4' };
-    expect(loadConfig({}, env)).toMatchObject({ requestTimeoutSeconds: 60, headersTimeoutSeconds: 2.5, keepAliveSeconds: 7, connectionIdleSeconds: 90, maxConnections: 64, exportIdleSeconds: 4 });
-    expect(() => loadConfig({}, { PAYWATCH_HEADERS_TIMEOUT_SECONDS: '40' })).toThrow(new ConfigError('invalid setting headersTimeoutSeconds: must be at most the request timeout (30 s)'));
+    expect(loadConfig({}, {})).toMatchObject({
+      requestTimeoutSeconds: 30,
+      headersTimeoutSeconds: 10,
+      keepAliveSeconds: 5,
+      connectionIdleSeconds: 120,
+      maxConnections: 1024,
+      exportIdleSeconds: 15,
+    });
+    const env = {
+      PAYWATCH_REQUEST_TIMEOUT_SECONDS: '60',
+      PAYWATCH_HEADERS_TIMEOUT_SECONDS: '2.5',
+      PAYWATCH_KEEP_ALIVE_SECONDS: '7',
+      PAYWATCH_CONNECTION_IDLE_SECONDS: '90',
+      PAYWATCH_MAX_CONNECTIONS: '64',
+      PAYWATCH_EXPORT_IDLE_SECONDS: '4',
+    };
+    expect(loadConfig({}, env)).toMatchObject({
+      requestTimeoutSeconds: 60,
+      headersTimeoutSeconds: 2.5,
+      keepAliveSeconds: 7,
+      connectionIdleSeconds: 90,
+      maxConnections: 64,
+      exportIdleSeconds: 4,
+    });
+    expect(() => loadConfig({}, { PAYWATCH_HEADERS_TIMEOUT_SECONDS: '40' })).toThrow(
+      new ConfigError('invalid setting headersTimeoutSeconds: must be at most the request timeout (30 s)'),
+    );
     expect(() => loadConfig({}, { PAYWATCH_EXPORT_IDLE_SECONDS: '0' })).toThrow(ConfigError);
     expect(() => loadConfig({}, { PAYWATCH_MAX_CONNECTIONS: 'many' })).toThrow(ConfigError);
   });

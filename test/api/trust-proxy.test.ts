@@ -43,10 +43,20 @@ afterAll(async () => {
 /** A request from `from` (a loopback source address) to `port`: its status. */
 function hit(port: number, path: string, from: string, opts: { method?: string; headers?: Record<string, string> } = {}): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: opts.method ?? 'GET', localAddress: from, headers: { connection: 'close', ...opts.headers } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode!));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: opts.method ?? 'GET',
+        localAddress: from,
+        headers: { connection: 'close', ...opts.headers },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -63,12 +73,31 @@ async function behindHaproxy(listener: 'api' | 'verify', trustProxy: string): Pr
   const cfg = join(dir, `${listener}-${trustProxy}.cfg`);
   writeFileSync(
     cfg,
-    ['defaults', '  mode http', '  timeout connect 5s', '  timeout client 30s', '  timeout server 30s', 'frontend f', `  bind 127.0.0.1:${port}`, '  option forwardfor', '  default_backend b', 'backend b', `  server s 127.0.0.1:${direct}`, ''].join('\n'),
+    [
+      'defaults',
+      '  mode http',
+      '  timeout connect 5s',
+      '  timeout client 30s',
+      '  timeout server 30s',
+      'frontend f',
+      `  bind 127.0.0.1:${port}`,
+      '  option forwardfor',
+      '  default_backend b',
+      'backend b',
+      `  server s 127.0.0.1:${direct}`,
+      '',
+    ].join('\n'),
   );
   const proxy = spawn(HAPROXY, ['-db', '-f', cfg], { stdio: 'ignore' });
   running.push({ proxy, app });
   for (let i = 0; i < 100; i++) {
-    if (await hit(port, '/healthz', '127.0.0.1').then(() => true, () => false)) return { proxy: port, direct };
+    if (
+      await hit(port, '/healthz', '127.0.0.1').then(
+        () => true,
+        () => false,
+      )
+    )
+      return { proxy: port, direct };
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error('haproxy did not start');
@@ -82,39 +111,43 @@ const statuses = async (port: number, from: string, n: number, headers: Record<s
 };
 
 // Skipped only when the haproxy binary is absent, saying so (the runner does not list skipped names by default).
-if (!HAPROXY) console.warn('trust-proxy: the HAProxy tests are SKIPPED: haproxy is not installed (apt-get install -y haproxy; .ci/run does)');
-describe.skipIf(!HAPROXY)(HAPROXY ? 'behind HAProxy' : 'behind HAProxy: SKIPPED, haproxy is not installed (apt-get install -y haproxy)', () => {
-  it('trusting the proxy, each client has its own rate-limit bucket, whatever X-Forwarded-For it sends', async () => {
-    const { proxy, direct } = await behindHaproxy('api', '127.0.0.1');
-    expect(await statuses(proxy, '127.0.0.2', 4)).toEqual([200, 200, 200, 429]);
-    expect(await statuses(proxy, '127.0.0.3', 1)).toEqual([200]);
-    // A forged X-Forwarded-For is kept by HAProxy but the proxy appends the real address, which is what counts.
-    expect(await statuses(proxy, '127.0.0.2', 2, { 'x-forwarded-for': '203.0.113.9' })).toEqual([429, 429]);
-    // Around the proxy, 127.0.0.4 is not a trusted proxy: its X-Forwarded-For is ignored.
-    expect(await statuses(direct, '127.0.0.4', 4, { 'x-forwarded-for': '203.0.113.10' })).toEqual([200, 200, 200, 429]);
-    expect(await statuses(direct, '127.0.0.4', 1, { 'x-forwarded-for': '203.0.113.11' })).toEqual([429]);
-  });
+if (!HAPROXY)
+  console.warn('trust-proxy: the HAProxy tests are SKIPPED: haproxy is not installed (apt-get install -y haproxy; .ci/run does)');
+describe.skipIf(!HAPROXY)(
+  HAPROXY ? 'behind HAProxy' : 'behind HAProxy: SKIPPED, haproxy is not installed (apt-get install -y haproxy)',
+  () => {
+    it('trusting the proxy, each client has its own rate-limit bucket, whatever X-Forwarded-For it sends', async () => {
+      const { proxy, direct } = await behindHaproxy('api', '127.0.0.1');
+      expect(await statuses(proxy, '127.0.0.2', 4)).toEqual([200, 200, 200, 429]);
+      expect(await statuses(proxy, '127.0.0.3', 1)).toEqual([200]);
+      // A forged X-Forwarded-For is kept by HAProxy but the proxy appends the real address, which is what counts.
+      expect(await statuses(proxy, '127.0.0.2', 2, { 'x-forwarded-for': '203.0.113.9' })).toEqual([429, 429]);
+      // Around the proxy, 127.0.0.4 is not a trusted proxy: its X-Forwarded-For is ignored.
+      expect(await statuses(direct, '127.0.0.4', 4, { 'x-forwarded-for': '203.0.113.10' })).toEqual([200, 200, 200, 429]);
+      expect(await statuses(direct, '127.0.0.4', 1, { 'x-forwarded-for': '203.0.113.11' })).toEqual([429]);
+    });
 
-  it('not trusting it (the default), every client behind the proxy shares one bucket, and X-Forwarded-For is ignored', async () => {
-    const { proxy, direct } = await behindHaproxy('api', 'false');
-    expect(await statuses(proxy, '127.0.0.2', 3)).toEqual([200, 200, 200]);
-    expect(await statuses(proxy, '127.0.0.3', 1)).toEqual([429]);
-    // A client forging X-Forwarded-For through the untrusted proxy still lands in the proxy's bucket.
-    expect(await statuses(proxy, '127.0.0.3', 1, { 'x-forwarded-for': '203.0.113.20' })).toEqual([429]);
-    // Straight to the listener, a fresh forged address per request does not buy a fresh bucket.
-    const forged = [];
-    for (let i = 0; i < 4; i++) forged.push(...(await statuses(direct, '127.0.0.5', 1, { 'x-forwarded-for': `203.0.113.${30 + i}` })));
-    expect(forged).toEqual([200, 200, 200, 429]);
-  });
+    it('not trusting it (the default), every client behind the proxy shares one bucket, and X-Forwarded-For is ignored', async () => {
+      const { proxy, direct } = await behindHaproxy('api', 'false');
+      expect(await statuses(proxy, '127.0.0.2', 3)).toEqual([200, 200, 200]);
+      expect(await statuses(proxy, '127.0.0.3', 1)).toEqual([429]);
+      // A client forging X-Forwarded-For through the untrusted proxy still lands in the proxy's bucket.
+      expect(await statuses(proxy, '127.0.0.3', 1, { 'x-forwarded-for': '203.0.113.20' })).toEqual([429]);
+      // Straight to the listener, a fresh forged address per request does not buy a fresh bucket.
+      const forged = [];
+      for (let i = 0; i < 4; i++) forged.push(...(await statuses(direct, '127.0.0.5', 1, { 'x-forwarded-for': `203.0.113.${30 + i}` })));
+      expect(forged).toEqual([200, 200, 200, 429]);
+    });
 
-  it('trusting one hop, the free-key limit of the trust check is per real client', async () => {
-    const { proxy } = await behindHaproxy('verify', '1');
-    const key = (from: string) => hit(proxy, '/v1/keys', from, { method: 'POST' });
-    expect(await key('127.0.0.2')).toBe(201);
-    expect(await key('127.0.0.2')).toBe(429);
-    expect(await key('127.0.0.3')).toBe(201);
-  });
-});
+    it('trusting one hop, the free-key limit of the trust check is per real client', async () => {
+      const { proxy } = await behindHaproxy('verify', '1');
+      const key = (from: string) => hit(proxy, '/v1/keys', from, { method: 'POST' });
+      expect(await key('127.0.0.2')).toBe(201);
+      expect(await key('127.0.0.2')).toBe(429);
+      expect(await key('127.0.0.3')).toBe(201);
+    });
+  },
+);
 
 describe('PAYWATCH_TRUST_PROXY values', () => {
   it('takes off, a hop count or addresses and CIDRs, and refuses anything else with one line', () => {

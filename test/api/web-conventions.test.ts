@@ -18,7 +18,12 @@ import { makeBlocks } from '../helpers/observations.js';
 import { apiFixture, type ApiFixture } from './helpers.js';
 
 /** A raw GET (Node's fetch would decode the body and hide Content-Encoding): status, headers and body bytes. */
-function get(port: number, path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+function get(
+  port: number,
+  path: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path, method, headers }, (res) => {
       const chunks: Buffer[] = [];
@@ -47,7 +52,16 @@ describe('public listener conventions (sqlite, real socket)', () => {
     expect(r.status).toBe(200);
     expect(r.headers['access-control-allow-origin']).toBe('*');
     expect(String(r.headers['access-control-expose-headers'])).toMatch(/ETag/);
-    const pre = await get(port, '/api/mcp', { origin: 'https://elsewhere.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, mcp-protocol-version' }, 'OPTIONS');
+    const pre = await get(
+      port,
+      '/api/mcp',
+      {
+        origin: 'https://elsewhere.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type, mcp-protocol-version',
+      },
+      'OPTIONS',
+    );
     expect(pre.status).toBe(204);
     expect(pre.headers['access-control-allow-origin']).toBe('*');
     expect(String(pre.headers['access-control-allow-headers'])).toMatch(/Mcp-Session-Id/);
@@ -81,10 +95,17 @@ describe('public listener conventions (sqlite, real socket)', () => {
     probe.addHook('onRoute', (r) => {
       for (const method of [r.method].flat()) if (method !== 'HEAD') routes.push({ url: r.url, method });
     });
-    for (const plugin of privateRoutePlugins) await probe.register(plugin, { store: f.store, config: loadConfig({ db: f.db.url }, {}), components: new Map() });
+    for (const plugin of privateRoutePlugins)
+      await probe.register(plugin, { store: f.store, config: loadConfig({ db: f.db.url }, {}), components: new Map() });
     await probe.ready();
     await probe.close();
-    expect(routes.map((r) => r.url).sort()).toEqual(['/api/intelligence/outcomes', '/api/operator/costs', '/api/operator/events', '/api/operator/outcomes', '/api/protocol-events']);
+    expect(routes.map((r) => r.url).sort()).toEqual([
+      '/api/intelligence/outcomes',
+      '/api/operator/costs',
+      '/api/operator/events',
+      '/api/operator/outcomes',
+      '/api/protocol-events',
+    ]);
     for (const { url, method } of routes) {
       const pre = await get(port, url, { origin: 'https://elsewhere.example', 'access-control-request-method': method }, 'OPTIONS');
       expect(pre.headers['access-control-allow-origin'], url).toBeUndefined();
@@ -114,7 +135,9 @@ describe('public listener conventions (sqlite, real socket)', () => {
     expect(br.headers.etag).toBe(plain.headers.etag);
     // A remembered page is compressed once: the same bytes again, and q-values are honoured.
     expect((await get(port, '/api/transactions?limit=100', { 'accept-encoding': 'gzip' })).body.equals(gz.body)).toBe(true);
-    expect((await get(port, '/api/transactions?limit=100', { 'accept-encoding': 'br;q=0.1, gzip;q=0.9' })).headers['content-encoding']).toBe('gzip');
+    expect(
+      (await get(port, '/api/transactions?limit=100', { 'accept-encoding': 'br;q=0.1, gzip;q=0.9' })).headers['content-encoding'],
+    ).toBe('gzip');
     expect((await get(port, '/api/transactions?limit=100', { 'accept-encoding': 'identity' })).headers['content-encoding']).toBeUndefined();
     expect(String(br.headers.vary)).toMatch(/accept-encoding/i);
     // The identity answer varies by Accept-Encoding too, or a shared cache could hand it out as the only one.
@@ -201,7 +224,10 @@ describe('the trust-check listener compresses too (real socket)', () => {
     const plain = await get(port, '/v1/openapi.json');
     expect(plain.status).toBe(200);
     expect(plain.headers['content-encoding']).toBeUndefined();
-    for (const [accept, encoding, inflate] of [['gzip', 'gzip', gunzipSync], ['br, gzip', 'br', brotliDecompressSync]] as const) {
+    for (const [accept, encoding, inflate] of [
+      ['gzip', 'gzip', gunzipSync],
+      ['br, gzip', 'br', brotliDecompressSync],
+    ] as const) {
       const r = await get(port, '/v1/openapi.json', { 'accept-encoding': accept });
       expect(r.headers['content-encoding'], accept).toBe(encoding);
       expect(inflate(r.body).equals(plain.body), accept).toBe(true);

@@ -20,8 +20,10 @@ const outcome = (f: () => unknown): Outcome => {
   }
 };
 // Addresses compared lower-cased: ours come lower-case on the fast path, viem checksums them.
-const viem = (event: AbiEvent, topics: Hex[], data: Hex) => outcome(() => lowerAddresses(decodeEventLog({ abi: [event], topics: topics as [Hex, ...Hex[]], data, strict: true })));
-const ours = (event: AbiEvent, topic0: string, topics: Hex[], data: Hex) => outcome(() => lowerAddresses(decodeEventStrict(event, topic0, topics, data)));
+const viem = (event: AbiEvent, topics: Hex[], data: Hex) =>
+  outcome(() => lowerAddresses(decodeEventLog({ abi: [event], topics: topics as [Hex, ...Hex[]], data, strict: true })));
+const ours = (event: AbiEvent, topic0: string, topics: Hex[], data: Hex) =>
+  outcome(() => lowerAddresses(decodeEventStrict(event, topic0, topics, data)));
 
 const candidates = [...EVENTS_BY_TOPIC].flatMap(([topic0, list]) => list.map(({ event }) => ({ topic0, event })));
 
@@ -42,17 +44,26 @@ describe('decodeEventStrict answers as viem decodeEventLog (strict)', () => {
   });
 
   it('for random topics and data against every known event', () => {
-    const word = fc.tuple(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.boolean()).map(([b, up]) => { const h = Buffer.from(b).toString('hex'); return `0x${up ? h.toUpperCase() : h}` as Hex; });
+    const word = fc.tuple(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.boolean()).map(([b, up]) => {
+      const h = Buffer.from(b).toString('hex');
+      return `0x${up ? h.toUpperCase() : h}` as Hex;
+    });
     const data = fc.oneof(
       fc.constant('0x' as Hex),
       fc.array(word, { maxLength: 8 }).map((ws) => `0x${ws.map((w) => w.slice(2)).join('')}` as Hex),
       fc.uint8Array({ maxLength: 100 }).map((b) => `0x${Buffer.from(b).toString('hex')}` as Hex),
     );
     fc.assert(
-      fc.property(fc.constantFrom(...candidates), fc.array(word, { maxLength: 4 }), data, fc.boolean(), ({ topic0, event }, rest, d, upper) => {
-        const topics = [(upper ? topic0.toUpperCase().replace('0X', '0x') : topic0) as Hex, ...rest];
-        expect(ours(event, topic0, topics, d)).toEqual(viem(event, topics, d));
-      }),
+      fc.property(
+        fc.constantFrom(...candidates),
+        fc.array(word, { maxLength: 4 }),
+        data,
+        fc.boolean(),
+        ({ topic0, event }, rest, d, upper) => {
+          const topics = [(upper ? topic0.toUpperCase().replace('0X', '0x') : topic0) as Hex, ...rest];
+          expect(ours(event, topic0, topics, d)).toEqual(viem(event, topics, d));
+        },
+      ),
       { numRuns: 3000 },
     );
   });

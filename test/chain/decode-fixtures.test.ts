@@ -12,7 +12,20 @@ import { loadChainFixtures } from '../fixtures/chain/load.js';
 
 const fx = loadChainFixtures();
 const LOCAL = localTokenList();
-const FIELDS = ['hash', 'height', 'sender', 'recipient', 'asset', 'asset_contract', 'amount', 'fee', 'execution', 'exchange', 'protocol', 'category'] as const;
+const FIELDS = [
+  'hash',
+  'height',
+  'sender',
+  'recipient',
+  'asset',
+  'asset_contract',
+  'amount',
+  'fee',
+  'execution',
+  'exchange',
+  'protocol',
+  'category',
+] as const;
 
 describe('decodeBlock over recorded anvil blocks', () => {
   const byHash = new Map<string, Observation>();
@@ -52,6 +65,11 @@ describe('decodeBlock over recorded anvil blocks', () => {
     const { block, index } = fx.find('plain transfer');
     const o = byHash.get(block.block.transactions[index].hash)!;
     expect(o.time).toBe(Number(block.block.timestamp));
-    expect(o.detail.evidence).toMatchObject({ block_hash: block.block.hash, tx_index: index, source: block.source, fetched_at: block.fetchedAt });
+    expect(o.detail.evidence).toMatchObject({
+      block_hash: block.block.hash,
+      tx_index: index,
+      source: block.source,
+      fetched_at: block.fetchedAt,
+    });
   });
 });

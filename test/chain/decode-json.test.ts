@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { plain, transactionDetail } from '../../src/chain/decode/json.js';
 
 describe('transactionDetail / plain', () => {
-  const raw = '{"nonce":"0x10","from":"0xAbCdEf0000000000000000000000000000000001","__proto__":{"gas":"0x2"},"calls":[{"value":"0x0","to":"0x20C0000000000000000000000000000000000001"}],"input":"0xAB"}';
+  const raw =
+    '{"nonce":"0x10","from":"0xAbCdEf0000000000000000000000000000000001","__proto__":{"gas":"0x2"},"calls":[{"value":"0x0","to":"0x20C0000000000000000000000000000000000001"}],"input":"0xAB"}';
 
   it('converts quantities, lower-cases addresses, keeps other strings and the member order', () => {
     const d = transactionDetail(JSON.parse(raw));
@@ -20,6 +21,9 @@ describe('transactionDetail / plain', () => {
   });
 
   it('plain turns bigints into decimal strings, recursively', () => {
-    expect(plain({ a: [1n, { b: 2n }], c: '0xAbCdEf0000000000000000000000000000000001' })).toEqual({ a: ['1', { b: '2' }], c: '0xabcdef0000000000000000000000000000000001' });
+    expect(plain({ a: [1n, { b: 2n }], c: '0xAbCdEf0000000000000000000000000000000001' })).toEqual({
+      a: ['1', { b: '2' }],
+      c: '0xabcdef0000000000000000000000000000000001',
+    });
   });
 });

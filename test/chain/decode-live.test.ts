@@ -50,7 +50,10 @@ describe('generateActivity + decode on a live node', () => {
       const o = got.get(t.hash)!;
       const { label, fee_payer, fee_token, ...fields } = t;
       const served = { ...o, nominal: nominalOf(o.nominal_parts, LOCAL) };
-      expect({ label, ...Object.fromEntries(Object.keys(fields).map((k) => [k, served[k as keyof typeof served]])) }).toEqual({ label, ...fields });
+      expect({ label, ...Object.fromEntries(Object.keys(fields).map((k) => [k, served[k as keyof typeof served]])) }).toEqual({
+        label,
+        ...fields,
+      });
       expect([o.detail.receipt!.fee_payer, o.detail.receipt!.fee_token, o.integrity.score]).toEqual([fee_payer, fee_token, 2]);
     }
   });
@@ -58,13 +61,19 @@ describe('generateActivity + decode on a live node', () => {
 
 describe('TokenRegistry', () => {
   it('reads symbol, currency and decimals from the chain, including the EUR token created by the factory', async () => {
-    const tokens = await new TokenRegistry(client).resolve([truth.eurToken.address.toUpperCase().replace('0X', '0x'), '0x20c0000000000000000000000000000000000001']);
+    const tokens = await new TokenRegistry(client).resolve([
+      truth.eurToken.address.toUpperCase().replace('0X', '0x'),
+      '0x20c0000000000000000000000000000000000001',
+    ]);
     expect(tokens.get(truth.eurToken.address)).toEqual({ address: truth.eurToken.address, symbol: 'PWEUR', currency: 'EUR', decimals: 6 });
     expect(tokens.get('0x20c0000000000000000000000000000000000001')).toMatchObject({ symbol: 'AlphaUSD', currency: 'USD', decimals: 6 });
   });
 
   it('gives null members for contracts that are not tokens and addresses with no code', async () => {
-    const tokens = await new TokenRegistry(client).resolve(['0xdec0000000000000000000000000000000000000', '0x1234000000000000000000000000000000000000']);
+    const tokens = await new TokenRegistry(client).resolve([
+      '0xdec0000000000000000000000000000000000000',
+      '0x1234000000000000000000000000000000000000',
+    ]);
     for (const t of tokens.values()) expect([t.symbol, t.currency, t.decimals]).toEqual([null, null, null]);
   });
 
@@ -84,7 +93,15 @@ describe('TokenRegistry', () => {
     let up = false;
     const flaky = createPublicClient({
       chain: tempo,
-      transport: custom({ request: async (args) => { if (!up) throw new Error('connection refused'); return client.request(args as never); } }, { retryCount: 0 }),
+      transport: custom(
+        {
+          request: async (args) => {
+            if (!up) throw new Error('connection refused');
+            return client.request(args as never);
+          },
+        },
+        { retryCount: 0 },
+      ),
     }) as PublicClient;
     const registry = new TokenRegistry(flaky);
     await expect(registry.resolve(['0x20c0000000000000000000000000000000000001'])).rejects.toThrow();
@@ -105,7 +122,9 @@ describe('generateLoad', () => {
     for (const f of blocks) {
       const obs = decodeBlock(f, await registry.resolve(tokenAddressesOf(f)), await evaluateBlockIntegrity(f)).observations;
       expect(f.block.transactions.every((t) => t.type === '0x76')).toBe(true);
-      expect(obs.every((o) => o.execution === 'success' && o.category === 'transfer' && o.amount === '0.000001' && o.integrity.score === 2)).toBe(true);
+      expect(
+        obs.every((o) => o.execution === 'success' && o.category === 'transfer' && o.amount === '0.000001' && o.integrity.score === 2),
+      ).toBe(true);
     }
     const finalized = await client.getBlock({ blockTag: 'finalized' });
     expect(Number(finalized.number)).toBeGreaterThanOrEqual(start + 3);

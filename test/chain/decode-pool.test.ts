@@ -39,7 +39,13 @@ afterAll(async () => {
 const withoutTimes = (x: unknown) =>
   JSON.parse(
     JSON.stringify(x, (k, v) =>
-      k === 'evaluated_at' || k === 'checked_at' ? undefined : (k === 'integrity' || k === 'detail') && typeof v === 'string' ? JSON.parse(v) : typeof v === 'bigint' ? `${v}n` : v,
+      k === 'evaluated_at' || k === 'checked_at'
+        ? undefined
+        : (k === 'integrity' || k === 'detail') && typeof v === 'string'
+          ? JSON.parse(v)
+          : typeof v === 'bigint'
+            ? `${v}n`
+            : v,
     ),
   );
 

@@ -107,7 +107,7 @@ describe('decoding rules', () => {
     expect(nominal(o)).toBeNull();
   });
 
-  it('keeps atomic amounts and says so in decode when a token\'s decimals are unknown', () => {
+  it("keeps atomic amounts and says so in decode when a token's decimals are unknown", () => {
     const fx = loadChainFixtures();
     const { block, index, expected } = fx.find('EUR token transfer');
     const tokens = new Map(fx.tokens);
@@ -123,7 +123,12 @@ describe('decoding rules', () => {
     const fx = loadChainFixtures();
     const { block, index } = fx.find('plain transfer');
     const tokens = new Map(fx.tokens);
-    tokens.set('0x20c0000000000000000000000000000000000001', { address: '0x20c0000000000000000000000000000000000001', symbol: 'AlphaUSD', currency: 'USD', decimals: null });
+    tokens.set('0x20c0000000000000000000000000000000000001', {
+      address: '0x20c0000000000000000000000000000000000001',
+      symbol: 'AlphaUSD',
+      currency: 'USD',
+      decimals: null,
+    });
     expect(nominal(decode(block, index, tokens))).toBeNull();
   });
 
@@ -163,8 +168,15 @@ describe('decoding rules', () => {
     const swap: RpcLog = {
       ...logs[0],
       address: '0x1111111111111111111111111111111111111111',
-      topics: encodeEventTopics({ abi: uniswapV3, eventName: 'Swap', args: { sender: '0x2222222222222222222222222222222222222222', recipient: '0x3333333333333333333333333333333333333333' } }) as `0x${string}`[],
-      data: encodeAbiParameters([{ type: 'int256' }, { type: 'int256' }, { type: 'uint160' }, { type: 'uint128' }, { type: 'int24' }], [1n, -1n, 2n ** 96n, 10n, 0]),
+      topics: encodeEventTopics({
+        abi: uniswapV3,
+        eventName: 'Swap',
+        args: { sender: '0x2222222222222222222222222222222222222222', recipient: '0x3333333333333333333333333333333333333333' },
+      }) as `0x${string}`[],
+      data: encodeAbiParameters(
+        [{ type: 'int256' }, { type: 'int256' }, { type: 'uint160' }, { type: 'uint128' }, { type: 'int24' }],
+        [1n, -1n, 2n ** 96n, 10n, 0],
+      ),
       logIndex: '0x9',
     };
     logs.splice(1, 0, swap);
@@ -198,7 +210,14 @@ describe('decoding rules', () => {
     const fx = loadChainFixtures();
     const { block, index } = fx.find('plain transfer');
     const tx = block.block.transactions[index];
-    Object.assign(tx, { type: '0x0', from: '0x0000000000000000000000000000000000000000', r: '0x0', s: '0x0', to: '0x20c0000000000000000000000000000000000001', input: '0x' });
+    Object.assign(tx, {
+      type: '0x0',
+      from: '0x0000000000000000000000000000000000000000',
+      r: '0x0',
+      s: '0x0',
+      to: '0x20c0000000000000000000000000000000000001',
+      input: '0x',
+    });
     delete tx.calls;
     const receipt = block.receipts[index]!;
     receipt.logs = receipt.logs.slice(0, 0);
@@ -251,7 +270,7 @@ describe('decoding rules', () => {
     const fx = loadChainFixtures();
     const { block, index } = fx.find('plain transfer');
     const call = (block.block.transactions[index].calls as { input: string }[])[0];
-    call.input = '0xdeadbeef' + call.input.slice(10);
+    call.input = `0xdeadbeef${call.input.slice(10)}`;
     const o = decode(block, index, fx.tokens);
     expect(o.detail.calls![0]).toMatchObject({ selector: '0xdeadbeef', function: null, args: null });
     expect(o.decode).toBe('partial: 1 undecoded call(s)');

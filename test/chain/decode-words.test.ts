@@ -15,20 +15,33 @@ const param = fc.constantFrom<AbiParameter>({ type: 'address', name: 'a' }, { ty
 describe('decodeStaticWords', () => {
   it('gives what decodeAbiParameters gives for address, uint256 and bytes32 words (addresses lower-case)', () => {
     fc.assert(
-      fc.property(fc.array(param, { minLength: 1, maxLength: 4 }), fc.array(word, { minLength: 4, maxLength: 6 }), fc.boolean(), (params, words, upper) => {
-        let data = `0x${words.join('')}`;
-        if (upper) data = `0x${data.slice(2).toUpperCase()}`;
-        expect(decodeStaticWords(params, data)).toEqual(lowerAddresses([...decodeAbiParameters(params, data as Hex)]));
-      }),
+      fc.property(
+        fc.array(param, { minLength: 1, maxLength: 4 }),
+        fc.array(word, { minLength: 4, maxLength: 6 }),
+        fc.boolean(),
+        (params, words, upper) => {
+          let data = `0x${words.join('')}`;
+          if (upper) data = `0x${data.slice(2).toUpperCase()}`;
+          expect(decodeStaticWords(params, data)).toEqual(lowerAddresses([...decodeAbiParameters(params, data as Hex)]));
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it('declines other types, short data and non-hex data, leaving them to viem', () => {
-    const w = '00'.repeat(31) + '01';
+    const w = `${'00'.repeat(31)}01`;
     expect(decodeStaticWords([{ type: 'string', name: 's' }], `0x${w}${w}`)).toBeNull();
     expect(decodeStaticWords([{ type: 'uint8', name: 'n' }], `0x${w}`)).toBeNull();
-    expect(decodeStaticWords([{ type: 'uint256', name: 'u' }, { type: 'uint256', name: 'v' }], `0x${w}`)).toBeNull();
+    expect(
+      decodeStaticWords(
+        [
+          { type: 'uint256', name: 'u' },
+          { type: 'uint256', name: 'v' },
+        ],
+        `0x${w}`,
+      ),
+    ).toBeNull();
     expect(decodeStaticWords([{ type: 'uint256', name: 'u' }], `0x${w.slice(0, 62)}zz`)).toBeNull();
     expect(decodeStaticWords([{ type: 'uint256', name: 'u' }], `0x${w}`)).toEqual([1n]);
   });

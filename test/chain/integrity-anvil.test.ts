@@ -21,7 +21,11 @@ const chain = { ...tempo, id: 4217 };
 let node: AnvilNode;
 let rpcId = 0;
 async function rpc<T>(method: string, params: unknown[]): Promise<T> {
-  const res = await fetch(node.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params }) });
+  const res = await fetch(node.rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params }),
+  });
   const body = (await res.json()) as { result?: T; error?: { message: string } };
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
   return body.result as T;
@@ -43,17 +47,36 @@ async function sendVariety(round: number): Promise<Hex[]> {
   const wallets = ANVIL_KEYS.map((k) => createWalletClient({ chain, transport: http(node.rpcUrl), account: privateKeyToAccount(k) }));
   const to = privateKeyToAccount(ANVIL_KEYS[(round + 1) % ANVIL_KEYS.length]).address;
   const transfer = (amount: bigint) => encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] });
-  const [w0, w1, w2, w3, w4] = wallets as [typeof wallets[0], typeof wallets[0], typeof wallets[0], typeof wallets[0], typeof wallets[0]];
+  const [w0, w1, w2, w3, w4] = wallets as [
+    (typeof wallets)[0],
+    (typeof wallets)[0],
+    (typeof wallets)[0],
+    (typeof wallets)[0],
+    (typeof wallets)[0],
+  ];
   const hashes: Hex[] = [];
   const send = async (w: typeof w0, tx: Record<string, unknown>) => hashes.push(await (w.sendTransaction(tx as never) as Promise<Hex>));
   await send(w0, { type: 'legacy', to: TOKENS[0], data: transfer(1000n + BigInt(round)), gas: 200_000n });
   await send(w1, { type: 'eip1559', to: TOKENS[1], data: transfer(2000n), gas: 200_000n });
-  await send(w2, { type: 'eip2930', to: TOKENS[0], data: transfer(3000n), gas: 200_000n, accessList: [{ address: TOKENS[0], storageKeys: [] }] });
+  await send(w2, {
+    type: 'eip2930',
+    to: TOKENS[0],
+    data: transfer(3000n),
+    gas: 200_000n,
+    accessList: [{ address: TOKENS[0], storageKeys: [] }],
+  });
   const stranger = privateKeyToAccount(generatePrivateKey());
   const authorization = await stranger.signAuthorization({ contractAddress: TOKENS[0], chainId: 4217, nonce: 0 });
   await send(w0, { type: 'eip7702', to: TOKENS[0], data: transfer(4000n), gas: 300_000n, authorizationList: [authorization] });
   // 0x76 batch across two tokens (explicit gas: viem's estimate can be too low for batches)
-  await send(w3, { calls: [{ to: TOKENS[0], data: transfer(5000n) }, { to: TOKENS[1], data: transfer(6000n) }, { to: TOKENS[1], data: transfer(7000n) }], gas: 600_000n });
+  await send(w3, {
+    calls: [
+      { to: TOKENS[0], data: transfer(5000n) },
+      { to: TOKENS[1], data: transfer(6000n) },
+      { to: TOKENS[1], data: transfer(7000n) },
+    ],
+    gas: 600_000n,
+  });
   // reverted: more than any balance; a legacy one and a 0x76 one
   await send(w4, { type: 'legacy', to: TOKENS[0], data: transfer(10n ** 30n), gas: 200_000n });
   await send(w4, { calls: [{ to: TOKENS[1], data: transfer(10n ** 30n) }], gas: 400_000n });
@@ -96,8 +119,8 @@ beforeAll(async () => {
   emptyBlock = await fetchBlock(manyHeight + 1);
   if (process.env.INTEGRITY_RECORD === '1') {
     const dir = new URL('../fixtures/integrity/', import.meta.url);
-    writeFileSync(new URL('block-many.json', dir), JSON.stringify(many, null, 1) + '\n');
-    writeFileSync(new URL('block-empty.json', dir), JSON.stringify(emptyBlock, null, 1) + '\n');
+    writeFileSync(new URL('block-many.json', dir), `${JSON.stringify(many, null, 1)}\n`);
+    writeFileSync(new URL('block-empty.json', dir), `${JSON.stringify(emptyBlock, null, 1)}\n`);
   }
 });
 

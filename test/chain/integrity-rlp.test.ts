@@ -16,11 +16,13 @@ import { loadChainFixtures } from '../fixtures/chain/load.js';
 type Item = string | Item[];
 const ourRlp = (x: Item): string => (Array.isArray(x) ? rlpList(x.map(ourRlp)) : rlpString(x));
 const oxRlp = (x: Item): unknown => (Array.isArray(x) ? x.map(oxRlp) : (`0x${x}` as Hex.Hex));
-const bytes = fc.oneof(
-  fc.uint8Array({ maxLength: 2 }),
-  fc.uint8Array({ minLength: 54, maxLength: 58 }),
-  fc.uint8Array({ minLength: 250, maxLength: 300 }),
-).map((b) => Buffer.from(b).toString('hex'));
+const bytes = fc
+  .oneof(
+    fc.uint8Array({ maxLength: 2 }),
+    fc.uint8Array({ minLength: 54, maxLength: 58 }),
+    fc.uint8Array({ minLength: 250, maxLength: 300 }),
+  )
+  .map((b) => Buffer.from(b).toString('hex'));
 const item: fc.Arbitrary<Item> = fc.letrec<{ item: Item }>((tie) => ({
   item: fc.oneof({ depthSize: 'small' }, bytes, fc.array(tie('item'), { maxLength: 5 })),
 })).item;
@@ -49,7 +51,9 @@ describe('rlp.ts', () => {
   });
 });
 
-const tempoTxs = loadChainFixtures().blocks.flatMap((f) => f.block.transactions).filter((t) => t.type === '0x76');
+const tempoTxs = loadChainFixtures()
+  .blocks.flatMap((f) => f.block.transactions)
+  .filter((t) => t.type === '0x76');
 const reference = (tx: RpcTransaction) => encodeTransaction(tx).slice(2);
 
 describe('encodeTempoTransactionFast', () => {
@@ -72,8 +76,17 @@ describe('encodeTempoTransactionFast', () => {
       { feePayerSignature: sig },
       { feePayerSignature: { ...sig, yParity: '0x0', v: '0x0' } },
       { validBefore: '0x6b01b664', validAfter: '0x10' },
-      { accessList: [{ address: '0x20c0000000000000000000000000000000000001', storageKeys: [`0x${'ab'.repeat(32)}`, `0x${'00'.repeat(32)}`] }] },
-      { calls: [{ to: null, value: '0x0', input: '0x6080', data: null }, { to: '0x20c0000000000000000000000000000000000002', value: '0x5', input: '0x', data: null }] },
+      {
+        accessList: [
+          { address: '0x20c0000000000000000000000000000000000001', storageKeys: [`0x${'ab'.repeat(32)}`, `0x${'00'.repeat(32)}`] },
+        ],
+      },
+      {
+        calls: [
+          { to: null, value: '0x0', input: '0x6080', data: null },
+          { to: '0x20c0000000000000000000000000000000000002', value: '0x5', input: '0x', data: null },
+        ],
+      },
       { nonceKey: '0x5', nonce: '0x0', maxPriorityFeePerGas: '0x0' },
       { feeToken: null },
       { signature: { ...(base.signature as object), yParity: '0x0', v: '0x0' } },
@@ -92,6 +105,7 @@ describe('encodeTempoTransactionFast', () => {
       { aaAuthorizationList: [{}] },
       { keyAuthorization: {} },
       { validBefore: '0x0' },
-    ]) expect(encodeTempoTransactionFast({ ...base, ...v } as RpcTransaction), JSON.stringify(v)).toBeNull();
+    ])
+      expect(encodeTempoTransactionFast({ ...base, ...v } as RpcTransaction), JSON.stringify(v)).toBeNull();
   });
 });

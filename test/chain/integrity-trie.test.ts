@@ -21,7 +21,8 @@ async function libraryRoot(values: Uint8Array[]): Promise<string> {
   return Hex.fromBytes(trie.root());
 }
 const ours = (values: Uint8Array[]) => Hex.fromBytes(orderedTrieRoot(values));
-const filled = (n: number, len: (i: number) => number) => Array.from({ length: n }, (_, i) => new Uint8Array(len(i)).map((_, k) => (i * 31 + k * 7 + 1) & 255));
+const filled = (n: number, len: (i: number) => number) =>
+  Array.from({ length: n }, (_, i) => new Uint8Array(len(i)).map((_, k) => (i * 31 + k * 7 + 1) & 255));
 
 describe('orderedTrieRoot equals the @ethereumjs/mpt root', () => {
   it('for every item count from 0 to 140 and at the key-length edges up to 300, short (embedded) and long (hashed) values', async () => {
@@ -45,7 +46,9 @@ describe('orderedTrieRoot equals the @ethereumjs/mpt root', () => {
   it('for the recorded blocks: the roots their headers state', () => {
     const blocks = [
       ...(JSON.parse(readFileSync(new URL('../fixtures/chain/blocks.json', import.meta.url), 'utf8')) as FetchedBlock[]),
-      ...['block-many.json', 'block-empty.json'].map((f) => JSON.parse(readFileSync(new URL(`../fixtures/integrity/${f}`, import.meta.url), 'utf8')) as FetchedBlock),
+      ...['block-many.json', 'block-empty.json'].map(
+        (f) => JSON.parse(readFileSync(new URL(`../fixtures/integrity/${f}`, import.meta.url), 'utf8')) as FetchedBlock,
+      ),
     ];
     for (const f of blocks) {
       expect(ours(f.block.transactions.map((t) => Hex.toBytes(encodeTransaction(t))))).toBe(f.block.transactionsRoot.toLowerCase());

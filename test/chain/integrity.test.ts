@@ -6,12 +6,20 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Hash, Hex, Rlp } from 'ox';
-import { blockCommitment, checkBlockHash, encodeReceipt, encodeTransaction, evaluateBlockIntegrity, findInconsistencies, UnsupportedEncodingError } from '../../src/chain/integrity/index.js';
+import {
+  blockCommitment,
+  checkBlockHash,
+  encodeReceipt,
+  encodeTransaction,
+  evaluateBlockIntegrity,
+  findInconsistencies,
+  UnsupportedEncodingError,
+} from '../../src/chain/integrity/index.js';
 import type { FetchedBlock, RpcReceipt, RpcTransaction } from '../../src/chain/types.js';
-import type { Observation } from '../../src/domain/observation.js';
 import { copy, integrityCases } from '../fixtures/integrity/cases.js';
 
-const load = (name: string): FetchedBlock => JSON.parse(readFileSync(new URL(`../fixtures/integrity/${name}`, import.meta.url), 'utf8')) as FetchedBlock;
+const load = (name: string): FetchedBlock =>
+  JSON.parse(readFileSync(new URL(`../fixtures/integrity/${name}`, import.meta.url), 'utf8')) as FetchedBlock;
 const many = load('block-many.json');
 const empty = load('block-empty.json');
 
@@ -36,7 +44,12 @@ describe('integrity over a recorded block of 32 transactions (types 0, 1, 2, 4, 
     const f = copy(many);
     f.receipts.push(f.receipts[0]!);
     const c = await blockCommitment(f);
-    expect(c.receiptsRoot).toEqual({ expected: many.block.receiptsRoot, computed: null, match: null, reason: 'receipt count 33 differs from transaction count 32' });
+    expect(c.receiptsRoot).toEqual({
+      expected: many.block.receiptsRoot,
+      computed: null,
+      match: null,
+      reason: 'receipt count 33 differs from transaction count 32',
+    });
     expect(c.transactionsRoot.match).toBe(true);
   });
 
@@ -44,7 +57,9 @@ describe('integrity over a recorded block of 32 transactions (types 0, 1, 2, 4, 
     const f = copy(many);
     delete (f.receipts[2] as Partial<RpcReceipt>).status;
     const integrity = await evaluateBlockIntegrity(f);
-    expect(integrity[0]!.stages[1]!.reason).toContain('receiptsRoot not recomputed (receipt 2: receipt has no status (pre-EIP-658 state-root receipt))');
+    expect(integrity[0]!.stages[1]!.reason).toContain(
+      'receiptsRoot not recomputed (receipt 2: receipt has no status (pre-EIP-658 state-root receipt))',
+    );
     expect(integrity[0]!.score).toBe(2);
   });
 });
@@ -52,7 +67,11 @@ describe('integrity over a recorded block of 32 transactions (types 0, 1, 2, 4, 
 describe('integrity over a recorded empty block', () => {
   it('has no transactions to score and both empty-trie roots match', async () => {
     const c = await blockCommitment(empty);
-    expect(c.transactionsRoot).toEqual({ expected: '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421', computed: '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421', match: true });
+    expect(c.transactionsRoot).toEqual({
+      expected: '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421',
+      computed: '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421',
+      match: true,
+    });
     expect(c.receiptsRoot.match).toBe(true);
     expect(await evaluateBlockIntegrity(empty)).toEqual([]);
     expect(findInconsistencies(empty, Number(BigInt(empty.block.number)))).toEqual([]);
@@ -63,13 +82,36 @@ describe('canonical encodings', () => {
   // A Tempo system transaction: legacy, sender 0x0, signature r = s = 0 with the EIP-155 v of chain 4217
   // (tempoxyz/tempo TEMPO_SYSTEM_TX_SIGNATURE). Anvil produces none, so it is written out here.
   const system = {
-    type: '0x0', chainId: '0x1079', nonce: '0x2a', gasPrice: '0x0', gas: '0x0', to: '0xfeec000000000000000000000000000000000000', value: '0x0',
-    input: '0xdeadbeef', r: '0x0', s: '0x0', v: '0x2115', hash: `0x${'00'.repeat(32)}`, blockHash: `0x${'11'.repeat(32)}`, blockNumber: '0x1',
-    transactionIndex: '0x0', from: '0x0000000000000000000000000000000000000000',
+    type: '0x0',
+    chainId: '0x1079',
+    nonce: '0x2a',
+    gasPrice: '0x0',
+    gas: '0x0',
+    to: '0xfeec000000000000000000000000000000000000',
+    value: '0x0',
+    input: '0xdeadbeef',
+    r: '0x0',
+    s: '0x0',
+    v: '0x2115',
+    hash: `0x${'00'.repeat(32)}`,
+    blockHash: `0x${'11'.repeat(32)}`,
+    blockNumber: '0x1',
+    transactionIndex: '0x0',
+    from: '0x0000000000000000000000000000000000000000',
   } as RpcTransaction;
 
   it('a system transaction (r = s = 0) encodes as plain RLP with empty r and s and the node-reported v', () => {
-    const expected = Rlp.fromHex(['0x2a', '0x', '0x', '0xfeec000000000000000000000000000000000000', '0x', '0xdeadbeef', '0x2115', '0x', '0x']);
+    const expected = Rlp.fromHex([
+      '0x2a',
+      '0x',
+      '0x',
+      '0xfeec000000000000000000000000000000000000',
+      '0x',
+      '0xdeadbeef',
+      '0x2115',
+      '0x',
+      '0x',
+    ]);
     expect(encodeTransaction(system)).toBe(expected);
     expect(Hash.keccak256(encodeTransaction(system))).toBe(Hash.keccak256(expected));
   });
@@ -77,13 +119,27 @@ describe('canonical encodings', () => {
   it('a pre-EIP-155 legacy transaction keeps v = 27/28', () => {
     const pre: RpcTransaction = { ...system, v: '0x1c', r: '0x01', s: '0x02' };
     delete pre.chainId;
-    expect(Rlp.toHex(encodeTransaction(pre))).toEqual(['0x2a', '0x', '0x', '0xfeec000000000000000000000000000000000000', '0x', '0xdeadbeef', '0x1c', '0x01', '0x02']);
+    expect(Rlp.toHex(encodeTransaction(pre))).toEqual([
+      '0x2a',
+      '0x',
+      '0x',
+      '0xfeec000000000000000000000000000000000000',
+      '0x',
+      '0xdeadbeef',
+      '0x1c',
+      '0x01',
+      '0x02',
+    ]);
   });
 
   it('an unknown type or an unusable field throws UnsupportedEncodingError naming it', () => {
-    expect(() => encodeTransaction({ ...system, type: '0x3' })).toThrow(new UnsupportedEncodingError('transaction type 0x3 has no known canonical encoding'));
+    expect(() => encodeTransaction({ ...system, type: '0x3' })).toThrow(
+      new UnsupportedEncodingError('transaction type 0x3 has no known canonical encoding'),
+    );
     expect(() => encodeTransaction({ ...system, v: undefined } as unknown as RpcTransaction)).toThrow(UnsupportedEncodingError);
-    expect(() => encodeReceipt({ ...(many.receipts[0] as RpcReceipt), type: '0x9' })).toThrow('receipt type 0x9 has no known consensus encoding');
+    expect(() => encodeReceipt({ ...(many.receipts[0] as RpcReceipt), type: '0x9' })).toThrow(
+      'receipt type 0x9 has no known consensus encoding',
+    );
   });
 
   it('a legacy receipt has no type byte and a typed one is prefixed by its type', () => {
@@ -100,15 +156,40 @@ describe('block hash from the header', () => {
     expect(checkBlockHash(many.block)).toEqual({ expected: many.block.hash, encoding: 'ethereum', match: true });
     const f = copy(many);
     f.block.stateRoot = `0x${'ee'.repeat(32)}`;
-    expect(checkBlockHash(f.block)).toMatchObject({ encoding: null, match: false, reason: 'neither the Tempo nor the Ethereum header encoding reproduces the block hash' });
+    expect(checkBlockHash(f.block)).toMatchObject({
+      encoding: null,
+      match: false,
+      reason: 'neither the Tempo nor the Ethereum header encoding reproduces the block hash',
+    });
   });
 
   it('a block hashed as a Tempo header rlp([generalGasLimit, sharedGasLimit, timestampMillisPart, header]) is recognised as such', () => {
     // The list written out member by member, from tempoxyz/tempo crates/primitives/src/header.rs (TempoHeader).
     const b = many.block;
     const q = (v: unknown) => (BigInt(v as string) === 0n ? '0x' : Hex.fromNumber(BigInt(v as string)));
-    const inner = [b.parentHash, b.sha3Uncles, b.miner, b.stateRoot, b.transactionsRoot, b.receiptsRoot, b.logsBloom, q(b.difficulty), q(b.number), q(b.gasLimit), q(b.gasUsed),
-      q(b.timestamp), b.extraData, b.mixHash, b.nonce, q(b.baseFeePerGas), b.withdrawalsRoot, q(b.blobGasUsed), q(b.excessBlobGas), b.parentBeaconBlockRoot, b.requestsHash] as Hex.Hex[];
+    const inner = [
+      b.parentHash,
+      b.sha3Uncles,
+      b.miner,
+      b.stateRoot,
+      b.transactionsRoot,
+      b.receiptsRoot,
+      b.logsBloom,
+      q(b.difficulty),
+      q(b.number),
+      q(b.gasLimit),
+      q(b.gasUsed),
+      q(b.timestamp),
+      b.extraData,
+      b.mixHash,
+      b.nonce,
+      q(b.baseFeePerGas),
+      b.withdrawalsRoot,
+      q(b.blobGasUsed),
+      q(b.excessBlobGas),
+      b.parentBeaconBlockRoot,
+      b.requestsHash,
+    ] as Hex.Hex[];
     const f = copy(many);
     f.block.mainBlockGeneralGasLimit = '0x1c9c380';
     f.block.sharedGasLimit = '0x2faf08';

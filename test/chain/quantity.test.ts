@@ -8,7 +8,8 @@ describe('quantities', () => {
     expect(quantityNumber('0x10')).toBe(16);
     expect(quantityNumber('0xFF')).toBe(255);
     expect(quantityNumber('0x1fffffffffffff')).toBe(Number.MAX_SAFE_INTEGER);
-    for (const bad of ['0x20000000000000', '16', '0x', 'x10', 16, null, undefined, '0x1g']) expect(quantityNumber(bad), String(bad)).toBeNull();
+    for (const bad of ['0x20000000000000', '16', '0x', 'x10', 16, null, undefined, '0x1g'])
+      expect(quantityNumber(bad), String(bad)).toBeNull();
   });
 
   it('reads hex, decimal strings, safe integers and bigints as bigint', () => {

@@ -16,7 +16,9 @@ import { startReplayRpc, type ReplayRpc } from '../helpers/replay-rpc.js';
 import { runCli, snapshotStore, type CliResult, type StoreSnapshot } from '../e2e/cli.js';
 
 /** What the store must hold per block beyond integrity: the top-level members of each transaction. */
-const EXPECTED_ROWS: Partial<Record<RecordedBlock, [category: string, asset: string | null, amount: string | null, fee: string | null, decode: string][]>> = {
+const EXPECTED_ROWS: Partial<
+  Record<RecordedBlock, [category: string, asset: string | null, amount: string | null, fee: string | null, decode: string][]>
+> = {
   'mainnet-17708868': [
     ['transfer', 'USDC.e', '0.61996', '0.00566', 'full'],
     ['transfer', 'USDC.e', '0.01', '0.066242', 'full'],
@@ -75,7 +77,12 @@ describe.each(cases)('collect --once from a replayed real mainnet block %s, on %
           `keccak256 of the re-encoded type ${tx.type} transaction equals its hash; transactionsRoot recomputed and matched (${f.block.transactionsRoot}); ` +
             `receiptsRoot recomputed and matched (${f.block.receiptsRoot}); block hash recomputed from the header (tempo encoding) and matched`,
         );
-        expect(d!.evidence).toMatchObject({ block_hash: f.block.hash.toLowerCase(), block_height: height, source: new URL(node.url).origin, finalized_height: height });
+        expect(d!.evidence).toMatchObject({
+          block_hash: f.block.hash.toLowerCase(),
+          block_height: height,
+          source: new URL(node.url).origin,
+          finalized_height: height,
+        });
       }
     } finally {
       await store.close();

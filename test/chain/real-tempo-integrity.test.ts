@@ -11,10 +11,26 @@ import { readRecorded, recordedBlock, RECORDED_BLOCKS, type RecordedBlock } from
 
 /** What each recording holds, written out so that a wrong file or a self-comparison cannot pass unnoticed. */
 const EXPECTED: Record<RecordedBlock, { hash: string; transactions: number; consensusContext: boolean }> = {
-  'mainnet-17708868': { hash: '0xf71423f051bbea1c46ba15096b49db03c736dba4bc0b33dd47b5c87ee8e2fd5d', transactions: 3, consensusContext: false },
-  'mainnet-20660166': { hash: '0xf5ea68f8904398b8e5499fa4c13ac23970228773cb8445a7a7575b361e03d5a3', transactions: 2, consensusContext: true },
-  'mainnet-25403305': { hash: '0x6104d24110fe73bd1b37999116745fa359f5ac0d053528927de44d8d0ba3f73c', transactions: 0, consensusContext: true },
-  'moderato-6000178': { hash: '0x3c09b6099ec60559fd2c71047cf6fe07c267d9fe3699e3a2afc42c9b6685d3e3', transactions: 35, consensusContext: false },
+  'mainnet-17708868': {
+    hash: '0xf71423f051bbea1c46ba15096b49db03c736dba4bc0b33dd47b5c87ee8e2fd5d',
+    transactions: 3,
+    consensusContext: false,
+  },
+  'mainnet-20660166': {
+    hash: '0xf5ea68f8904398b8e5499fa4c13ac23970228773cb8445a7a7575b361e03d5a3',
+    transactions: 2,
+    consensusContext: true,
+  },
+  'mainnet-25403305': {
+    hash: '0x6104d24110fe73bd1b37999116745fa359f5ac0d053528927de44d8d0ba3f73c',
+    transactions: 0,
+    consensusContext: true,
+  },
+  'moderato-6000178': {
+    hash: '0x3c09b6099ec60559fd2c71047cf6fe07c267d9fe3699e3a2afc42c9b6685d3e3',
+    transactions: 35,
+    consensusContext: false,
+  },
   'moderato-6541': { hash: '0x3e6995242d2c6d491e02042ef7ed15b45c729e5f66fbdcb1be21777ebe8aa8c1', transactions: 1, consensusContext: false },
 };
 
@@ -50,7 +66,11 @@ describe.each(RECORDED_BLOCKS)('recorded block %s', (name) => {
 describe('the Tempo header encoding', () => {
   it("reproduces mainnet block 1's on-chain hash (header transcribed from tempoxyz/tempo's backwards-compatibility test)", () => {
     const header = readRecorded<RpcBlock>('mainnet-1.header.json');
-    expect(checkBlockHash(header)).toEqual({ expected: '0x76e86f9739fbe17669b01b24e976ac214742c4b1bbc6ae0c083a87e43a5e9b0f', encoding: 'tempo', match: true });
+    expect(checkBlockHash(header)).toEqual({
+      expected: '0x76e86f9739fbe17669b01b24e976ac214742c4b1bbc6ae0c083a87e43a5e9b0f',
+      encoding: 'tempo',
+      match: true,
+    });
   });
 
   it('after T4 the consensusContext is part of the hash: without it, or with one member changed, nothing matches', () => {
@@ -82,10 +102,22 @@ describe('the Tempo header encoding', () => {
     const base = recordedBlock('mainnet-25403305').block;
     const cases: [unknown, string][] = [
       ['yes', 'header member consensusContext is not an object'],
-      [{ ...(base.consensusContext as object), view: -1 }, 'header member consensusContext.view is missing or not a non-negative safe integer'],
-      [{ ...(base.consensusContext as object), epoch: 2 ** 64 }, 'header member consensusContext.epoch is missing or not a non-negative safe integer'],
-      [{ ...(base.consensusContext as object), parentView: undefined }, 'header member consensusContext.parentView is missing or not a non-negative safe integer'],
-      [{ ...(base.consensusContext as object), proposer: '0x1234' }, 'header member consensusContext.proposer is missing or not 32 bytes of hex'],
+      [
+        { ...(base.consensusContext as object), view: -1 },
+        'header member consensusContext.view is missing or not a non-negative safe integer',
+      ],
+      [
+        { ...(base.consensusContext as object), epoch: 2 ** 64 },
+        'header member consensusContext.epoch is missing or not a non-negative safe integer',
+      ],
+      [
+        { ...(base.consensusContext as object), parentView: undefined },
+        'header member consensusContext.parentView is missing or not a non-negative safe integer',
+      ],
+      [
+        { ...(base.consensusContext as object), proposer: '0x1234' },
+        'header member consensusContext.proposer is missing or not 32 bytes of hex',
+      ],
     ];
     for (const [ctx, reason] of cases) {
       const block = copyOf(base);

@@ -33,11 +33,18 @@ async function node(handlers: Handler[]): Promise<{ url: string; requests: Incom
 }
 
 /** Answers every call with `result(method)`. */
-const answer = (result: (method: string) => unknown, chainId = '0x1079'): Handler => (_req, body, res) => {
-  res.setHeader('content-type', 'application/json');
-  res.end(JSON.stringify(body.map((c) => ({ jsonrpc: '2.0', id: c.id, result: c.method === 'eth_chainId' ? chainId : result(c.method) }))));
-};
-const status = (code: number): Handler => (_req, _body, res) => void res.writeHead(code).end('busy');
+const answer =
+  (result: (method: string) => unknown, chainId = '0x1079'): Handler =>
+  (_req, body, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end(
+      JSON.stringify(body.map((c) => ({ jsonrpc: '2.0', id: c.id, result: c.method === 'eth_chainId' ? chainId : result(c.method) }))),
+    );
+  };
+const status =
+  (code: number): Handler =>
+  (_req, _body, res) =>
+    void res.writeHead(code).end('busy');
 const garbage: Handler = (_req, _body, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0",');
 const silent: Handler = () => {}; // never answers
 
@@ -64,7 +71,10 @@ describe('TempoRpc transport', () => {
   it('gives up with RpcUnavailableError naming the last failure', async () => {
     const n = await node([answer(() => null), status(500)]);
     const rpc = await TempoRpc.connect({ url: n.url, maxAttempts: 3, ...fast });
-    const err = await rpc.call('eth_blockNumber', []).then(() => null, (e: unknown) => e);
+    const err = await rpc.call('eth_blockNumber', []).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(RpcUnavailableError);
     expect((err as Error).message).toBe(`eth_blockNumber at ${n.url} failed 3 times; last error: HTTP 500 from ${n.url}`);
   });

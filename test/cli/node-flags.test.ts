@@ -21,7 +21,9 @@ describe('paywatch node flags', () => {
   it('are what node runs with when the shebang starts it', () => {
     // env -S splits the shebang's arguments; node reports them (then -e and its code) in process.execArgv.
     const shebang = read('bin/paywatch.js').split('\n')[0].slice(2).split(' ');
-    const out = execFileSync(shebang[0], [...shebang.slice(1), '-e', 'process.stdout.write(JSON.stringify(process.execArgv))'], { encoding: 'utf8' });
+    const out = execFileSync(shebang[0], [...shebang.slice(1), '-e', 'process.stdout.write(JSON.stringify(process.execArgv))'], {
+      encoding: 'utf8',
+    });
     expect((JSON.parse(out) as string[]).slice(0, NODE_FLAGS.length)).toEqual([...NODE_FLAGS]);
   });
 });

@@ -3,7 +3,16 @@
  * own name, a stable snake_case code and a retryable flag that says whether the same call may succeed later.
  */
 import { describe, expect, it } from 'vitest';
-import { Conflict, Forbidden, InvalidInput, LimitExceeded, NotFound, PaywatchError, Unauthenticated, Unavailable } from '../../src/domain/errors.js';
+import {
+  Conflict,
+  Forbidden,
+  InvalidInput,
+  LimitExceeded,
+  NotFound,
+  PaywatchError,
+  Unauthenticated,
+  Unavailable,
+} from '../../src/domain/errors.js';
 import { HttpError } from '../../src/http/errors.js';
 import { ConfigError } from '../../src/config.js';
 import { RpcCallError, RpcUnavailableError, WrongChainError } from '../../src/chain/rpc.js';

@@ -33,10 +33,29 @@ describe('TokenList', () => {
 
   it.each([
     ['not JSON', '{"name":', /is not JSON/],
-    ['no tokens member', JSON.stringify({ name: 'x', timestamp: '2026-01-01T00:00:00Z', version: { major: 1, minor: 0, patch: 0 } }), /not a valid token list: \/ must have required property 'tokens'/],
-    ['a bad address', JSON.stringify({ ...localTokenListJson([]), tokens: [{ chainId: 4217, address: '0x20c0', symbol: 'X', name: 'X', decimals: 6 }] }), /not a valid token list: \/tokens\/0\/address/],
-    ['a list name over 30 characters', JSON.stringify({ ...localTokenListJson([]), name: 'x'.repeat(31) }), /\/name must NOT have more than 30 characters/],
-    ['a symbol with spaces', JSON.stringify({ ...localTokenListJson([]), tokens: [{ chainId: 4217, address: `0x${'1'.repeat(40)}`, symbol: 'A B', name: 'X', decimals: 6 }] }), /\/tokens\/0\/symbol/],
+    [
+      'no tokens member',
+      JSON.stringify({ name: 'x', timestamp: '2026-01-01T00:00:00Z', version: { major: 1, minor: 0, patch: 0 } }),
+      /not a valid token list: \/ must have required property 'tokens'/,
+    ],
+    [
+      'a bad address',
+      JSON.stringify({ ...localTokenListJson([]), tokens: [{ chainId: 4217, address: '0x20c0', symbol: 'X', name: 'X', decimals: 6 }] }),
+      /not a valid token list: \/tokens\/0\/address/,
+    ],
+    [
+      'a list name over 30 characters',
+      JSON.stringify({ ...localTokenListJson([]), name: 'x'.repeat(31) }),
+      /\/name must NOT have more than 30 characters/,
+    ],
+    [
+      'a symbol with spaces',
+      JSON.stringify({
+        ...localTokenListJson([]),
+        tokens: [{ chainId: 4217, address: `0x${'1'.repeat(40)}`, symbol: 'A B', name: 'X', decimals: 6 }],
+      }),
+      /\/tokens\/0\/symbol/,
+    ],
   ])('refuses %s with a one-line error naming the file', (_what, text, message) => {
     const p = file('bad.json', text);
     expect(() => TokenList.read(p)).toThrow(TokenListError);
@@ -81,7 +100,16 @@ describe('nominalOf', () => {
   it('counts only listed parts, exactly; null when none is listed (unknown, not zero)', () => {
     const pathUsd = '0x20c0000000000000000000000000000000000000';
     const fake = `0x${'9'.repeat(40)}`;
-    expect(nominalOf([{ asset_contract: pathUsd, amount: '0.1' }, { asset_contract: fake, amount: '1000000000000' }, { asset_contract: pathUsd, amount: '0.2' }], DEFAULT_TOKEN_LIST)).toBe('0.3');
+    expect(
+      nominalOf(
+        [
+          { asset_contract: pathUsd, amount: '0.1' },
+          { asset_contract: fake, amount: '1000000000000' },
+          { asset_contract: pathUsd, amount: '0.2' },
+        ],
+        DEFAULT_TOKEN_LIST,
+      ),
+    ).toBe('0.3');
     expect(nominalOf([{ asset_contract: fake, amount: '5' }], DEFAULT_TOKEN_LIST)).toBeNull();
     expect(nominalOf(null, DEFAULT_TOKEN_LIST)).toBeNull();
   });

@@ -10,7 +10,11 @@ import { startAnvil } from '../../src/chain/anvil.js';
 /** True while something answers eth_chainId at `url`. */
 async function answers(url: string): Promise<boolean> {
   try {
-    const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' });
+    const r = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}',
+    });
     return r.ok;
   } catch {
     return false;

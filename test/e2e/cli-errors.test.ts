@@ -65,7 +65,11 @@ describe('paywatch exits non-zero with a one-line message', () => {
     try {
       const bad = join(dir, 'list.json');
       writeFileSync(bad, JSON.stringify({ name: 'x', tokens: [] }));
-      for (const args of [['serve', '--port', '0'], ['collect', '--once', '--rpc', 'http://127.0.0.1:1'], ['seed', '--count', '1']]) {
+      for (const args of [
+        ['serve', '--port', '0'],
+        ['collect', '--once', '--rpc', 'http://127.0.0.1:1'],
+        ['seed', '--count', '1'],
+      ]) {
         const missing = await runCli([...args, '--db', db.url, '--tokenlist', join(dir, 'missing.json')]);
         expect(missing.code, args[0]).not.toBe(0);
         expect(oneLineError(missing), args[0]).toMatch(/cannot read token list .*missing\.json: ENOENT/);
@@ -95,17 +99,27 @@ describe('paywatch exits non-zero with a one-line message', () => {
 
   it('for a node on another chain', async () => {
     const port = await freePort();
-    const other = spawn(anvilBinary(), ['--chain-id', '31337', '--host', '127.0.0.1', '--port', String(port), '--silent'], { stdio: 'ignore' });
+    const other = spawn(anvilBinary(), ['--chain-id', '31337', '--host', '127.0.0.1', '--port', String(port), '--silent'], {
+      stdio: 'ignore',
+    });
     try {
       const url = `http://127.0.0.1:${port}`;
       for (let i = 0; i < 300; i++) {
-        if (await rpcCall(url, 'eth_chainId').then(() => true, () => false)) break;
+        if (
+          await rpcCall(url, 'eth_chainId').then(
+            () => true,
+            () => false,
+          )
+        )
+          break;
         await new Promise((r) => setTimeout(r, 50));
       }
       const db = await freshDb();
       const r = await runCli(['collect', '--once', '--db', db.url, '--rpc', url]);
       expect(r.code).toBe(1);
-      expect(oneLineError(r)).toBe(`paywatch: the node at ${url} reports chain id 31337, not 4217 (Tempo mainnet); paywatch only collects chain 4217`);
+      expect(oneLineError(r)).toBe(
+        `paywatch: the node at ${url} reports chain id 31337, not 4217 (Tempo mainnet); paywatch only collects chain 4217`,
+      );
     } finally {
       other.kill('SIGKILL');
     }
@@ -120,33 +134,37 @@ describe('paywatch exits non-zero with a one-line message', () => {
     expect(line).not.toContain('secret');
   });
 
-  it.each(DIALECTS)('for a second collector on the same %s store, and the first stops cleanly on SIGTERM', async (dialect) => {
-    const db = await freshDb(dialect);
-    const first = startCli(['collect', '--db', db.url, '--rpc', anvil.rpcUrl, '--from', '0', '--poll-interval-ms', '100']);
-    try {
-      // Wait until the first collector has written (so it holds the lock and is past start-up).
-      const reader = await openStore(db.url);
+  it.each(DIALECTS)(
+    'for a second collector on the same %s store, and the first stops cleanly on SIGTERM',
+    async (dialect) => {
+      const db = await freshDb(dialect);
+      const first = startCli(['collect', '--db', db.url, '--rpc', anvil.rpcUrl, '--from', '0', '--poll-interval-ms', '100']);
       try {
-        for (;;) {
-          if (await getCheckpoint(reader).catch(() => null)) break;
-          await new Promise((r) => setTimeout(r, 20));
+        // Wait until the first collector has written (so it holds the lock and is past start-up).
+        const reader = await openStore(db.url);
+        try {
+          for (;;) {
+            if (await getCheckpoint(reader).catch(() => null)) break;
+            await new Promise((r) => setTimeout(r, 20));
+          }
+        } finally {
+          await reader.close();
         }
+        const second = await runCli(['collect', '--once', '--db', db.url, '--rpc', anvil.rpcUrl]);
+        expect(second.code).toBe(1);
+        const line = oneLineError(second);
+        if (dialect === 'sqlite') expect(line).toContain(`another collector (pid ${first.child.pid}) holds the store sqlite:`);
+        else expect(line).toMatch(/another collector \(PostgreSQL session pid \d+\) holds the store postgres:\/\//);
       } finally {
-        await reader.close();
+        first.child.kill('SIGTERM');
       }
-      const second = await runCli(['collect', '--once', '--db', db.url, '--rpc', anvil.rpcUrl]);
-      expect(second.code).toBe(1);
-      const line = oneLineError(second);
-      if (dialect === 'sqlite') expect(line).toContain(`another collector (pid ${first.child.pid}) holds the store sqlite:`);
-      else expect(line).toMatch(/another collector \(PostgreSQL session pid \d+\) holds the store postgres:\/\//);
-    } finally {
-      first.child.kill('SIGTERM');
-    }
-    const r = await first.done;
-    expect(r.code).toBe(0);
-    expect(r.stderr).toBe('');
-    // Released: a new collector can take the store at once.
-    const again = await runCli(['collect', '--once', '--db', db.url, '--rpc', anvil.rpcUrl]);
-    expect(again.code).toBe(0);
-  }, 120_000);
+      const r = await first.done;
+      expect(r.code).toBe(0);
+      expect(r.stderr).toBe('');
+      // Released: a new collector can take the store at once.
+      const again = await runCli(['collect', '--once', '--db', db.url, '--rpc', anvil.rpcUrl]);
+      expect(again.code).toBe(0);
+    },
+    120_000,
+  );
 });

@@ -29,8 +29,14 @@ const REGISTER = `data:text/javascript,${encodeURIComponent(`import { register }
 
 /** Runs `paywatch ARGS` and returns its exit code, stdout and the module URLs it loaded. */
 function run(args: string[]): { status: number | null; stdout: string; loaded: string[] } {
-  const r = spawnSync(process.execPath, ['--import', REGISTER, BIN, ...args], { encoding: 'utf8', env: { ...process.env, PAYWATCH_FROM_SOURCE: '' } });
-  const loaded = r.stderr.split('\n').filter((l) => l.startsWith('loaded ')).map((l) => l.slice(7));
+  const r = spawnSync(process.execPath, ['--import', REGISTER, BIN, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, PAYWATCH_FROM_SOURCE: '' },
+  });
+  const loaded = r.stderr
+    .split('\n')
+    .filter((l) => l.startsWith('loaded '))
+    .map((l) => l.slice(7));
   return { status: r.status, stdout: r.stdout, loaded };
 }
 
@@ -49,7 +55,8 @@ describe('paywatch start-up', () => {
   it('lists every command in --help without loading any command module, from dist/ and without tsx', () => {
     const r = run(['--help']);
     expect(r.status).toBe(0);
-    for (const c of commands) expect(r.stdout).toMatch(new RegExp(`^  ${c.name}\\b.*${c.description.slice(0, 20).replace(/[()]/g, '\\$&')}`, 'm'));
+    for (const c of commands)
+      expect(r.stdout).toMatch(new RegExp(`^  ${c.name}\\b.*${c.description.slice(0, 20).replace(/[()]/g, '\\$&')}`, 'm'));
     const mine = ours(r.loaded);
     expect(mine.some((u) => u.endsWith('/dist/cli/main.js'))).toBe(true);
     expect(mine.filter((u) => u.includes('/src/'))).toEqual([]);

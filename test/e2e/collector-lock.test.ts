@@ -37,7 +37,8 @@ describe.each(DIALECTS)('collector lock on %s', (dialect) => {
     );
     expect(refused).toBeInstanceOf(CollectorLockedError);
     const msg = (refused as Error).message;
-    if (dialect === 'sqlite') expect(msg).toBe(`another collector (pid ${process.pid}) holds the store ${db.url}; stop it first, or use serve to read the store`);
+    if (dialect === 'sqlite')
+      expect(msg).toBe(`another collector (pid ${process.pid}) holds the store ${db.url}; stop it first, or use serve to read the store`);
     else expect(msg).toMatch(/^another collector \(PostgreSQL session pid \d+\) holds the store postgres:\/\/.*; stop it first/);
     await first.release();
     await first.release(); // idempotent
@@ -109,7 +110,10 @@ describe('collector lock on postgres when its session ends', () => {
     await terminate(b, await lockHolder(b));
     const other = await acquireCollectorLock(b, db.url);
     releases.push(() => other.release());
-    const failed = await launched.collector.run().then(() => null, (e: unknown) => e);
+    const failed = await launched.collector.run().then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(failed).toBeInstanceOf(CollectorFailed);
     expect((failed as Error).message).toMatch(/^lost the collector lock: another collector \(PostgreSQL session pid \d+\) holds the store/);
     expect(launched.collector.status().state).toBe('error');

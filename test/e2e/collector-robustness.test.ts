@@ -112,9 +112,12 @@ describe.each(DIALECTS)('on %s', (dialect) => {
       every: 2,
     });
     try {
-      const r = await runCli(['collect', '--once', '--db', db.url, '--rpc', proxy.url, '--from', '0', '--batch-size', '10', '--log-level', 'warn'], {
-        PAYWATCH_RPC_TIMEOUT_MS: '1000',
-      });
+      const r = await runCli(
+        ['collect', '--once', '--db', db.url, '--rpc', proxy.url, '--from', '0', '--batch-size', '10', '--log-level', 'warn'],
+        {
+          PAYWATCH_RPC_TIMEOUT_MS: '1000',
+        },
+      );
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       expect(proxy.remaining()).toEqual([]);
@@ -161,7 +164,17 @@ describe('runs decoded while a write is in progress', () => {
     const rpc = await TempoRpc.connect({ url: anvil.rpcUrl });
     const tokens = new TokenRegistry(createPublicClient({ chain: tempo, transport: http(anvil.rpcUrl) }) as PublicClient);
     try {
-      await new Collector({ store, rpc, tokens, log: pino({ level: 'silent' }), from: 0, batchSize: BATCH, pollIntervalMs: 100, once: true, writer: slow }).run();
+      await new Collector({
+        store,
+        rpc,
+        tokens,
+        log: pino({ level: 'silent' }),
+        from: 0,
+        batchSize: BATCH,
+        pollIntervalMs: 100,
+        once: true,
+        writer: slow,
+      }).run();
     } finally {
       await store.close();
     }

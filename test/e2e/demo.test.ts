@@ -39,10 +39,16 @@ describe('paywatch demo', () => {
     // The trust-check lines, run as printed by a shell from the project's folder.
     const root = fileURLToPath(new URL('../..', import.meta.url));
     const keyLines = /get a free key into KEY, then check a URL with it:\n {2}(.+)\n {2}(.+)\n/.exec(out)!;
-    const keyed = JSON.parse(execFileSync('bash', ['-c', `${keyLines[1]}; ${keyLines[2]}`], { cwd: root, encoding: 'utf8' })) as { verdict: string };
+    const keyed = JSON.parse(execFileSync('bash', ['-c', `${keyLines[1]}; ${keyLines[2]}`], { cwd: root, encoding: 'utf8' })) as {
+      verdict: string;
+    };
     expect(['pay', 'caution', 'do_not_pay']).toContain(keyed.verdict);
     const paidLine = /\n {2}(node examples\/pay-check\.mjs .+)\n/.exec(out)![1];
-    const paid = JSON.parse(execFileSync('bash', ['-c', paidLine], { cwd: root, encoding: 'utf8' })) as { status: number; verdict: string; payment_response: { success: boolean; transaction: string } };
+    const paid = JSON.parse(execFileSync('bash', ['-c', paidLine], { cwd: root, encoding: 'utf8' })) as {
+      status: number;
+      verdict: string;
+      payment_response: { success: boolean; transaction: string };
+    };
     expect(paid.status).toBe(200);
     expect(paid.verdict).toBe(keyed.verdict);
     expect(paid.payment_response.success).toBe(true);

@@ -32,7 +32,18 @@ afterAll(async () => {
 });
 
 /** The members every endpoint must agree on with the ground truth. */
-const MEMBERS = ['sender', 'recipient', 'asset', 'asset_contract', 'amount', 'nominal', 'fee', 'execution', 'exchange', 'protocol'] as const;
+const MEMBERS = [
+  'sender',
+  'recipient',
+  'asset',
+  'asset_contract',
+  'amount',
+  'nominal',
+  'fee',
+  'execution',
+  'exchange',
+  'protocol',
+] as const;
 const expected = (t: ExpectedObservation) => Object.fromEntries(MEMBERS.map((m) => [m, t[m]]));
 const picked = (row: Record<string, unknown>) => Object.fromEntries(MEMBERS.map((m) => [m, row[m]]));
 
@@ -42,7 +53,11 @@ describe.each(DIALECTS)('collect --once, then the API, on %s', (dialect) => {
   let app: FastifyInstance;
   const get = async (url: string) => {
     const r = await app.inject({ method: 'GET', url });
-    return { status: r.statusCode, body: r.headers['content-type']?.toString().startsWith('application/json') ? r.json() : r.body, headers: r.headers };
+    return {
+      status: r.statusCode,
+      body: r.headers['content-type']?.toString().startsWith('application/json') ? r.json() : r.body,
+      headers: r.headers,
+    };
   };
 
   beforeAll(async () => {
@@ -64,7 +79,11 @@ describe.each(DIALECTS)('collect --once, then the API, on %s', (dialect) => {
   it('stores exactly the generated transactions, with coverage from 0 to the finalized head', async () => {
     const status = await get('/api/status');
     expect(status.status).toBe(200);
-    expect(status.body).toMatchObject({ chain_id: 4217, total_transactions: truth.transactions.length, independent_consensus_verified: false });
+    expect(status.body).toMatchObject({
+      chain_id: 4217,
+      total_transactions: truth.transactions.length,
+      independent_consensus_verified: false,
+    });
     expect(status.body.checkpoint).toMatchObject({ height: head });
     expect(status.body.collector).toMatchObject({ state: 'stopped', last_block: head, finalized_head: head });
     const coverage = await get('/api/coverage');
@@ -78,7 +97,10 @@ describe.each(DIALECTS)('collect --once, then the API, on %s', (dialect) => {
       expect(picked(r.body), t.label).toEqual(expected(t));
       expect(r.body.height, t.label).toBe(t.height);
       expect(r.body.integrity.score, t.label).toBe(2);
-      expect(r.body.integrity.stages.map((s: { status: string }) => s.status), t.label).toEqual(['pass', 'pass']);
+      expect(
+        r.body.integrity.stages.map((s: { status: string }) => s.status),
+        t.label,
+      ).toEqual(['pass', 'pass']);
     }
   });
 
@@ -131,6 +153,7 @@ describe.each(DIALECTS)('collect --once, then the API, on %s', (dialect) => {
       expect(rec.integrity_score).toBe('2');
     });
     const byHash = new Map(truth.transactions.map((t) => [t.hash, t]));
-    for (const rec of records) for (const m of MEMBERS) expect(rec[m], `${rec.hash} ${m}`).toBe(cell(byHash.get(rec.hash as `0x${string}`)![m]));
+    for (const rec of records)
+      for (const m of MEMBERS) expect(rec[m], `${rec.hash} ${m}`).toBe(cell(byHash.get(rec.hash as `0x${string}`)![m]));
   });
 });

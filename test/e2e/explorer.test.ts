@@ -18,7 +18,16 @@ import { startCli, type CliResult } from './cli.js';
 import { createHostileToken, type HostileToken } from './hostile-token.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const HOSTILE = '<img src=x onerror=alert(1)>';
 const IMG_DIR = fileURLToPath(new URL('../../docs/img/', import.meta.url));
 /** axe-core's browser build, evaluated in the page (page.evaluate is not subject to the page's CSP). */
@@ -73,7 +82,12 @@ beforeAll(async () => {
   hostile = await createHostileToken(rpcUrl, HOSTILE, 10n ** 6n);
   while ((await json(`/api/transactions?q=${hostile.transfer}`)).total !== 1) await new Promise((r) => setTimeout(r, 200));
   profile = mkdtempSync(join(tmpdir(), 'paywatch-chromium-'));
-  browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ARGS, headless: true, viewport: { width: 1280, height: 900 } });
+  browser = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    args: ARGS,
+    headless: true,
+    viewport: { width: 1280, height: 900 },
+  });
   mkdirSync(IMG_DIR, { recursive: true });
 }, 240_000);
 
@@ -102,11 +116,20 @@ describe('the explorer in chromium', () => {
           rate: e.querySelector('[data-metric="rate"]')!.textContent,
         })),
     );
-    expect(cards.map((c) => c.api)).toEqual([expect.stringMatching(/^\/api\/metrics\?since=\d+&until=\d+$/), expect.stringMatching(/^\/api\/metrics\?since=\d+&until=\d+$/)]);
+    expect(cards.map((c) => c.api)).toEqual([
+      expect.stringMatching(/^\/api\/metrics\?since=\d+&until=\d+$/),
+      expect.stringMatching(/^\/api\/metrics\?since=\d+&until=\d+$/),
+    ]);
     for (const c of cards) {
       const m = await json(c.api);
       expect(m.total).toBeGreaterThan(10);
-      expect(c).toEqual({ api: c.api, total: m.total.toLocaleString('en'), nominal: m.nominal ?? 'unknown', fees: m.fees ?? 'unknown', rate: m.rate === null ? 'unknown' : `${(m.rate * 100).toFixed(1)} %` });
+      expect(c).toEqual({
+        api: c.api,
+        total: m.total.toLocaleString('en'),
+        nominal: m.nominal ?? 'unknown',
+        fees: m.fees ?? 'unknown',
+        rate: m.rate === null ? 'unknown' : `${(m.rate * 100).toFixed(1)} %`,
+      });
     }
     await expect(page.textContent('main')).resolves.toMatch(/Checkpointblock \d+ \(0x[0-9a-f]{6}…[0-9a-f]{6}\), written 20\d\d-/);
     await expect(page.textContent('main')).resolves.toContain('not a complete feed');
@@ -176,7 +199,9 @@ describe('the explorer in chromium', () => {
     await page.click(`a[href="/providers/${encodeURIComponent(searchDomain)}"]`);
     await page.waitForSelector('[data-change="pay_to_changed"]');
     await page.waitForLoadState('networkidle');
-    const change = (await json(`/api/intelligence/changes?domain=${encodeURIComponent(searchDomain)}`)).changes.find((c: { kind: string }) => c.kind === 'pay_to_changed');
+    const change = (await json(`/api/intelligence/changes?domain=${encodeURIComponent(searchDomain)}`)).changes.find(
+      (c: { kind: string }) => c.kind === 'pay_to_changed',
+    );
     const item = await page.textContent('[data-change="pay_to_changed"]');
     expect(item).toContain(change.before.pay_to);
     expect(item).toContain(change.after.pay_to);
@@ -247,11 +272,23 @@ describe('the explorer in chromium', () => {
     const page = await tab();
     for (const width of [1280, 375]) {
       await page.setViewportSize({ width, height: 800 });
-      for (const path of ['/', '/transactions', `/tx/${rows[0].hash}`, `/wallet/${hostile.from}`, '/providers', `/providers/${encodeURIComponent(searchDomain)}`, '/check']) {
+      for (const path of [
+        '/',
+        '/transactions',
+        `/tx/${rows[0].hash}`,
+        `/wallet/${hostile.from}`,
+        '/providers',
+        `/providers/${encodeURIComponent(searchDomain)}`,
+        '/check',
+      ]) {
         await open(page, path);
         await page.evaluate(`${AXE};0`);
         const violations = await page.evaluate(async () => {
-          const r = await (window as unknown as { axe: { run: (d: Document, o: object) => Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe.run(document, { runOnly: ['wcag2a', 'wcag2aa'] });
+          const r = await (
+            window as unknown as {
+              axe: { run: (d: Document, o: object) => Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> };
+            }
+          ).axe.run(document, { runOnly: ['wcag2a', 'wcag2aa'] });
           return r.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
         });
         expect(violations, `${path} at ${width}px`).toEqual([]);
@@ -302,7 +339,13 @@ describe('the explorer under a rate limit', () => {
     const db = /store: (sqlite:\S+)/.exec(out)![1];
     const serve = startCli(['serve', '--db', db, '--port', String(port)], { PAYWATCH_RATE_LIMIT: '4' });
     try {
-      while (!(await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false))) await new Promise((r) => setTimeout(r, 100));
+      while (
+        !(await fetch(`http://127.0.0.1:${port}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        ))
+      )
+        await new Promise((r) => setTimeout(r, 100));
       const page = await tab();
       await page.goto(`http://127.0.0.1:${port}/`);
       await page.waitForSelector('[role="alert"]');

@@ -69,7 +69,10 @@ describe.each(DIALECTS)('hostile tokens on %s', (dialect) => {
     db = await createTestDb(dialect);
     await collect();
     const get = await api(TokenList.read(listPath));
-    before = { metrics: (await get('/api/metrics')).body, alpha: (await get('/api/transactions?asset=AlphaUSD&limit=100')).body.rows.map((r: { hash: string }) => r.hash) };
+    before = {
+      metrics: (await get('/api/metrics')).body,
+      alpha: (await get('/api/transactions?asset=AlphaUSD&limit=100')).body.rows.map((r: { hash: string }) => r.hash),
+    };
     // One run per node: the second dialect reuses the tokens the first created.
     imitation ??= await createHostileToken(anvil.rpcUrl, 'AlphaUSD', 10n ** 18n);
     formula ??= await createHostileToken(anvil.rpcUrl, FORMULA, 10n ** 6n);
@@ -96,9 +99,23 @@ describe.each(DIALECTS)('hostile tokens on %s', (dialect) => {
   it('serves the imitation as what it is: unlisted, no dollar value, MPP-tagged, with a forensics note', async () => {
     const get = await api(TokenList.read(listPath));
     const d = (await get(`/api/transactions/${imitation.transfer}`)).body;
-    expect(d).toMatchObject({ asset: 'AlphaUSD', asset_contract: imitation.address, asset_listed: false, amount: '1000000000000', nominal: null, protocol: 'mpp', category: 'payment' });
+    expect(d).toMatchObject({
+      asset: 'AlphaUSD',
+      asset_contract: imitation.address,
+      asset_listed: false,
+      amount: '1000000000000',
+      nominal: null,
+      protocol: 'mpp',
+      category: 'payment',
+    });
     expect(d.legs[0]).toMatchObject({ asset: 'AlphaUSD', asset_listed: false });
-    expect(d.forensics).toContainEqual(expect.objectContaining({ kind: 'imitated_symbol', asset_contract: imitation.address, imitates: { asset_contract: ALPHA_USD, symbol: 'AlphaUSD' } }));
+    expect(d.forensics).toContainEqual(
+      expect.objectContaining({
+        kind: 'imitated_symbol',
+        asset_contract: imitation.address,
+        imitates: { asset_contract: ALPHA_USD, symbol: 'AlphaUSD' },
+      }),
+    );
     const listed = (await get(`/api/transactions?asset=${ALPHA_USD}&limit=1`)).body.rows[0];
     expect(listed.asset_listed).toBe(true);
   });

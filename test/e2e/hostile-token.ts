@@ -32,7 +32,9 @@ export interface HostileToken {
 export async function createHostileToken(rpcUrl: string, symbol: string, atomic: bigint): Promise<HostileToken> {
   const account = privateKeyToAccount(ANVIL_KEYS[3]);
   const to = privateKeyToAccount(ANVIL_KEYS[4]).address.toLowerCase();
-  const c = createClient({ account, chain: tempo.extend({ feeToken: ALPHA_USD }), transport: http(rpcUrl), pollingInterval: 20 }).extend(publicActions).extend(walletActions);
+  const c = createClient({ account, chain: tempo.extend({ feeToken: ALPHA_USD }), transport: http(rpcUrl), pollingInterval: 20 })
+    .extend(publicActions)
+    .extend(walletActions);
   const wait = async (hash: Hash) => {
     const r = await c.waitForTransactionReceipt({ hash, pollingInterval: 20 });
     if (r.status !== 'success') throw new Error(`hostile token step ${hash} reverted`);
@@ -43,7 +45,13 @@ export async function createHostileToken(rpcUrl: string, symbol: string, atomic:
   const token = event.args.token.toLowerCase() as `0x${string}`;
   await wait(await Actions.token.grantRoles(c, { token, roles: ['issuer'], to: account.address, gas: GAS }));
   await wait(await Actions.token.mint(c, { token, to: account.address, amount: atomic, gas: GAS }));
-  const transfer = await Actions.token.transfer(c, { token, to: to as `0x${string}`, amount: atomic, memo: mppMemo('fake.example', 'agent-x', 'challenge-x'), gas: GAS });
+  const transfer = await Actions.token.transfer(c, {
+    token,
+    to: to as `0x${string}`,
+    amount: atomic,
+    memo: mppMemo('fake.example', 'agent-x', 'challenge-x'),
+    gas: GAS,
+  });
   await wait(transfer);
   for (let i = 0; i < 2; i++) await c.request({ method: 'evm_mine' as never, params: [] as never });
   return { address: token, transfer, from: account.address.toLowerCase(), to };

@@ -29,7 +29,10 @@ afterAll(async () => {
 async function until(url: string, ok: (status: number, body: any) => boolean, ms = 60_000): Promise<any> {
   const deadline = Date.now() + ms;
   for (;;) {
-    const r = await fetch(url).then(async (x) => ({ status: x.status, body: await x.json().catch(() => null) }), () => null);
+    const r = await fetch(url).then(
+      async (x) => ({ status: x.status, body: await x.json().catch(() => null) }),
+      () => null,
+    );
     if (r && ok(r.status, r.body)) return r.body;
     if (Date.now() > deadline) throw new Error(`${url} never became ready: last ${JSON.stringify(r)}`);
     await new Promise((res) => setTimeout(res, 100));
@@ -37,7 +40,11 @@ async function until(url: string, ok: (status: number, body: any) => boolean, ms
 }
 
 /** The value of `name`'s series whose labels include `labels` (a number), or undefined. */
-function sample(families: ReturnType<typeof parsePrometheusTextFormat>, name: string, labels: Record<string, string> = {}): number | undefined {
+function sample(
+  families: ReturnType<typeof parsePrometheusTextFormat>,
+  name: string,
+  labels: Record<string, string> = {},
+): number | undefined {
   const s = families.find((f) => f.name === name)?.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v));
   return s?.value === undefined ? undefined : Number(s.value);
 }
@@ -48,9 +55,29 @@ describe('paywatch start, operated', () => {
     const api = `http://127.0.0.1:${apiPort}`;
     const verify = `http://127.0.0.1:${verifyPort}`;
     const start = startCli(
-      ['start', '--db', `sqlite:${join(dir, 's.sqlite')}`, '--rpc', `http://127.0.0.1:${rpcPort}`, '--from', '0', '--port', String(apiPort), '--verify-port', String(verifyPort), '--metrics-port', String(metricsPort), '--poll-interval-ms', '100'],
+      [
+        'start',
+        '--db',
+        `sqlite:${join(dir, 's.sqlite')}`,
+        '--rpc',
+        `http://127.0.0.1:${rpcPort}`,
+        '--from',
+        '0',
+        '--port',
+        String(apiPort),
+        '--verify-port',
+        String(verifyPort),
+        '--metrics-port',
+        String(metricsPort),
+        '--poll-interval-ms',
+        '100',
+      ],
       // No directory to read (a refused loopback source: no network in tests); checks may reach the local slow target.
-      { PAYWATCH_SOURCES: 'none=mpp-registry:http://127.0.0.1:1/', PAYWATCH_VERIFY_ALLOW_LOOPBACK: '1', PAYWATCH_SHUTDOWN_GRACE_SECONDS: '10' },
+      {
+        PAYWATCH_SOURCES: 'none=mpp-registry:http://127.0.0.1:1/',
+        PAYWATCH_VERIFY_ALLOW_LOOPBACK: '1',
+        PAYWATCH_SHUTDOWN_GRACE_SECONDS: '10',
+      },
     );
     try {
       // The node is unreachable: the process serves anyway and says why it is not collecting.
@@ -62,7 +89,10 @@ describe('paywatch start, operated', () => {
         expect(ready.status).toBe(200);
         expect(await ready.json()).toMatchObject({ status: 'ready', store: { ok: true } });
       }
-      expect((await fetch(`${api}/readyz`).then((r) => r.json())).collector).toMatchObject({ state: 'error', last_error: expect.stringMatching(/cannot reach/) });
+      expect((await fetch(`${api}/readyz`).then((r) => r.json())).collector).toMatchObject({
+        state: 'error',
+        last_error: expect.stringMatching(/cannot reach/),
+      });
 
       // The node appears on that port: the collector launches and catches up.
       anvil = await startAnvil({ port: rpcPort });
@@ -90,7 +120,11 @@ describe('paywatch start, operated', () => {
       await new Promise<void>((r) => slow!.listen(0, '127.0.0.1', () => r()));
       const target = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/thing`;
       const { key } = (await fetch(`${verify}/v1/keys`, { method: 'POST' }).then((r) => r.json())) as { key: string };
-      const inFlight = fetch(`${verify}/v1/check`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ url: target }) });
+      const inFlight = fetch(`${verify}/v1/check`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: target }),
+      });
       await new Promise((r) => setTimeout(r, 500));
       start.child.kill('SIGTERM');
       await new Promise((r) => setTimeout(r, 300));

@@ -40,7 +40,10 @@ async function serve(extra: string[]): Promise<string> {
   procs.push(p);
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {
-    const ok = await fetch(`${base}/readyz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${base}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return base;
     await pause(100);
   }
@@ -86,7 +89,15 @@ describe('reads from a streaming replica', () => {
   let onPrimary: string;
 
   it('refuses --db-read with a SQLite --db', async () => {
-    const r = await runCli(['serve', '--db', 'sqlite:/tmp/paywatch-never.sqlite', '--db-read', 'postgres://postgres@127.0.0.1:1/x', '--port', '0']);
+    const r = await runCli([
+      'serve',
+      '--db',
+      'sqlite:/tmp/paywatch-never.sqlite',
+      '--db-read',
+      'postgres://postgres@127.0.0.1:1/x',
+      '--port',
+      '0',
+    ]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('--db-read needs a PostgreSQL --db');
   });
@@ -142,7 +153,12 @@ describe('reads from a streaming replica', () => {
     await pause(STATS_REUSE_MS + 50); // the store version read is reused this long (src/store/cache.ts)
     // The remembered answers key on the replica's version: once replayed, the new rows show.
     expect((await get(onReplica, '/api/transactions?limit=100')).body).toEqual((await get(onPrimary, '/api/transactions?limit=100')).body);
-    expect((await get(onReplica, '/api/status')).body.replica).toEqual({ serving: 'replica', replay_lag_seconds: 0, replay_lag_bytes: 0, replay_paused: false });
+    expect((await get(onReplica, '/api/status')).body.replica).toEqual({
+      serving: 'replica',
+      replay_lag_seconds: 0,
+      replay_lag_bytes: 0,
+      replay_paused: false,
+    });
   }, 120_000);
 
   it('fails over to the primary while the replica is down and goes back when it returns', async () => {
@@ -159,10 +175,14 @@ describe('reads from a streaming replica', () => {
     } finally {
       pair.replica.start();
     }
-    const back = await eventually(async () => {
-      const s = (await get(onReplica, '/api/status')).body;
-      return s.replica?.serving === 'replica' ? s : undefined;
-    }, 30_000, 'reads back on the replica');
+    const back = await eventually(
+      async () => {
+        const s = (await get(onReplica, '/api/status')).body;
+        return s.replica?.serving === 'replica' ? s : undefined;
+      },
+      30_000,
+      'reads back on the replica',
+    );
     expect(back!.replica.replay_paused).toBe(false);
   }, 120_000);
 });
@@ -177,7 +197,21 @@ describe('a primary restarting during collection', () => {
     const head = await finalizedHeight(anvil.rpcUrl);
     const name = await pair.createDb('pw_restart');
     const url = pair.primary.url(name);
-    const collector = startCli(['collect', '--db', url, '--rpc', anvil.rpcUrl, '--from', '0', '--batch-size', '1', '--rpc-concurrency', '1', '--poll-interval-ms', '200']);
+    const collector = startCli([
+      'collect',
+      '--db',
+      url,
+      '--rpc',
+      anvil.rpcUrl,
+      '--from',
+      '0',
+      '--batch-size',
+      '1',
+      '--rpc-concurrency',
+      '1',
+      '--poll-interval-ms',
+      '200',
+    ]);
     procs.push(collector);
     const height = async () => {
       const s = await openStore(url, { migrate: false });

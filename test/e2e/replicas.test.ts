@@ -60,7 +60,13 @@ async function startReady(args: string[], env: Record<string, string>, ready: st
   procs.push(p);
   for (let i = 0; i < 300; i++) {
     if (p.child.exitCode !== null) throw new Error(`paywatch ${args[0]} exited: ${(await p.done).stderr}`);
-    if (await fetch(ready).then((r) => r.ok, () => false)) return;
+    if (
+      await fetch(ready).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     await pause(100);
   }
   throw new Error(`paywatch ${args[0]} did not become ready`);
@@ -81,11 +87,14 @@ function hit(port: number, path: string, from: string): Promise<{ status: number
 /** paywatch_http_requests_total of one replica for GET /api/status with `status`. */
 async function statusRequests(metrics: string, status: string): Promise<number> {
   const families = parsePrometheusTextFormat(await (await fetch(`${metrics}/metrics`)).text());
-  const m = families.find((f) => f.name === 'paywatch_http_requests_total')?.metrics.find((s) => s.labels?.route === '/api/status' && s.labels?.status === status && s.labels?.listener === 'api');
+  const m = families
+    .find((f) => f.name === 'paywatch_http_requests_total')
+    ?.metrics.find((s) => s.labels?.route === '/api/status' && s.labels?.status === status && s.labels?.listener === 'api');
   return Number(m?.value ?? 0);
 }
 
-const readyLimits = async (base: string) => ((await (await fetch(`${base}/readyz`)).json()) as { limits: { shared: boolean; store: string } }).limits;
+const readyLimits = async (base: string) =>
+  ((await (await fetch(`${base}/readyz`)).json()) as { limits: { shared: boolean; store: string } }).limits;
 
 beforeAll(async () => {
   if (!HAPROXY) throw new Error('haproxy is not installed (apt-get install haproxy; .ci/run installs it)');
@@ -102,14 +111,31 @@ beforeAll(async () => {
     );
     replicas.push({ url, metrics: `http://127.0.0.1:${metricsPort}` });
     const verify = `http://127.0.0.1:${verifyPort}`;
-    await startReady(['verify', '--db', dbUrl, '--verify-port', String(verifyPort)], { PAYWATCH_VERIFY_ALLOW_LOOPBACK: '1', PAYWATCH_RATE_LIMIT: '100000' }, `${verify}/readyz`);
+    await startReady(
+      ['verify', '--db', dbUrl, '--verify-port', String(verifyPort)],
+      { PAYWATCH_VERIFY_ALLOW_LOOPBACK: '1', PAYWATCH_RATE_LIMIT: '100000' },
+      `${verify}/readyz`,
+    );
     verifiers.push(verify);
   }
   proxyPort = await freePort();
   const cfg = join(dir, 'haproxy.cfg');
-  writeFileSync(cfg, haproxyConfig(proxyPort, replicas.map((r) => Number(new URL(r.url).port))));
+  writeFileSync(
+    cfg,
+    haproxyConfig(
+      proxyPort,
+      replicas.map((r) => Number(new URL(r.url).port)),
+    ),
+  );
   proxy = spawn(HAPROXY, ['-db', '-f', cfg], { stdio: 'ignore' });
-  for (let i = 0; !(await hit(proxyPort, '/healthz', '127.0.0.1').then(() => true, () => false)); i++) {
+  for (
+    let i = 0;
+    !(await hit(proxyPort, '/healthz', '127.0.0.1').then(
+      () => true,
+      () => false,
+    ));
+    i++
+  ) {
     if (i > 100) throw new Error('haproxy did not start');
     await pause(50);
   }
@@ -165,13 +191,20 @@ describe('two replicas behind HAProxy, one PostgreSQL, one Redis', () => {
   it('store one intake event once for 200 concurrent deliveries through both replicas', async () => {
     const conn = await issueSender(store, new KeyVault(MasterSecret.parse(SECRET)), 'connection', 'replicas', 'mcp', 'test');
     const body = envelope('mcp', 'across-replicas-1');
-    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => deliver(replicas[i % 2]!.url, { senderId: conn.id, key: conn.key, body })));
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => deliver(replicas[i % 2]!.url, { senderId: conn.id, key: conn.key, body })),
+    );
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
     expect(statuses.filter((s) => s === 200)).toHaveLength(199);
-    const rows = await store.db.selectFrom('intake_protocol_events').select(['event_id', 'received_at', 'body_sha256']).where('connection_id', '=', conn.id).execute();
+    const rows = await store.db
+      .selectFrom('intake_protocol_events')
+      .select(['event_id', 'received_at', 'body_sha256'])
+      .where('connection_id', '=', conn.id)
+      .execute();
     expect(rows).toHaveLength(1);
-    for (const r of results) expect(r.body).toEqual({ event_id: 'across-replicas-1', received_at: rows[0]!.received_at, body_sha256: rows[0]!.body_sha256 });
+    for (const r of results)
+      expect(r.body).toEqual({ event_id: 'across-replicas-1', received_at: rows[0]!.received_at, body_sha256: rows[0]!.body_sha256 });
   }, 60_000);
 
   it('meter a free key at 990 of 1,000 exactly across two verify processes: 50 parallel checks, 10 answers', async () => {
@@ -179,7 +212,11 @@ describe('two replicas behind HAProxy, one PostgreSQL, one Redis', () => {
     const month = utcMonth();
     await setUsage(store, row.id, month, 990);
     const check = (base: string) =>
-      fetch(`${base}/v1/check`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ url: `${bad.origin}/free` }) }).then(async (r) => ({ status: r.status, retryAfter: r.headers.get('retry-after'), body: await r.text() }));
+      fetch(`${base}/v1/check`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify({ url: `${bad.origin}/free` }),
+      }).then(async (r) => ({ status: r.status, retryAfter: r.headers.get('retry-after'), body: await r.text() }));
     const results = await Promise.all(Array.from({ length: 50 }, (_, i) => check(verifiers[i % 2]!)));
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(10);
@@ -242,12 +279,19 @@ describe('two replicas behind HAProxy, one PostgreSQL, one Redis', () => {
     expect(bad, JSON.stringify(bad.slice(0, 5))).toEqual([]);
     expect(deliveries.every((s) => [200, 201, 503].includes(s))).toBe(true);
 
-    const rows = await store.db.selectFrom('intake_protocol_events').select(['event_id', 'received_at', 'body_sha256']).where('connection_id', '=', conn.id).execute();
+    const rows = await store.db
+      .selectFrom('intake_protocol_events')
+      .select(['event_id', 'received_at', 'body_sha256'])
+      .where('connection_id', '=', conn.id)
+      .execute();
     expect(rows).toHaveLength(EVENTS);
     expect(new Set(rows.map((r) => r.event_id)).size).toBe(EVENTS);
-    for (const r of rows) expect(acked.get(r.event_id)).toEqual({ event_id: r.event_id, received_at: r.received_at, body_sha256: r.body_sha256 });
+    for (const r of rows)
+      expect(acked.get(r.event_id)).toEqual({ event_id: r.event_id, received_at: r.received_at, body_sha256: r.body_sha256 });
     // The replicas are ready again.
     for (const r of replicas) await expect.poll(async () => (await fetch(`${r.url}/readyz`)).status, { timeout: 10_000 }).toBe(200);
-    console.log(`primary restart under load: ${answers.length} reads (${answers.filter((a) => a.status === 503).length} × 503), ${deliveries.length} deliveries (${deliveries.filter((s) => s === 503).length} × 503) for ${EVENTS} events`);
+    console.log(
+      `primary restart under load: ${answers.length} reads (${answers.filter((a) => a.status === 503).length} × 503), ${deliveries.length} deliveries (${deliveries.filter((s) => s === 503).length} × 503) for ${EVENTS} events`,
+    );
   }, 120_000);
 });

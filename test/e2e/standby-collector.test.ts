@@ -68,7 +68,20 @@ afterAll(async () => {
 describe('a standby collector on postgres', () => {
   it('stands by while the leader holds the store, takes over within seconds of each SIGKILL, and ends equal to the clean run', async () => {
     const db = await freshDb('postgres');
-    const args = ['--db', db.url, '--rpc', anvil.rpcUrl, '--from', '0', '--batch-size', '1', '--rpc-concurrency', '1', '--poll-interval-ms', '200'];
+    const args = [
+      '--db',
+      db.url,
+      '--rpc',
+      anvil.rpcUrl,
+      '--from',
+      '0',
+      '--batch-size',
+      '1',
+      '--rpc-concurrency',
+      '1',
+      '--poll-interval-ms',
+      '200',
+    ];
     const collect = () => startCli(['collect', ...args, '--log-level', 'info']);
     const reader = await openStore(db.url);
     const procs: ReturnType<typeof startCli>[] = [];
@@ -98,7 +111,13 @@ describe('a standby collector on postgres', () => {
         expect(wroteAt - releasedAt).toBeLessThan(10_000);
         leader = standby;
         // The killed one comes back as the new standby; the last time as `paywatch start`, whose API must say so.
-        standby = kill < 2 ? collect() : startCli(['start', ...args, '--port', '0', '--verify-port', '0', '--log-level', 'info'], { PAYWATCH_INTEL_INTERVAL_SECONDS: '86400', PAYWATCH_SOURCES: 'none=mpp-registry:http://127.0.0.1:1/' });
+        standby =
+          kill < 2
+            ? collect()
+            : startCli(['start', ...args, '--port', '0', '--verify-port', '0', '--log-level', 'info'], {
+                PAYWATCH_INTEL_INTERVAL_SECONDS: '86400',
+                PAYWATCH_SOURCES: 'none=mpp-registry:http://127.0.0.1:1/',
+              });
         procs.push(standby);
         await until(async () => /standing by/.test(outputOf(standby)), 60_000, 'the new standby');
       }
@@ -119,7 +138,9 @@ describe('a standby collector on postgres', () => {
     expect(got.coverage).toEqual([{ first: 0, last: head }]);
     expect(got.checkpoint).toEqual(clean.checkpoint);
     expect(handovers).toHaveLength(3);
-    console.log(`standby handovers (lock released → first write): ${handovers.map((h) => `${h.ms} ms at height ${h.releasedAtHeight}`).join(', ')}`);
+    console.log(
+      `standby handovers (lock released → first write): ${handovers.map((h) => `${h.ms} ms at height ${h.releasedAtHeight}`).join(', ')}`,
+    );
     if (process.env.PAYWATCH_STANDBY_RESULTS === '1') writeHandovers(handovers);
   }, 300_000);
 });
@@ -127,14 +148,28 @@ describe('a standby collector on postgres', () => {
 describe('a second collector on sqlite', () => {
   it('still exits with the clear message (one file, one writer)', async () => {
     const db = await freshDb('sqlite');
-    const leader = startCli(['collect', '--db', db.url, '--rpc', anvil.rpcUrl, '--from', '0', '--batch-size', '2', '--rpc-concurrency', '1']);
+    const leader = startCli([
+      'collect',
+      '--db',
+      db.url,
+      '--rpc',
+      anvil.rpcUrl,
+      '--from',
+      '0',
+      '--batch-size',
+      '2',
+      '--rpc-concurrency',
+      '1',
+    ]);
     try {
       const reader = await openStore(db.url);
       await until(async () => (await height(reader)) >= 0, 60_000, 'the first write');
       await reader.close();
       const second = await runCli(['collect', '--db', db.url, '--rpc', anvil.rpcUrl, '--from', '0']);
       expect(second.code).not.toBe(0);
-      expect(second.stderr).toMatch(/another collector \(pid \d+\) holds the store sqlite:.*; stop it first, or use serve to read the store/);
+      expect(second.stderr).toMatch(
+        /another collector \(pid \d+\) holds the store sqlite:.*; stop it first, or use serve to read the store/,
+      );
     } finally {
       leader.child.kill('SIGTERM');
       await leader.done;

@@ -29,7 +29,10 @@ type Status = { checkpoint: { height: number } | null; collector: { state: strin
 async function waitFor(url: string, ok: (s: Status) => boolean, exited: () => boolean): Promise<Status> {
   for (;;) {
     if (exited()) throw new Error(`process exited before ${url} was ready`);
-    const s = await fetch(url).then((r) => (r.ok ? (r.json() as Promise<Status>) : null), () => null);
+    const s = await fetch(url).then(
+      (r) => (r.ok ? (r.json() as Promise<Status>) : null),
+      () => null,
+    );
     if (s && ok(s)) return s;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -39,22 +42,46 @@ describe('paywatch start and serve', () => {
   it('collect and serve together, show the live and recorded collector, and stop cleanly on signals', async () => {
     const head = await finalizedHeight(anvil.rpcUrl);
     const [startPort, servePort] = [await freePort(), await freePort()];
-    const start = startCli(['start', '--db', db.url, '--rpc', anvil.rpcUrl, '--from', '0', '--port', String(startPort), '--poll-interval-ms', '100']);
+    const start = startCli([
+      'start',
+      '--db',
+      db.url,
+      '--rpc',
+      anvil.rpcUrl,
+      '--from',
+      '0',
+      '--port',
+      String(startPort),
+      '--poll-interval-ms',
+      '100',
+    ]);
     let startExited = false;
     void start.done.then(() => (startExited = true));
-    const live = await waitFor(`http://127.0.0.1:${startPort}/api/status`, (s) => s.checkpoint?.height === head, () => startExited);
+    const live = await waitFor(
+      `http://127.0.0.1:${startPort}/api/status`,
+      (s) => s.checkpoint?.height === head,
+      () => startExited,
+    );
     expect(live.collector).toMatchObject({ state: 'running', last_block: head });
 
     const serve = startCli(['serve', '--db', db.url, '--port', String(servePort)]);
     let serveExited = false;
     void serve.done.then(() => (serveExited = true));
-    const recorded = await waitFor(`http://127.0.0.1:${servePort}/api/status`, () => true, () => serveExited);
+    const recorded = await waitFor(
+      `http://127.0.0.1:${servePort}/api/status`,
+      () => true,
+      () => serveExited,
+    );
     expect(recorded.checkpoint?.height).toBe(head);
     expect(recorded.collector.state).toMatch(/^(running|stalled)$/);
 
     // The running collector follows new finalized blocks.
     await rpcCall(anvil.rpcUrl, 'anvil_mine', ['0x5']);
-    await waitFor(`http://127.0.0.1:${startPort}/api/status`, (s) => s.checkpoint?.height === head + 5, () => startExited);
+    await waitFor(
+      `http://127.0.0.1:${startPort}/api/status`,
+      (s) => s.checkpoint?.height === head + 5,
+      () => startExited,
+    );
 
     start.child.kill('SIGTERM');
     serve.child.kill('SIGINT');

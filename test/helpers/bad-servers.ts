@@ -53,7 +53,9 @@ export async function startBadServers(host = '127.0.0.1'): Promise<BadServers> {
         res.writeHead(402, { 'payment-required': '%%% not base64 %%%', 'content-type': 'application/json' });
         return void res.end('{"x402Version": 2, "accepts": [');
       case '/malformed-mpp':
-        res.writeHead(402, { 'www-authenticate': 'Payment id="abc", realm="bad", method="tempo", intent="charge", request="!!!not-base64url!!!"' });
+        res.writeHead(402, {
+          'www-authenticate': 'Payment id="abc", realm="bad", method="tempo", intent="charge", request="!!!not-base64url!!!"',
+        });
         return void res.end();
       case '/slow':
         await sleep(num('ms', 5000));

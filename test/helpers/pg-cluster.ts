@@ -15,7 +15,13 @@ import pg from 'pg';
 /** The newest installed server's tools (Debian layout), unless PAYWATCH_PG_BIN names them. */
 const BIN =
   process.env.PAYWATCH_PG_BIN ??
-  join('/usr/lib/postgresql', readdirSync('/usr/lib/postgresql').sort((a, b) => Number(a) - Number(b)).at(-1) ?? '15', 'bin');
+  join(
+    '/usr/lib/postgresql',
+    readdirSync('/usr/lib/postgresql')
+      .sort((a, b) => Number(a) - Number(b))
+      .at(-1) ?? '15',
+    'bin',
+  );
 const asRoot = process.getuid?.() === 0;
 
 /** Runs a PostgreSQL tool, as the postgres OS user when we are root. */

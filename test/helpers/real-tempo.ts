@@ -53,7 +53,15 @@ export function mainnetTokens(): TokenMap {
   return new Map(
     mainnetTokenList().map((t): [string, TokenInfo] => {
       const currency = t.extensions?.currency;
-      return [t.address.toLowerCase(), { address: t.address.toLowerCase(), symbol: t.symbol, currency: typeof currency === 'string' ? currency : null, decimals: t.decimals }];
+      return [
+        t.address.toLowerCase(),
+        {
+          address: t.address.toLowerCase(),
+          symbol: t.symbol,
+          currency: typeof currency === 'string' ? currency : null,
+          decimals: t.decimals,
+        },
+      ];
     }),
   );
 }

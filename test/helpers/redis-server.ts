@@ -37,7 +37,17 @@ async function answers(port: number, ms = 10_000): Promise<void> {
 export async function startRedis(opts: { password?: string } = {}): Promise<RedisServer> {
   const port = await freePort();
   let child: ChildProcess | null = null;
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...(opts.password ? ['--requirepass', opts.password] : [])];
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    ...(opts.password ? ['--requirepass', opts.password] : []),
+  ];
   const server: RedisServer = {
     port,
     url: `redis://${opts.password ? `:${encodeURIComponent(opts.password)}@` : ''}127.0.0.1:${port}`,

@@ -118,7 +118,9 @@ export async function startReplayRpc(opts: ReplayRpcOptions): Promise<ReplayRpc>
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(out));
       })
       .catch((e: Error) => {
-        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: e.message } }));
+        res
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: e.message } }));
       });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));

@@ -87,7 +87,13 @@ export async function startRpcProxy(opts: RpcProxyOptions): Promise<RpcProxy> {
     if (unsupported.size === 0) return upstream(body);
     const parsed = JSON.parse(body) as { id: unknown; method: string } | { id: unknown; method: string }[];
     const calls = Array.isArray(parsed) ? parsed : [parsed];
-    const refused = calls.filter((c) => unsupported.has(c.method)).map((c) => ({ jsonrpc: '2.0', id: c.id, error: { code: -32601, message: `the method ${c.method} does not exist/is not available` } }));
+    const refused = calls
+      .filter((c) => unsupported.has(c.method))
+      .map((c) => ({
+        jsonrpc: '2.0',
+        id: c.id,
+        error: { code: -32601, message: `the method ${c.method} does not exist/is not available` },
+      }));
     const rest = calls.filter((c) => !unsupported.has(c.method));
     if (refused.length === 0) return upstream(body);
     let answers: unknown[] = [];

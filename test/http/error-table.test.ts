@@ -5,7 +5,16 @@
  */
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { Conflict, Forbidden, InvalidInput, LimitExceeded, NotFound, PaywatchError, Unauthenticated, Unavailable } from '../../src/domain/errors.js';
+import {
+  Conflict,
+  Forbidden,
+  InvalidInput,
+  LimitExceeded,
+  NotFound,
+  PaywatchError,
+  Unauthenticated,
+  Unavailable,
+} from '../../src/domain/errors.js';
 import { HttpError, HTTP_STATUS_OF_CODE, installErrorHandling } from '../../src/http/errors.js';
 import { CliError, exitCodeOf } from '../../src/cli/run.js';
 import { ConfigError } from '../../src/config.js';
@@ -49,7 +58,16 @@ describe('one HTTP status table', () => {
   });
 
   it('covers every caller-facing kind of src/domain/errors.ts', () => {
-    expect(Object.keys(HTTP_STATUS_OF_CODE).sort()).toEqual(['conflict', 'forbidden', 'invalid_input', 'limit_exceeded', 'not_found', 'store_unavailable', 'unauthenticated', 'unavailable']);
+    expect(Object.keys(HTTP_STATUS_OF_CODE).sort()).toEqual([
+      'conflict',
+      'forbidden',
+      'invalid_input',
+      'limit_exceeded',
+      'not_found',
+      'store_unavailable',
+      'unauthenticated',
+      'unavailable',
+    ]);
   });
 });
 

@@ -22,7 +22,11 @@ function open(port: number, path: string, from: string): Promise<{ req: ClientRe
   });
 }
 
-async function get(port: number, path: string, from = '127.0.0.1'): Promise<{ status: number; headers: IncomingMessage['headers']; body: string }> {
+async function get(
+  port: number,
+  path: string,
+  from = '127.0.0.1',
+): Promise<{ status: number; headers: IncomingMessage['headers']; body: string }> {
   const { res } = await open(port, path, from);
   let body = '';
   for await (const chunk of res) body += chunk;
@@ -55,7 +59,9 @@ describe('HeavyBudget over real sockets', () => {
     const third = await get(port, '/slow');
     expect(third.status).toBe(429);
     expect(third.headers['retry-after']).toBe('1');
-    expect(JSON.parse(third.body).error).toMatch(/at most 2 metrics, export or filtered-list requests run at once per client; retry after 1 s/);
+    expect(JSON.parse(third.body).error).toMatch(
+      /at most 2 metrics, export or filtered-list requests run at once per client; retry after 1 s/,
+    );
     expect((await get(port, '/cheap')).status).toBe(200);
     const other = get(port, '/slow', '127.0.0.2');
     for (let i = 0; i < 100 && budget.held('127.0.0.2') < 1; i++) await new Promise((r) => setTimeout(r, 10));

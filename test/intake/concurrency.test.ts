@@ -33,7 +33,12 @@ describe.each(DIALECTS)('exactly-once intake on %s', (dialect) => {
   });
 
   const rowsOf = async (prefix: string) =>
-    store.db.selectFrom('intake_protocol_events').select(['event_id', 'received_at', 'body_sha256']).where('connection_id', '=', conn.id).where('event_id', 'like', `${prefix}%`).execute();
+    store.db
+      .selectFrom('intake_protocol_events')
+      .select(['event_id', 'received_at', 'body_sha256'])
+      .where('connection_id', '=', conn.id)
+      .where('event_id', 'like', `${prefix}%`)
+      .execute();
 
   it('stores exactly 50 records for 200 concurrent deliveries of 50 events, and every retry gets the original receipt', async () => {
     const server: Server = await startServer(db.url);

@@ -40,7 +40,8 @@ describe('clientKey', () => {
     expect(clientKey('203.0.113.5')).not.toBe(clientKey('203.0.113.6'));
     expect(clientKey('not an address')).toBe('not an address');
     // The dotted-quad fast path answers what ipaddr.js would.
-    for (const ip of ['0.0.0.0', '9.9.9.9', '10.1.2.3', '127.0.0.1', '192.168.100.200', '255.255.255.255']) expect(clientKey(ip)).toBe(ipaddr.parse(ip).toString());
+    for (const ip of ['0.0.0.0', '9.9.9.9', '10.1.2.3', '127.0.0.1', '192.168.100.200', '255.255.255.255'])
+      expect(clientKey(ip)).toBe(ipaddr.parse(ip).toString());
   });
 });
 
@@ -82,7 +83,9 @@ describe.each(DIALECTS)('failed authentication on %s', (dialect) => {
       const r = await deliver(server.url, { senderId: conn.id, key: conn.key, body: good });
       expect(r.status).toBe(429);
       expect(Object.keys(r.body)).toEqual(['error']);
-      expect(r.body.error).toMatch(/^too many failed authentications from this address: at most 30 failed intake authentications per 60 s; retry after \d+ s$/);
+      expect(r.body.error).toMatch(
+        /^too many failed authentications from this address: at most 30 failed intake authentications per 60 s; retry after \d+ s$/,
+      );
       const retry = Number(r.headers.get('retry-after'));
       expect(retry).toBeGreaterThan(0);
       expect(retry).toBeLessThanOrEqual(60);
@@ -90,7 +93,9 @@ describe.each(DIALECTS)('failed authentication on %s', (dialect) => {
       // Decided before any store read: with the store closed, the answer is still 429.
       await server.store.close();
       expect((await deliver(server.url, bad[0])).status).toBe(429);
-      expect((await deliver(server.url, { ...bad[0], path: '/api/intelligence/outcomes', senderHeader: 'x-svc-producer' })).status).toBe(429);
+      expect((await deliver(server.url, { ...bad[0], path: '/api/intelligence/outcomes', senderHeader: 'x-svc-producer' })).status).toBe(
+        429,
+      );
     } finally {
       await stopApp(server);
     }
@@ -112,7 +117,9 @@ describe.each(DIALECTS)('failed authentication on %s', (dialect) => {
           }
         }),
       );
-      console.log(`intake flood (${dialect}, ${workers} connections × ${each} requests, ${Date.now() - started} ms): ${JSON.stringify(tally)}`);
+      console.log(
+        `intake flood (${dialect}, ${workers} connections × ${each} requests, ${Date.now() - started} ms): ${JSON.stringify(tally)}`,
+      );
       expect(Object.keys(tally).sort()).toEqual(['401', '429']);
       // Requests already past the check when the limit is reached still fail as 401: at most one per connection.
       expect(tally[401]).toBeGreaterThanOrEqual(LIMIT);
@@ -148,14 +155,18 @@ describe.each(DIALECTS)('failed authentication on %s', (dialect) => {
     try {
       const get = (auth: string) => fetch(`${server.url}/api/operator/events?env=test`, { headers: { authorization: auth } });
       expect((await get(`Bearer ${token}`)).status).toBe(200);
-      const statuses = await sequence(LIMIT + 5, (i) => get(i % 2 ? `Bearer ${token}x` : 'Bearer op_0000000000000000.pwop_' + 'A'.repeat(43)));
+      const statuses = await sequence(LIMIT + 5, (i) =>
+        get(i % 2 ? `Bearer ${token}x` : `Bearer op_0000000000000000.pwop_${'A'.repeat(43)}`),
+      );
       console.log(`operator reads (${dialect}): ${statuses.indexOf(429)} answers 401 before the first 429`);
       expect(statuses.slice(0, LIMIT)).toEqual(Array(LIMIT).fill(401));
       expect(statuses.slice(LIMIT)).toEqual(Array(5).fill(429));
       const r = await get(`Bearer ${token}`);
       expect(r.status).toBe(429);
       expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
-      expect(await r.json()).toEqual({ error: expect.stringMatching(/^too many failed authentications from this address: at most 30 failed operator tokens per 60 s/) });
+      expect(await r.json()).toEqual({
+        error: expect.stringMatching(/^too many failed authentications from this address: at most 30 failed operator tokens per 60 s/),
+      });
       await server.store.close();
       expect((await get('Bearer nope')).status).toBe(429);
     } finally {
@@ -167,7 +178,11 @@ describe.each(DIALECTS)('failed authentication on %s', (dialect) => {
     const h = await startVerify(dialect);
     try {
       const check = (auth: string) =>
-        fetch(`${h.url}/v1/check`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: auth }, body: JSON.stringify({ url: 'https://example.com/x' }) });
+        fetch(`${h.url}/v1/check`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: auth },
+          body: JSON.stringify({ url: 'https://example.com/x' }),
+        });
       const statuses = await sequence(LIMIT + 5, (i) => check(i % 2 ? `Bearer pw_${randomBytes(32).toString('base64url')}` : 'Basic abc'));
       console.log(`trust check (${dialect}): ${statuses.indexOf(429)} answers 401 before the first 429`);
       expect(statuses.slice(0, LIMIT)).toEqual(Array(LIMIT).fill(401));
@@ -175,7 +190,9 @@ describe.each(DIALECTS)('failed authentication on %s', (dialect) => {
       const r = await check(`Bearer pw_${'A'.repeat(43)}`);
       expect(r.status).toBe(429);
       expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
-      expect(await r.json()).toEqual({ error: expect.stringMatching(/^too many failed authentications from this address: at most 30 failed API keys per 60 s/) });
+      expect(await r.json()).toEqual({
+        error: expect.stringMatching(/^too many failed authentications from this address: at most 30 failed API keys per 60 s/),
+      });
       await h.store.close();
       expect((await check(`Bearer pw_${'B'.repeat(43)}`)).status).toBe(429);
     } finally {
@@ -187,7 +204,9 @@ describe.each(DIALECTS)('failed authentication on %s', (dialect) => {
   it('takes the limit from PAYWATCH_AUTH_FAILURE_LIMIT', async () => {
     const server = await startServer(db.url, { PAYWATCH_AUTH_FAILURE_LIMIT: '3' });
     try {
-      const statuses = await sequence(5, () => deliver(server.url, { senderId: conn.id, key: conn.key, body: '{}', signature: '0'.repeat(64) }));
+      const statuses = await sequence(5, () =>
+        deliver(server.url, { senderId: conn.id, key: conn.key, body: '{}', signature: '0'.repeat(64) }),
+      );
       expect(statuses).toEqual([401, 401, 401, 429, 429]);
     } finally {
       await server.close();

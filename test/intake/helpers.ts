@@ -80,16 +80,52 @@ export async function deliver(base: string, d: Delivery): Promise<{ status: numb
 
 /** A minimal valid native record per protocol (discriminators and ids, from docs/intake.md). */
 export const RECORDS: Record<string, { event_type: string; record: unknown }> = {
-  ap2: { event_type: 'cart_mandate', record: { contents: { id: 'cart-1', payment_request: { method_data: [] }, cart_expiry: '2026-12-01T00:00:00Z', merchant_name: 'M' }, merchant_authorization: 'eyJ...' } },
-  a2a: { event_type: 'status-update', record: { kind: 'status-update', taskId: 't-1', contextId: 'c-1', status: { state: 'completed', timestamp: '2026-11-21T00:00:00Z' }, final: true } },
+  ap2: {
+    event_type: 'cart_mandate',
+    record: {
+      contents: { id: 'cart-1', payment_request: { method_data: [] }, cart_expiry: '2026-12-01T00:00:00Z', merchant_name: 'M' },
+      merchant_authorization: 'eyJ...',
+    },
+  },
+  a2a: {
+    event_type: 'status-update',
+    record: {
+      kind: 'status-update',
+      taskId: 't-1',
+      contextId: 'c-1',
+      status: { state: 'completed', timestamp: '2026-11-21T00:00:00Z' },
+      final: true,
+    },
+  },
   mcp: { event_type: 'tools/call', record: { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'search' } } },
-  ucp: { event_type: 'checkout.updated', record: { id: 'chk_1', status: 'completed', currency: 'USD', line_items: [{ id: 'li1' }], totals: [{ type: 'total', amount: 100 }] } },
-  acp: { event_type: 'order_create', record: { type: 'order_create', data: { type: 'order', checkout_session_id: 'cs_1', status: 'created' } } },
+  ucp: {
+    event_type: 'checkout.updated',
+    record: { id: 'chk_1', status: 'completed', currency: 'USD', line_items: [{ id: 'li1' }], totals: [{ type: 'total', amount: 100 }] },
+  },
+  acp: {
+    event_type: 'order_create',
+    record: { type: 'order_create', data: { type: 'order', checkout_session_id: 'cs_1', status: 'created' } },
+  },
 };
 
 /** A protocol-event envelope as JSON text (the exact bytes that get signed). */
-export function envelope(protocol: string, eventId: string, environment: 'test' | 'live' = 'test', record: unknown = RECORDS[protocol].record, extra: Record<string, unknown> = {}): string {
-  return JSON.stringify({ schema: 'paywatch.protocol.v1', protocol, event_id: eventId, event_type: RECORDS[protocol]?.event_type ?? 'x', event_time: now() - 60, environment, record, ...extra });
+export function envelope(
+  protocol: string,
+  eventId: string,
+  environment: 'test' | 'live' = 'test',
+  record: unknown = RECORDS[protocol].record,
+  extra: Record<string, unknown> = {},
+): string {
+  return JSON.stringify({
+    schema: 'paywatch.protocol.v1',
+    protocol,
+    event_id: eventId,
+    event_type: RECORDS[protocol]?.event_type ?? 'x',
+    event_time: now() - 60,
+    environment,
+    record,
+    ...extra,
+  });
 }
 
 export const SERVICE_ID = 'a'.repeat(64);
@@ -106,7 +142,13 @@ export function outcome(eventId: string, patch: Record<string, unknown> = {}): s
     task_id: 'task-1',
     attempt_id: 'attempt-1',
     service: { service_id: SERVICE_ID },
-    charge: { amount: '0.1', asset: '0x20c0000000000000000000000000000000000000', network: 'eip155:4217', tx_hash: `0x${'b'.repeat(64)}`, protocol: 'mpp' },
+    charge: {
+      amount: '0.1',
+      asset: '0x20c0000000000000000000000000000000000000',
+      network: 'eip155:4217',
+      tx_hash: `0x${'b'.repeat(64)}`,
+      protocol: 'mpp',
+    },
     result_fingerprint: createHash('sha256').update(RESULT).digest('hex'),
     evaluation: { version: 'rubric-2', verdict: 'pass', score: 0.9, criteria: { complete: true } },
     ...patch,
@@ -115,8 +157,14 @@ export function outcome(eventId: string, patch: Record<string, unknown> = {}): s
 
 /** Counts stored protocol events and outcomes (both environments). */
 export async function counts(store: Store): Promise<{ events: number; outcomes: number }> {
-  const e = await store.db.selectFrom('intake_protocol_events').select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow();
-  const o = await store.db.selectFrom('intake_outcomes').select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow();
+  const e = await store.db
+    .selectFrom('intake_protocol_events')
+    .select((eb) => eb.fn.countAll<string | number>().as('n'))
+    .executeTakeFirstOrThrow();
+  const o = await store.db
+    .selectFrom('intake_outcomes')
+    .select((eb) => eb.fn.countAll<string | number>().as('n'))
+    .executeTakeFirstOrThrow();
   return { events: Number(e.n), outcomes: Number(o.n) };
 }
 

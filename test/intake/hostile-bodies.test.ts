@@ -27,7 +27,7 @@ interface Issued {
 const sha256 = (b: string | Buffer) => createHash('sha256').update(b).digest('hex');
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 /** A record nested `levels` deep: {"n":{"n":…{}}}. */
-const nested = (levels: number): string => '{"n":'.repeat(levels - 1) + '{}' + '}'.repeat(levels - 1);
+const nested = (levels: number): string => `${'{"n":'.repeat(levels - 1)}{}${'}'.repeat(levels - 1)}`;
 
 describe.each(DIALECTS)('hostile signed bodies on %s', (dialect) => {
   let db: TestDb;
@@ -41,7 +41,11 @@ describe.each(DIALECTS)('hostile signed bodies on %s', (dialect) => {
   const privateBodies: string[] = [];
 
   const send = (c: Issued, body: string | Buffer) => {
-    privateBodies.push(Buffer.from(body).toString('utf8').replace(/^\ufeff/, ''));
+    privateBodies.push(
+      Buffer.from(body)
+        .toString('utf8')
+        .replace(/^\ufeff/, ''),
+    );
     return deliver(server.url, { senderId: c.id, key: c.key, body });
   };
   const sendOutcome = (p: Issued, body: string | Buffer) => {
@@ -85,7 +89,9 @@ describe.each(DIALECTS)('hostile signed bodies on %s', (dialect) => {
       const r = await p;
       expect(r.status, name).toBe(403);
       expect(Object.keys(r.body), name).toEqual(['error']);
-      expect(r.body.error, name).toMatch(/^environment mismatch: .* is '(test|live)' but this (connection|producer) was issued for '(test|live)'/);
+      expect(r.body.error, name).toMatch(
+        /^environment mismatch: .* is '(test|live)' but this (connection|producer) was issued for '(test|live)'/,
+      );
     }
     expect(await counts(store)).toEqual(before);
     expect((await send(connLive, envelope('mcp', 'env-5', 'live'))).status).toBe(201);
@@ -97,9 +103,24 @@ describe.each(DIALECTS)('hostile signed bodies on %s', (dialect) => {
     const cases: [string, Promise<{ status: number; body: Record<string, unknown> }>][] = [
       ['a second environment', send(connTest, base.replace(/}$/, ',"environment":"live"}'))],
       ['the same name escaped', send(connTest, base.replace(/}$/, ',"\\u0065nvironment":"test"}'))],
-      ['a duplicate inside the record', send(connTest, envelope('mcp', 'dup-2', 'test', { jsonrpc: '2.0', id: 1, method: 'a' }).replace('"method":"a"', '"method":"a","method":"b"'))],
-      ['a duplicate deep inside the record', send(connTest, envelope('mcp', 'dup-3', 'test', { jsonrpc: '2.0', method: 'a', params: { x: [{ y: 1 }] } }).replace('{"y":1}', '{"y":1,"y":2}'))],
-      ['a duplicate in an outcome charge', sendOutcome(prodTest, outcome('dup-4').replace('"amount":"0.1"', '"amount":"0.1","amount":"100"'))],
+      [
+        'a duplicate inside the record',
+        send(
+          connTest,
+          envelope('mcp', 'dup-2', 'test', { jsonrpc: '2.0', id: 1, method: 'a' }).replace('"method":"a"', '"method":"a","method":"b"'),
+        ),
+      ],
+      [
+        'a duplicate deep inside the record',
+        send(
+          connTest,
+          envelope('mcp', 'dup-3', 'test', { jsonrpc: '2.0', method: 'a', params: { x: [{ y: 1 }] } }).replace('{"y":1}', '{"y":1,"y":2}'),
+        ),
+      ],
+      [
+        'a duplicate in an outcome charge',
+        sendOutcome(prodTest, outcome('dup-4').replace('"amount":"0.1"', '"amount":"0.1","amount":"100"')),
+      ],
     ];
     const before = await counts(store);
     for (const [name, p] of cases) {
@@ -108,7 +129,11 @@ describe.each(DIALECTS)('hostile signed bodies on %s', (dialect) => {
       expect(r.body.error, name).toMatch(/^malformed body: duplicate member name at character \d+/);
     }
     expect(await counts(store)).toEqual(before);
-    const siblings = envelope('mcp', 'dup-ok', 'test', { jsonrpc: '2.0', method: 'a', params: { a: { x: 1, s: 'x":"x' }, b: { x: 1 }, list: [{ x: 1 }, { x: 2 }] } });
+    const siblings = envelope('mcp', 'dup-ok', 'test', {
+      jsonrpc: '2.0',
+      method: 'a',
+      params: { a: { x: 1, s: 'x":"x' }, b: { x: 1 }, list: [{ x: 1 }, { x: 2 }] },
+    });
     expect((await send(connTest, siblings)).status).toBe(201);
   });
 
@@ -118,14 +143,23 @@ describe.each(DIALECTS)('hostile signed bodies on %s', (dialect) => {
     const first = await send(connTest, withBom);
     expect(first.status, JSON.stringify(first.body)).toBe(201);
     expect(first.body.body_sha256).toBe(sha256(text));
-    const row = await store.db.selectFrom('intake_protocol_events').select(['body', 'body_sha256']).where('connection_id', '=', connTest.id).where('event_id', '=', 'bom-1').executeTakeFirstOrThrow();
+    const row = await store.db
+      .selectFrom('intake_protocol_events')
+      .select(['body', 'body_sha256'])
+      .where('connection_id', '=', connTest.id)
+      .where('event_id', '=', 'bom-1')
+      .executeTakeFirstOrThrow();
     expect(Buffer.from(row.body).equals(Buffer.from(text))).toBe(true);
     const retry = await send(connTest, withBom);
     expect(retry).toMatchObject({ status: 200, body: first.body });
     // Only one mark is dropped: a second one is not JSON.
     expect((await send(connTest, Buffer.concat([BOM, BOM, Buffer.from(envelope('mcp', 'bom-2'))]))).status).toBe(400);
     const page = await read('/api/operator/events?env=test&limit=100');
-    expect(page.body.rows.find((r) => r.event_id === 'bom-1')).toMatchObject({ record_error: null, stored_body_base64: null, record: JSON.parse(text).record });
+    expect(page.body.rows.find((r) => r.event_id === 'bom-1')).toMatchObject({
+      record_error: null,
+      stored_body_base64: null,
+      record: JSON.parse(text).record,
+    });
   });
 
   it('caps nesting at 64 levels (the envelope is level 1) with 400 beyond, for events and outcomes', async () => {
@@ -133,12 +167,21 @@ describe.each(DIALECTS)('hostile signed bodies on %s', (dialect) => {
     const at64 = envelope('mcp', 'deep-64', 'test', { jsonrpc: '2.0', method: 'a', params: '@' }).replace('"@"', nested(62));
     expect((await send(connTest, at64)).status).toBe(201);
     const before = await counts(store);
-    for (const [id, levels] of [['deep-65', 63], ['deep-5000', 5000]] as const) {
-      const r = await send(connTest, envelope('mcp', id, 'test', { jsonrpc: '2.0', method: 'a', params: '@' }).replace('"@"', nested(levels)));
+    for (const [id, levels] of [
+      ['deep-65', 63],
+      ['deep-5000', 5000],
+    ] as const) {
+      const r = await send(
+        connTest,
+        envelope('mcp', id, 'test', { jsonrpc: '2.0', method: 'a', params: '@' }).replace('"@"', nested(levels)),
+      );
       expect(r.status, id).toBe(400);
       expect(r.body.error).toMatch(/^malformed body: objects and arrays nested deeper than 64 levels/);
     }
-    const deepCriteria = await sendOutcome(prodTest, outcome('deep-o', { evaluation: { version: 'v', verdict: 'pass', criteria: '@' } }).replace('"@"', '['.repeat(70) + ']'.repeat(70)));
+    const deepCriteria = await sendOutcome(
+      prodTest,
+      outcome('deep-o', { evaluation: { version: 'v', verdict: 'pass', criteria: '@' } }).replace('"@"', '['.repeat(70) + ']'.repeat(70)),
+    );
     expect(deepCriteria.status).toBe(400);
     expect(await counts(store)).toEqual(before);
   });
@@ -146,10 +189,26 @@ describe.each(DIALECTS)('hostile signed bodies on %s', (dialect) => {
   it('refuses control characters in members kept in text columns (NUL breaks PostgreSQL text) with 400', async () => {
     const before = await counts(store);
     const cases: [string, Promise<{ status: number; body: Record<string, unknown> }>, RegExp][] = [
-      ['NUL in event_type', send(connTest, envelope('mcp', 'ctl-1', 'test', undefined, { event_type: 'tools/\u0000call' })), /member 'event_type' must not contain control characters/],
-      ['ESC in event_type', send(connTest, envelope('mcp', 'ctl-2', 'test', undefined, { event_type: '\u001b[31mred' })), /member 'event_type'/],
-      ['NUL in an outcome asset', sendOutcome(prodTest, outcome('ctl-3', { charge: { amount: '1', asset: 'US\u0000DC', network: 'eip155:4217' } })), /member 'charge.asset'/],
-      ['C1 CSI in a verdict', sendOutcome(prodTest, outcome('ctl-4', { evaluation: { version: 'v', verdict: 'pass\u009b2J' } })), /member 'evaluation.verdict'/],
+      [
+        'NUL in event_type',
+        send(connTest, envelope('mcp', 'ctl-1', 'test', undefined, { event_type: 'tools/\u0000call' })),
+        /member 'event_type' must not contain control characters/,
+      ],
+      [
+        'ESC in event_type',
+        send(connTest, envelope('mcp', 'ctl-2', 'test', undefined, { event_type: '\u001b[31mred' })),
+        /member 'event_type'/,
+      ],
+      [
+        'NUL in an outcome asset',
+        sendOutcome(prodTest, outcome('ctl-3', { charge: { amount: '1', asset: 'US\u0000DC', network: 'eip155:4217' } })),
+        /member 'charge.asset'/,
+      ],
+      [
+        'C1 CSI in a verdict',
+        sendOutcome(prodTest, outcome('ctl-4', { evaluation: { version: 'v', verdict: 'pass\u009b2J' } })),
+        /member 'evaluation.verdict'/,
+      ],
     ];
     for (const [name, p, msg] of cases) {
       const r = await p;
@@ -165,28 +224,67 @@ describe.each(DIALECTS)('hostile signed bodies on %s', (dialect) => {
     const t = now() - 30;
     const poison: [string, Buffer][] = [
       ['poison-bom', Buffer.concat([BOM, Buffer.from(envelope('mcp', 'poison-bom'))])],
-      ['poison-deep', Buffer.from(envelope('mcp', 'poison-deep', 'test', { jsonrpc: '2.0', method: 'a', params: '@' }).replace('"@"', nested(5000)))],
+      [
+        'poison-deep',
+        Buffer.from(envelope('mcp', 'poison-deep', 'test', { jsonrpc: '2.0', method: 'a', params: '@' }).replace('"@"', nested(5000))),
+      ],
       ['poison-utf8', Buffer.concat([Buffer.from('{"record":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')])],
     ];
     for (const [id, body] of poison) {
       privateBodies.push(body.toString('utf8').replace(/^\ufeff/, ''));
       await store.db
         .insertInto('intake_protocol_events')
-        .values({ connection_id: connTest.id, event_id: id, environment: 'test', protocol: 'mcp', event_type: 'tools/call', event_time: t, body, body_sha256: sha256(body), received_at: new Date().toISOString() })
+        .values({
+          connection_id: connTest.id,
+          event_id: id,
+          environment: 'test',
+          protocol: 'mcp',
+          event_type: 'tools/call',
+          event_time: t,
+          body,
+          body_sha256: sha256(body),
+          received_at: new Date().toISOString(),
+        })
         .execute();
     }
     const outcomeRows: [string, Buffer][] = [
       ['poison-o-bom', Buffer.concat([BOM, Buffer.from(outcome('poison-o-bom'))])],
-      ['poison-o-deep', Buffer.from(outcome('poison-o-deep', { evaluation: { version: 'v', verdict: 'pass', criteria: '@' } }).replace('"@"', '['.repeat(5000) + ']'.repeat(5000)))],
+      [
+        'poison-o-deep',
+        Buffer.from(
+          outcome('poison-o-deep', { evaluation: { version: 'v', verdict: 'pass', criteria: '@' } }).replace(
+            '"@"',
+            '['.repeat(5000) + ']'.repeat(5000),
+          ),
+        ),
+      ],
     ];
     for (const [id, body] of outcomeRows) {
       privateBodies.push(body.toString('utf8').replace(/^\ufeff/, ''));
       await store.db
         .insertInto('intake_outcomes')
         .values({
-          producer_id: prodTest.id, event_id: id, environment: 'test', occurred_at: t, task_id: 'task-1', attempt_id: 'attempt-1', service_id: 'a'.repeat(64), service_url: null,
-          charge_amount: '0.1', charge_asset: 'USDC', charge_network: 'eip155:4217', charge_tx_hash: null, charge_protocol: null, result_fingerprint: 'b'.repeat(64),
-          evaluation_version: 'v', verdict: 'pass', score: null, evidence: null, body, body_sha256: sha256(body), received_at: new Date().toISOString(),
+          producer_id: prodTest.id,
+          event_id: id,
+          environment: 'test',
+          occurred_at: t,
+          task_id: 'task-1',
+          attempt_id: 'attempt-1',
+          service_id: 'a'.repeat(64),
+          service_url: null,
+          charge_amount: '0.1',
+          charge_asset: 'USDC',
+          charge_network: 'eip155:4217',
+          charge_tx_hash: null,
+          charge_protocol: null,
+          result_fingerprint: 'b'.repeat(64),
+          evaluation_version: 'v',
+          verdict: 'pass',
+          score: null,
+          evidence: null,
+          body,
+          body_sha256: sha256(body),
+          received_at: new Date().toISOString(),
         })
         .execute();
     }
@@ -196,17 +294,33 @@ describe.each(DIALECTS)('hostile signed bodies on %s', (dialect) => {
     expect(events.status, JSON.stringify(events.body)).toBe(200);
     const eventRow = (id: string) => events.body.rows.find((r) => r.event_id === id)!;
     for (const [id, body] of poison.slice(1)) {
-      expect(eventRow(id), id).toMatchObject({ record: null, record_error: expect.stringMatching(/^malformed body: /), stored_body_base64: body.toString('base64') });
+      expect(eventRow(id), id).toMatchObject({
+        record: null,
+        record_error: expect.stringMatching(/^malformed body: /),
+        stored_body_base64: body.toString('base64'),
+      });
     }
     expect(eventRow('poison-deep').record_error).toMatch(/nested deeper than 64 levels/);
     expect(eventRow('poison-utf8').record_error).toBe('malformed body: not valid UTF-8');
-    expect(eventRow('poison-bom')).toMatchObject({ record: JSON.parse(envelope('mcp', 'x')).record, record_error: null, stored_body_base64: null });
+    expect(eventRow('poison-bom')).toMatchObject({
+      record: JSON.parse(envelope('mcp', 'x')).record,
+      record_error: null,
+      stored_body_base64: null,
+    });
     const outcomes = await read('/api/operator/outcomes?env=test&limit=100');
     expect(outcomes.status).toBe(200);
     const outcomeRow = (id: string) => outcomes.body.rows.find((r) => r.event_id === id)!;
-    expect(outcomeRow('poison-o-deep')).toMatchObject({ record: null, record_error: expect.stringMatching(/nested deeper than 64 levels/), stored_body_base64: outcomeRows[1][1].toString('base64') });
+    expect(outcomeRow('poison-o-deep')).toMatchObject({
+      record: null,
+      record_error: expect.stringMatching(/nested deeper than 64 levels/),
+      stored_body_base64: outcomeRows[1][1].toString('base64'),
+    });
     expect(outcomeRow('poison-o-bom')).toMatchObject({ record: expect.objectContaining({ event_id: 'poison-o-bom' }), record_error: null });
-    expect(outcomeRow('fine-o')).toMatchObject({ record: expect.objectContaining({ task_id: 'task-1' }), record_error: null, stored_body_base64: null });
+    expect(outcomeRow('fine-o')).toMatchObject({
+      record: expect.objectContaining({ task_id: 'task-1' }),
+      record_error: null,
+      stored_body_base64: null,
+    });
 
     const [eventsText, eventsJson, outcomesText] = await Promise.all([
       runCli(['operator', 'events', 'list', '--env', 'test', '--limit', '100', '--db', db.url], { PAYWATCH_SECRET: SECRET }),
@@ -214,12 +328,16 @@ describe.each(DIALECTS)('hostile signed bodies on %s', (dialect) => {
       runCli(['operator', 'outcomes', 'list', '--env', 'test', '--limit', '100', '--db', db.url], { PAYWATCH_SECRET: SECRET }),
     ]);
     expect(eventsText.code, eventsText.stderr).toBe(0);
-    expect(eventsText.stdout).toMatch(/poison-deep\tsha256 [0-9a-f]{64}\t\[stored body not shown: malformed body: objects and arrays nested deeper than 64 levels/);
+    expect(eventsText.stdout).toMatch(
+      /poison-deep\tsha256 [0-9a-f]{64}\t\[stored body not shown: malformed body: objects and arrays nested deeper than 64 levels/,
+    );
     expect(eventsJson.code, eventsJson.stderr).toBe(0);
     const cliRows = (JSON.parse(eventsJson.stdout) as { rows: { event_id: string; stored_body_base64: string | null }[] }).rows;
     expect(cliRows.find((r) => r.event_id === 'poison-utf8')!.stored_body_base64).toBe(poison[2][1].toString('base64'));
     expect(outcomesText.code, outcomesText.stderr).toBe(0);
-    expect(outcomesText.stdout).toMatch(/\[stored body not shown: malformed body: objects and arrays nested deeper than 64 levels \(at character \d+\); see --json stored_body_base64\]\tpoison-o-deep/);
+    expect(outcomesText.stdout).toMatch(
+      /\[stored body not shown: malformed body: objects and arrays nested deeper than 64 levels \(at character \d+\); see --json stored_body_base64\]\tpoison-o-deep/,
+    );
     expect(outcomesText.stdout).toMatch(/task task-1\/attempt-1\tpass\t0\.1 0x20c0000000000000000000000000000000000000\tfine-o/);
   }, 120_000);
 
@@ -238,10 +356,12 @@ describe.each(DIALECTS)('hostile signed bodies on %s', (dialect) => {
     // Log lines are JSON: search what they say (pino's own base members and the access log's route pattern, a
     // constant such as /api/protocol-events, aside) for any 8 consecutive characters of any private body (V8's
     // JSON.parse message, for one, quotes about 10 characters of the text).
-    const said = logLines.map((l) => {
-      const { level: _l, time: _t, pid: _p, hostname: _h, route: _r, ...rest } = JSON.parse(l) as Record<string, unknown>;
-      return collectStrings(rest);
-    }).join('\n');
+    const said = logLines
+      .map((l) => {
+        const { level: _l, time: _t, pid: _p, hostname: _h, route: _r, ...rest } = JSON.parse(l) as Record<string, unknown>;
+        return collectStrings(rest);
+      })
+      .join('\n');
     for (const body of privateBodies) {
       for (let i = 0; i + 8 <= body.length; i++) {
         const piece = body.slice(i, i + 8);
@@ -253,9 +373,20 @@ describe.each(DIALECTS)('hostile signed bodies on %s', (dialect) => {
 
   it('requires --env on connection create and producer enroll, stores it and lists it', async () => {
     const [noEnvConn, noEnvProd, live] = await Promise.all([
-      runCli(['operator', 'connection', 'create', '--protocol', 'mcp', '--name', 'x', '--db', db.url, '--json'], { PAYWATCH_SECRET: SECRET }),
+      runCli(['operator', 'connection', 'create', '--protocol', 'mcp', '--name', 'x', '--db', db.url, '--json'], {
+        PAYWATCH_SECRET: SECRET,
+      }),
       runCli(['operator', 'producer', 'enroll', '--name', 'x', '--db', db.url, '--json'], { PAYWATCH_SECRET: SECRET }),
-      operatorCli<Issued & { environment: string }>(db.url, ['connection', 'create', '--protocol', 'acp', '--name', 'live-app', '--env', 'live']),
+      operatorCli<Issued & { environment: string }>(db.url, [
+        'connection',
+        'create',
+        '--protocol',
+        'acp',
+        '--name',
+        'live-app',
+        '--env',
+        'live',
+      ]),
     ]);
     for (const r of [noEnvConn, noEnvProd]) {
       expect(r.code).not.toBe(0);
@@ -277,18 +408,30 @@ describe.each(DIALECTS)('sender environment migration on %s', (dialect) => {
     db = await createTestDb(dialect);
     const old = await openStore(db.url, { migrate: false });
     try {
-      const r = await new Migrator({ db: old.db, provider: migrationProvider, allowUnorderedMigrations: true }).migrateTo('intake_0001_senders_keys_events_outcomes');
+      const r = await new Migrator({ db: old.db, provider: migrationProvider, allowUnorderedMigrations: true }).migrateTo(
+        'intake_0001_senders_keys_events_outcomes',
+      );
       expect(r.error).toBeUndefined();
       // The columns of intake_0001, without environment.
       const sender = { id: 'conn_0123456789abcdef', kind: 'connection', name: 'old', protocol: 'mcp', created_at: 1, revoked_at: null };
-      await old.db.insertInto('intake_senders').values(sender as never).execute();
-      await old.db.insertInto('intake_keys').values({ id: 'key_0123456789abcdef', sender_id: sender.id, sealed: 'x', created_at: 1, expires_at: null }).execute();
+      await old.db
+        .insertInto('intake_senders')
+        .values(sender as never)
+        .execute();
+      await old.db
+        .insertInto('intake_keys')
+        .values({ id: 'key_0123456789abcdef', sender_id: sender.id, sealed: 'x', created_at: 1, expires_at: null })
+        .execute();
     } finally {
       await old.close();
     }
     const store = await openStore(db.url);
     try {
-      const row = await store.db.selectFrom('intake_senders').select('environment').where('id', '=', 'conn_0123456789abcdef').executeTakeFirstOrThrow();
+      const row = await store.db
+        .selectFrom('intake_senders')
+        .select('environment')
+        .where('id', '=', 'conn_0123456789abcdef')
+        .executeTakeFirstOrThrow();
       expect(row.environment).toBe('test');
       expect((await verificationKeys(store, 'connection', 'conn_0123456789abcdef', now()))!.sender.environment).toBe('test');
     } finally {
@@ -301,6 +444,9 @@ describe.each(DIALECTS)('sender environment migration on %s', (dialect) => {
 function collectStrings(v: unknown): string {
   if (typeof v === 'string') return v;
   if (Array.isArray(v)) return v.map(collectStrings).join('\n');
-  if (v && typeof v === 'object') return Object.entries(v).map(([k, x]) => `${k}\n${collectStrings(x)}`).join('\n');
+  if (v && typeof v === 'object')
+    return Object.entries(v)
+      .map(([k, x]) => `${k}\n${collectStrings(x)}`)
+      .join('\n');
   return '';
 }

@@ -63,7 +63,13 @@ describe.each(DIALECTS)('outcomes and operator reads on %s', (dialect) => {
     expect(changed.status).toBe(409);
     const rows = await server.store.db.selectFrom('intake_outcomes').selectAll().where('event_id', '=', 'o-1').execute();
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ attempt_id: 'attempt-1', charge_amount: '0.1', service_id: SERVICE_ID, verdict: 'pass', producer_id: prodA.id });
+    expect(rows[0]).toMatchObject({
+      attempt_id: 'attempt-1',
+      charge_amount: '0.1',
+      service_id: SERVICE_ID,
+      verdict: 'pass',
+      producer_id: prodA.id,
+    });
     expect(Buffer.from(rows[0].body).toString()).toBe(body);
   });
 
@@ -73,7 +79,10 @@ describe.each(DIALECTS)('outcomes and operator reads on %s', (dialect) => {
     });
     const before = await counts(server.store);
     const bad: [Record<string, unknown>, RegExp][] = [
-      [evidence({ content_base64: Buffer.from('something else').toString('base64') }), /evidence sha256 [0-9a-f]{64} does not match result_fingerprint/],
+      [
+        evidence({ content_base64: Buffer.from('something else').toString('base64') }),
+        /evidence sha256 [0-9a-f]{64} does not match result_fingerprint/,
+      ],
       [evidence({ producer_id: prodB.id }), /evidence belongs to producer/],
       [evidence({ task_id: 'task-2' }), /evidence belongs to task 'task-2'/],
     ];
@@ -85,14 +94,28 @@ describe.each(DIALECTS)('outcomes and operator reads on %s', (dialect) => {
     expect(await counts(server.store)).toEqual(before);
     const ok = await post(prodA, outcome('ev-ok', evidence()));
     expect(ok.status).toBe(201);
-    const row = await server.store.db.selectFrom('intake_outcomes').select('evidence').where('event_id', '=', 'ev-ok').executeTakeFirstOrThrow();
+    const row = await server.store.db
+      .selectFrom('intake_outcomes')
+      .select('evidence')
+      .where('event_id', '=', 'ev-ok')
+      .executeTakeFirstOrThrow();
     expect(Buffer.from(row.evidence!).equals(RESULT)).toBe(true);
   });
 
   it('rejects malformed records and wrong senders with a specific {error}, storing nothing', async () => {
     const cases: [string, Promise<{ status: number; body: Record<string, unknown> }>, number, RegExp][] = [
-      ['amount as a JSON number', post(prodA, outcome('m1', { charge: { amount: 0.1, asset: 'USDC', network: 'eip155:4217' } })), 400, /member 'charge.amount'/],
-      ['amount in exponent form', post(prodA, outcome('m2', { charge: { amount: '1e-2', asset: 'USDC', network: 'eip155:4217' } })), 400, /exact decimal string/],
+      [
+        'amount as a JSON number',
+        post(prodA, outcome('m1', { charge: { amount: 0.1, asset: 'USDC', network: 'eip155:4217' } })),
+        400,
+        /member 'charge.amount'/,
+      ],
+      [
+        'amount in exponent form',
+        post(prodA, outcome('m2', { charge: { amount: '1e-2', asset: 'USDC', network: 'eip155:4217' } })),
+        400,
+        /exact decimal string/,
+      ],
       ['no service', post(prodA, outcome('m3', { service: {} })), 400, /needs service_id or url/],
       ['a bad service_id', post(prodA, outcome('m4', { service: { service_id: 'ABC' } })), 400, /member 'service.service_id'/],
       ['a bad fingerprint', post(prodA, outcome('m5', { result_fingerprint: 'xyz' })), 400, /member 'result_fingerprint'/],
@@ -119,7 +142,15 @@ describe.each(DIALECTS)('outcomes and operator reads on %s', (dialect) => {
     const batch: [Issued, string, Record<string, unknown>][] = [
       [prodA, 'c1', { occurred_at: day + 10, charge: { amount: '0.1', asset: 'USDC', network: 'eip155:4217' } }],
       [prodA, 'c2', { occurred_at: day + 20, charge: { amount: '0.2', asset: 'USDC', network: 'eip155:4217' } }],
-      [prodB, 'c3', { occurred_at: day + 86400, service: { url: 'https://api.example.com/x' }, charge: { amount: '1.000001', asset: 'USDC', network: 'eip155:4217' } }],
+      [
+        prodB,
+        'c3',
+        {
+          occurred_at: day + 86400,
+          service: { url: 'https://api.example.com/x' },
+          charge: { amount: '1.000001', asset: 'USDC', network: 'eip155:4217' },
+        },
+      ],
       [prodB, 'c4', { occurred_at: day + 30, charge: { amount: '5', asset: 'EURC', network: 'eip155:4217' } }],
       [prodLive, 'c5', { occurred_at: day + 40, environment: 'live', charge: { amount: '7', asset: 'USDC', network: 'eip155:4217' } }],
     ];
@@ -141,18 +172,42 @@ describe.each(DIALECTS)('outcomes and operator reads on %s', (dialect) => {
       ['2026-01-16', 'USDC', '1.000001'],
     ]);
     const [cliLive, cliOutcomes] = await Promise.all([
-      operatorCli<{ by_service: { total: string }[] }>(db.url, ['costs', '--env', 'live', '--since', String(day), '--until', String(day + 2 * 86400), '--period', 'month']),
+      operatorCli<{ by_service: { total: string }[] }>(db.url, [
+        'costs',
+        '--env',
+        'live',
+        '--since',
+        String(day),
+        '--until',
+        String(day + 2 * 86400),
+        '--period',
+        'month',
+      ]),
       operatorCli<{ rows: { event_id: string; environment: string }[] }>(db.url, ['outcomes', 'list', '--env', 'live']),
     ]);
     expect(cliLive.by_service.map((c) => c.total)).toEqual(['7']);
     expect(cliOutcomes.rows.map((r) => [r.event_id, r.environment])).toEqual([['c5', 'live']]);
-    const live = (await (await read('/api/operator/outcomes?env=live')).json()) as { rows: { event_id: string; record: { charge: unknown } }[] };
+    const live = (await (await read('/api/operator/outcomes?env=live')).json()) as {
+      rows: { event_id: string; record: { charge: unknown } }[];
+    };
     expect(live.rows.map((r) => r.event_id)).toEqual(['c5']);
   }, 120_000);
 
   it('answers 401 to reads without a valid operator token, the same for an empty and a full store', async () => {
-    const auths = ['', 'Bearer', `Bearer ${revokedToken}`, `Bearer ${token}x`, `Basic ${Buffer.from('a:b').toString('base64')}`, 'Bearer op_0000000000000000.pwop_' + 'A'.repeat(43)];
-    for (const path of ['/api/operator/events?env=test', '/api/operator/outcomes?env=live', '/api/operator/costs?env=test', '/api/operator/events']) {
+    const auths = [
+      '',
+      'Bearer',
+      `Bearer ${revokedToken}`,
+      `Bearer ${token}x`,
+      `Basic ${Buffer.from('a:b').toString('base64')}`,
+      `Bearer op_0000000000000000.pwop_${'A'.repeat(43)}`,
+    ];
+    for (const path of [
+      '/api/operator/events?env=test',
+      '/api/operator/outcomes?env=live',
+      '/api/operator/costs?env=test',
+      '/api/operator/events',
+    ]) {
       for (const auth of auths) {
         const [full, none] = await Promise.all([read(path, auth), read(path, auth, empty.url)]);
         const a = { status: full.status, body: await full.text(), www: full.headers.get('www-authenticate') };
@@ -182,19 +237,41 @@ describe.each(DIALECTS)('outcomes and operator reads on %s', (dialect) => {
   });
 
   it('leaves every public answer byte for byte the same after a batch of outcomes', async () => {
-    const paths = ['/api/status', '/api/coverage', '/api/transactions', '/api/metrics', '/api/providers', '/api/intelligence/status', '/api/intelligence/offers', '/api/openapi.json'];
+    const paths = [
+      '/api/status',
+      '/api/coverage',
+      '/api/transactions',
+      '/api/metrics',
+      '/api/providers',
+      '/api/intelligence/status',
+      '/api/intelligence/offers',
+      '/api/openapi.json',
+    ];
     // Freeze the clock (Date only; timers and sockets run) so time-stamped members such as as_of stay put.
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
     try {
-      const snap = async () => Promise.all(paths.map(async (p) => {
-        const r = await fetch(`${server.url}${p}`);
-        return { p, status: r.status, etag: r.headers.get('etag'), body: await r.text() };
-      }));
+      const snap = async () =>
+        Promise.all(
+          paths.map(async (p) => {
+            const r = await fetch(`${server.url}${p}`);
+            return { p, status: r.status, etag: r.headers.get('etag'), body: await r.text() };
+          }),
+        );
       const before = await snap();
       expect(before.find((s) => s.p === '/api/openapi.json')!.status).toBe(200);
       for (let i = 0; i < 20; i++) {
         const p = i % 3 === 0 ? prodLive : i % 2 ? prodA : prodB;
-        expect((await post(p, outcome(`batch-${i}`, { environment: i % 3 ? 'test' : 'live', evaluation: { version: 'v1', verdict: i % 2 ? 'fail' : 'pass', score: 0 } }))).status).toBe(201);
+        expect(
+          (
+            await post(
+              p,
+              outcome(`batch-${i}`, {
+                environment: i % 3 ? 'test' : 'live',
+                evaluation: { version: 'v1', verdict: i % 2 ? 'fail' : 'pass', score: 0 },
+              }),
+            )
+          ).status,
+        ).toBe(201);
       }
       expect(await snap()).toEqual(before);
     } finally {

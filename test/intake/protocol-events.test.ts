@@ -30,7 +30,8 @@ describe.each(DIALECTS)('protocol events on %s', (dialect) => {
     // The first CLI call migrates the store; the rest run side by side.
     conn.mcp = await operatorCli<Issued>(db.url, ['connection', 'create', '--protocol', 'mcp', '--name', 'app-mcp', '--env', 'test']);
     const others = PROTOCOLS.filter((p) => p !== 'mcp');
-    const create = (p: string, name: string, env = 'test') => operatorCli<Issued>(db.url, ['connection', 'create', '--protocol', p, '--name', name, '--env', env]);
+    const create = (p: string, name: string, env = 'test') =>
+      operatorCli<Issued>(db.url, ['connection', 'create', '--protocol', p, '--name', name, '--env', env]);
     const issued = await Promise.all([
       ...others.map((p) => create(p, `app-${p}`)),
       create('mcp', 'to-revoke'),
@@ -55,13 +56,22 @@ describe.each(DIALECTS)('protocol events on %s', (dialect) => {
       const body = envelope(p, `first-${p}`);
       const first = await deliver(server.url, { senderId: conn[p].id, key: conn[p].key, body });
       expect(first.status, `${p}: ${JSON.stringify(first.body)}`).toBe(201);
-      expect(first.body).toEqual({ event_id: `first-${p}`, received_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), body_sha256: sha256(body) });
+      expect(first.body).toEqual({
+        event_id: `first-${p}`,
+        received_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        body_sha256: sha256(body),
+      });
       const before = await counts(server.store);
       const retry = await deliver(server.url, { senderId: conn[p].id, key: conn[p].key, body });
       expect(retry.status).toBe(200);
       expect(retry.body).toEqual(first.body);
       expect(await counts(server.store)).toEqual(before);
-      const row = await server.store.db.selectFrom('intake_protocol_events').selectAll().where('connection_id', '=', conn[p].id).where('event_id', '=', `first-${p}`).executeTakeFirstOrThrow();
+      const row = await server.store.db
+        .selectFrom('intake_protocol_events')
+        .selectAll()
+        .where('connection_id', '=', conn[p].id)
+        .where('event_id', '=', `first-${p}`)
+        .executeTakeFirstOrThrow();
       expect(Buffer.from(row.body).equals(Buffer.from(body))).toBe(true);
       expect(row.protocol).toBe(p);
     }
@@ -76,7 +86,12 @@ describe.each(DIALECTS)('protocol events on %s', (dialect) => {
     const r = await deliver(server.url, { senderId: c.id, key: c.key, body: changed });
     expect(r.status).toBe(409);
     expect(r.body.error).toMatch(/event_id 'dup-1' was already received with a different body/);
-    const row = await server.store.db.selectFrom('intake_protocol_events').select(['body_sha256', 'received_at']).where('connection_id', '=', c.id).where('event_id', '=', 'dup-1').executeTakeFirstOrThrow();
+    const row = await server.store.db
+      .selectFrom('intake_protocol_events')
+      .select(['body_sha256', 'received_at'])
+      .where('connection_id', '=', c.id)
+      .where('event_id', '=', 'dup-1')
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ body_sha256: first.body.body_sha256, received_at: first.body.received_at });
     // The same event_id from another connection is another event.
     const other = await deliver(server.url, { senderId: conn.a2a.id, key: conn.a2a.key, body: envelope('a2a', 'dup-1') });
@@ -93,25 +108,80 @@ describe.each(DIALECTS)('protocol events on %s', (dialect) => {
       ['not JSON', { senderId: c.id, key: c.key, body: '{"schema":' }, 400, /malformed body: not valid JSON/],
       ['invalid UTF-8', { senderId: c.id, key: c.key, body: Buffer.from([0x7b, 0xff, 0x7d]) }, 400, /not valid UTF-8/],
       ['a JSON array', { senderId: c.id, key: c.key, body: '[]' }, 400, /top level must be a JSON object/],
-      ['another schema', { senderId: c.id, key: c.key, body: envelope('mcp', 'e1', 'test', undefined, { schema: 'paywatch.protocol.v2' }) }, 400, /member 'schema'/],
-      ['another protocol than the connection', { senderId: c.id, key: c.key, body: envelope('ap2', 'e2') }, 400, /protocol 'ap2' is not this connection's protocol 'mcp'/],
-      ['a record without the protocol shape', { senderId: c.id, key: c.key, body: envelope('mcp', 'e3', 'test', { id: 1, method: 'x' }) }, 400, /malformed record: record is not an MCP JSON-RPC 2.0 message/],
-      ['a fractional event_time', { senderId: c.id, key: c.key, body: envelope('mcp', 'e4', 'test', undefined, { event_time: 1.5 }) }, 400, /member 'event_time'/],
-      ['an unknown environment', { senderId: c.id, key: c.key, body: envelope('mcp', 'e5', 'prod' as 'test') }, 400, /member 'environment'/],
-      ['a record that is not an object', { senderId: c.id, key: c.key, body: envelope('mcp', 'e6', 'test', 'text') }, 400, /member 'record'/],
-      ['an unknown member', { senderId: c.id, key: c.key, body: envelope('mcp', 'e7', 'test', undefined, { extra: 1 }) }, 400, /malformed envelope/],
+      [
+        'another schema',
+        { senderId: c.id, key: c.key, body: envelope('mcp', 'e1', 'test', undefined, { schema: 'paywatch.protocol.v2' }) },
+        400,
+        /member 'schema'/,
+      ],
+      [
+        'another protocol than the connection',
+        { senderId: c.id, key: c.key, body: envelope('ap2', 'e2') },
+        400,
+        /protocol 'ap2' is not this connection's protocol 'mcp'/,
+      ],
+      [
+        'a record without the protocol shape',
+        { senderId: c.id, key: c.key, body: envelope('mcp', 'e3', 'test', { id: 1, method: 'x' }) },
+        400,
+        /malformed record: record is not an MCP JSON-RPC 2.0 message/,
+      ],
+      [
+        'a fractional event_time',
+        { senderId: c.id, key: c.key, body: envelope('mcp', 'e4', 'test', undefined, { event_time: 1.5 }) },
+        400,
+        /member 'event_time'/,
+      ],
+      [
+        'an unknown environment',
+        { senderId: c.id, key: c.key, body: envelope('mcp', 'e5', 'prod' as 'test') },
+        400,
+        /member 'environment'/,
+      ],
+      [
+        'a record that is not an object',
+        { senderId: c.id, key: c.key, body: envelope('mcp', 'e6', 'test', 'text') },
+        400,
+        /member 'record'/,
+      ],
+      [
+        'an unknown member',
+        { senderId: c.id, key: c.key, body: envelope('mcp', 'e7', 'test', undefined, { extra: 1 }) },
+        400,
+        /malformed envelope/,
+      ],
       ['an unknown connection', { senderId: 'conn_0000000000000000', key: c.key, body: good }, 401, /unknown or revoked connection/],
-      ['no connection header', { senderId: c.id, key: c.key, body: good, headers: { 'x-svc-connection': '' } }, 401, /missing X-SVC-Connection/],
+      [
+        'no connection header',
+        { senderId: c.id, key: c.key, body: good, headers: { 'x-svc-connection': '' } },
+        401,
+        /missing X-SVC-Connection/,
+      ],
       ['a producer id as connection', { senderId: 'prod_0000000000000000', key: c.key, body: good }, 401, /unknown or revoked connection/],
       ['no signature', { senderId: c.id, key: c.key, body: good, signature: '' }, 401, /X-SVC-Signature/],
       ['an upper-case signature', { senderId: c.id, key: c.key, body: good, signature: 'A'.repeat(64) }, 401, /lower-case hex/],
       ['a changed byte in the body', { senderId: c.id, key: c.key, body: changedByte, signedBody: good }, 401, /bad signature/],
-      ['re-serialised JSON with the same meaning', { senderId: c.id, key: c.key, body: reserialised, signedBody: good }, 401, /bad signature/],
+      [
+        're-serialised JSON with the same meaning',
+        { senderId: c.id, key: c.key, body: reserialised, signedBody: good },
+        401,
+        /bad signature/,
+      ],
       ["another connection's key", { senderId: c.id, key: conn.ap2.key, body: good }, 401, /bad signature/],
-      ['a timestamp that is not seconds', { senderId: c.id, key: c.key, body: good, headers: { 'x-svc-timestamp': '2026-11-21' } }, 401, /Unix seconds/],
+      [
+        'a timestamp that is not seconds',
+        { senderId: c.id, key: c.key, body: good, headers: { 'x-svc-timestamp': '2026-11-21' } },
+        401,
+        /Unix seconds/,
+      ],
       ['a body over 256 KiB', { senderId: c.id, key: c.key, body: big }, 413, /request body too large: the limit is 262144 bytes/],
       ['text/plain', { senderId: c.id, key: c.key, body: good, contentType: 'text/plain' }, 415, /unsupported content type/],
-      ['form encoding', { senderId: c.id, key: c.key, body: good, contentType: 'application/x-www-form-urlencoded' }, 415, /unsupported content type/],
+      [
+        'form encoding',
+        { senderId: c.id, key: c.key, body: good, contentType: 'application/x-www-form-urlencoded' },
+        415,
+        /unsupported content type/,
+      ],
     ];
     const before = await counts(server.store);
     for (const [name, d, status, message] of cases) {
@@ -125,9 +195,19 @@ describe.each(DIALECTS)('protocol events on %s', (dialect) => {
 
   it('accepts timestamps 299 s away in either direction and rejects 301 s away as stale', async () => {
     const c = conn.mcp;
-    for (const [offset, status] of [[-299, 201], [299, 201], [-301, 401], [301, 401]] as const) {
+    for (const [offset, status] of [
+      [-299, 201],
+      [299, 201],
+      [-301, 401],
+      [301, 401],
+    ] as const) {
       await earlyInSecond();
-      const r = await deliver(server.url, { senderId: c.id, key: c.key, body: envelope('mcp', `skew${offset}`), timestamp: now() + offset });
+      const r = await deliver(server.url, {
+        senderId: c.id,
+        key: c.key,
+        body: envelope('mcp', `skew${offset}`),
+        timestamp: now() + offset,
+      });
       expect(r.status, `offset ${offset}`).toBe(status);
       if (status === 401) expect(r.body.error).toMatch(/^stale timestamp/);
     }
@@ -172,14 +252,17 @@ describe.each(DIALECTS)('protocol events on %s', (dialect) => {
     const limited = await startServer(db.url, { PAYWATCH_INTAKE_RATE_LIMIT: '3' });
     try {
       const c = conn.ucp;
-      for (let i = 0; i < 3; i++) expect((await deliver(limited.url, { senderId: c.id, key: c.key, body: envelope('ucp', `rl-${i}`) })).status).toBe(201);
+      for (let i = 0; i < 3; i++)
+        expect((await deliver(limited.url, { senderId: c.id, key: c.key, body: envelope('ucp', `rl-${i}`) })).status).toBe(201);
       const before = await counts(limited.store);
       const r = await deliver(limited.url, { senderId: c.id, key: c.key, body: envelope('ucp', 'rl-3') });
       expect(r.status).toBe(429);
       expect(r.body.error).toMatch(/rate limited: at most 3 deliveries per minute per sender/);
       expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(await counts(limited.store)).toEqual(before);
-      expect((await deliver(limited.url, { senderId: conn.acp.id, key: conn.acp.key, body: envelope('acp', 'rl-other') })).status).toBe(201);
+      expect((await deliver(limited.url, { senderId: conn.acp.id, key: conn.acp.key, body: envelope('acp', 'rl-other') })).status).toBe(
+        201,
+      );
     } finally {
       await limited.close();
     }
@@ -187,10 +270,15 @@ describe.each(DIALECTS)('protocol events on %s', (dialect) => {
 
   it('never mixes environments: a live read returns no test record, over HTTP and in the CLI', async () => {
     const c = conn.a2a;
-    expect((await deliver(server.url, { senderId: liveA2a.id, key: liveA2a.key, body: envelope('a2a', 'env-live', 'live') })).status).toBe(201);
+    expect((await deliver(server.url, { senderId: liveA2a.id, key: liveA2a.key, body: envelope('a2a', 'env-live', 'live') })).status).toBe(
+      201,
+    );
     expect((await deliver(server.url, { senderId: c.id, key: c.key, body: envelope('a2a', 'env-test', 'test') })).status).toBe(201);
     const get = (q: string) => fetch(`${server.url}/api/operator/events?${q}`, { headers: { authorization: `Bearer ${token}` } });
-    const live = (await (await get('env=live&limit=100')).json()) as { total: number; rows: { event_id: string; environment: string; record: unknown }[] };
+    const live = (await (await get('env=live&limit=100')).json()) as {
+      total: number;
+      rows: { event_id: string; environment: string; record: unknown }[];
+    };
     expect(live.rows.map((r) => r.event_id)).toEqual(['env-live']);
     expect(live.total).toBe(1);
     expect(live.rows[0].record).toEqual(JSON.parse(envelope('a2a', 'x')).record);

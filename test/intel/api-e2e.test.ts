@@ -32,7 +32,8 @@ describe.each(DIALECTS)('collect → change → collect with real paid services 
     return { id: serviceId(s.method, s.url), domain: providerDomain(s.url), terms: ps.terms(name) };
   };
   /** Snapshot ids of a service, newest first. */
-  const snapshots = async (id: string): Promise<string[]> => (await get(`/api/intelligence/history?service_id=${id}`)).checks.map((c: { snapshot_id: string }) => c.snapshot_id);
+  const snapshots = async (id: string): Promise<string[]> =>
+    (await get(`/api/intelligence/history?service_id=${id}`)).checks.map((c: { snapshot_id: string }) => c.snapshot_id);
 
   beforeAll(async () => {
     t = await createTestDb(dialect);
@@ -58,11 +59,17 @@ describe.each(DIALECTS)('collect → change → collect with real paid services 
     expect(list.total).toBe(3);
     // Source freshness, with samples and totals, feeds /api/status too.
     const status = await get('/api/status');
-    expect(status.service_sources.map((x: { name: string; item_count: number; last_error: null }) => [x.name, x.item_count, x.last_error])).toEqual([
-      ['local-bazaar', 2],
-      ['local-mpp', 1],
-    ].map(([n, c]) => [n, c, null]));
-    expect(status.service_sources[1].samples).toEqual([{ method: 'GET', url: ps.services.find((x) => x.name === 'mpp-search')!.url, tool: null }]);
+    expect(
+      status.service_sources.map((x: { name: string; item_count: number; last_error: null }) => [x.name, x.item_count, x.last_error]),
+    ).toEqual(
+      [
+        ['local-bazaar', 2],
+        ['local-mpp', 1],
+      ].map(([n, c]) => [n, c, null]),
+    );
+    expect(status.service_sources[1].samples).toEqual([
+      { method: 'GET', url: ps.services.find((x) => x.name === 'mpp-search')!.url, tool: null },
+    ]);
     const weather = (await get(`/api/providers/${encodeURIComponent(svc('x402-v2-weather').domain)}`)).provider.services[0];
     expect(weather.latest_check).toMatchObject({ outcome: 'payment_required', http_status: 402 });
     expect(weather.offers.map((o: { asset: string; amount_atomic: string }) => [o.asset, o.amount_atomic])).toEqual([
@@ -78,7 +85,9 @@ describe.each(DIALECTS)('collect → change → collect with real paid services 
     const [w1] = await snapshots(weather.id);
     const [j1] = await snapshots(joke.id);
     const [s1] = await snapshots(search.id);
-    const offersBefore = (await get(`/api/intelligence/offers?service_id=${weather.id}`)).offers.filter((o: { snapshot_id: string }) => o.snapshot_id === w1);
+    const offersBefore = (await get(`/api/intelligence/offers?service_id=${weather.id}`)).offers.filter(
+      (o: { snapshot_id: string }) => o.snapshot_id === w1,
+    );
     const alphaOffer = offersBefore.find((o: { asset: string }) => o.asset === ALPHA_USD);
 
     ps.setPrice('x402-v2-weather', '20000');
@@ -97,25 +106,61 @@ describe.each(DIALECTS)('collect → change → collect with real paid services 
     const strip = ({ id: _id, ...rest }: Record<string, unknown>) => rest;
 
     const wc = (await get(`/api/intelligence/changes?service_id=${weather.id}`)).changes.map(strip);
-    const { id: _i, service_id: _s, domain: _d, snapshot_id: _n, source_name: _sn, observed_at: _o, evidence_hash: _e, ...alpha } = alphaOffer;
+    const {
+      id: _i,
+      service_id: _s,
+      domain: _d,
+      snapshot_id: _n,
+      source_name: _sn,
+      observed_at: _o,
+      evidence_hash: _e,
+      ...alpha
+    } = alphaOffer;
     expect(wc).toEqual([
       {
-        service_id: weather.id, domain: weather.domain, kind: 'price_changed', at: await at(weather.id), before_snapshot_id: w1, after_snapshot_id: w2,
-        before: { ...tempo, amount_atomic: '10000', amount: '0.01' }, after: { ...tempo, amount_atomic: '20000', amount: '0.02' },
+        service_id: weather.id,
+        domain: weather.domain,
+        kind: 'price_changed',
+        at: await at(weather.id),
+        before_snapshot_id: w1,
+        after_snapshot_id: w2,
+        before: { ...tempo, amount_atomic: '10000', amount: '0.01' },
+        after: { ...tempo, amount_atomic: '20000', amount: '0.02' },
       },
-      { service_id: weather.id, domain: weather.domain, kind: 'offer_removed', at: await at(weather.id), before_snapshot_id: w1, after_snapshot_id: w2, before: alpha, after: null },
+      {
+        service_id: weather.id,
+        domain: weather.domain,
+        kind: 'offer_removed',
+        at: await at(weather.id),
+        before_snapshot_id: w1,
+        after_snapshot_id: w2,
+        before: alpha,
+        after: null,
+      },
     ]);
     expect((await get(`/api/intelligence/changes?service_id=${joke.id}`)).changes.map(strip)).toEqual([
       {
-        service_id: joke.id, domain: joke.domain, kind: 'pay_to_changed', at: await at(joke.id), before_snapshot_id: j1, after_snapshot_id: j2,
+        service_id: joke.id,
+        domain: joke.domain,
+        kind: 'pay_to_changed',
+        at: await at(joke.id),
+        before_snapshot_id: j1,
+        after_snapshot_id: j2,
         // joke.terms was copied before setPayTo: it holds the original payTo.
-        before: { ...v1, pay_to: joke.terms.payTo }, after: { ...v1, pay_to: NEW_PAY_TO },
+        before: { ...v1, pay_to: joke.terms.payTo },
+        after: { ...v1, pay_to: NEW_PAY_TO },
       },
     ]);
     expect((await get(`/api/intelligence/changes?service_id=${search.id}`)).changes.map(strip)).toEqual([
       {
-        service_id: search.id, domain: search.domain, kind: 'status_changed', at: await at(search.id), before_snapshot_id: s1, after_snapshot_id: s2,
-        before: { outcome: 'payment_required', http_status: 402 }, after: { outcome: 'not_found', http_status: 404 },
+        service_id: search.id,
+        domain: search.domain,
+        kind: 'status_changed',
+        at: await at(search.id),
+        before_snapshot_id: s1,
+        after_snapshot_id: s2,
+        before: { outcome: 'payment_required', http_status: 402 },
+        after: { outcome: 'not_found', http_status: 404 },
       },
     ]);
     const all = await get('/api/intelligence/changes');

@@ -5,7 +5,14 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { buildApp } from '../../src/api/app.js';
 import { loadConfig } from '../../src/config.js';
 import { openStore, type Store } from '../../src/store/db.js';
-import { ChangesResponse, HistoryResponse, IntelligenceStatusResponse, OffersResponse, ProviderProfileResponse, ProvidersResponse } from '../../src/intel/schemas.js';
+import {
+  ChangesResponse,
+  HistoryResponse,
+  IntelligenceStatusResponse,
+  OffersResponse,
+  ProviderProfileResponse,
+  ProvidersResponse,
+} from '../../src/intel/schemas.js';
 import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
 import { seed, SID_A, SID_C } from './store-fixtures.js';
 
@@ -64,7 +71,7 @@ describe.each(DIALECTS)('provider and intelligence routes on %s', (dialect) => {
     expect(r.json()).toEqual({ error: "unknown query parameter 'pay_to'" });
   });
 
-  it('names every unknown parameter at once, in the chain endpoints\' words', async () => {
+  it("names every unknown parameter at once, in the chain endpoints' words", async () => {
     const chain = await get('/api/transactions?pay_to=1&x=2');
     const r = await get('/api/intelligence/offers?pay_to=1&x=2');
     expect(r.statusCode).toBe(400);
@@ -129,7 +136,14 @@ describe.each(DIALECTS)('provider and intelligence routes on %s', (dialect) => {
 
   it('describes the routes and the disclaimer member in a valid OpenAPI 3.1 document', async () => {
     const doc = (await get('/api/openapi.json')).json();
-    for (const p of ['/api/providers', '/api/providers/{domain}', '/api/intelligence/status', '/api/intelligence/offers', '/api/intelligence/changes', '/api/intelligence/history']) {
+    for (const p of [
+      '/api/providers',
+      '/api/providers/{domain}',
+      '/api/intelligence/status',
+      '/api/intelligence/offers',
+      '/api/intelligence/changes',
+      '/api/intelligence/history',
+    ]) {
       expect(doc.paths[p]?.get, p).toBeTruthy();
     }
     const okSchema = doc.paths['/api/intelligence/offers'].get.responses['200'].content['application/json'].schema;

@@ -24,13 +24,27 @@ const v2Payload = {
   x402Version: 2,
   error: 'Payment required',
   resource: { url: 'https://api.example.com/weather', description: 'Weather', mimeType: 'application/json' },
-  accepts: [{ scheme: 'exact', network: 'eip155:4217', amount: '250000', asset: PATH_USD, payTo: PAY_TO, maxTimeoutSeconds: 300, extra: { name: 'pathUSD', version: '1' } }],
+  accepts: [
+    {
+      scheme: 'exact',
+      network: 'eip155:4217',
+      amount: '250000',
+      asset: PATH_USD,
+      payTo: PAY_TO,
+      maxTimeoutSeconds: 300,
+      extra: { name: 'pathUSD', version: '1' },
+    },
+  ],
 };
 const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64');
 
 describe('parseChallenge: x402', () => {
   it('reads a v1 body exactly', () => {
-    const { offers, errors } = parseChallenge({ status: 402, headers: { 'content-type': 'application/json' }, body: new TextEncoder().encode(v1Body) });
+    const { offers, errors } = parseChallenge({
+      status: 402,
+      headers: { 'content-type': 'application/json' },
+      body: new TextEncoder().encode(v1Body),
+    });
     expect(errors).toEqual([]);
     expect(offers).toEqual([
       {
@@ -55,7 +69,11 @@ describe('parseChallenge: x402', () => {
   });
 
   it('reads a v2 PAYMENT-REQUIRED header exactly (encoded by the x402 library)', () => {
-    const { offers, errors } = parseChallenge({ status: 402, headers: { 'PAYMENT-REQUIRED': encodePaymentRequiredHeader(v2Payload as never) }, body: '{}' });
+    const { offers, errors } = parseChallenge({
+      status: 402,
+      headers: { 'PAYMENT-REQUIRED': encodePaymentRequiredHeader(v2Payload as never) },
+      body: '{}',
+    });
     expect(errors).toEqual([]);
     expect(offers).toEqual([
       {
@@ -94,7 +112,13 @@ describe('parseChallenge: x402', () => {
     const { offers } = parseChallenge({ status: 402, headers: {}, body });
     expect(offers[0]).toMatchObject({ x402_version: 1, network: 'eip155:8453', amount_atomic: '1000', amount: '0.001', decimals: 6 });
     const v2names = JSON.stringify({ accepts: [{ scheme: 'exact', network: 'base', amount: '5', payTo: PAY_TO }] });
-    expect(parseChallenge({ status: 402, headers: {}, body: v2names }).offers[0]).toMatchObject({ x402_version: 2, network: 'eip155:8453', asset: null, amount: null, decimals: null });
+    expect(parseChallenge({ status: 402, headers: {}, body: v2names }).offers[0]).toMatchObject({
+      x402_version: 2,
+      network: 'eip155:8453',
+      asset: null,
+      amount: null,
+      decimals: null,
+    });
   });
 
   it('does not count a body echo of the header twice', () => {
@@ -111,8 +135,13 @@ describe('parseChallenge: x402', () => {
   });
 
   it('returns errors, not exceptions, for broken challenges', () => {
-    expect(parseChallenge({ status: 402, headers: { 'payment-required': 'bm90IGpzb24=' }, body: '' })).toEqual({ offers: [], errors: ['x402 header: PAYMENT-REQUIRED is not base64 JSON'] });
-    expect(parseChallenge({ status: 402, headers: {}, body: '{"x402Version":1,"accepts":"nope"}' }).errors).toEqual(['x402 body: accepts is not an array']);
+    expect(parseChallenge({ status: 402, headers: { 'payment-required': 'bm90IGpzb24=' }, body: '' })).toEqual({
+      offers: [],
+      errors: ['x402 header: PAYMENT-REQUIRED is not base64 JSON'],
+    });
+    expect(parseChallenge({ status: 402, headers: {}, body: '{"x402Version":1,"accepts":"nope"}' }).errors).toEqual([
+      'x402 body: accepts is not an array',
+    ]);
     expect(parseChallenge({ status: 402, headers: {}, body: '{not json' }).errors).toEqual([
       '402 without a payment challenge (no PAYMENT-REQUIRED header, no x402 body, no WWW-Authenticate: Payment)',
     ]);
@@ -122,7 +151,14 @@ describe('parseChallenge: x402', () => {
   it('skips entries with missing or malformed fields and keeps the rest', () => {
     const body = JSON.stringify({
       x402Version: 1,
-      accepts: [{ ...v1Entry, payTo: undefined }, { ...v1Entry, maxAmountRequired: '1.5' }, { ...v1Entry, maxAmountRequired: 1e21 }, 'junk', { ...v1Entry, scheme: undefined, maxAmountRequired: undefined }, v1Entry],
+      accepts: [
+        { ...v1Entry, payTo: undefined },
+        { ...v1Entry, maxAmountRequired: '1.5' },
+        { ...v1Entry, maxAmountRequired: 1e21 },
+        'junk',
+        { ...v1Entry, scheme: undefined, maxAmountRequired: undefined },
+        v1Entry,
+      ],
     });
     const r = parseChallenge({ status: 402, headers: {}, body });
     expect(r.offers).toHaveLength(1);
@@ -137,12 +173,23 @@ describe('parseChallenge: x402', () => {
 
   it('keeps an unknown network as null (unknown), never guessed', () => {
     const body = JSON.stringify({ x402Version: 1, accepts: [{ ...v1Entry, network: 'atlantis' }] });
-    expect(parseChallenge({ status: 402, headers: {}, body }).offers[0]).toMatchObject({ network: null, decimals: null, amount: null, amount_atomic: '1000' });
+    expect(parseChallenge({ status: 402, headers: {}, body }).offers[0]).toMatchObject({
+      network: null,
+      decimals: null,
+      amount: null,
+      amount_atomic: '1000',
+    });
   });
 
   it('keeps huge amounts exact', () => {
-    const body = JSON.stringify({ x402Version: 2, accepts: [{ scheme: 'exact', network: 'eip155:4217', amount: '000123456789012345678901234567890', asset: PATH_USD, payTo: PAY_TO }] });
-    expect(parseChallenge({ status: 402, headers: {}, body }).offers[0]).toMatchObject({ amount_atomic: '123456789012345678901234567890', amount: '123456789012345678901234.56789' });
+    const body = JSON.stringify({
+      x402Version: 2,
+      accepts: [{ scheme: 'exact', network: 'eip155:4217', amount: '000123456789012345678901234567890', asset: PATH_USD, payTo: PAY_TO }],
+    });
+    expect(parseChallenge({ status: 402, headers: {}, body }).offers[0]).toMatchObject({
+      amount_atomic: '123456789012345678901234567890',
+      amount: '123456789012345678901234.56789',
+    });
   });
 
   it('reports nothing for a non-402 answer without a challenge', () => {
@@ -156,14 +203,28 @@ describe('parseChallenge: MPP', () => {
     realm: 'api.example.com',
     method: 'tempo',
     intent: 'charge',
-    request: { amount: '5000', currency: '0x20C0000000000000000000000000000000000001', recipient: PAY_TO, methodDetails: { chainId: 4217 } },
+    request: {
+      amount: '5000',
+      currency: '0x20C0000000000000000000000000000000000001',
+      recipient: PAY_TO,
+      methodDetails: { chainId: 4217 },
+    },
     expires: '2030-01-01T00:00:00.000Z',
     description: 'Search',
   });
-  const stripeChallenge = Challenge.serialize({ id: 'c2', realm: 'api.example.com', method: 'stripe', intent: 'charge', request: { amount: '50', currency: 'usd', recipient: 'acct_123' } });
+  const stripeChallenge = Challenge.serialize({
+    id: 'c2',
+    realm: 'api.example.com',
+    method: 'stripe',
+    intent: 'charge',
+    request: { amount: '50', currency: 'usd', recipient: 'acct_123' },
+  });
 
   it('reads several challenges merged in one header, beside another scheme', () => {
-    const r = parseChallenge({ status: 402, headers: { 'WWW-Authenticate': `Bearer realm="x", ${tempoChallenge}, ${stripeChallenge}` }, body: '' }, { resourceUrl: 'https://api.example.com/search' });
+    const r = parseChallenge(
+      { status: 402, headers: { 'WWW-Authenticate': `Bearer realm="x", ${tempoChallenge}, ${stripeChallenge}` }, body: '' },
+      { resourceUrl: 'https://api.example.com/search' },
+    );
     expect(r.errors).toEqual([]);
     expect(r.offers).toEqual([
       {
@@ -215,12 +276,25 @@ describe('parseChallenge: MPP', () => {
   });
 
   it('reports a challenge without an amount', () => {
-    const noAmount = Challenge.serialize({ id: 'c4', realm: 'r', method: 'tempo', intent: 'charge', request: { currency: PATH_USD, recipient: PAY_TO } });
-    expect(parseChallenge({ status: 402, headers: { 'www-authenticate': noAmount }, body: '' })).toEqual({ offers: [], errors: ['mpp challenge 0: request.amount missing'] });
+    const noAmount = Challenge.serialize({
+      id: 'c4',
+      realm: 'r',
+      method: 'tempo',
+      intent: 'charge',
+      request: { currency: PATH_USD, recipient: PAY_TO },
+    });
+    expect(parseChallenge({ status: 402, headers: { 'www-authenticate': noAmount }, body: '' })).toEqual({
+      offers: [],
+      errors: ['mpp challenge 0: request.amount missing'],
+    });
   });
 
   it('adds MPP offers to x402 ones on a route that serves both', () => {
-    const r = parseChallenge({ status: 402, headers: { 'payment-required': b64(v2Payload), 'www-authenticate': tempoChallenge }, body: '' });
+    const r = parseChallenge({
+      status: 402,
+      headers: { 'payment-required': b64(v2Payload), 'www-authenticate': tempoChallenge },
+      body: '',
+    });
     expect(r.offers.map((o) => o.source)).toEqual(['header', 'www-authenticate']);
   });
 });
@@ -253,7 +327,10 @@ describe('discovery documents', () => {
       'x-service-info': { categories: ['search'] },
       paths: {
         '/search': {
-          get: { summary: 'Search', 'x-payment-info': { offers: [{ amount: '10000', currency: PATH_USD, intent: 'charge', method: 'tempo', recipient: PAY_TO }] } },
+          get: {
+            summary: 'Search',
+            'x-payment-info': { offers: [{ amount: '10000', currency: PATH_USD, intent: 'charge', method: 'tempo', recipient: PAY_TO }] },
+          },
           post: { summary: 'free' },
         },
         '/bad': { get: { 'x-payment-info': { offers: 'nope' } } },
@@ -264,7 +341,16 @@ describe('discovery documents', () => {
     expect(r.errors).toEqual(['openapi GET /bad: x-payment-info is malformed']);
     expect(r.operations).toHaveLength(1);
     expect(r.operations[0]).toMatchObject({ method: 'GET', url: 'https://api.example.com/v1/search', description: 'Search' });
-    expect(r.operations[0].offers[0]).toMatchObject({ protocol: 'mpp', scheme: 'charge', method: 'tempo', asset: PATH_USD, amount_atomic: '10000', pay_to: PAY_TO.toLowerCase(), source: 'openapi', network: null });
+    expect(r.operations[0].offers[0]).toMatchObject({
+      protocol: 'mpp',
+      scheme: 'charge',
+      method: 'tempo',
+      asset: PATH_USD,
+      amount_atomic: '10000',
+      pay_to: PAY_TO.toLowerCase(),
+      source: 'openapi',
+      network: null,
+    });
     expect(parseOpenApiPaymentInfo('nope').errors).toEqual(['openapi: not a JSON object']);
   });
 

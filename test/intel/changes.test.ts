@@ -17,7 +17,12 @@ describe('diffSnapshots', () => {
   it('records a price change with old and new amounts', () => {
     const next = snap('s2', SID_A, T2, { offers: [offer({ amount_atomic: '25000', amount: '0.025' })] });
     expect(diffSnapshots(snap('s1', SID_A, T1), next, ctx)).toEqual([
-      { ...base, kind: 'price_changed', before: { ...ident, amount_atomic: '10000', amount: '0.01' }, after: { ...ident, amount_atomic: '25000', amount: '0.025' } },
+      {
+        ...base,
+        kind: 'price_changed',
+        before: { ...ident, amount_atomic: '10000', amount: '0.01' },
+        after: { ...ident, amount_atomic: '25000', amount: '0.025' },
+      },
     ]);
   });
 
@@ -31,21 +36,35 @@ describe('diffSnapshots', () => {
   it('records a removed offer and an added one', () => {
     const mpp = offer({ protocol: 'mpp', x402_version: null, scheme: 'charge', method: 'tempo', source: 'www-authenticate' });
     const prev = snap('s1', SID_A, T1, { offers: [offer(), mpp] });
-    expect(diffSnapshots(prev, snap('s2', SID_A, T2, { offers: [offer()] }), ctx)).toEqual([{ ...base, kind: 'offer_removed', before: mpp, after: null }]);
-    expect(diffSnapshots(snap('s1', SID_A, T1), snap('s2', SID_A, T2, { offers: [offer(), mpp] }), ctx)).toEqual([{ ...base, kind: 'offer_added', before: null, after: mpp }]);
+    expect(diffSnapshots(prev, snap('s2', SID_A, T2, { offers: [offer()] }), ctx)).toEqual([
+      { ...base, kind: 'offer_removed', before: mpp, after: null },
+    ]);
+    expect(diffSnapshots(snap('s1', SID_A, T1), snap('s2', SID_A, T2, { offers: [offer(), mpp] }), ctx)).toEqual([
+      { ...base, kind: 'offer_added', before: null, after: mpp },
+    ]);
   });
 
   it('records a 402 → 404 as one status change (offers are not compared without a challenge)', () => {
     const next = snap('s2', SID_A, T2, { http_status: 404, outcome: 'not_found', error: 'HTTP 404', offers: [] });
     expect(diffSnapshots(snap('s1', SID_A, T1), next, ctx)).toEqual([
-      { ...base, kind: 'status_changed', before: { outcome: 'payment_required', http_status: 402 }, after: { outcome: 'not_found', http_status: 404 } },
+      {
+        ...base,
+        kind: 'status_changed',
+        before: { outcome: 'payment_required', http_status: 402 },
+        after: { outcome: 'not_found', http_status: 404 },
+      },
     ]);
   });
 
   it('records a challenge that became invalid', () => {
     const next = snap('s2', SID_A, T2, { outcome: 'invalid_challenge', error: 'no accepts', offers: [] });
     expect(diffSnapshots(snap('s1', SID_A, T1), next, ctx)).toEqual([
-      { ...base, kind: 'challenge_invalid', before: { outcome: 'payment_required', http_status: 402 }, after: { outcome: 'invalid_challenge', http_status: 402, error: 'no accepts' } },
+      {
+        ...base,
+        kind: 'challenge_invalid',
+        before: { outcome: 'payment_required', http_status: 402 },
+        after: { outcome: 'invalid_challenge', http_status: 402, error: 'no accepts' },
+      },
     ]);
   });
 
@@ -54,7 +73,12 @@ describe('diffSnapshots', () => {
     const after = { ...ident, network: 'eip155:8453' };
     expect(diffSnapshots(snap('s1', SID_A, T1), next, ctx)).toEqual([
       { ...base, kind: 'network_changed', before: ident, after },
-      { ...base, kind: 'price_changed', before: { ...ident, amount_atomic: '10000', amount: '0.01' }, after: { ...after, amount_atomic: '1', amount: '0.000001' } },
+      {
+        ...base,
+        kind: 'price_changed',
+        before: { ...ident, amount_atomic: '10000', amount: '0.01' },
+        after: { ...after, amount_atomic: '1', amount: '0.000001' },
+      },
     ]);
   });
 

@@ -19,13 +19,34 @@ const svc = (i: number, over: Partial<ListedService> = {}): ListedService => ({
 describe('summarizeProvider', () => {
   it('ranges prices per network and asset as integers, not strings, and leaves out unknown amounts', () => {
     const s = summarizeProvider([
-      svc(1, { offers: [offer({ amount_atomic: '10000', amount: '0.01' }), offer({ network: 'eip155:8453', amount_atomic: '5', amount: '0.000005' })] }),
+      svc(1, {
+        offers: [
+          offer({ amount_atomic: '10000', amount: '0.01' }),
+          offer({ network: 'eip155:8453', amount_atomic: '5', amount: '0.000005' }),
+        ],
+      }),
       svc(2, { offers: [offer({ amount_atomic: '9', amount: '0.000009' }), offer({ amount_atomic: null, amount: null })] }),
       svc(3, { offers: [offer({ protocol: 'mpp', x402_version: null, amount_atomic: '200000', amount: null, decimals: null })] }),
     ]);
     expect(s.prices).toEqual([
-      { network: 'eip155:4217', asset: USDC, decimals: 6, min_amount_atomic: '9', max_amount_atomic: '200000', min_amount: '0.000009', max_amount: null },
-      { network: 'eip155:8453', asset: USDC, decimals: 6, min_amount_atomic: '5', max_amount_atomic: '5', min_amount: '0.000005', max_amount: '0.000005' },
+      {
+        network: 'eip155:4217',
+        asset: USDC,
+        decimals: 6,
+        min_amount_atomic: '9',
+        max_amount_atomic: '200000',
+        min_amount: '0.000009',
+        max_amount: null,
+      },
+      {
+        network: 'eip155:8453',
+        asset: USDC,
+        decimals: 6,
+        min_amount_atomic: '5',
+        max_amount_atomic: '5',
+        min_amount: '0.000005',
+        max_amount: '0.000005',
+      },
     ]);
     expect(s).toMatchObject({ networks: ['eip155:4217', 'eip155:8453'], protocols: ['mpp', 'x402'], services_total: 3, stale: false });
   });

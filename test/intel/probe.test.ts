@@ -71,7 +71,11 @@ describe('probeService', () => {
     ['/oversized?bytes=300000', 'too_large', 200],
     ['/rate-limited', 'error', 429],
   ])('records %s as %s, never a crash', async (path, outcome, status) => {
-    const { snapshot, evidence } = await probeService(get(`${bad.origin}${path}`), { allowLoopback: true, timeoutMs: 300, maxBytes: 100_000 });
+    const { snapshot, evidence } = await probeService(get(`${bad.origin}${path}`), {
+      allowLoopback: true,
+      timeoutMs: 300,
+      maxBytes: 100_000,
+    });
     expect(snapshot.outcome).toBe(outcome);
     expect(snapshot.http_status).toBe(status);
     expect(snapshot.error).toBeTruthy();
@@ -80,15 +84,21 @@ describe('probeService', () => {
   });
 
   it('records a redirect to a private address as refused, and a name resolving to loopback as refused', async () => {
-    const redirect = await probeService(get(`${bad.origin}/redirect?to=${encodeURIComponent('http://10.0.0.7/paid')}`), { allowLoopback: true });
+    const redirect = await probeService(get(`${bad.origin}/redirect?to=${encodeURIComponent('http://10.0.0.7/paid')}`), {
+      allowLoopback: true,
+    });
     expect(redirect.snapshot).toMatchObject({ outcome: 'refused', http_status: null, evidence_hash: null, latency_ms: null });
     const before = bad.hits.get('/free') ?? 0;
     const local = await probeService(get(`http://localhost:${new URL(bad.origin).port}/free`));
     expect(local.snapshot.outcome).toBe('refused');
-    const viaResolver = await probeService(get(`http://paid.example:${new URL(bad.origin).port}/free`), { resolve: async () => [{ address: '127.0.0.1', family: 4 }] });
+    const viaResolver = await probeService(get(`http://paid.example:${new URL(bad.origin).port}/free`), {
+      resolve: async () => [{ address: '127.0.0.1', family: 4 }],
+    });
     expect(viaResolver.snapshot.outcome).toBe('refused');
     // Snapshots are public (/api/intelligence/history): what the name resolved to is not recorded.
-    expect(viaResolver.snapshot.error).toBe('host paid.example resolves to an address that is not allowed (only public unicast addresses are fetched)');
+    expect(viaResolver.snapshot.error).toBe(
+      'host paid.example resolves to an address that is not allowed (only public unicast addresses are fetched)',
+    );
     expect(bad.hits.get('/free') ?? 0).toBe(before);
   });
 
@@ -134,7 +144,9 @@ describe('Prober', () => {
     bad.reset();
     const prober = new Prober({ concurrency: 2, allowLoopback: true, resolve: async () => [{ address: '127.0.0.1', family: 4 }] });
     const port = new URL(bad.origin).port;
-    const services = ['a.test', 'b.test', 'c.test'].flatMap((h) => [0, 1, 2].map((i) => ({ method: 'GET', url: `http://${h}:${port}/inflight?ms=40&i=${i}` })));
+    const services = ['a.test', 'b.test', 'c.test'].flatMap((h) =>
+      [0, 1, 2].map((i) => ({ method: 'GET', url: `http://${h}:${port}/inflight?ms=40&i=${i}` })),
+    );
     const results = await prober.probeAll(services);
     expect(results.every((r) => r.snapshot.outcome === 'ok_without_payment')).toBe(true);
     expect(bad.hits.get('/inflight')).toBe(9);
@@ -175,7 +187,10 @@ describe('Prober', () => {
       },
       onError: (_svc, e) => void errors.push(e),
     });
-    const results = await prober.probeAll([{ method: 'GET', url: `${bad.origin}/a` }, { method: 'GET', url: `${bad.origin}/b` }]);
+    const results = await prober.probeAll([
+      { method: 'GET', url: `${bad.origin}/a` },
+      { method: 'GET', url: `${bad.origin}/b` },
+    ]);
     expect(results).toHaveLength(2);
     expect(errors).toHaveLength(2);
   });

@@ -24,7 +24,10 @@ describe.each(DIALECTS)('bench seeder on %s', (dialect) => {
     const listing = await searchProviders(store, ProvidersQuery.parse({ include_stale: true }), opts);
     const copied = await store.db.selectFrom('intel_services').select('last_offers').where('last_offers', 'is', null).execute();
     expect(copied).toEqual([]);
-    await store.db.updateTable('intel_services').set({ last_offers: null, last_latency_ms: null, last_error: null, last_evidence_hash: null }).execute();
+    await store.db
+      .updateTable('intel_services')
+      .set({ last_offers: null, last_latency_ms: null, last_error: null, last_evidence_hash: null })
+      .execute();
     store.cache.intelWritten();
     expect(await getProvider(store, seedDomain(0), opts)).toEqual(profile);
     expect(await searchProviders(store, ProvidersQuery.parse({ include_stale: true }), opts)).toEqual(listing);

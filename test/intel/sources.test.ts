@@ -9,7 +9,15 @@ import { startPaidServices, type PaidServices, PATH_USD } from '../../src/demo/p
 import { startBadServers, type BadServers } from '../helpers/bad-servers.js';
 import { serviceId } from '../../src/intel/service-id.js';
 import { probeService } from '../../src/intel/probe/index.js';
-import { bazaarItem, collectSource, DEFAULT_SOURCES, DEFAULT_SOURCES_SPEC, mppRegistryServices, parseSources, type SourceConfig } from '../../src/intel/sources/index.js';
+import {
+  bazaarItem,
+  collectSource,
+  DEFAULT_SOURCES,
+  DEFAULT_SOURCES_SPEC,
+  mppRegistryServices,
+  parseSources,
+  type SourceConfig,
+} from '../../src/intel/sources/index.js';
 
 describe('source collectors against the local directory and real paid services', () => {
   let ps: PaidServices;
@@ -61,7 +69,15 @@ describe('source collectors against the local directory and real paid services',
     expect(r.freshness.item_count).toBe(1);
     expect(r.services).toHaveLength(1);
     expect(r.services[0]).toMatchObject({ method: 'GET', url: svc('mpp-search').url, tool: null, source: 'local-mpp' });
-    expect(r.services[0].offers[0]).toMatchObject({ protocol: 'mpp', scheme: 'charge', method: 'tempo', asset: PATH_USD, amount_atomic: '10000', amount: '0.01', decimals: 6 });
+    expect(r.services[0].offers[0]).toMatchObject({
+      protocol: 'mpp',
+      scheme: 'charge',
+      method: 'tempo',
+      asset: PATH_USD,
+      amount_atomic: '10000',
+      amount: '0.01',
+      decimals: 6,
+    });
   });
 
   it("reads origins' /.well-known/x402 and /openapi.json, and one endpoint gets one id across sources", async () => {
@@ -69,7 +85,11 @@ describe('source collectors against the local directory and real paid services',
     expect(wk.services.map((s) => s.url)).toEqual([svc('x402-v2-weather').url]);
     const oa = await collectSource({ name: 'oa', kind: 'openapi', url: svc('mpp-search').origin }, null, opts);
     expect(oa.services).toHaveLength(1);
-    expect(oa.services[0].offers[0]).toMatchObject({ source: 'openapi', amount_atomic: '10000', pay_to: privateKeyToAccount(ANVIL_KEYS[3]).address.toLowerCase() });
+    expect(oa.services[0].offers[0]).toMatchObject({
+      source: 'openapi',
+      amount_atomic: '10000',
+      pay_to: privateKeyToAccount(ANVIL_KEYS[3]).address.toLowerCase(),
+    });
     const bz = await collectSource({ name: 'bz', kind: 'bazaar', url: ps.directoryUrl }, null, opts);
     const idOf = (s: { method: string; url: string; tool: string | null }) => serviceId(s.method, s.url, s.tool);
     expect(idOf(wk.services[0])).toBe(idOf(bz.services[0]));
@@ -88,9 +108,16 @@ describe('source collectors against the local directory and real paid services',
     const notJson = await collectSource({ name: 'x', kind: 'bazaar', url: `${bad.origin}/oversized?bytes=10&` }, null, opts);
     expect(notJson.freshness.last_error).toBeTruthy();
     expect(notJson.freshness.last_success_at).toBeNull();
-    const notFound = await collectSource({ name: 'y', kind: 'mpp-registry', url: `${svc('x402-v1-joke').origin}/api/services` }, null, opts);
+    const notFound = await collectSource(
+      { name: 'y', kind: 'mpp-registry', url: `${svc('x402-v1-joke').origin}/api/services` },
+      null,
+      opts,
+    );
     expect(notFound.freshness.last_error).toMatch(/HTTP 404/);
-    const slow = await collectSource({ name: 'z', kind: 'mpp-registry', url: `${bad.origin}/slow?ms=2000` }, null, { ...opts, timeoutMs: 200 });
+    const slow = await collectSource({ name: 'z', kind: 'mpp-registry', url: `${bad.origin}/slow?ms=2000` }, null, {
+      ...opts,
+      timeoutMs: 200,
+    });
     expect(slow.freshness.last_error).toMatch(/within 200 ms/);
   });
 });
@@ -102,7 +129,11 @@ describe('Bazaar item reader', () => {
     expect(bazaarItem({ resource: 'ftp://x.example/', accepts: [] }, 'b', warnings)).toBeNull();
     expect(bazaarItem('junk', 'b', warnings)).toBeNull();
     expect(warnings).toHaveLength(3);
-    const mcp = bazaarItem({ resource: 'https://m.example/mcp', type: 'mcp', metadata: { toolName: 'search' }, accepts: [] }, 'b', warnings);
+    const mcp = bazaarItem(
+      { resource: 'https://m.example/mcp', type: 'mcp', metadata: { toolName: 'search' }, accepts: [] },
+      'b',
+      warnings,
+    );
     expect(mcp).toMatchObject({ method: 'POST', tool: 'search', offers: [] });
   });
 });
@@ -112,9 +143,27 @@ describe('MPP registry reader', () => {
     const warnings: string[] = [];
     const services = mppRegistryServices(
       [
-        { id: 'a', serviceUrl: 'https://api.a.example/v1', endpoints: [{ method: 'post', path: '/chat', payment: { intent: 'charge', method: 'tempo', currency: PATH_USD, decimals: 6, amount: '1500000' } }, { path: '/x' }] },
+        {
+          id: 'a',
+          serviceUrl: 'https://api.a.example/v1',
+          endpoints: [
+            {
+              method: 'post',
+              path: '/chat',
+              payment: { intent: 'charge', method: 'tempo', currency: PATH_USD, decimals: 6, amount: '1500000' },
+            },
+            { path: '/x' },
+          ],
+        },
         { id: 'b', url: 'ftp://nope' },
-        { id: 'c', url: 'https://c.example', endpoints: [{ method: 'GET', path: '/free' }, { method: 'GET', path: '/var', payment: { intent: 'session', amount: null } }] },
+        {
+          id: 'c',
+          url: 'https://c.example',
+          endpoints: [
+            { method: 'GET', path: '/free' },
+            { method: 'GET', path: '/var', payment: { intent: 'session', amount: null } },
+          ],
+        },
       ],
       'reg',
       warnings,

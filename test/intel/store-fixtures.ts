@@ -57,7 +57,13 @@ export const SID_C = serviceId('GET', URL_C);
 
 /** Stores a snapshot with real archived evidence (gzip bytes + sha256). */
 export async function storeSnap(store: Store, s: Snapshot, domain: string): Promise<Snapshot> {
-  const ev = archiveEvidence({ status: s.http_status ?? 0, headers: { 'content-type': 'application/json' }, body: new TextEncoder().encode(s.snapshot_id), truncated: false, url: 'https://x' });
+  const ev = archiveEvidence({
+    status: s.http_status ?? 0,
+    headers: { 'content-type': 'application/json' },
+    body: new TextEncoder().encode(s.snapshot_id),
+    truncated: false,
+    url: 'https://x',
+  });
   const withHash = { ...s, evidence_hash: ev.sha256 };
   await recordSnapshot(store, withHash, domain, { sha256: ev.sha256, encoding: 'gzip', bytes: ev.bytes });
   return withHash;
@@ -71,24 +77,82 @@ export const NOW = new Date('2026-02-01T00:00:00.000Z');
 export async function seed(store: Store): Promise<void> {
   await saveSourceFreshness(
     store,
-    { name: 'bazaar', kind: 'bazaar', url: 'https://facilitator.example', last_attempt_at: '2026-01-31T00:00:00Z', last_success_at: '2026-01-31T00:00:00Z', last_error: null, item_count: 3 },
+    {
+      name: 'bazaar',
+      kind: 'bazaar',
+      url: 'https://facilitator.example',
+      last_attempt_at: '2026-01-31T00:00:00Z',
+      last_success_at: '2026-01-31T00:00:00Z',
+      last_error: null,
+      item_count: 3,
+    },
     [{ method: 'GET', url: URL_A }],
   );
-  await upsertService(store, { service_id: SID_A, domain: 'api.alpha.example', method: 'GET', url: URL_A, tool: null, description: 'Weather now', source: 'bazaar', seen_at: '2025-12-01T00:00:00Z' });
-  await upsertService(store, { service_id: SID_B, domain: 'beta.example', method: 'POST', url: URL_B, tool: null, description: 'Web search', source: 'bazaar', seen_at: '2025-12-01T00:00:00Z' });
-  await upsertService(store, { service_id: SID_C, domain: 'gone.example', method: 'GET', url: URL_C, tool: null, description: 'Old thing', source: 'bazaar', seen_at: '2025-12-01T00:00:00Z' });
+  await upsertService(store, {
+    service_id: SID_A,
+    domain: 'api.alpha.example',
+    method: 'GET',
+    url: URL_A,
+    tool: null,
+    description: 'Weather now',
+    source: 'bazaar',
+    seen_at: '2025-12-01T00:00:00Z',
+  });
+  await upsertService(store, {
+    service_id: SID_B,
+    domain: 'beta.example',
+    method: 'POST',
+    url: URL_B,
+    tool: null,
+    description: 'Web search',
+    source: 'bazaar',
+    seen_at: '2025-12-01T00:00:00Z',
+  });
+  await upsertService(store, {
+    service_id: SID_C,
+    domain: 'gone.example',
+    method: 'GET',
+    url: URL_C,
+    tool: null,
+    description: 'Old thing',
+    source: 'bazaar',
+    seen_at: '2025-12-01T00:00:00Z',
+  });
   await storeSnap(store, snap('s-a1', SID_A, '2026-01-10T00:00:00.000Z'), 'api.alpha.example');
-  await storeSnap(store, snap('s-a2', SID_A, '2026-01-20T00:00:00.000Z', { offers: [offer({ amount_atomic: '20000', amount: '0.02' })] }), 'api.alpha.example');
+  await storeSnap(
+    store,
+    snap('s-a2', SID_A, '2026-01-20T00:00:00.000Z', { offers: [offer({ amount_atomic: '20000', amount: '0.02' })] }),
+    'api.alpha.example',
+  );
   await storeSnap(
     store,
     snap('s-b1', SID_B, '2026-01-15T00:00:00.000Z', {
-      offers: [offer({ protocol: 'mpp', x402_version: null, scheme: 'charge', method: 'tempo', network: 'eip155:4217', source: 'www-authenticate', extra: null, max_timeout_seconds: null })],
+      offers: [
+        offer({
+          protocol: 'mpp',
+          x402_version: null,
+          scheme: 'charge',
+          method: 'tempo',
+          network: 'eip155:4217',
+          source: 'www-authenticate',
+          extra: null,
+          max_timeout_seconds: null,
+        }),
+      ],
     }),
     'beta.example',
   );
   await storeSnap(store, snap('s-c1', SID_C, '2025-12-20T00:00:00.000Z', { offers: [offer({ network: 'eip155:8453' })] }), 'gone.example');
-  await storeSnap(store, snap('s-c2', SID_C, '2026-01-01T00:00:00.000Z', { http_status: 404, outcome: 'not_found', error: 'HTTP 404', offers: [] }), 'gone.example');
-  await storeSnap(store, snap('s-c3', SID_C, '2026-01-30T00:00:00.000Z', { http_status: null, outcome: 'unreachable', error: 'ECONNREFUSED', offers: [] }), 'gone.example');
+  await storeSnap(
+    store,
+    snap('s-c2', SID_C, '2026-01-01T00:00:00.000Z', { http_status: 404, outcome: 'not_found', error: 'HTTP 404', offers: [] }),
+    'gone.example',
+  );
+  await storeSnap(
+    store,
+    snap('s-c3', SID_C, '2026-01-30T00:00:00.000Z', { http_status: null, outcome: 'unreachable', error: 'ECONNREFUSED', offers: [] }),
+    'gone.example',
+  );
   const run = await startCollectRun(store, '2026-01-31T00:00:00Z');
   await finishCollectRun(store, run, { services: 3, snapshots: 6, changes: 0, error: null }, '2026-01-31T00:01:00Z');
 }

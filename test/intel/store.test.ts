@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/db.js';
-import { getServiceSources, insertChanges, latestSnapshot, recordDirectoryOffers, saveSourceFreshness } from '../../src/store/intel/index.js';
+import {
+  getServiceSources,
+  insertChanges,
+  latestSnapshot,
+  recordDirectoryOffers,
+  saveSourceFreshness,
+} from '../../src/store/intel/index.js';
 import { getProvider, intelligenceStatus, listChanges, listHistory, listOffers, searchProviders } from '../../src/intel/queries.js';
 import { IntelQuery, ProvidersQuery } from '../../src/intel/schemas.js';
 import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
@@ -25,7 +31,15 @@ describe.each(DIALECTS)('intel store on %s', (dialect) => {
 
   it('round-trips a snapshot with its offers, exactly', async () => {
     const s = await latestSnapshot(store, SID_A);
-    expect(s).toMatchObject({ snapshot_id: 's-a2', service_id: SID_A, checked_at: '2026-01-20T00:00:00.000Z', http_status: 402, latency_ms: 12, outcome: 'payment_required', error: null });
+    expect(s).toMatchObject({
+      snapshot_id: 's-a2',
+      service_id: SID_A,
+      checked_at: '2026-01-20T00:00:00.000Z',
+      http_status: 402,
+      latency_ms: 12,
+      outcome: 'payment_required',
+      error: null,
+    });
     expect(s!.evidence_hash).toMatch(/^[a-f0-9]{64}$/);
     expect(s!.offers).toEqual([offer({ amount_atomic: '20000', amount: '0.02' })]);
     expect(await latestSnapshot(store, 'f'.repeat(64))).toBeNull();
@@ -34,7 +48,12 @@ describe.each(DIALECTS)('intel store on %s', (dialect) => {
   it('keeps service check state: last good check and failing_since', async () => {
     const p = await getProvider(store, 'gone.example', opts);
     const svc = p.provider.services[0];
-    expect(svc).toMatchObject({ service_id: SID_C, stale: true, last_good_check_at: '2025-12-20T00:00:00.000Z', failing_since: '2026-01-01T00:00:00.000Z' });
+    expect(svc).toMatchObject({
+      service_id: SID_C,
+      stale: true,
+      last_good_check_at: '2025-12-20T00:00:00.000Z',
+      failing_since: '2026-01-01T00:00:00.000Z',
+    });
     expect(svc.latest_check).toMatchObject({ snapshot_id: 's-c3', outcome: 'unreachable', http_status: null });
     expect(svc.checks.map((c) => c.snapshot_id)).toEqual(['s-c3', 's-c2', 's-c1']);
   });
@@ -63,7 +82,17 @@ describe.each(DIALECTS)('intel store on %s', (dialect) => {
       stale: false,
       networks: ['eip155:4217'],
       protocols: ['x402'],
-      prices: [{ network: 'eip155:4217', asset: USDC, decimals: 6, min_amount_atomic: '20000', max_amount_atomic: '20000', min_amount: '0.02', max_amount: '0.02' }],
+      prices: [
+        {
+          network: 'eip155:4217',
+          asset: USDC,
+          decimals: 6,
+          min_amount_atomic: '20000',
+          max_amount_atomic: '20000',
+          min_amount: '0.02',
+          max_amount: '0.02',
+        },
+      ],
       latest_check: { checked_at: '2026-01-20T00:00:00.000Z', outcome: 'payment_required', http_status: 402 },
       last_good_check_at: '2026-01-20T00:00:00.000Z',
       services: [
@@ -82,7 +111,14 @@ describe.each(DIALECTS)('intel store on %s', (dialect) => {
       ],
     });
     const gone = all.providers.find((p) => p.domain === 'gone.example')!;
-    expect(gone).toMatchObject({ stale: true, services_stale: 1, networks: [], prices: [], latest_check: { outcome: 'unreachable', http_status: null }, last_good_check_at: '2025-12-20T00:00:00.000Z' });
+    expect(gone).toMatchObject({
+      stale: true,
+      services_stale: 1,
+      networks: [],
+      prices: [],
+      latest_check: { outcome: 'unreachable', http_status: null },
+      last_good_check_at: '2025-12-20T00:00:00.000Z',
+    });
   });
 
   it('profiles the same latest check and offers from the row copies as from the snapshot join', async () => {
@@ -90,7 +126,10 @@ describe.each(DIALECTS)('intel store on %s', (dialect) => {
     expect(fromCopies.provider.services[0].offers).toEqual([offer({ amount_atomic: '20000', amount: '0.02' })]);
     const listed = await searchProviders(store, pq({ include_stale: true }), opts);
     // Rows written before intel_0002 (or by a bulk seeder) have no copies: readers join the snapshot instead.
-    await store.db.updateTable('intel_services').set({ last_offers: null, last_latency_ms: null, last_error: null, last_evidence_hash: null }).execute();
+    await store.db
+      .updateTable('intel_services')
+      .set({ last_offers: null, last_latency_ms: null, last_error: null, last_evidence_hash: null })
+      .execute();
     store.cache.intelWritten(); // a direct write: answers reused from before it must not be served
     expect(await getProvider(store, 'api.alpha.example', opts)).toEqual(fromCopies);
     expect(await searchProviders(store, pq({ include_stale: true }), opts)).toEqual(listed);
@@ -102,12 +141,19 @@ describe.each(DIALECTS)('intel store on %s', (dialect) => {
     expect((await searchProviders(store, pq({ q: 'a_p' }), opts)).total).toBe(0);
     // One text per service, "domain url description": a substring may span the URL and the description.
     expect((await searchProviders(store, pq({ q: 'search web' }), opts)).providers.map((p) => p.domain)).toEqual(['beta.example']);
-    expect((await searchProviders(store, pq({ q: 'we' }), opts)).providers.map((p) => p.domain)).toEqual(['api.alpha.example', 'beta.example']);
+    expect((await searchProviders(store, pq({ q: 'we' }), opts)).providers.map((p) => p.domain)).toEqual([
+      'api.alpha.example',
+      'beta.example',
+    ]);
     expect((await searchProviders(store, pq({ q: 'zz' }), opts)).total).toBe(0);
-    expect((await searchProviders(store, pq({ q: 'THING', include_stale: true }), opts)).providers.map((p) => p.domain)).toEqual(['gone.example']);
+    expect((await searchProviders(store, pq({ q: 'THING', include_stale: true }), opts)).providers.map((p) => p.domain)).toEqual([
+      'gone.example',
+    ]);
     expect((await searchProviders(store, pq({ network: 'eip155:8453', include_stale: true }), opts)).total).toBe(0);
     expect((await searchProviders(store, pq({ network: 'eip155:4217' }), opts)).total).toBe(2);
-    expect((await searchProviders(store, pq({ check: 'unreachable', include_stale: 'true' }), opts)).providers.map((p) => p.domain)).toEqual(['gone.example']);
+    expect(
+      (await searchProviders(store, pq({ check: 'unreachable', include_stale: 'true' }), opts)).providers.map((p) => p.domain),
+    ).toEqual(['gone.example']);
     const page2 = await searchProviders(store, pq({ limit: 1, offset: 1 }), opts);
     expect(page2).toMatchObject({ total: 2, limit: 1, offset: 1 });
     expect(page2.providers.map((p) => p.domain)).toEqual(['beta.example']);
@@ -123,7 +169,11 @@ describe.each(DIALECTS)('intel store on %s', (dialect) => {
     const since = Date.parse('2026-01-20T00:00:00Z') / 1000;
     expect((await listOffers(store, iq({ service_id: SID_A, since }), opts)).offers.map((o) => o.snapshot_id)).toEqual(['s-a2']);
     expect((await listOffers(store, iq({ service_id: SID_A, until: since }), opts)).offers.map((o) => o.snapshot_id)).toEqual(['s-a1']);
-    expect((await listOffers(store, iq({ domain: 'beta.example' }), opts)).offers[0]).toMatchObject({ protocol: 'mpp', method: 'tempo', service_id: SID_B });
+    expect((await listOffers(store, iq({ domain: 'beta.example' }), opts)).offers[0]).toMatchObject({
+      protocol: 'mpp',
+      method: 'tempo',
+      service_id: SID_B,
+    });
     await expect(listOffers(store, iq({ since: 10, until: 5 }), opts)).rejects.toThrow(/until/);
   });
 
@@ -132,7 +182,9 @@ describe.each(DIALECTS)('intel store on %s', (dialect) => {
     const listed = [offer({ protocol: 'mpp', x402_version: null, scheme: 'charge', method: 'tempo', source: 'directory' })];
     expect(await recordDirectoryOffers(store, at, listed)).toBe(true);
     expect(await recordDirectoryOffers(store, { ...at, observed_at: '2026-01-17T00:00:00Z' }, listed)).toBe(false);
-    expect(await recordDirectoryOffers(store, { ...at, observed_at: '2026-01-18T00:00:00Z' }, [{ ...listed[0], amount_atomic: '5' }])).toBe(true);
+    expect(await recordDirectoryOffers(store, { ...at, observed_at: '2026-01-18T00:00:00Z' }, [{ ...listed[0], amount_atomic: '5' }])).toBe(
+      true,
+    );
     const rows = (await listOffers(store, iq({ service_id: SID_B }), opts)).offers.filter((o) => o.source_name === 'mpp-registry');
     expect(rows.map((r) => [r.observed_at, r.amount_atomic, r.snapshot_id])).toEqual([
       ['2026-01-18T00:00:00.000Z', '5', null],
@@ -142,11 +194,26 @@ describe.each(DIALECTS)('intel store on %s', (dialect) => {
 
   it('round-trips changes and history', async () => {
     await insertChanges(store, [
-      { service_id: SID_A, domain: 'api.alpha.example', kind: 'price_changed', at: '2026-01-20T00:00:00.000Z', before_snapshot_id: 's-a1', after_snapshot_id: 's-a2', before: { amount_atomic: '10000' }, after: { amount_atomic: '20000' } },
+      {
+        service_id: SID_A,
+        domain: 'api.alpha.example',
+        kind: 'price_changed',
+        at: '2026-01-20T00:00:00.000Z',
+        before_snapshot_id: 's-a1',
+        after_snapshot_id: 's-a2',
+        before: { amount_atomic: '10000' },
+        after: { amount_atomic: '20000' },
+      },
     ]);
     const ch = await listChanges(store, iq({ domain: 'api.alpha.example' }), opts);
     expect(ch.total).toBe(1);
-    expect(ch.changes[0]).toMatchObject({ kind: 'price_changed', before_snapshot_id: 's-a1', after_snapshot_id: 's-a2', before: { amount_atomic: '10000' }, after: { amount_atomic: '20000' } });
+    expect(ch.changes[0]).toMatchObject({
+      kind: 'price_changed',
+      before_snapshot_id: 's-a1',
+      after_snapshot_id: 's-a2',
+      before: { amount_atomic: '10000' },
+      after: { amount_atomic: '20000' },
+    });
     const h = await listHistory(store, iq({ service_id: SID_C }), opts);
     expect(h.checks.map((c) => [c.snapshot_id, c.outcome, c.offers.length])).toEqual([
       ['s-c3', 'unreachable', 0],
@@ -159,7 +226,15 @@ describe.each(DIALECTS)('intel store on %s', (dialect) => {
   it('reports status and source freshness; samples survive a failed attempt', async () => {
     await saveSourceFreshness(
       store,
-      { name: 'bazaar', kind: 'bazaar', url: 'https://facilitator.example', last_attempt_at: '2026-01-31T12:00:00Z', last_success_at: '2026-01-31T00:00:00Z', last_error: 'HTTP 503', item_count: 3 },
+      {
+        name: 'bazaar',
+        kind: 'bazaar',
+        url: 'https://facilitator.example',
+        last_attempt_at: '2026-01-31T12:00:00Z',
+        last_success_at: '2026-01-31T00:00:00Z',
+        last_error: 'HTTP 503',
+        item_count: 3,
+      },
       null,
     );
     const [src] = await getServiceSources(store);
@@ -175,14 +250,25 @@ describe.each(DIALECTS)('intel store on %s', (dialect) => {
     });
     const st = await intelligenceStatus(store, opts);
     expect(st.collection).toMatchObject({ available: true, last_successful_run_at: '2026-01-31T00:01:00.000Z' });
-    expect(st.history).toMatchObject({ providers: 3, services: 3, services_stale: 1, snapshots: 6, first_check_at: '2025-12-20T00:00:00.000Z', last_check_at: '2026-01-30T00:00:00.000Z' });
+    expect(st.history).toMatchObject({
+      providers: 3,
+      services: 3,
+      services_stale: 1,
+      snapshots: 6,
+      first_check_at: '2025-12-20T00:00:00.000Z',
+      last_check_at: '2026-01-30T00:00:00.000Z',
+    });
   });
   it('reuses a list answer for the same parameters until this process writes intel data', async () => {
     const first = await listOffers(store, iq({ domain: 'beta.example' }), opts);
     expect(await listOffers(store, iq({ domain: 'beta.example' }), opts)).toBe(first);
     expect(await listOffers(store, iq({ domain: 'beta.example', limit: 5 }), opts)).not.toBe(first);
     const before = await searchProviders(store, pq({ q: 'beta' }), opts);
-    await storeSnap(store, snap('s-b2', SID_B, '2026-01-16T00:00:00.000Z', { offers: [offer({ amount_atomic: '30000', amount: '0.03' })] }), 'beta.example');
+    await storeSnap(
+      store,
+      snap('s-b2', SID_B, '2026-01-16T00:00:00.000Z', { offers: [offer({ amount_atomic: '30000', amount: '0.03' })] }),
+      'beta.example',
+    );
     const after = await listOffers(store, iq({ domain: 'beta.example' }), opts);
     expect(after.total).toBe(first.total + 1);
     expect(after.offers.find((o) => o.snapshot_id === 's-b2')).toMatchObject({ amount_atomic: '30000' });

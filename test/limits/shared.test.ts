@@ -37,7 +37,8 @@ async function app(): Promise<{ app: FastifyInstance; limits: SharedLimits }> {
   return { app: a, limits: l };
 }
 
-const status = async (a: FastifyInstance, from: string) => (await a.inject({ method: 'GET', url: '/api/status', remoteAddress: from })).statusCode;
+const status = async (a: FastifyInstance, from: string) =>
+  (await a.inject({ method: 'GET', url: '/api/status', remoteAddress: from })).statusCode;
 const readyLimits = async (a: FastifyInstance) => (await a.inject({ method: 'GET', url: '/readyz' })).json().limits;
 
 async function until(check: () => Promise<boolean> | boolean, ms: number, what: string): Promise<void> {
@@ -107,7 +108,10 @@ describe('shared per-client limits', () => {
     await until(async () => (await readyLimits(a)).shared === false, 5000, '/readyz to show the outage');
     const down = await a.inject({ method: 'GET', url: '/readyz' });
     expect(down.statusCode).toBe(200);
-    expect(down.json()).toMatchObject({ status: 'ready', limits: { store: 'redis', shared: false, error: expect.stringMatching(/Redis unavailable/) } });
+    expect(down.json()).toMatchObject({
+      status: 'ready',
+      limits: { store: 'redis', shared: false, error: expect.stringMatching(/Redis unavailable/) },
+    });
     // A fresh client: each app now counts alone, so each allows the whole limit.
     const codes = { a: [] as number[], b: [] as number[] };
     for (let i = 0; i < LIMIT + 2; i++) {
@@ -121,7 +125,11 @@ describe('shared per-client limits', () => {
     expect(logLines.filter((l) => l.includes('Redis unavailable')).length).toBeGreaterThanOrEqual(1);
 
     await redis.start();
-    await until(async () => (await readyLimits(a)).shared === true && (await readyLimits(b)).shared === true, 10_000, 'both apps back on Redis');
+    await until(
+      async () => (await readyLimits(a)).shared === true && (await readyLimits(b)).shared === true,
+      10_000,
+      'both apps back on Redis',
+    );
     const again: number[] = [];
     for (let i = 0; i < 2 * LIMIT; i++) again.push(await status(i % 2 ? a : b, '198.51.100.21'));
     expect(again.filter((c) => c === 200)).toHaveLength(LIMIT);

@@ -37,7 +37,14 @@ describe('MCP tools over real HTTP (official SDK client)', () => {
 
   it('lists the six read-only tools with input and output schemas', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((x) => x.name).sort()).toEqual(['get_intelligence_status', 'get_provider', 'get_service_changes', 'get_service_history', 'get_service_offers', 'search_providers']);
+    expect(tools.map((x) => x.name).sort()).toEqual([
+      'get_intelligence_status',
+      'get_provider',
+      'get_service_changes',
+      'get_service_history',
+      'get_service_offers',
+      'search_providers',
+    ]);
     const search = tools.find((x) => x.name === 'search_providers')!;
     expect(Object.keys(search.inputSchema.properties ?? {}).sort()).toEqual(['check', 'include_stale', 'limit', 'network', 'offset', 'q']);
     expect(search.outputSchema?.properties).toHaveProperty('providers');
@@ -89,9 +96,17 @@ describe('MCP tools over real HTTP (official SDK client)', () => {
 
   it('requires Accept: application/json, text/event-stream on POST', async () => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
-    const bad = await fetch(`${base}/api/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body });
+    const bad = await fetch(`${base}/api/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body,
+    });
     expect(bad.status).toBe(406);
-    const good = await fetch(`${base}/api/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body });
+    const good = await fetch(`${base}/api/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body,
+    });
     expect(good.status).toBe(200);
     expect((await good.json()).result.tools).toHaveLength(6);
   });
@@ -105,6 +120,14 @@ describe('MCP tools over real HTTP (official SDK client)', () => {
   it('names the tools in the OpenAPI document', async () => {
     const doc = await http('/api/openapi.json');
     const text = JSON.stringify((doc.paths as Record<string, unknown>)['/api/mcp']);
-    for (const tool of ['search_providers', 'get_provider', 'get_intelligence_status', 'get_service_offers', 'get_service_changes', 'get_service_history']) expect(text).toContain(tool);
+    for (const tool of [
+      'search_providers',
+      'get_provider',
+      'get_intelligence_status',
+      'get_service_offers',
+      'get_service_changes',
+      'get_service_history',
+    ])
+      expect(text).toContain(tool);
   });
 });

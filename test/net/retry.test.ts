@@ -11,10 +11,14 @@ const fast = { baseMs: 1, maxMs: 2 };
 describe('withRetry', () => {
   it('returns the first success and retries up to the budget, then throws the last error', async () => {
     let n = 0;
-    await expect(withRetry(async (attempt) => (++n < 3 ? Promise.reject(new Error(`boom ${attempt}`)) : 'ok'), { attempts: 5, ...fast })).resolves.toBe('ok');
+    await expect(
+      withRetry(async (attempt) => (++n < 3 ? Promise.reject(new Error(`boom ${attempt}`)) : 'ok'), { attempts: 5, ...fast }),
+    ).resolves.toBe('ok');
     expect(n).toBe(3);
     n = 0;
-    await expect(withRetry(async (attempt) => (n++, Promise.reject(new Error(`boom ${attempt}`))), { attempts: 4, ...fast })).rejects.toThrow('boom 4');
+    await expect(
+      withRetry(async (attempt) => (n++, Promise.reject(new Error(`boom ${attempt}`))), { attempts: 4, ...fast }),
+    ).rejects.toThrow('boom 4');
     expect(n).toBe(4);
   });
 
@@ -24,7 +28,9 @@ describe('withRetry', () => {
     await expect(withRetry(async () => (n++, Promise.reject(fatal)), { attempts: 5, ...fast })).rejects.toBe(fatal);
     expect(n).toBe(1);
     n = 0;
-    await expect(withRetry(async () => (n++, Promise.reject(new Error('x'))), { attempts: 5, ...fast, shouldRetry: (_e, attempt) => attempt < 2 })).rejects.toThrow('x');
+    await expect(
+      withRetry(async () => (n++, Promise.reject(new Error('x'))), { attempts: 5, ...fast, shouldRetry: (_e, attempt) => attempt < 2 }),
+    ).rejects.toThrow('x');
     expect(n).toBe(2);
   });
 
@@ -51,7 +57,15 @@ describe('withRetry', () => {
     let n = 0;
     const t0 = Date.now();
     setTimeout(() => abort.abort(), 50);
-    await expect(withRetry(async () => (n++, Promise.reject(new Error('down'))), { attempts: Infinity, baseMs: 60_000, maxMs: 60_000, signal: abort.signal, shouldRetry: () => true })).rejects.toThrow('down');
+    await expect(
+      withRetry(async () => (n++, Promise.reject(new Error('down'))), {
+        attempts: Infinity,
+        baseMs: 60_000,
+        maxMs: 60_000,
+        signal: abort.signal,
+        shouldRetry: () => true,
+      }),
+    ).rejects.toThrow('down');
     expect(Date.now() - t0).toBeLessThan(5000);
     expect(n).toBeGreaterThanOrEqual(1);
   });

@@ -116,7 +116,10 @@ describe('safeFetch', () => {
     expect(err).toBeInstanceOf(FetchRefused);
     expect(target.hits()).toBe(before);
     // A name with one bad answer among good ones is refused too (every answer is checked).
-    const mixed: Resolver = async () => [{ address: '93.184.216.34', family: 4 }, { address: '10.0.0.1', family: 4 }];
+    const mixed: Resolver = async () => [
+      { address: '93.184.216.34', family: 4 },
+      { address: '10.0.0.1', family: 4 },
+    ];
     await expect(safeFetch('http://mixed.test/', { resolve: mixed })).rejects.toBeInstanceOf(FetchRefused);
     // With loopback allowed, the pinned address is used for the connection (the name itself does not resolve).
     const r = await safeFetch(`http://provider.test:${target.port}/`, { resolve: toLoopback, allowLoopback: true });
@@ -125,7 +128,13 @@ describe('safeFetch', () => {
   });
 
   it('never says what a refused name resolved to (no internal DNS oracle); a literal is named as given', async () => {
-    const answers: Record<string, string[]> = { 'private.test': ['10.0.0.5'], 'loop.test': ['127.0.0.1'], 'mixed.test': ['93.184.216.34', '10.0.0.5'], 'v6.test': ['::7f00:1'], 'meta.test': ['169.254.169.254'] };
+    const answers: Record<string, string[]> = {
+      'private.test': ['10.0.0.5'],
+      'loop.test': ['127.0.0.1'],
+      'mixed.test': ['93.184.216.34', '10.0.0.5'],
+      'v6.test': ['::7f00:1'],
+      'meta.test': ['169.254.169.254'],
+    };
     const resolve: Resolver = async (name) => answers[name].map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
     for (const [name, addresses] of Object.entries(answers)) {
       const err = await safeFetch(`http://${name}/`, { resolve }).catch((e) => e);
@@ -141,12 +150,15 @@ describe('safeFetch', () => {
     await expect(safeFetch('http://[::1]/')).rejects.toMatchObject({ name: 'FetchRefused', reason: 'address' });
   });
 
-  it.each(['http://169.254.169.254/latest/meta-data/', 'http://[fd00:ec2::254]/', 'http://10.0.0.1/', 'http://0.0.0.0/', 'http://100.64.1.1/'])(
-    'refuses %s',
-    async (url) => {
-      await expect(safeFetch(url, { allowLoopback: true })).rejects.toBeInstanceOf(FetchRefused);
-    },
-  );
+  it.each([
+    'http://169.254.169.254/latest/meta-data/',
+    'http://[fd00:ec2::254]/',
+    'http://10.0.0.1/',
+    'http://0.0.0.0/',
+    'http://100.64.1.1/',
+  ])('refuses %s', async (url) => {
+    await expect(safeFetch(url, { allowLoopback: true })).rejects.toBeInstanceOf(FetchRefused);
+  });
 
   it('refuses non-http schemes and URLs with credentials', async () => {
     for (const url of ['file:///etc/passwd', 'ftp://example.com/', 'gopher://example.com/', 'data:text/plain,hi']) {
@@ -175,13 +187,17 @@ describe('safeFetch', () => {
   });
 
   it('refuses a redirect to the cloud metadata address', async () => {
-    const err = await safeFetch(`${bad.origin}/redirect?to=${encodeURIComponent('http://169.254.169.254/latest/meta-data/')}`, { allowLoopback: true }).catch((e) => e);
+    const err = await safeFetch(`${bad.origin}/redirect?to=${encodeURIComponent('http://169.254.169.254/latest/meta-data/')}`, {
+      allowLoopback: true,
+    }).catch((e) => e);
     expect(err).toBeInstanceOf(FetchRefused);
   });
 
   it('follows allowed redirects, sends the User-Agent, and stops redirect loops', async () => {
     const before = target.userAgents.length;
-    const r = await safeFetch(`${bad.origin}/redirect?to=${encodeURIComponent(`http://127.0.0.1:${target.port}/x`)}`, { allowLoopback: true });
+    const r = await safeFetch(`${bad.origin}/redirect?to=${encodeURIComponent(`http://127.0.0.1:${target.port}/x`)}`, {
+      allowLoopback: true,
+    });
     expect(r.status).toBe(200);
     expect(r.url).toBe(`http://127.0.0.1:${target.port}/x`);
     expect(target.userAgents[before]).toBe(USER_AGENT);
@@ -199,7 +215,9 @@ describe('safeFetch', () => {
   });
 
   it('caps the body and keeps what arrived', async () => {
-    const err = await safeFetch(`${bad.origin}/oversized?bytes=${3 * 1024 * 1024}`, { allowLoopback: true, maxBytes: 100_000 }).catch((e) => e);
+    const err = await safeFetch(`${bad.origin}/oversized?bytes=${3 * 1024 * 1024}`, { allowLoopback: true, maxBytes: 100_000 }).catch(
+      (e) => e,
+    );
     expect(err).toBeInstanceOf(FetchTooLarge);
     expect(err.response.truncated).toBe(true);
     expect(err.response.body.length).toBe(100_000);

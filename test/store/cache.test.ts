@@ -148,7 +148,16 @@ describe.each(DIALECTS)('a write through the store invalidates its remembered an
     const s = await stores.fresh();
     const q = ProvidersQuery.parse({ include_stale: true });
     const opts = { staleAfterDays: 3650, now: new Date('2026-02-01T00:00:00Z') };
-    const sighting = (domain: string) => ({ service_id: `svc-${domain}`, domain, method: 'GET', url: `https://${domain}/x`, tool: null, description: null, source: 'test', seen_at: '2026-01-01T00:00:00Z' });
+    const sighting = (domain: string) => ({
+      service_id: `svc-${domain}`,
+      domain,
+      method: 'GET',
+      url: `https://${domain}/x`,
+      tool: null,
+      description: null,
+      source: 'test',
+      seen_at: '2026-01-01T00:00:00Z',
+    });
     await upsertService(s, sighting('one.example'));
     const before = await searchProviders(s, q, opts);
     expect(await searchProviders(s, q, opts)).toBe(before); // remembered: the same answer object

@@ -22,13 +22,41 @@ function payment(height: number, recipient: string, legTo: string[], execution: 
   const hash = `0x${height.toString(16).padStart(64, '0')}` as `0x${string}`;
   const time = 1_767_225_600 + height;
   const o: Observation = {
-    hash, time, height, tx_index: 0, chain_id: 4217, sender: OTHER, recipient, asset: 'pathUSD', asset_contract: TOKEN,
-    amount: '1', nominal_parts: [{ asset_contract: TOKEN, amount: '1' }], fee: '0.001', exchange: null, protocol: null, category: 'transfer', execution, decode: 'full',
+    hash,
+    time,
+    height,
+    tx_index: 0,
+    chain_id: 4217,
+    sender: OTHER,
+    recipient,
+    asset: 'pathUSD',
+    asset_contract: TOKEN,
+    amount: '1',
+    nominal_parts: [{ asset_contract: TOKEN, amount: '1' }],
+    fee: '0.001',
+    exchange: null,
+    protocol: null,
+    category: 'transfer',
+    execution,
+    decode: 'full',
     integrity: { score: 0, maximum: 5, version: '1', scope: 'test', stages: [] },
     detail: {
-      transaction: null, receipt: null, evidence: null, calls: null, forensics: null, unknown: null,
+      transaction: null,
+      receipt: null,
+      evidence: null,
+      calls: null,
+      forensics: null,
+      unknown: null,
       // Upper-case on purpose: leg addresses are matched lower-case.
-      legs: legTo.map((to, i) => ({ from: OTHER, to: to.toUpperCase().replace('0X', '0x'), asset: 'pathUSD', asset_contract: TOKEN, amount: '1', amount_atomic: '1000000', log_index: i })),
+      legs: legTo.map((to, i) => ({
+        from: OTHER,
+        to: to.toUpperCase().replace('0X', '0x'),
+        asset: 'pathUSD',
+        asset_contract: TOKEN,
+        amount: '1',
+        amount_atomic: '1000000',
+        log_index: i,
+      })),
     },
   };
   return { height, hash, time, observations: [o] };
@@ -39,7 +67,14 @@ describe.each(DIALECTS)('observation details and leg recipients on %s', (dialect
   afterAll(() => stores.cleanup());
   const fresh = stores.fresh;
   const rows = async (s: Store, table: 'observations' | 'observation_details' | 'leg_recipients') =>
-    Number((await s.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await s.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   it('stores each detail beside its row, not in it, and serves it from the detail read', async () => {
     const s = await fresh();
@@ -115,7 +150,8 @@ describe.each(DIALECTS)('observation details and leg recipients on %s', (dialect
     await writeBlocks(s, blocks, { height: last.height, hash: last.hash });
     const hashes = observationsOf(blocks).map((o) => o.hash);
     const before = await Promise.all(hashes.map((h) => getTransaction(s, h)));
-    const keyColumns = async () => ((await s.db.introspection.getTables()).find((t) => t.name === 'observation_details')?.columns ?? []).map((c) => c.name).sort();
+    const keyColumns = async () =>
+      ((await s.db.introspection.getTables()).find((t) => t.name === 'observation_details')?.columns ?? []).map((c) => c.name).sort();
     expect(await keyColumns()).toEqual(['detail', 'seq']);
     const migration = chainMigrations.chain_0003_details_by_seq;
     // down() gives the layout of a store written before chain_0003 (chain_0001/0002: keyed by hash).
@@ -138,8 +174,24 @@ describe.each(DIALECTS)('observation details and leg recipients on %s', (dialect
     const eur = '0x20c0000000000000000000001621e21f71cf12fb';
     const multi = payment(2_000_000, OTHER, []);
     const o = multi.observations[0];
-    const leg = (asset_contract: string, amount: string, i: number) => ({ from: OTHER, to: PAY_TO, asset: null, asset_contract, amount, amount_atomic: '0', log_index: i });
-    Object.assign(o, { asset: 'EURC.e', asset_contract: eur, amount: '5', nominal_parts: [{ asset_contract: TOKEN, amount: '1' }, { asset_contract: usdc, amount: '2' }] });
+    const leg = (asset_contract: string, amount: string, i: number) => ({
+      from: OTHER,
+      to: PAY_TO,
+      asset: null,
+      asset_contract,
+      amount,
+      amount_atomic: '0',
+      log_index: i,
+    });
+    Object.assign(o, {
+      asset: 'EURC.e',
+      asset_contract: eur,
+      amount: '5',
+      nominal_parts: [
+        { asset_contract: TOKEN, amount: '1' },
+        { asset_contract: usdc, amount: '2' },
+      ],
+    });
     o.detail.legs = [leg(eur, '5', 0), leg(TOKEN, '1', 1), leg(usdc, '2', 2)];
     const all = [...blocks, multi];
     await writeBlocks(s, all, { height: multi.height, hash: multi.hash });
@@ -158,7 +210,10 @@ describe.each(DIALECTS)('observation details and leg recipients on %s', (dialect
     expect(await Promise.all(hashes.map((h) => getTransaction(fresher, h)))).toEqual(before);
     expect(await computeMetrics(fresher, {})).toEqual(metrics);
     const { rows: parts } = await sql<{ p: string }>`select nominal_parts as p from observations where hash = ${multi.hash}`.execute(s.db);
-    expect(JSON.parse(parts[0].p)).toEqual([[TOKEN, '1'], [usdc, '2']]);
+    expect(JSON.parse(parts[0].p)).toEqual([
+      [TOKEN, '1'],
+      [usdc, '2'],
+    ]);
   });
 
   it("sees another process's write once the reused counters read is older than STATS_REUSE_MS", async () => {
@@ -178,12 +233,23 @@ describe('observation details on PostgreSQL', () => {
 
   it('are compressed with lz4 where the server has it, and a detail over the compression threshold reads back whole', async () => {
     const s = await stores.fresh();
-    const { rows } = await sql<{ lz4: boolean }>`select 'lz4' = any(enumvals) as lz4 from pg_settings where name = 'default_toast_compression'`.execute(s.db);
-    const { rows: col } = await sql<{ c: string }>`select attcompression as c from pg_attribute where attrelid = 'observation_details'::regclass and attname = 'detail'`.execute(s.db);
+    const { rows } = await sql<{
+      lz4: boolean;
+    }>`select 'lz4' = any(enumvals) as lz4 from pg_settings where name = 'default_toast_compression'`.execute(s.db);
+    const { rows: col } = await sql<{
+      c: string;
+    }>`select attcompression as c from pg_attribute where attrelid = 'observation_details'::regclass and attname = 'detail'`.execute(s.db);
     expect(col[0].c).toBe(rows[0]?.lz4 ? 'l' : '');
-    const b = payment(7, OTHER, Array.from({ length: 40 }, (_, i) => `0x${i.toString(16).padStart(40, '0')}`));
+    const b = payment(
+      7,
+      OTHER,
+      Array.from({ length: 40 }, (_, i) => `0x${i.toString(16).padStart(40, '0')}`),
+    );
     await writeBlocks(s, [b], { height: 7, hash: b.hash });
-    const { rows: stored } = await sql<{ n: number; method: string | null }>`select length(detail) as n, pg_column_compression(detail) as method from observation_details`.execute(s.db);
+    const { rows: stored } = await sql<{
+      n: number;
+      method: string | null;
+    }>`select length(detail) as n, pg_column_compression(detail) as method from observation_details`.execute(s.db);
     expect(stored[0].n).toBeGreaterThan(4000);
     if (rows[0]?.lz4) expect(stored[0].method).toBe('lz4');
     expect((await getTransaction(s, b.hash))?.legs).toHaveLength(40);

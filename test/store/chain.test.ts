@@ -3,8 +3,17 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'csv-parse/sync';
 import type { Store } from '../../src/store/db.js';
 import {
-  computeMetrics, exportRows, getCheckpoint, getCollectorState, getCoverage, getStatus, getTransaction, listTransactions,
-  saveCollectorState, writeBlocks, type CollectorState,
+  computeMetrics,
+  exportRows,
+  getCheckpoint,
+  getCollectorState,
+  getCoverage,
+  getStatus,
+  getTransaction,
+  listTransactions,
+  saveCollectorState,
+  writeBlocks,
+  type CollectorState,
 } from '../../src/store/chain/index.js';
 import { sumDecimals } from '../../src/domain/money.js';
 import type { ObservationFilters } from '../../src/domain/filters.js';
@@ -17,7 +26,15 @@ describe.each(DIALECTS)('chain store on %s', (dialect) => {
   const stores = storeFactory(dialect);
   afterAll(() => stores.cleanup());
   const fresh = stores.fresh;
-  const count = async (s: Store) => Number((await s.db.selectFrom('observations').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const count = async (s: Store) =>
+    Number(
+      (
+        await s.db
+          .selectFrom('observations')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   it('writeBlocks stores observations, coverage and checkpoint; rewriting the same blocks changes nothing', async () => {
     const s = await fresh();
@@ -32,7 +49,15 @@ describe.each(DIALECTS)('chain store on %s', (dialect) => {
     expect(st).toMatchObject({ total_transactions: 120, lag_seconds: 10, chain_id: 4217, independent_consensus_verified: false });
     const one = observationsOf(blocks)[17];
     const d = await getTransaction(s, one.hash.toUpperCase().replace('0X', '0x'));
-    expect(d).toMatchObject({ hash: one.hash, amount: one.amount, nominal: nominalOf(one.nominal_parts, s.tokenList), fee: one.fee, sender: one.sender, integrity: one.integrity, legs: one.detail.legs });
+    expect(d).toMatchObject({
+      hash: one.hash,
+      amount: one.amount,
+      nominal: nominalOf(one.nominal_parts, s.tokenList),
+      fee: one.fee,
+      sender: one.sender,
+      integrity: one.integrity,
+      legs: one.detail.legs,
+    });
     expect(await getTransaction(s, `0x${'f'.repeat(64)}`)).toBeNull();
   });
 
@@ -40,27 +65,55 @@ describe.each(DIALECTS)('chain store on %s', (dialect) => {
     const s = await fresh();
     const [a, b] = makeBlocks({ count: 40, seed: 3, maxTxPerBlock: 30 }).filter((x) => x.observations.length > 0);
     // Two different transactions with one hash and conflicting columns: the second row violates NOT NULL.
-    const broken = { ...b, observations: [...b.observations, { ...b.observations[0], hash: `0x${'e'.repeat(64)}` as `0x${string}`, execution: null as never }] };
+    const broken = {
+      ...b,
+      observations: [...b.observations, { ...b.observations[0], hash: `0x${'e'.repeat(64)}` as `0x${string}`, execution: null as never }],
+    };
     await expect(writeBlocks(s, [a, broken], { height: b.height, hash: b.hash })).rejects.toThrow();
     expect(await count(s)).toBe(0);
     expect(await getCoverage(s)).toEqual([]);
     expect(await getCheckpoint(s)).toBeNull();
-    expect(await getStatus(s, new Date())).toMatchObject({ total_transactions: 0, lag_seconds: null, checkpoint: null, collector: null, coverage: 'nothing collected yet' });
+    expect(await getStatus(s, new Date())).toMatchObject({
+      total_transactions: 0,
+      lag_seconds: null,
+      checkpoint: null,
+      collector: null,
+      coverage: 'nothing collected yet',
+    });
   });
 
   it('merges coverage out of order, overlapping and with gaps; empty blocks extend coverage', async () => {
     const s = await fresh();
-    const w = (hs: number[]) => writeBlocks(s, hs.map((h) => emptyBlock(h)), { height: Math.max(...hs), hash: emptyBlock(Math.max(...hs)).hash });
+    const w = (hs: number[]) =>
+      writeBlocks(
+        s,
+        hs.map((h) => emptyBlock(h)),
+        { height: Math.max(...hs), hash: emptyBlock(Math.max(...hs)).hash },
+      );
     await w([10, 11, 12]);
     await w([20, 21]);
     await w([15]);
-    expect(await getCoverage(s)).toEqual([{ first: 10, last: 12 }, { first: 15, last: 15 }, { first: 20, last: 21 }]);
+    expect(await getCoverage(s)).toEqual([
+      { first: 10, last: 12 },
+      { first: 15, last: 15 },
+      { first: 20, last: 21 },
+    ]);
     await w([13, 14]); // touches both sides
-    expect(await getCoverage(s)).toEqual([{ first: 10, last: 15 }, { first: 20, last: 21 }]);
+    expect(await getCoverage(s)).toEqual([
+      { first: 10, last: 15 },
+      { first: 20, last: 21 },
+    ]);
     await w([9, 10, 11, 30, 19, 22]); // overlapping, out of order, new island
-    expect(await getCoverage(s)).toEqual([{ first: 9, last: 15 }, { first: 19, last: 22 }, { first: 30, last: 30 }]);
+    expect(await getCoverage(s)).toEqual([
+      { first: 9, last: 15 },
+      { first: 19, last: 22 },
+      { first: 30, last: 30 },
+    ]);
     await w([16, 17, 18]);
-    expect(await getCoverage(s)).toEqual([{ first: 9, last: 22 }, { first: 30, last: 30 }]);
+    expect(await getCoverage(s)).toEqual([
+      { first: 9, last: 22 },
+      { first: 30, last: 30 },
+    ]);
     expect(await count(s)).toBe(0);
   });
 
@@ -80,7 +133,17 @@ describe.each(DIALECTS)('chain store on %s', (dialect) => {
   it('saves and reads the collector state', async () => {
     const s = await fresh();
     expect(await getCollectorState(s)).toBeNull();
-    const st: CollectorState = { state: 'catching_up', source: 'http://127.0.0.1:1', last_block: 5, finalized_head: 9, rate_tx_per_s: 12.5, rate_blocks_per_s: 3, last_error: null, last_error_at: null, updated_at: new Date().toISOString() };
+    const st: CollectorState = {
+      state: 'catching_up',
+      source: 'http://127.0.0.1:1',
+      last_block: 5,
+      finalized_head: 9,
+      rate_tx_per_s: 12.5,
+      rate_blocks_per_s: 3,
+      last_error: null,
+      last_error_at: null,
+      updated_at: new Date().toISOString(),
+    };
     await saveCollectorState(s, st);
     await saveCollectorState(s, { ...st, state: 'error', last_error: 'boom', last_error_at: st.updated_at });
     expect(await getCollectorState(s)).toEqual({ ...st, state: 'error', last_error: 'boom', last_error_at: st.updated_at });
@@ -91,8 +154,20 @@ describe.each(DIALECTS)('chain store on %s', (dialect) => {
     const all = observationsOf(blocks).sort(publicOrder);
     // Written in three calls, the middle one out of order, so both the rank and the generic paths are exercised.
     const variants = [
-      { name: 'in order', write: async (s: Store) => { for (const part of [blocks.slice(0, 40), blocks.slice(40)]) await writeBlocks(s, part, { height: part.at(-1)!.height, hash: part.at(-1)!.hash }); } },
-      { name: 'out of order', write: async (s: Store) => { for (const part of [blocks.slice(40), blocks.slice(0, 40)]) await writeBlocks(s, part, { height: part.at(-1)!.height, hash: part.at(-1)!.hash }); } },
+      {
+        name: 'in order',
+        write: async (s: Store) => {
+          for (const part of [blocks.slice(0, 40), blocks.slice(40)])
+            await writeBlocks(s, part, { height: part.at(-1)!.height, hash: part.at(-1)!.hash });
+        },
+      },
+      {
+        name: 'out of order',
+        write: async (s: Store) => {
+          for (const part of [blocks.slice(40), blocks.slice(0, 40)])
+            await writeBlocks(s, part, { height: part.at(-1)!.height, hash: part.at(-1)!.hash });
+        },
+      },
     ];
     const t0 = blocks[0].time;
     const filters: [string, ObservationFilters, (o: (typeof all)[number]) => boolean][] = [
@@ -101,16 +176,28 @@ describe.each(DIALECTS)('chain store on %s', (dialect) => {
       ['until', { until: t0 + 60 }, (o) => o.time < t0 + 60],
       ['since+until', { since: t0 + 10, until: t0 + 50 }, (o) => o.time >= t0 + 10 && o.time < t0 + 50],
       ['until before everything', { until: t0 }, () => false],
-      ['q wallet', { q: all[5].sender!.toUpperCase().replace('0X', '0x') }, (o) => o.sender === all[5].sender || o.recipient === all[5].sender],
+      [
+        'q wallet',
+        { q: all[5].sender!.toUpperCase().replace('0X', '0x') },
+        (o) => o.sender === all[5].sender || o.recipient === all[5].sender,
+      ],
       ['q hash', { q: all[9].hash }, (o) => o.hash === all[9].hash],
       ['q symbol', { q: 'EURC' }, (o) => o.asset === 'EURC'],
       ['q venue', { q: 'Stablecoin DEX' }, (o) => o.exchange === 'Stablecoin DEX'],
-      ['asset contract', { asset: all[0].asset_contract!.toUpperCase().replace('0X', '0x') }, (o) => o.asset_contract === all[0].asset_contract],
+      [
+        'asset contract',
+        { asset: all[0].asset_contract!.toUpperCase().replace('0X', '0x') },
+        (o) => o.asset_contract === all[0].asset_contract,
+      ],
       ['asset symbol', { asset: 'USDC.e' }, (o) => o.asset === 'USDC.e'],
       ['exchange', { exchange: 'Uniswap v3' }, (o) => o.exchange === 'Uniswap v3'],
       ['exchange unknown', { exchange: 'unknown' }, (o) => o.exchange === null],
       ['execution failed', { execution: 'failed' }, (o) => o.execution === 'failed'],
-      ['combined', { execution: 'success', asset: 'pathUSD', until: t0 + 80 }, (o) => o.execution === 'success' && o.asset === 'pathUSD' && o.time < t0 + 80],
+      [
+        'combined',
+        { execution: 'success', asset: 'pathUSD', until: t0 + 80 },
+        (o) => o.execution === 'success' && o.asset === 'pathUSD' && o.time < t0 + 80,
+      ],
     ];
 
     describe.each(variants)('written $name', ({ write }) => {
@@ -124,9 +211,15 @@ describe.each(DIALECTS)('chain store on %s', (dialect) => {
           const want = all.filter(pred);
           const page = await listTransactions(s, f, { limit: 100, offset: 0 });
           expect(page.total, name).toBe(want.length);
-          expect(page.rows.map((r) => r.hash), name).toEqual(want.slice(0, 100).map((o) => o.hash));
+          expect(
+            page.rows.map((r) => r.hash),
+            name,
+          ).toEqual(want.slice(0, 100).map((o) => o.hash));
           const deep = await listTransactions(s, f, { limit: 7, offset: 13 });
-          expect(deep.rows.map((r) => r.hash), `${name} offset`).toEqual(want.slice(13, 20).map((o) => o.hash));
+          expect(
+            deep.rows.map((r) => r.hash),
+            `${name} offset`,
+          ).toEqual(want.slice(13, 20).map((o) => o.hash));
         }
       });
 
@@ -178,7 +271,10 @@ describe.each(DIALECTS)('chain store on %s', (dialect) => {
           const recs = parse(text, { columns: true }) as Record<string, string>[];
           const list = await listTransactions(s, f, { limit: 100, offset: 0 });
           expect(recs.length, name).toBe(list.total);
-          expect(recs.slice(0, 100).map((r) => r.hash), name).toEqual(list.rows.map((r) => r.hash));
+          expect(
+            recs.slice(0, 100).map((r) => r.hash),
+            name,
+          ).toEqual(list.rows.map((r) => r.hash));
           for (const [i, r] of list.rows.entries()) {
             expect(recs[i].amount).toBe(r.amount ?? '');
             expect(recs[i].nominal).toBe(r.nominal ?? '');

@@ -28,7 +28,9 @@ interface Outcome {
 
 /** Starts PROCESSES children on `url`, releases them together once all are ready, and waits for their exits. */
 async function openAtOnce(url: string): Promise<Outcome[]> {
-  const children = Array.from({ length: PROCESSES }, () => spawn(process.execPath, [RUN_TS, CHILD, url], { stdio: ['pipe', 'pipe', 'pipe'] }));
+  const children = Array.from({ length: PROCESSES }, () =>
+    spawn(process.execPath, [RUN_TS, CHILD, url], { stdio: ['pipe', 'pipe', 'pipe'] }),
+  );
   const outcomes = children.map(
     (c) =>
       new Promise<Outcome>((resolve) => {
@@ -37,7 +39,9 @@ async function openAtOnce(url: string): Promise<Outcome[]> {
         c.on('exit', (code) => resolve({ code, stderr }));
       }),
   );
-  await Promise.all(children.map((c) => new Promise<void>((resolve) => c.stdout!.on('data', (d) => String(d).includes('ready') && resolve()))));
+  await Promise.all(
+    children.map((c) => new Promise<void>((resolve) => c.stdout!.on('data', (d) => String(d).includes('ready') && resolve()))),
+  );
   for (const c of children) c.stdin!.end('go\n');
   return Promise.all(outcomes);
 }
@@ -47,7 +51,10 @@ function schemaOf(path: string): { objects: unknown[]; rows: Record<string, numb
   const db = new SqliteDatabase(path, { readonly: true });
   try {
     const objects = db.prepare(`select type, name, sql from sqlite_master where name not like 'sqlite_%' order by type, name`).all();
-    const tables = db.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name`).pluck().all() as string[];
+    const tables = db
+      .prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name`)
+      .pluck()
+      .all() as string[];
     const rows = Object.fromEntries(tables.map((t) => [t, db.prepare(`select count(*) from "${t}"`).pluck().get() as number]));
     const migrations = db.prepare('select name from kysely_migration order by name').pluck().all() as string[];
     return { objects, rows, migrations };
@@ -77,7 +84,9 @@ describe('SQLite migrations from several processes at once', () => {
     const path = join(dir, 'held.sqlite');
     const unlock = await lockSqliteMigrations(path, 0);
     try {
-      await expect(openStore(`sqlite:${path}`, { migrationLockWaitMs: 300 })).rejects.toThrow(/^another process has been migrating the SQLite store .* for over 0 s \(lock .*\.migrate-lock\); retry once it has finished$/);
+      await expect(openStore(`sqlite:${path}`, { migrationLockWaitMs: 300 })).rejects.toThrow(
+        /^another process has been migrating the SQLite store .* for over 0 s \(lock .*\.migrate-lock\); retry once it has finished$/,
+      );
     } finally {
       unlock();
     }

@@ -81,12 +81,17 @@ describe('cachingStatements (SQLite prepared-statement cache)', () => {
     expect(other.all()).toEqual([{ a: 1 }, { a: 2 }]);
     it.return?.();
     raw.exec('alter table t add column b text');
-    expect((db.prepare('select * from t') as unknown as SqliteDatabase.Statement).all()).toEqual([{ a: 1, b: null }, { a: 2, b: null }]);
+    expect((db.prepare('select * from t') as unknown as SqliteDatabase.Statement).all()).toEqual([
+      { a: 1, b: null },
+      { a: 2, b: null },
+    ]);
     db.close();
   });
 
   it('serves Kysely: repeated queries, a stream left early, and a transaction that rolls back', async () => {
-    const k = new Kysely<{ t: { a: number } }>({ dialect: new SqliteDialect({ database: cachingStatements(new SqliteDatabase(':memory:')) }) });
+    const k = new Kysely<{ t: { a: number } }>({
+      dialect: new SqliteDialect({ database: cachingStatements(new SqliteDatabase(':memory:')) }),
+    });
     await k.schema.createTable('t').addColumn('a', 'integer').execute();
     for (let i = 0; i < 5; i++) await k.insertInto('t').values({ a: i }).execute();
     for await (const row of k.selectFrom('t').selectAll().stream()) if (row.a === 1) break;
@@ -97,7 +102,12 @@ describe('cachingStatements (SQLite prepared-statement cache)', () => {
         throw new Error('abort');
       }),
     ).rejects.toThrow('abort');
-    expect(await k.selectFrom('t').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).toEqual({ n: 5 });
+    expect(
+      await k
+        .selectFrom('t')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow(),
+    ).toEqual({ n: 5 });
     await k.destroy();
   });
 });

@@ -11,10 +11,27 @@ import { Conflict, InvalidInput, NotFound } from '../../src/domain/errors.js';
 
 describe('isStoreOutage', () => {
   it('recognises driver codes and messages of an unreachable or busy database', () => {
-    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '08006', '53300', '3D000', 'SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_IOERR_READ']) {
+    for (const code of [
+      'ECONNREFUSED',
+      'ECONNRESET',
+      'ETIMEDOUT',
+      '57P01',
+      '08006',
+      '53300',
+      '3D000',
+      'SQLITE_BUSY',
+      'SQLITE_BUSY_SNAPSHOT',
+      'SQLITE_IOERR_READ',
+    ]) {
       expect(isStoreOutage(Object.assign(new Error('x'), { code })), code).toBe(true);
     }
-    for (const message of ['connect ECONNREFUSED 127.0.0.1:5432', 'SqliteError: database is locked', 'Connection terminated unexpectedly', 'canceling statement due to conflict with recovery', 'driver has already been destroyed']) {
+    for (const message of [
+      'connect ECONNREFUSED 127.0.0.1:5432',
+      'SqliteError: database is locked',
+      'Connection terminated unexpectedly',
+      'canceling statement due to conflict with recovery',
+      'driver has already been destroyed',
+    ]) {
       expect(isStoreOutage(new Error(message)), message).toBe(true);
     }
     expect(isStoreOutage(new StoreUnavailable(new Error('x')))).toBe(true);
@@ -23,13 +40,16 @@ describe('isStoreOutage', () => {
   it('reads a query on an ended pg pool (a store closed during shutdown) as an outage', async () => {
     const pool = new pg.Pool({ connectionString: PG_ADMIN_URL });
     await pool.end();
-    const err = await pool.query('select 1').then(() => null, (e: unknown) => e);
+    const err = await pool.query('select 1').then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect((err as Error).message).toMatch(/pool/);
     expect(isStoreOutage(err)).toBe(true);
   });
 
   it('never reads digits inside a message, or an answer of the domain, as an outage', () => {
-    const sha = 'a08123f7' + '0'.repeat(56);
+    const sha = `a08123f7${'0'.repeat(56)}`;
     expect(isStoreOutage(new Conflict(`event_id 'e' was already received with a different body (sha256 ${sha})`))).toBe(false);
     expect(isStoreOutage(new Conflict("event_id 'database is locked' was already received with a different body"))).toBe(false);
     expect(isStoreOutage(new InvalidInput('invalid query parameter: ECONNREFUSED'))).toBe(false);

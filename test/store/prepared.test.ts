@@ -22,7 +22,10 @@ describe.each(DIALECTS)('executePrepared on %s', (dialect) => {
     const s = await openStore(t.url);
     await sql`create table prep_t (a integer primary key, b text)`.execute(s.db);
     const insert = (a: number) =>
-      executePrepared(s, CompiledQuery.raw(`insert into prep_t (a, b) values (${dialect === 'postgres' ? '$1, $2' : '?, ?'}) returning a, b`, [a, `v${a}`]));
+      executePrepared(
+        s,
+        CompiledQuery.raw(`insert into prep_t (a, b) values (${dialect === 'postgres' ? '$1, $2' : '?, ?'}) returning a, b`, [a, `v${a}`]),
+      );
     const rows = await Promise.all(Array.from({ length: 30 }, (_, i) => insert(i)));
     expect(rows.map((r) => r[0])).toEqual(Array.from({ length: 30 }, (_, i) => ({ a: i, b: `v${i}` })));
     await expect(insert(0)).rejects.toThrow(/unique|UNIQUE|duplicate/);
@@ -45,7 +48,11 @@ describe('named prepared statements on PostgreSQL', () => {
     return store;
   }
   const preparedTexts = async (s: Store) =>
-    (await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements where name like 'pw\\_%'`.execute(s.db)).rows;
+    (
+      await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements where name like 'pw\\_%'`.execute(
+        s.db,
+      )
+    ).rows;
 
   it('writes full chunks of PG_PREPARED_ROWS rows through named statements, the rest unnamed, and stores every row', async () => {
     const s = await singleConnectionStore();

@@ -4,9 +4,16 @@
  * what it cannot hold with a 503 instead of queueing without end.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { computeMetrics, exportRows, listTransactions, aggregateMetrics, writeBlocks, type ExportRow } from '../../src/store/chain/index.js';
+import {
+  computeMetrics,
+  exportRows,
+  listTransactions,
+  aggregateMetrics,
+  writeBlocks,
+  type ExportRow,
+} from '../../src/store/chain/index.js';
 import { openStore, type Store } from '../../src/store/db.js';
-import { ReaderPool } from '../../src/store/chain/readers.js';
+import type { ReaderPool } from '../../src/store/chain/readers.js';
 import { Unavailable } from '../../src/domain/errors.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { makeBlocks } from '../helpers/observations.js';
@@ -40,10 +47,18 @@ afterAll(async () => {
 describe('reader threads', () => {
   it('answer metrics, filtered totals and export steps exactly as the main thread does, on the threads', async () => {
     const pool = threaded.readers as ReaderPool;
-    const filters = [{}, { asset: 'pathUSD' }, { execution: 'failed' as const }, { q: 'Uniswap v3' }, { asset: 'AlphaUSD', execution: 'success' as const }];
+    const filters = [
+      {},
+      { asset: 'pathUSD' },
+      { execution: 'failed' as const },
+      { q: 'Uniswap v3' },
+      { asset: 'AlphaUSD', execution: 'success' as const },
+    ];
     for (const f of filters) {
       expect(await computeMetrics(threaded, f)).toEqual(await aggregateMetrics(inline, f, 50_000));
-      expect((await listTransactions(threaded, f, { limit: 5, offset: 0 })).total).toBe((await listTransactions(inline, f, { limit: 5, offset: 0 })).total);
+      expect((await listTransactions(threaded, f, { limit: 5, offset: 0 })).total).toBe(
+        (await listTransactions(inline, f, { limit: 5, offset: 0 })).total,
+      );
       expect(await all(exportRows(threaded, f))).toEqual(await all(exportRows(inline, f)));
     }
     expect(pool.counts.inline).toBe(0);

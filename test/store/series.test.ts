@@ -6,10 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeSeries, writeBlocks, SERIES_BUCKET_SECONDS, type SeriesRequest } from '../../src/store/chain/index.js';
 import { openStore, type Store } from '../../src/store/db.js';
-import { ReaderPool } from '../../src/store/chain/readers.js';
+import type { ReaderPool } from '../../src/store/chain/readers.js';
 import { sumDecimals } from '../../src/domain/money.js';
 import type { Observation } from '../../src/domain/observation.js';
-import { createTestDb, type TestDb } from '../helpers/db.js';
+import { createTestDb, } from '../helpers/db.js';
 import { makeBlocks, observationsOf, publicOrder } from '../helpers/observations.js';
 
 const blocks = makeBlocks({ count: 1500, seed: 33, maxTxPerBlock: 12 });
@@ -24,18 +24,21 @@ function expected(store: Store, req: SeriesRequest, window: number, match: (o: O
   const listed = (o: Observation) => (o.nominal_parts ?? []).filter((p) => store.tokenList.tokens.has(p.asset_contract));
   const byBucket = new Map<number, Observation[]>();
   for (const o of kept) byBucket.set(Math.floor(o.time / size), [...(byBucket.get(Math.floor(o.time / size)) ?? []), o]);
-  const nominal = (os: Observation[]) => sumDecimals(os.map((o) => (listed(o).length ? sumDecimals(listed(o).map((p) => p.amount)) : null)));
+  const nominal = (os: Observation[]) =>
+    sumDecimals(os.map((o) => (listed(o).length ? sumDecimals(listed(o).map((p) => p.amount)) : null)));
   return {
     total: all.length,
     analyzed: kept.length,
     analyzed_since: all.length > window ? kept.at(-1)!.time : null,
-    buckets: [...byBucket].sort(([a], [b]) => a - b).map(([b, os]) => ({
-      start: Math.max(req.filters.since, b * size),
-      count: os.length,
-      nominal: nominal(os),
-      fees: sumDecimals(os.map((o) => o.fee)),
-      failed: os.filter((o) => o.execution === 'failed').length,
-    })),
+    buckets: [...byBucket]
+      .sort(([a], [b]) => a - b)
+      .map(([b, os]) => ({
+        start: Math.max(req.filters.since, b * size),
+        count: os.length,
+        nominal: nominal(os),
+        fees: sumDecimals(os.map((o) => o.fee)),
+        failed: os.filter((o) => o.execution === 'failed').length,
+      })),
   };
 }
 
@@ -47,7 +50,10 @@ beforeAll(async () => {
   await writeBlocks(writer, blocks, { height: last.height, hash: last.hash });
   const threaded = await openStore(sqlite.url, { readers: 2 });
   await (threaded.readers as ReaderPool).whenReady();
-  stores.push({ name: 'sqlite inline', store: writer, drop: async () => {} }, { name: 'sqlite threads', store: threaded, drop: () => sqlite.drop() });
+  stores.push(
+    { name: 'sqlite inline', store: writer, drop: async () => {} },
+    { name: 'sqlite threads', store: threaded, drop: () => sqlite.drop() },
+  );
   const pg = await createTestDb('postgres');
   const pgStore = await openStore(pg.url);
   await writeBlocks(pgStore, blocks, { height: last.height, hash: last.hash });
@@ -77,7 +83,9 @@ describe('metrics series over two keyset ranges', () => {
             total: s.total,
             analyzed: s.analyzed,
             analyzed_since: s.analyzed_since,
-            buckets: s.buckets.filter((b) => b.count > 0).map((b) => ({ start: b.start, count: b.count, nominal: b.nominal, fees: b.fees, failed: b.execution.failed.count })),
+            buckets: s.buckets
+              .filter((b) => b.count > 0)
+              .map((b) => ({ start: b.start, count: b.count, nominal: b.nominal, fees: b.fees, failed: b.execution.failed.count })),
           };
           expect(got, `${name} ${JSON.stringify(f)} window ${window}`).toEqual(want);
         }

@@ -70,7 +70,11 @@ describe.each(DIALECTS)('trust-check access on %s', (dialect) => {
       expect(r.status, JSON.stringify(body).slice(0, 60)).toBe(status);
       expect(typeof r.json.error).toBe('string');
     }
-    const text = await fetch(`${h.url}/v1/check`, { method: 'POST', headers: { 'content-type': 'text/plain', ...auth }, body: 'https://example.com' });
+    const text = await fetch(`${h.url}/v1/check`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', ...auth },
+      body: 'https://example.com',
+    });
     // Fastify reads text/plain as a string, which is not the {url} object: 400.
     expect(text.status).toBe(400);
     expect(typeof (await text.json()).error).toBe('string');
@@ -86,11 +90,15 @@ describe.each(DIALECTS)('trust-check access on %s', (dialect) => {
     const month = utcMonth();
     await setUsage(h.store, row.id, month, 990);
     // Five failing checks first (refused address): they reserve and release, and must not count.
-    const refused = await Promise.all(Array.from({ length: 5 }, () => post(h.url, '/v1/check', { url: 'http://169.254.169.254/' }, { authorization: `Bearer ${key}` })));
+    const refused = await Promise.all(
+      Array.from({ length: 5 }, () => post(h.url, '/v1/check', { url: 'http://169.254.169.254/' }, { authorization: `Bearer ${key}` })),
+    );
     expect(refused.every((r) => r.status === 400)).toBe(true);
     expect(await usageCounter(h.store, row.id, month)).toMatchObject({ used: 990, reserved: 0 });
 
-    const results = await Promise.all(Array.from({ length: 50 }, () => post(h.url, '/v1/check', { url: `${bad.origin}/free` }, { authorization: `Bearer ${key}` })));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => post(h.url, '/v1/check', { url: `${bad.origin}/free` }, { authorization: `Bearer ${key}` })),
+    );
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(10);
     expect(statuses.filter((s) => s === 429)).toHaveLength(40);
@@ -117,7 +125,10 @@ describe('checks in flight', () => {
     const { key, row } = await issueApiKey(h.store, 'free', 'operator');
     const auth = { authorization: `Bearer ${key}` };
     // Two checks of a target that answers after 1.5 s hold both slots.
-    const slow = [post(h.url, '/v1/check', { url: `${bad.origin}/slow?ms=1500` }, auth), post(h.url, '/v1/check', { url: `${bad.origin}/slow?ms=1500` }, auth)];
+    const slow = [
+      post(h.url, '/v1/check', { url: `${bad.origin}/slow?ms=1500` }, auth),
+      post(h.url, '/v1/check', { url: `${bad.origin}/slow?ms=1500` }, auth),
+    ];
     for (let i = 0; i < 100 && (bad.hits.get('/slow') ?? 0) < 2; i++) await new Promise((r) => setTimeout(r, 10));
     const refused = await post(h.url, '/v1/check', { url: `${bad.origin}/slow?ms=1` }, auth);
     expect(refused.status).toBe(503);

@@ -7,7 +7,15 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { assessTrust } from '../../src/trust/assess.js';
 import type { ChangeKind, Offer } from '../../src/domain/intel.js';
-import { REASON_CODES, REASON_SEVERITIES, type ReasonCode, type RecentChange, type Severity, type TrustEvidence, type Verdict } from '../../src/trust/types.js';
+import {
+  REASON_CODES,
+  REASON_SEVERITIES,
+  type ReasonCode,
+  type RecentChange,
+  type Severity,
+  type TrustEvidence,
+  type Verdict,
+} from '../../src/trust/types.js';
 
 const NOW = new Date('2026-11-21T12:00:00Z');
 const PAY_TO = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
@@ -15,18 +23,47 @@ const OTHER = '0x9965507d1a55bcc2695c58ba16fb37d819b0a4dc';
 const PATH_USD = '0x20c0000000000000000000000000000000000000';
 
 const offer = (o: Partial<Offer> = {}): Offer => ({
-  protocol: 'x402', x402_version: 2, scheme: 'exact', method: null, network: 'eip155:4217', asset: PATH_USD, amount_atomic: '10000', amount: '0.01', decimals: 6,
-  pay_to: PAY_TO, max_timeout_seconds: 60, expires: null, description: null, resource: null, extra: null, source: 'header', ...o,
+  protocol: 'x402',
+  x402_version: 2,
+  scheme: 'exact',
+  method: null,
+  network: 'eip155:4217',
+  asset: PATH_USD,
+  amount_atomic: '10000',
+  amount: '0.01',
+  decimals: 6,
+  pay_to: PAY_TO,
+  max_timeout_seconds: 60,
+  expires: null,
+  description: null,
+  resource: null,
+  extra: null,
+  source: 'header',
+  ...o,
 });
 
 /** A trustworthy https service: listed 30 days, healthy, consistent, known asset, paid before, valid proof. */
 function honest(): TrustEvidence {
   return {
     url: 'https://api.example.com/paid',
-    live: { outcome: 'payment_required', http_status: 402, error: null, final_url: 'https://api.example.com/paid', redirect_refused: false },
+    live: {
+      outcome: 'payment_required',
+      http_status: 402,
+      error: null,
+      final_url: 'https://api.example.com/paid',
+      redirect_refused: false,
+    },
     offers: [offer()],
     challenge_errors: [],
-    listing: { provider_domain: 'api.example.com', service_id: 'a'.repeat(64), first_seen: '2026-10-01T00:00:00.000Z', last_checked: '2026-11-20T00:00:00.000Z', checks_total: 10, checks_healthy: 10, directory_sources: ['bazaar'] },
+    listing: {
+      provider_domain: 'api.example.com',
+      service_id: 'a'.repeat(64),
+      first_seen: '2026-10-01T00:00:00.000Z',
+      last_checked: '2026-11-20T00:00:00.000Z',
+      checks_total: 10,
+      checks_healthy: 10,
+      directory_sources: ['bazaar'],
+    },
     history: { snapshot_id: 's1', checked_at: '2026-11-20T00:00:00.000Z', offers: [offer()] },
     assets: [{ network: 'eip155:4217', asset: PATH_USD, known: true, symbol: 'pathUSD', currency: 'USD', decimals: 6, source: 'static' }],
     pay_to_activity: [{ pay_to: PAY_TO, network: 'eip155:4217', count: 12, first_time_unix: 1_760_000_000, last_time_unix: 1_763_000_000 }],
@@ -40,12 +77,26 @@ const IDENTITY = { protocol: 'x402', x402_version: 2, scheme: 'exact', method: n
 
 /** A stored change record with id `id`, between snapshots s{id-1} and s{id}. */
 const change = (id: number, kind: ChangeKind, before: object, after: object, at = '2026-11-20T00:00:00.000Z'): RecentChange => ({
-  id, service_id: 'a'.repeat(64), domain: 'api.example.com', kind, at, before_snapshot_id: `s${id - 1}`, after_snapshot_id: `s${id}`, before, after,
+  id,
+  service_id: 'a'.repeat(64),
+  domain: 'api.example.com',
+  kind,
+  at,
+  before_snapshot_id: `s${id - 1}`,
+  after_snapshot_id: `s${id}`,
+  before,
+  after,
 });
 
 /** A price_changed record of offer() from `from` to `to` atomic units (6 decimals). */
 const priceChange = (id: number, from: string, to: string, at?: string) =>
-  change(id, 'price_changed', { ...IDENTITY, amount_atomic: from, amount: String(Number(from) / 1e6) }, { ...IDENTITY, amount_atomic: to, amount: String(Number(to) / 1e6) }, at);
+  change(
+    id,
+    'price_changed',
+    { ...IDENTITY, amount_atomic: from, amount: String(Number(from) / 1e6) },
+    { ...IDENTITY, amount_atomic: to, amount: String(Number(to) / 1e6) },
+    at,
+  );
 
 /**
  * The service moved its payTo from PAY_TO to OTHER at the last collection (change 7): the live offer and the
@@ -54,7 +105,13 @@ const priceChange = (id: number, from: string, to: string, at?: string) =>
 function payToMoved(e: TrustEvidence, count: number | null): void {
   e.offers = [offer({ pay_to: OTHER })];
   e.history!.offers = [offer({ pay_to: OTHER })];
-  const act = { pay_to: OTHER, network: 'eip155:4217', count, first_time_unix: count ? 1_763_100_000 : null, last_time_unix: count ? 1_763_100_000 : null };
+  const act = {
+    pay_to: OTHER,
+    network: 'eip155:4217',
+    count,
+    first_time_unix: count ? 1_763_100_000 : null,
+    last_time_unix: count ? 1_763_100_000 : null,
+  };
   e.pay_to_activity = [act];
   e.recent_changes!.changes = [change(7, 'pay_to_changed', { ...IDENTITY, pay_to: PAY_TO }, { ...IDENTITY, pay_to: OTHER })];
   e.recent_changes!.new_pay_to_activity = [act];
@@ -78,24 +135,45 @@ const noOffers = (live: Partial<TrustEvidence['live']>) => (e: TrustEvidence) =>
 
 const cases: Case[] = [
   ['payment_required_live', 'info', 'pay', honestCase],
-  ['challenge_invalid', 'critical', 'do_not_pay', (e) => {
-    noOffers({ outcome: 'invalid_challenge' })(e);
-    e.challenge_errors = ['bad header'];
-  }],
+  [
+    'challenge_invalid',
+    'critical',
+    'do_not_pay',
+    (e) => {
+      noOffers({ outcome: 'invalid_challenge' })(e);
+      e.challenge_errors = ['bad header'];
+    },
+  ],
   ['no_payment_required', 'critical', 'do_not_pay', noOffers({ outcome: 'ok_without_payment', http_status: 200 })],
   ['not_found', 'critical', 'do_not_pay', noOffers({ outcome: 'not_found', http_status: 404 })],
   ['http_error', 'critical', 'do_not_pay', noOffers({ outcome: 'error', http_status: 500 })],
-  ['unreachable', 'critical', 'do_not_pay', noOffers({ outcome: 'unreachable', http_status: null, error: 'ECONNREFUSED', final_url: null })],
+  [
+    'unreachable',
+    'critical',
+    'do_not_pay',
+    noOffers({ outcome: 'unreachable', http_status: null, error: 'ECONNREFUSED', final_url: null }),
+  ],
   ['unreachable', 'critical', 'do_not_pay', noOffers({ outcome: 'timeout', http_status: null, error: 'budget', final_url: null })],
   ['response_too_large', 'critical', 'do_not_pay', noOffers({ outcome: 'too_large' })],
-  ['redirect_refused', 'critical', 'do_not_pay', noOffers({ outcome: 'refused', http_status: null, error: 'private', final_url: null, redirect_refused: true })],
+  [
+    'redirect_refused',
+    'critical',
+    'do_not_pay',
+    noOffers({ outcome: 'refused', http_status: null, error: 'private', final_url: null, redirect_refused: true }),
+  ],
   ['https', 'info', 'pay', honestCase, ['not_https']],
   ['not_https', 'warning', 'caution', (e) => (e.url = 'http://api.example.com/paid'), ['https']],
   ['listed', 'info', 'pay', honestCase, ['not_listed']],
-  ['not_listed', 'warning', 'caution', (e) => {
-    e.listing = null;
-    e.history = null;
-  }, ['listed']],
+  [
+    'not_listed',
+    'warning',
+    'caution',
+    (e) => {
+      e.listing = null;
+      e.history = null;
+    },
+    ['listed'],
+  ],
   ['listed_recently', 'warning', 'caution', (e) => (e.listing!.first_seen = '2026-11-19T12:00:00.000Z')],
   ['checks_healthy', 'info', 'pay', honestCase],
   ['checks_unhealthy', 'warning', 'caution', (e) => (e.listing!.checks_healthy = 3), ['checks_healthy']],
@@ -103,7 +181,13 @@ const cases: Case[] = [
   ['directory_absent', 'info', 'pay', (e) => (e.listing!.directory_sources = [])],
   ['pay_to_changed', 'critical', 'do_not_pay', (e) => (e.offers = [offer({ pay_to: OTHER })]), ['history_consistent']],
   ['network_changed', 'warning', 'caution', (e) => (e.history!.offers = [offer({ network: 'eip155:8453' })]), ['history_consistent']],
-  ['asset_changed', 'warning', 'caution', (e) => (e.history!.offers = [offer({ asset: '0x20c0000000000000000000000000000000000001' })]), ['history_consistent']],
+  [
+    'asset_changed',
+    'warning',
+    'caution',
+    (e) => (e.history!.offers = [offer({ asset: '0x20c0000000000000000000000000000000000001' })]),
+    ['history_consistent'],
+  ],
   ['price_anomaly', 'critical', 'do_not_pay', (e) => (e.offers = [offer({ amount_atomic: '10000000000' })])],
   ['price_anomaly', 'critical', 'do_not_pay', (e) => (e.offers = [offer({ amount_atomic: '10' })])],
   ['price_changed', 'warning', 'caution', (e) => (e.offers = [offer({ amount_atomic: '20000' })]), ['price_anomaly']],
@@ -112,46 +196,116 @@ const cases: Case[] = [
   ['pay_to_changed_recently', 'critical', 'do_not_pay', (e) => payToMoved(e, null), ['history_consistent']],
   ['pay_to_changed_recently', 'warning', 'caution', (e) => payToMoved(e, 3), ['history_consistent']],
   ['price_raised_recently', 'warning', 'caution', priceDoubled, ['history_consistent', 'price_sane', 'price_changed']],
-  ['network_or_asset_changed_recently', 'warning', 'caution', (e) => {
-    e.recent_changes!.changes = [change(9, 'network_changed', { ...IDENTITY, network: 'eip155:8453', asset: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913' }, IDENTITY)];
-  }, ['history_consistent']],
-  ['network_or_asset_changed_recently', 'warning', 'caution', (e) => {
-    e.recent_changes!.changes = [change(9, 'asset_changed', { ...IDENTITY, asset: '0x20c0000000000000000000000000000000000001' }, IDENTITY)];
-  }, ['history_consistent']],
+  [
+    'network_or_asset_changed_recently',
+    'warning',
+    'caution',
+    (e) => {
+      e.recent_changes!.changes = [
+        change(
+          9,
+          'network_changed',
+          { ...IDENTITY, network: 'eip155:8453', asset: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913' },
+          IDENTITY,
+        ),
+      ];
+    },
+    ['history_consistent'],
+  ],
+  [
+    'network_or_asset_changed_recently',
+    'warning',
+    'caution',
+    (e) => {
+      e.recent_changes!.changes = [
+        change(9, 'asset_changed', { ...IDENTITY, asset: '0x20c0000000000000000000000000000000000001' }, IDENTITY),
+      ];
+    },
+    ['history_consistent'],
+  ],
   ['amount_not_atomic', 'critical', 'do_not_pay', (e) => (e.offers = [offer({ amount_atomic: '0.01' })]), ['price_sane']],
-  ['price_missing', 'warning', 'caution', (e) => {
-    e.offers = [offer({ amount_atomic: null })];
-  }, ['price_sane']],
-  ['price_zero', 'warning', 'caution', (e) => {
-    e.offers = [offer({ amount_atomic: '0' })];
-    e.history = null;
-  }, ['price_sane']],
-  ['price_implausible', 'critical', 'do_not_pay', (e) => {
-    e.offers = [offer({ amount_atomic: '50000000000' })];
-    e.history = null;
-  }],
-  ['price_high', 'warning', 'caution', (e) => {
-    e.offers = [offer({ amount_atomic: '500000000' })];
-    e.history = null;
-  }],
+  [
+    'price_missing',
+    'warning',
+    'caution',
+    (e) => {
+      e.offers = [offer({ amount_atomic: null })];
+    },
+    ['price_sane'],
+  ],
+  [
+    'price_zero',
+    'warning',
+    'caution',
+    (e) => {
+      e.offers = [offer({ amount_atomic: '0' })];
+      e.history = null;
+    },
+    ['price_sane'],
+  ],
+  [
+    'price_implausible',
+    'critical',
+    'do_not_pay',
+    (e) => {
+      e.offers = [offer({ amount_atomic: '50000000000' })];
+      e.history = null;
+    },
+  ],
+  [
+    'price_high',
+    'warning',
+    'caution',
+    (e) => {
+      e.offers = [offer({ amount_atomic: '500000000' })];
+      e.history = null;
+    },
+  ],
   ['price_sane', 'info', 'pay', honestCase],
   ['asset_known', 'info', 'pay', honestCase],
-  ['asset_unknown', 'warning', 'caution', (e) => {
-    e.assets = [{ network: 'eip155:4217', asset: PATH_USD, known: false, symbol: null, currency: null, decimals: null, source: null }];
-  }, ['price_sane', 'asset_known']],
+  [
+    'asset_unknown',
+    'warning',
+    'caution',
+    (e) => {
+      e.assets = [{ network: 'eip155:4217', asset: PATH_USD, known: false, symbol: null, currency: null, decimals: null, source: null }];
+    },
+    ['price_sane', 'asset_known'],
+  ],
   ['pay_to_observed_payments', 'info', 'pay', honestCase],
-  ['pay_to_no_observed_payments', 'warning', 'caution', (e) => (e.pay_to_activity[0] = { ...e.pay_to_activity[0], count: 0, first_time_unix: null, last_time_unix: null })],
+  [
+    'pay_to_no_observed_payments',
+    'warning',
+    'caution',
+    (e) => (e.pay_to_activity[0] = { ...e.pay_to_activity[0], count: 0, first_time_unix: null, last_time_unix: null }),
+  ],
   ['pay_to_activity_unknown', 'info', 'pay', (e) => (e.pay_to_activity[0] = { ...e.pay_to_activity[0], count: null })],
   ['ownership_proof_valid', 'info', 'pay', honestCase],
   ['ownership_proof_invalid', 'critical', 'do_not_pay', (e) => (e.ownership = { ...e.ownership, status: 'invalid', verified_pay_to: [] })],
   ['ownership_proof_absent', 'info', 'pay', (e) => (e.ownership = { ...e.ownership, status: 'absent', proofs: 0, verified_pay_to: [] })],
   ['mainnet', 'info', 'pay', honestCase, ['testnet']],
-  ['testnet', 'info', 'pay', (e) => {
-    e.offers = [offer({ network: 'eip155:84532', asset: '0x036cbd53842c5426634e7929541ec2318f3dcf7e' })];
-    e.history = { snapshot_id: null, checked_at: null, offers: e.offers };
-    e.assets = [{ network: 'eip155:84532', asset: '0x036cbd53842c5426634e7929541ec2318f3dcf7e', known: true, symbol: 'USDC', currency: 'USD', decimals: 6, source: 'static' }];
-    e.pay_to_activity = [{ pay_to: PAY_TO, network: 'eip155:84532', count: null, first_time_unix: null, last_time_unix: null }];
-  }, ['mainnet']],
+  [
+    'testnet',
+    'info',
+    'pay',
+    (e) => {
+      e.offers = [offer({ network: 'eip155:84532', asset: '0x036cbd53842c5426634e7929541ec2318f3dcf7e' })];
+      e.history = { snapshot_id: null, checked_at: null, offers: e.offers };
+      e.assets = [
+        {
+          network: 'eip155:84532',
+          asset: '0x036cbd53842c5426634e7929541ec2318f3dcf7e',
+          known: true,
+          symbol: 'USDC',
+          currency: 'USD',
+          decimals: 6,
+          source: 'static',
+        },
+      ];
+      e.pay_to_activity = [{ pay_to: PAY_TO, network: 'eip155:84532', count: null, first_time_unix: null, last_time_unix: null }];
+    },
+    ['mainnet'],
+  ],
   ['network_unknown', 'warning', 'caution', (e) => (e.offers = [offer({ network: 'eip155:999999' })])],
 ];
 
@@ -199,12 +353,20 @@ describe('assessTrust', () => {
 describe('recent changes', () => {
   const reason = (a: ReturnType<typeof assessTrust>, code: ReasonCode) => a.reasons.filter((r) => r.code === code);
 
-  it('pay_to_changed_recently cites its change record and the new payTo\'s observed payments', () => {
+  it("pay_to_changed_recently cites its change record and the new payTo's observed payments", () => {
     const a = assess((e) => payToMoved(e, 0));
     expect(reason(a, 'pay_to_changed_recently')).toEqual([
       expect.objectContaining({
         severity: 'critical',
-        evidence: expect.objectContaining({ pay_to: OTHER, previous_pay_to: [PAY_TO], network: 'eip155:4217', change_ids: [7], snapshot_ids: ['s6', 's7'], changed_at: '2026-11-20T00:00:00.000Z', inbound_payments: { count: 0, first_time_unix: null, last_time_unix: null } }),
+        evidence: expect.objectContaining({
+          pay_to: OTHER,
+          previous_pay_to: [PAY_TO],
+          network: 'eip155:4217',
+          change_ids: [7],
+          snapshot_ids: ['s6', 's7'],
+          changed_at: '2026-11-20T00:00:00.000Z',
+          inbound_payments: { count: 0, first_time_unix: null, last_time_unix: null },
+        }),
       }),
     ]);
     expect(a.signals.recent_changes).toEqual({ window_days: 30, since: '2026-10-22T12:00:00.000Z', change_ids: [7] });
@@ -216,7 +378,9 @@ describe('recent changes', () => {
       e.offers = [offer()];
       e.history!.offers = [offer()];
       e.pay_to_activity = honest().pay_to_activity;
-      e.recent_changes!.changes.push(change(8, 'pay_to_changed', { ...IDENTITY, pay_to: OTHER }, { ...IDENTITY, pay_to: PAY_TO }, '2026-11-20T06:00:00.000Z'));
+      e.recent_changes!.changes.push(
+        change(8, 'pay_to_changed', { ...IDENTITY, pay_to: OTHER }, { ...IDENTITY, pay_to: PAY_TO }, '2026-11-20T06:00:00.000Z'),
+      );
       e.recent_changes!.new_pay_to_activity.push(honest().pay_to_activity[0]);
     });
     expect(reason(a, 'pay_to_changed_recently').map((r) => [r.severity, r.evidence.pay_to, r.evidence.change_ids])).toEqual([
@@ -227,38 +391,79 @@ describe('recent changes', () => {
 
   it('price_raised_recently carries the exact old and new amounts and its records', () => {
     const [r] = reason(assess(priceDoubled), 'price_raised_recently');
-    expect(r.evidence).toMatchObject({ old_amount_atomic: '10000', new_amount_atomic: '20000', old_amount: '0.01', new_amount: '0.02', ratio: '2', change_ids: [8], snapshot_ids: ['s7', 's8'], network: 'eip155:4217', asset: PATH_USD });
+    expect(r.evidence).toMatchObject({
+      old_amount_atomic: '10000',
+      new_amount_atomic: '20000',
+      old_amount: '0.01',
+      new_amount: '0.02',
+      ratio: '2',
+      change_ids: [8],
+      snapshot_ids: ['s7', 's8'],
+      network: 'eip155:4217',
+      asset: PATH_USD,
+    });
   });
 
   it.each([
     ['a 50% rise is not more than 50%', [['10000', '15000']], null],
     ['a 51% rise', [['10000', '15100']], { old: '10000', now: '15100', ids: [1] }],
-    ['two rises of 30% add up', [['10000', '13000'], ['13000', '16900']], { old: '10000', now: '16900', ids: [1, 2] }],
-    ['a cut then a rise counts from the low', [['10000', '5000'], ['5000', '8000']], { old: '5000', now: '8000', ids: [1, 2] }],
+    [
+      'two rises of 30% add up',
+      [
+        ['10000', '13000'],
+        ['13000', '16900'],
+      ],
+      { old: '10000', now: '16900', ids: [1, 2] },
+    ],
+    [
+      'a cut then a rise counts from the low',
+      [
+        ['10000', '5000'],
+        ['5000', '8000'],
+      ],
+      { old: '5000', now: '8000', ids: [1, 2] },
+    ],
     ['a cut alone is not a rise', [['10000', '5000']], null],
     ['a rise from zero', [['0', '10000']], { old: '0', now: '10000', ids: [1] }],
   ] as const)('%s', (_name, steps, expected) => {
     const a = assess((e) => {
       e.recent_changes!.changes = steps.map(([from, to], i) => priceChange(i + 1, from, to, `2026-11-${10 + i}T00:00:00.000Z`));
     });
-    const got = reason(a, 'price_raised_recently').map((r) => ({ old: r.evidence.old_amount_atomic, now: r.evidence.new_amount_atomic, ids: r.evidence.change_ids }));
+    const got = reason(a, 'price_raised_recently').map((r) => ({
+      old: r.evidence.old_amount_atomic,
+      now: r.evidence.new_amount_atomic,
+      ids: r.evidence.change_ids,
+    }));
     expect(got).toEqual(expected ? [expected] : []);
     expect(a.reasons.some((r) => r.code === 'history_consistent')).toBe(expected === null);
   });
 
   it('a price change that moved the offer to another asset compares no amounts', () => {
     const a = assess((e) => {
-      e.recent_changes!.changes = [change(1, 'price_changed', { ...IDENTITY, asset: '0x20c0000000000000000000000000000000000001', amount_atomic: '1' }, { ...IDENTITY, amount_atomic: '10000' })];
+      e.recent_changes!.changes = [
+        change(
+          1,
+          'price_changed',
+          { ...IDENTITY, asset: '0x20c0000000000000000000000000000000000001', amount_atomic: '1' },
+          { ...IDENTITY, amount_atomic: '10000' },
+        ),
+      ];
     });
     expect(reason(a, 'price_raised_recently')).toEqual([]);
   });
 
   it('network_or_asset_changed_recently names its record', () => {
     const a = assess((e) => {
-      e.recent_changes!.changes = [change(9, 'asset_changed', { ...IDENTITY, asset: '0x20c0000000000000000000000000000000000001' }, IDENTITY)];
+      e.recent_changes!.changes = [
+        change(9, 'asset_changed', { ...IDENTITY, asset: '0x20c0000000000000000000000000000000000001' }, IDENTITY),
+      ];
     });
     expect(reason(a, 'network_or_asset_changed_recently')[0].evidence).toMatchObject({
-      kind: 'asset_changed', before: { network: 'eip155:4217', asset: '0x20c0000000000000000000000000000000000001' }, after: { network: 'eip155:4217', asset: PATH_USD }, change_ids: [9], snapshot_ids: ['s8', 's9'],
+      kind: 'asset_changed',
+      before: { network: 'eip155:4217', asset: '0x20c0000000000000000000000000000000000001' },
+      after: { network: 'eip155:4217', asset: PATH_USD },
+      change_ids: [9],
+      snapshot_ids: ['s8', 's9'],
     });
   });
 });
@@ -267,11 +472,19 @@ describe('docs/trust-check.md', () => {
   it('its reason-code table lists exactly the codes the engine can emit, with their severities', () => {
     const doc = readFileSync(new URL('../../docs/trust-check.md', import.meta.url), 'utf8');
     const section = doc.slice(doc.indexOf('## Reason codes'));
-    const rows = section.slice(0, section.indexOf('\n## ', 1)).split('\n').filter((l) => l.startsWith('| `'));
-    const documented = Object.fromEntries(rows.map((l) => {
-      const [code, severity] = l.split('|').slice(1, 3).map((c) => c.trim());
-      return [code.replace(/`/g, ''), severity.split('/').map((x) => x.trim())];
-    }));
+    const rows = section
+      .slice(0, section.indexOf('\n## ', 1))
+      .split('\n')
+      .filter((l) => l.startsWith('| `'));
+    const documented = Object.fromEntries(
+      rows.map((l) => {
+        const [code, severity] = l
+          .split('|')
+          .slice(1, 3)
+          .map((c) => c.trim());
+        return [code.replace(/`/g, ''), severity.split('/').map((x) => x.trim())];
+      }),
+    );
     expect(documented).toEqual(Object.fromEntries(REASON_CODES.map((c) => [c, [...REASON_SEVERITIES[c]]])));
   });
 });

@@ -54,7 +54,20 @@ describe('POST /v1/check verdicts', () => {
     expect(a.verdict).toBe('caution');
     expect(codes(a, 'critical')).toEqual([]);
     expect(codes(a, 'warning')).toEqual(['not_https']);
-    expect(codes(a, 'info')).toEqual(expect.arrayContaining(['payment_required_live', 'listed', 'checks_healthy', 'directory_listed', 'history_consistent', 'price_sane', 'asset_known', 'pay_to_observed_payments', 'ownership_proof_absent', 'mainnet']));
+    expect(codes(a, 'info')).toEqual(
+      expect.arrayContaining([
+        'payment_required_live',
+        'listed',
+        'checks_healthy',
+        'directory_listed',
+        'history_consistent',
+        'price_sane',
+        'asset_known',
+        'pay_to_observed_payments',
+        'ownership_proof_absent',
+        'mainnet',
+      ]),
+    );
     const onChain = a.signals.pay_to_activity.find((p: { pay_to: string }) => p.pay_to === paid.terms('x402-v2-weather').payTo);
     expect(onChain).toMatchObject({ count: 1, first_time_unix: 1_767_225_600, last_time_unix: 1_767_225_600 });
     expect(a.provider.domain).toBe(new URL(urlOf('x402-v2-weather')).host);

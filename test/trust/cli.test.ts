@@ -47,7 +47,19 @@ describe('paywatch verify and operator key/usage', () => {
     const doc = await (await fetch(`${base}/v1/openapi.json`)).json();
     expect(doc.openapi).toBe('3.1.0');
     const ok = doc.paths['/v1/check'].post.responses['200'].content['application/json'].schema;
-    expect(Object.keys(ok.properties).sort()).toEqual(['checked_at', 'disclaimers', 'evidence_hash', 'offers', 'provider', 'reasons', 'service', 'signals', 'snapshot_id', 'url', 'verdict']);
+    expect(Object.keys(ok.properties).sort()).toEqual([
+      'checked_at',
+      'disclaimers',
+      'evidence_hash',
+      'offers',
+      'provider',
+      'reasons',
+      'service',
+      'signals',
+      'snapshot_id',
+      'url',
+      'verdict',
+    ]);
     expect(Object.keys(doc.paths['/v1/check'].post.responses).sort()).toEqual(['200', '400', '401', '402', '429', '503']);
   });
 
@@ -59,14 +71,20 @@ describe('paywatch verify and operator key/usage', () => {
     const created = await runCli(['operator', 'key', 'create', '--plan', 'paid', '--label', 'acme', '--json'], env);
     expect(created.code, created.stderr).toBe(0);
     const paid = JSON.parse(created.stdout);
-    for (let i = 0; i < 3; i++) expect((await post(base, '/v1/check', { url: `${bad.origin}/free` }, { authorization: `Bearer ${paid.key}` })).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await post(base, '/v1/check', { url: `${bad.origin}/free` }, { authorization: `Bearer ${paid.key}` })).status).toBe(200);
     // A failed check (refused address) is not metered.
     expect((await post(base, '/v1/check', { url: 'http://10.0.0.1/' }, { authorization: `Bearer ${paid.key}` })).status).toBe(400);
 
     const usage = await runCli(['operator', 'usage', '--month', utcMonth(), '--json'], env);
     expect(usage.code, usage.stderr).toBe(0);
     const inv = JSON.parse(usage.stdout);
-    expect(inv.lines.find((l: { key_id: string }) => l.key_id === paid.key_id)).toMatchObject({ plan: 'paid', checks: 3, unit_price_usd: '0.01', amount_usd: '0.03' });
+    expect(inv.lines.find((l: { key_id: string }) => l.key_id === paid.key_id)).toMatchObject({
+      plan: 'paid',
+      checks: 3,
+      unit_price_usd: '0.01',
+      amount_usd: '0.03',
+    });
     expect(inv.lines.find((l: { plan: string }) => l.plan === 'free')).toMatchObject({ checks: 1, amount_usd: null });
     expect(inv.total_usd).toBe('0.03');
 

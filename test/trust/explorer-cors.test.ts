@@ -9,7 +9,11 @@ import { loadConfig } from '../../src/config.js';
 import { apiFixture, type ApiFixture } from '../api/helpers.js';
 
 const preflight = (app: FastifyInstance, url: string, origin: string, host = '127.0.0.1:8081', method = 'POST') =>
-  app.inject({ method: 'OPTIONS', url, headers: { origin, host, 'access-control-request-method': method, 'access-control-request-headers': 'authorization, content-type' } });
+  app.inject({
+    method: 'OPTIONS',
+    url,
+    headers: { origin, host, 'access-control-request-method': method, 'access-control-request-headers': 'authorization, content-type' },
+  });
 
 describe('CORS of the trust-check listener for the explorer page', () => {
   let f: ApiFixture;
@@ -17,9 +21,16 @@ describe('CORS of the trust-check listener for the explorer page', () => {
   let configured: FastifyInstance;
   beforeAll(async () => {
     f = await apiFixture('sqlite', []);
-    open = await buildVerifyApp({ store: f.store, config: loadConfig({ db: f.db.url, port: '8080' }, {}), components: new Map() }, { logger: false });
+    open = await buildVerifyApp(
+      { store: f.store, config: loadConfig({ db: f.db.url, port: '8080' }, {}), components: new Map() },
+      { logger: false },
+    );
     configured = await buildVerifyApp(
-      { store: f.store, config: loadConfig({ db: f.db.url, port: '8080' }, { PAYWATCH_PUBLIC_URL: 'https://paywatch.example/' }), components: new Map() },
+      {
+        store: f.store,
+        config: loadConfig({ db: f.db.url, port: '8080' }, { PAYWATCH_PUBLIC_URL: 'https://paywatch.example/' }),
+        components: new Map(),
+      },
       { logger: false },
     );
   }, 120_000);
@@ -36,7 +47,11 @@ describe('CORS of the trust-check listener for the explorer page', () => {
       expect(r.headers['access-control-allow-origin'], url).toBe('http://127.0.0.1:8080');
       expect(String(r.headers['access-control-allow-headers']).toLowerCase(), url).toContain('authorization');
     }
-    const key = await open.inject({ method: 'POST', url: '/v1/keys', headers: { origin: 'http://127.0.0.1:8080', host: '127.0.0.1:8081' } });
+    const key = await open.inject({
+      method: 'POST',
+      url: '/v1/keys',
+      headers: { origin: 'http://127.0.0.1:8080', host: '127.0.0.1:8081' },
+    });
     expect(key.statusCode).toBe(201);
     expect(key.headers['access-control-allow-origin']).toBe('http://127.0.0.1:8080');
   });
@@ -53,12 +68,18 @@ describe('CORS of the trust-check listener for the explorer page', () => {
       expect(r.headers['access-control-allow-origin'], `${url} ${origin} ${method}`).toBeUndefined();
       expect([404, 405], `${url} ${origin}`).toContain(r.statusCode);
     }
-    const other = await open.inject({ method: 'POST', url: '/v1/keys', headers: { origin: 'https://elsewhere.example', host: '127.0.0.1:8081' } });
+    const other = await open.inject({
+      method: 'POST',
+      url: '/v1/keys',
+      headers: { origin: 'https://elsewhere.example', host: '127.0.0.1:8081' },
+    });
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
   });
 
   it('follows PAYWATCH_PUBLIC_URL when it is configured', async () => {
-    expect((await preflight(configured, '/v1/check', 'https://paywatch.example')).headers['access-control-allow-origin']).toBe('https://paywatch.example');
+    expect((await preflight(configured, '/v1/check', 'https://paywatch.example')).headers['access-control-allow-origin']).toBe(
+      'https://paywatch.example',
+    );
     expect((await preflight(configured, '/v1/check', 'http://127.0.0.1:8080')).headers['access-control-allow-origin']).toBeUndefined();
   });
 });

@@ -48,8 +48,17 @@ export async function startVerify(dialect: TestDialect, flags: Flags = {}, opts:
 }
 
 /** POSTs JSON to the verify app. */
-export async function post(base: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; json: any }> {
-  const r = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+export async function post(
+  base: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; json: any }> {
+  const r = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   const text = await r.text();
   let json: unknown = null;
   try {
@@ -74,12 +83,31 @@ export async function seedHistory(store: Store, url: string, offers: Offer[], da
   const sid = serviceId('GET', url);
   const domain = providerDomain(url);
   const t0 = Date.now() - daysAgo * 86_400_000;
-  await upsertService(store, { service_id: sid, domain, method: 'GET', url, tool: null, description: 'seeded', source, seen_at: new Date(t0) });
+  await upsertService(store, {
+    service_id: sid,
+    domain,
+    method: 'GET',
+    url,
+    tool: null,
+    description: 'seeded',
+    source,
+    seen_at: new Date(t0),
+  });
   for (let i = 0; i < checks; i++) {
     const t = t0 + i * 3_600_000;
     await recordSnapshot(
       store,
-      { snapshot_id: uuidv7(t), service_id: sid, checked_at: new Date(t).toISOString(), http_status: 402, latency_ms: 5, outcome: 'payment_required', error: null, evidence_hash: null, offers },
+      {
+        snapshot_id: uuidv7(t),
+        service_id: sid,
+        checked_at: new Date(t).toISOString(),
+        http_status: 402,
+        latency_ms: 5,
+        outcome: 'payment_required',
+        error: null,
+        evidence_hash: null,
+        offers,
+      },
       domain,
       null,
     );
@@ -96,7 +124,14 @@ export interface SeedPaymentOptions {
 }
 
 /** Writes one finalized block with one TIP-20 transfer of 0.01 tokens from `from` to `to` (successful by default). */
-export async function seedPayment(store: Store, from: string, to: string, height: number, time: number, opts: SeedPaymentOptions = {}): Promise<void> {
+export async function seedPayment(
+  store: Store,
+  from: string,
+  to: string,
+  height: number,
+  time: number,
+  opts: SeedPaymentOptions = {},
+): Promise<void> {
   const hash = `0x${height.toString(16).padStart(64, 'a')}` as `0x${string}`;
   const token = opts.token ?? '0x20c0000000000000000000000000000000000000';
   const obs: Observation = {
@@ -119,7 +154,15 @@ export async function seedPayment(store: Store, from: string, to: string, height
     execution: opts.execution ?? 'success',
     decode: 'ok',
     integrity: { score: 0, maximum: 5, version: '1', scope: 'test', stages: [] },
-    detail: { transaction: null, receipt: null, evidence: null, legs: [{ from, to, asset: 'pathUSD', asset_contract: token, amount: '0.01', amount_atomic: '10000', log_index: 0 }], calls: null, forensics: null, unknown: null },
+    detail: {
+      transaction: null,
+      receipt: null,
+      evidence: null,
+      legs: [{ from, to, asset: 'pathUSD', asset_contract: token, amount: '0.01', amount_atomic: '10000', log_index: 0 }],
+      calls: null,
+      forensics: null,
+      unknown: null,
+    },
   };
   await writeBlocks(store, [{ height, hash, time, observations: [obs] }], { height, hash });
 }

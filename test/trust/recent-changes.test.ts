@@ -50,7 +50,8 @@ describe.each(DIALECTS)('recorded changes in the trust check (%s)', (dialect) =>
     return r.json;
   };
   /** The change records of a service as GET /api/intelligence/changes serves them. */
-  const changesOf = async (name: string) => (await listChanges(h.store, IntelQuery.parse({ service_id: serviceId('GET', urlOf(name)) }), { staleAfterDays: 7 })).changes;
+  const changesOf = async (name: string) =>
+    (await listChanges(h.store, IntelQuery.parse({ service_id: serviceId('GET', urlOf(name)) }), { staleAfterDays: 7 })).changes;
   const reasonsOf = (a: { reasons: { code: string }[] }, code: string) => a.reasons.filter((r) => r.code === code) as any[];
 
   beforeAll(async () => {
@@ -111,7 +112,11 @@ describe.each(DIALECTS)('recorded changes in the trust check (%s)', (dialect) =>
     expect(codes(a, 'critical')).toEqual([]);
     expect(codes(a, 'warning')).toContain('pay_to_changed_recently');
     expect(codes(a)).not.toContain('history_consistent');
-    expect(reasonsOf(a, 'pay_to_changed_recently')[0].evidence.inbound_payments).toEqual({ count: 1, first_time_unix: 1_767_225_600, last_time_unix: 1_767_225_600 });
+    expect(reasonsOf(a, 'pay_to_changed_recently')[0].evidence.inbound_payments).toEqual({
+      count: 1,
+      first_time_unix: 1_767_225_600,
+      last_time_unix: 1_767_225_600,
+    });
   });
 
   it('a doubled price: price_raised_recently with the exact amounts, no price_sane, no history_consistent', async () => {
@@ -126,13 +131,27 @@ describe.each(DIALECTS)('recorded changes in the trust check (%s)', (dialect) =>
     expect(raised.map((r) => r.evidence.change_ids[0]).sort()).toEqual(recorded.map((c) => c.id).sort());
     for (const r of raised) {
       expect(r.severity).toBe('warning');
-      expect(r.evidence).toMatchObject({ old_amount_atomic: '10000', new_amount_atomic: '20000', old_amount: '0.01', new_amount: '0.02', ratio: '2' });
+      expect(r.evidence).toMatchObject({
+        old_amount_atomic: '10000',
+        new_amount_atomic: '20000',
+        old_amount: '0.01',
+        new_amount: '0.02',
+        ratio: '2',
+      });
     }
   });
 
   it('changes older than the window no longer count', async () => {
     const later = new Date(Date.now() + 31 * 86_400_000);
-    const { evidence } = await gatherEvidence(urlOf('x402-v2-weather'), { store: h.store, assets: assetResolver(anvil.rpcUrl), timeoutMs: 5000, maxBytes: 1 << 20, allowLoopback: true, changeWindowDays: 30, now: later });
+    const { evidence } = await gatherEvidence(urlOf('x402-v2-weather'), {
+      store: h.store,
+      assets: assetResolver(anvil.rpcUrl),
+      timeoutMs: 5000,
+      maxBytes: 1 << 20,
+      allowLoopback: true,
+      changeWindowDays: 30,
+      now: later,
+    });
     expect(evidence.recent_changes?.changes).toEqual([]);
     const a = assessTrust(evidence, later);
     expect(a.reasons.map((r) => r.code)).toEqual(expect.arrayContaining(['history_consistent', 'price_sane']));

@@ -33,9 +33,17 @@ beforeAll(async () => {
   loop = await counter('127.0.0.1');
   any = await counter('0.0.0.0');
   bad = await startBadServers();
-  strict = await startVerify('sqlite', { verifyAllowLoopback: '0' }, { resolve: async (name) => (name === 'evil.test' ? [{ address: '127.0.0.1', family: 4 }] : [{ address: '10.1.2.3', family: 4 }]) });
+  strict = await startVerify(
+    'sqlite',
+    { verifyAllowLoopback: '0' },
+    { resolve: async (name) => (name === 'evil.test' ? [{ address: '127.0.0.1', family: 4 }] : [{ address: '10.1.2.3', family: 4 }]) },
+  );
   // internal.test stands for a name of the operator's internal DNS; every other name resolves as usual.
-  lenient = await startVerify('sqlite', {}, { resolve: async (name) => (name === 'internal.test' ? [{ address: '10.9.8.7', family: 4 }] : lookup(name, { all: true })) });
+  lenient = await startVerify(
+    'sqlite',
+    {},
+    { resolve: async (name) => (name === 'internal.test' ? [{ address: '10.9.8.7', family: 4 }] : lookup(name, { all: true })) },
+  );
   strictKey = (await issueApiKey(strict.store, 'free', 'operator')).key;
   lenientKey = (await issueApiKey(lenient.store, 'free', 'operator')).key;
 }, 30_000);
@@ -86,7 +94,9 @@ describe('SSRF refusals', () => {
     }
     for (const name of ['evil.test', 'internal.example']) {
       const r = await post(strict.url, '/v1/check', { url: `https://${name}/paid` }, { authorization: `Bearer ${strictKey}` });
-      expect(r.json).toEqual({ error: `refused url: host ${name} resolves to an address that is not allowed (only public unicast addresses are fetched)` });
+      expect(r.json).toEqual({
+        error: `refused url: host ${name} resolves to an address that is not allowed (only public unicast addresses are fetched)`,
+      });
     }
     expect(loop.connections()).toBe(0);
     expect(any.connections()).toBe(0);
@@ -100,11 +110,23 @@ describe('SSRF refusals', () => {
     expect(r.status).toBe(200);
     expect(r.json.verdict).toBe('do_not_pay');
     expect(codes(r.json, 'critical')).toEqual(['redirect_refused']);
-    const named = await post(lenient.url, '/v1/check', { url: `${bad.origin}/redirect?to=${encodeURIComponent('http://internal.test/paid')}` }, { authorization: `Bearer ${lenientKey}` });
+    const named = await post(
+      lenient.url,
+      '/v1/check',
+      { url: `${bad.origin}/redirect?to=${encodeURIComponent('http://internal.test/paid')}` },
+      { authorization: `Bearer ${lenientKey}` },
+    );
     expect(codes(named.json, 'critical')).toEqual(['redirect_refused']);
-    expect(named.json.reasons[0].evidence.error).toBe('host internal.test resolves to an address that is not allowed (only public unicast addresses are fetched)');
+    expect(named.json.reasons[0].evidence.error).toBe(
+      'host internal.test resolves to an address that is not allowed (only public unicast addresses are fetched)',
+    );
     expect(JSON.stringify(named.json)).not.toContain('10.9.8.7');
-    const mapped = await post(lenient.url, '/v1/check', { url: `${bad.origin}/redirect?to=${encodeURIComponent('http://[::ffff:a9fe:a9fe]/latest/meta-data/')}` }, { authorization: `Bearer ${lenientKey}` });
+    const mapped = await post(
+      lenient.url,
+      '/v1/check',
+      { url: `${bad.origin}/redirect?to=${encodeURIComponent('http://[::ffff:a9fe:a9fe]/latest/meta-data/')}` },
+      { authorization: `Bearer ${lenientKey}` },
+    );
     expect(codes(mapped.json, 'critical')).toEqual(['redirect_refused']);
     expect(any.connections()).toBe(0);
   });

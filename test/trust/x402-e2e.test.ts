@@ -30,7 +30,12 @@ let balanceOf: (a: string) => Promise<bigint>;
 
 beforeAll(async () => {
   anvil = await startAnvil();
-  const paymentToken = await deployPaymentToken(anvil.rpcUrl, ANVIL_KEYS[0], { name: 'Test USD', symbol: 'TUSD', holders: [agent.address], amount: 1_000_000n });
+  const paymentToken = await deployPaymentToken(anvil.rpcUrl, ANVIL_KEYS[0], {
+    name: 'Test USD',
+    symbol: 'TUSD',
+    holders: [agent.address],
+    amount: 1_000_000n,
+  });
   token = paymentToken.address;
   balanceOf = paymentToken.balanceOf;
 
@@ -71,7 +76,13 @@ describe('x402 per-call payment', () => {
     expect(r.status).toBe(402);
     const pr = JSON.parse(Buffer.from(r.headers.get('payment-required')!, 'base64').toString('utf8'));
     expect(pr.x402Version).toBe(2);
-    expect(pr.accepts[0]).toMatchObject({ scheme: 'exact', network: 'eip155:4217', amount: '10000', asset: token.toLowerCase(), payTo: operator });
+    expect(pr.accepts[0]).toMatchObject({
+      scheme: 'exact',
+      network: 'eip155:4217',
+      amount: '10000',
+      asset: token.toLowerCase(),
+      payTo: operator,
+    });
     expect(r.json.x402Version).toBe(1);
     expect(r.json.accepts[0]).toMatchObject({ maxAmountRequired: '10000', payTo: operator, scheme: 'exact' });
     expect(r.json.error).toMatch(/payment required/);
@@ -80,7 +91,11 @@ describe('x402 per-call payment', () => {
   it('a client paying with @x402/fetch gets the check; settlement moves 0.01 tokens on chain', async () => {
     const pay = payingFetch();
     const before = { agent: await balanceOf(agent.address), operator: await balanceOf(operator) };
-    const res = await pay(`${h.url}/v1/check`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: `${bad.origin}/free` }) });
+    const res = await pay(`${h.url}/v1/check`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `${bad.origin}/free` }),
+    });
     const body = await res.json();
     expect(res.status, JSON.stringify(body)).toBe(200);
     expect(body.verdict).toBe('do_not_pay');
@@ -96,7 +111,11 @@ describe('x402 per-call payment', () => {
   it('a paid request whose check fails (refused address) is answered 400 and not settled', async () => {
     const pay = payingFetch();
     const before = { agent: await balanceOf(agent.address), operator: await balanceOf(operator) };
-    const res = await pay(`${h.url}/v1/check`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'http://169.254.169.254/latest/meta-data/' }) });
+    const res = await pay(`${h.url}/v1/check`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'http://169.254.169.254/latest/meta-data/' }),
+    });
     expect(res.status).toBe(400);
     expect((await res.json()).error).toMatch(/refused/);
     expect(res.headers.get('payment-response')).toBeNull();
@@ -105,7 +124,12 @@ describe('x402 per-call payment', () => {
   });
 
   it('a forged payment signature is rejected with 402 and nothing moves', async () => {
-    const r = await post(h.url, '/v1/check', { url: `${bad.origin}/free` }, { 'payment-signature': Buffer.from(JSON.stringify({ x402Version: 2, payload: {} })).toString('base64') });
+    const r = await post(
+      h.url,
+      '/v1/check',
+      { url: `${bad.origin}/free` },
+      { 'payment-signature': Buffer.from(JSON.stringify({ x402Version: 2, payload: {} })).toString('base64') },
+    );
     expect(r.status).toBe(402);
     expect(r.json.error).toMatch(/payment/);
   });

@@ -76,7 +76,10 @@ export async function postJson<T>(url: string, body: unknown, key?: string): Pro
   try {
     r = await fetch(url, {
       method: 'POST',
-      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      headers: {
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (e) {

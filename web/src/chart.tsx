@@ -21,8 +21,14 @@ export function Chart({ title, x, lines, height = 220 }: { title: string; x: num
         width: width(),
         height,
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
-        series: [{ label: 'time (UTC)' }, ...lines.map((l) => ({ label: l.label, stroke: l.color, width: 2, points: { show: true, size: 5 } }))],
-        axes: [{ stroke: '#222', grid: { stroke: '#ddd' } }, { stroke: '#222', grid: { stroke: '#ddd' }, size: 70 }],
+        series: [
+          { label: 'time (UTC)' },
+          ...lines.map((l) => ({ label: l.label, stroke: l.color, width: 2, points: { show: true, size: 5 } })),
+        ],
+        axes: [
+          { stroke: '#222', grid: { stroke: '#ddd' } },
+          { stroke: '#222', grid: { stroke: '#ddd' }, size: 70 },
+        ],
         legend: { show: true },
       },
       [x, ...lines.map((l) => l.values)] as uPlot.AlignedData,

@@ -1,7 +1,7 @@
 /** Shared pieces of every page: the data hook, API links, errors, disclaimers, copy buttons. Text only, never markup. */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, getJson } from './api';
+import { type ApiError, getJson } from './api';
 
 /** State of one GET: `data` once it answered, `error` when it failed. */
 export type Loaded<T> = { data?: T; error?: ApiError; loading: boolean };
@@ -31,7 +31,10 @@ export function useApi<T>(path: string | null): Loaded<T> {
 export function ApiLink({ path, label }: { path: string; label?: string }) {
   return (
     <p class="api-link">
-      {label ?? 'Data'}: <a href={path} data-api={path}>GET {path}</a>
+      {label ?? 'Data'}:{' '}
+      <a href={path} data-api={path}>
+        GET {path}
+      </a>
     </p>
   );
 }
@@ -50,7 +53,12 @@ export function ErrorBox({ error, what }: { error: ApiError | Error | string; wh
 /** Loading, error or the content of one GET. */
 export function Show<T>({ state, what, children }: { state: Loaded<T>; what: string; children: (data: T) => ComponentChildren }) {
   if (state.error) return <ErrorBox error={state.error} what={`Could not load ${what}`} />;
-  if (state.loading || state.data === undefined) return <p class="muted" aria-live="polite">Loading {what}…</p>;
+  if (state.loading || state.data === undefined)
+    return (
+      <p class="muted" aria-live="polite">
+        Loading {what}…
+      </p>
+    );
   return <>{children(state.data)}</>;
 }
 
@@ -59,8 +67,8 @@ export function ChainDisclaimer() {
   return (
     <p class="disclaimer">
       Records are observations of finalized blocks, not a complete feed: a missing record is not zero activity. Unknown values are shown as
-      "unknown", never 0. Wallets identify accounts, not verified bots. Nominal values count only listed USD tokens at 1 dollar per token and
-      do not measure revenue; fees are separate.
+      "unknown", never 0. Wallets identify accounts, not verified bots. Nominal values count only listed USD tokens at 1 dollar per token
+      and do not measure revenue; fees are separate.
     </p>
   );
 }
@@ -134,7 +142,17 @@ export function Json({ value, summary }: { value: unknown; summary: string }) {
  * column headings (`scope="col"`) from `columns`, the body rows from `children`.
  * @param className the table's class (`rows` for observation lists)
  */
-export function DataTable({ label, columns, className, children }: { label: string; columns: string[]; className?: string; children: ComponentChildren }) {
+export function DataTable({
+  label,
+  columns,
+  className,
+  children,
+}: {
+  label: string;
+  columns: string[];
+  className?: string;
+  children: ComponentChildren;
+}) {
   return (
     <div class="scroll" tabIndex={0} role="region" aria-label={label}>
       <table class={className}>

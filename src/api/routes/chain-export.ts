@@ -11,9 +11,29 @@ import type { ExportRow } from '../../store/chain/index.js';
 
 /** Export columns, in order. `*_unit` columns say what a number counts (contract: "a column stating units"). */
 export const EXPORT_COLUMNS = [
-  'hash', 'time', 'time_iso', 'height', 'chain_id', 'sender', 'recipient', 'asset', 'asset_contract', 'asset_listed',
-  'amount', 'amount_unit', 'nominal', 'nominal_unit', 'fee', 'fee_unit',
-  'exchange', 'protocol', 'category', 'execution', 'decode', 'integrity_score', 'integrity_maximum',
+  'hash',
+  'time',
+  'time_iso',
+  'height',
+  'chain_id',
+  'sender',
+  'recipient',
+  'asset',
+  'asset_contract',
+  'asset_listed',
+  'amount',
+  'amount_unit',
+  'nominal',
+  'nominal_unit',
+  'fee',
+  'fee_unit',
+  'exchange',
+  'protocol',
+  'category',
+  'execution',
+  'decode',
+  'integrity_score',
+  'integrity_maximum',
 ] as const;
 
 /** One CSV record for a row, by column; null becomes undefined (an empty cell). */
@@ -169,7 +189,9 @@ export class ExportSlots {
    */
   take(): () => void {
     if (this.#running >= this.limit) {
-      throw new Unavailable(`too many exports in progress: at most ${this.limit} run at once; retry after ${EXPORT_RETRY_AFTER_S} s`, { retryAfterSeconds: EXPORT_RETRY_AFTER_S });
+      throw new Unavailable(`too many exports in progress: at most ${this.limit} run at once; retry after ${EXPORT_RETRY_AFTER_S} s`, {
+        retryAfterSeconds: EXPORT_RETRY_AFTER_S,
+      });
     }
     this.#running++;
     let held = true;

@@ -10,10 +10,31 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { POLL_INTERVAL_SECONDS } from '../../domain/filters.js';
-import { chainStatus, coverage, exportBatches, metrics, metricsSeries, SERIES_MAX_BUCKETS, transactionDetail, transactionsPage } from '../../chain/queries.js';
+import {
+  chainStatus,
+  coverage,
+  exportBatches,
+  metrics,
+  metricsSeries,
+  SERIES_MAX_BUCKETS,
+  transactionDetail,
+  transactionsPage,
+} from '../../chain/queries.js';
 import { ErrorBody } from '../../domain/error-body.js';
 import { publicErrorResponses } from '../schemas/common.js';
-import { CoverageSchema, ExportQuery, FiltersQuery, HashParams, MetricsSchema, MetricsSeriesSchema, SeriesQuery, StatusSchema, TransactionDetailSchema, TransactionListSchema, TransactionsQuery } from '../../chain/schemas.js';
+import {
+  CoverageSchema,
+  ExportQuery,
+  FiltersQuery,
+  HashParams,
+  MetricsSchema,
+  MetricsSeriesSchema,
+  SeriesQuery,
+  StatusSchema,
+  TransactionDetailSchema,
+  TransactionListSchema,
+  TransactionsQuery,
+} from '../../chain/schemas.js';
 import { abortWhenStalled, csvExport, EXPORTS_AT_ONCE, ExportSlots } from './chain-export.js';
 import { FRESH, renderedOnce, sendRenderedJson } from '../../http/reply.js';
 
@@ -85,7 +106,10 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
       const page = await transactionsPage(ctx.store, req.query);
       cache(reply, FRESH);
       // A remembered page (same store version, same query, so the same limit and offset) is the same object: render it once.
-      return sendRenderedJson(reply, renderedOnce(page, () => ({ total: page.total, limit, offset, as_of: page.as_of, rows: page.rows })));
+      return sendRenderedJson(
+        reply,
+        renderedOnce(page, () => ({ total: page.total, limit, offset, as_of: page.as_of, rows: page.rows })),
+      );
     },
   );
 
@@ -164,7 +188,9 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
         response: {
           200: { description: 'CSV with a header row.', content: { 'text/csv': { schema: z.string() } } },
           ...publicErrorResponses,
-          503: ErrorBody.describe(`The store cannot answer now, or ${EXPORTS_AT_ONCE} exports are already running; retry after Retry-After seconds.`),
+          503: ErrorBody.describe(
+            `The store cannot answer now, or ${EXPORTS_AT_ONCE} exports are already running; retry after Retry-After seconds.`,
+          ),
         },
       },
       preHandler: heavy.hook(),
@@ -187,7 +213,10 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
       abortWhenStalled(reply.raw, idle * 1000, () => req.log.info({ idle_seconds: idle }, 'export aborted: the client took no bytes'));
       cache(reply, FRESH);
       reply.header('content-type', 'text/csv; charset=utf-8');
-      reply.header('content-disposition', `attachment; filename="paywatch-transactions-${new Date().toISOString().slice(0, 19).replace(/[-:]/g, '')}Z.csv"`);
+      reply.header(
+        'content-disposition',
+        `attachment; filename="paywatch-transactions-${new Date().toISOString().slice(0, 19).replace(/[-:]/g, '')}Z.csv"`,
+      );
       // The CSV stream's chunks are bytes; the declared 200 type is the document's `string`.
       return reply.send(body as unknown as string);
     },

@@ -14,7 +14,13 @@ import { chainRoutes } from './chain.js';
 import { manifestRoutes } from './manifest.js';
 
 /** Free reads and the MCP endpoint: CORS for any origin. */
-export const publicRoutePlugins: FastifyPluginAsync<AppContext>[] = [providerRoutes, intelligenceRoutes, mcpRoutes, chainRoutes, manifestRoutes];
+export const publicRoutePlugins: FastifyPluginAsync<AppContext>[] = [
+  providerRoutes,
+  intelligenceRoutes,
+  mcpRoutes,
+  chainRoutes,
+  manifestRoutes,
+];
 
 /** Signed intake and operator reads: no CORS, preflight refused. */
 export const privateRoutePlugins: FastifyPluginAsync<AppContext>[] = [intakeRoutes, operatorRoutes];

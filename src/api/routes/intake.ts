@@ -35,7 +35,8 @@ export const intakeRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => 
 
   // Name the limit on 413; everything else goes on to the app's error handler (a throw here reaches the parent's).
   app.setErrorHandler((err: { code?: string }) => {
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') throw new HttpError(413, `request body too large: the limit is ${app.initialConfig.bodyLimit ?? 262_144} bytes`);
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+      throw new HttpError(413, `request body too large: the limit is ${app.initialConfig.bodyLimit ?? 262_144} bytes`);
     throw err;
   });
   // Failed authentications per client address, refused before the body is read or any key looked up.
@@ -72,12 +73,17 @@ export const intakeRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => 
     hook: 'preHandler' as const,
     keyGenerator: (req: FastifyRequest) => `intake:${req.intakeSender!.id}`,
     errorResponseBuilder: (_req: FastifyRequest, c: { max: number; ttl: number }) =>
-      new LimitExceeded(`rate limited: at most ${c.max} deliveries per minute per sender; retry after ${Math.ceil(c.ttl / 1000)} s`, { retryAfterSeconds: Math.ceil(c.ttl / 1000) }),
+      new LimitExceeded(`rate limited: at most ${c.max} deliveries per minute per sender; retry after ${Math.ceil(c.ttl / 1000)} s`, {
+        retryAfterSeconds: Math.ceil(c.ttl / 1000),
+      }),
   };
 
   app.addHook('onResponse', async (req, reply) => {
     const s = reply.statusCode;
-    intakeDeliveries.inc({ route: req.routeOptions.url ?? 'unmatched', result: s === 201 ? 'created' : s === 200 ? 'duplicate' : String(s) });
+    intakeDeliveries.inc({
+      route: req.routeOptions.url ?? 'unmatched',
+      result: s === 201 ? 'created' : s === 200 ? 'duplicate' : String(s),
+    });
   });
 
   app.post(

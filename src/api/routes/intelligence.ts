@@ -22,7 +22,8 @@ export const intelligenceRoutes: FastifyPluginAsync<AppContext> = async (fastify
       schema: {
         tags: ['intelligence'],
         summary: 'Collection health',
-        description: 'Collection health (last run, availability), source freshness, history coverage and the latest archive verification result.',
+        description:
+          'Collection health (last run, availability), source freshness, history coverage and the latest archive verification result.',
         querystring: NoParams,
         response: { 200: IntelligenceStatusResponse, ...publicErrorResponses },
       },
@@ -54,7 +55,8 @@ export const intelligenceRoutes: FastifyPluginAsync<AppContext> = async (fastify
     {
       path: '/api/intelligence/history',
       summary: 'Observation history',
-      description: 'Dated endpoint checks of a service or provider with the offers each advertised, newest first. domain or service_id is required.',
+      description:
+        'Dated endpoint checks of a service or provider with the offers each advertised, newest first. domain or service_id is required.',
       response: HistoryResponse,
       query: listHistory,
     },

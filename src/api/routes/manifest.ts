@@ -81,13 +81,28 @@ export function buildManifest(config: Config, req?: RequestAddress): ManifestBod
   const verify = verifyBaseUrl(config, req);
   return {
     name: 'paywatch',
-    description: 'A public window onto machine payments on the Tempo chain: observations of finalized transactions, paid-service listings with dated checks, and payment-offer intelligence.',
+    description:
+      'A public window onto machine payments on the Tempo chain: observations of finalized transactions, paid-service listings with dated checks, and payment-offer intelligence.',
     software_version: version,
     chain: { name: 'Tempo', chain_id: CHAIN_ID, caip2: `eip155:${CHAIN_ID}` },
-    api: { base_url: base, openapi_url: `${base}/api/openapi.json`, openapi_version: '3.1.0', version: API_VERSION, access: 'read-only', authentication: 'none' },
+    api: {
+      base_url: base,
+      openapi_url: `${base}/api/openapi.json`,
+      openapi_version: '3.1.0',
+      version: API_VERSION,
+      access: 'read-only',
+      authentication: 'none',
+    },
     mcp: { url: `${base}/api/mcp`, transport: 'streamable-http', stateless: true, authentication: 'none', tools: Object.keys(MCP_TOOLS) },
-    polling: { min_interval_seconds: POLL_INTERVAL_SECONDS, conditional_requests: 'Send If-None-Match with the ETag you have; a 304 costs almost nothing.' },
-    rate_limits: { requests_per_minute_per_client: config.rateLimitPerMinute, heavy_requests_in_flight_per_client: config.heavyPerClient, client: 'an IPv4 address, or an IPv6 /64' },
+    polling: {
+      min_interval_seconds: POLL_INTERVAL_SECONDS,
+      conditional_requests: 'Send If-None-Match with the ETag you have; a 304 costs almost nothing.',
+    },
+    rate_limits: {
+      requests_per_minute_per_client: config.rateLimitPerMinute,
+      heavy_requests_in_flight_per_client: config.heavyPerClient,
+      client: 'an IPv4 address, or an IPv6 /64',
+    },
     data_semantics: [
       'Records are observations of finalized blocks, not a complete feed: a missing record is not zero activity.',
       'Unknown values are null, never zero.',
@@ -124,10 +139,14 @@ export const manifestRoutes: FastifyPluginAsync<AppContext> = async (fastify, ct
       schema: {
         tags: ['meta'],
         summary: 'The service manifest: what this is, where things are, what it does not do',
-        description: 'Base URLs are PAYWATCH_PUBLIC_URL and PAYWATCH_VERIFY_URL when configured, else taken from the address this request was sent to.',
+        description:
+          'Base URLs are PAYWATCH_PUBLIC_URL and PAYWATCH_VERIFY_URL when configured, else taken from the address this request was sent to.',
         response: { 200: Manifest },
       },
     },
-    async (req, reply) => reply.header('cache-control', `${cacheScope(ctx.config.publicUrl, ctx.config.verifyUrl)}, max-age=300`).send(buildManifest(ctx.config, req)),
+    async (req, reply) =>
+      reply
+        .header('cache-control', `${cacheScope(ctx.config.publicUrl, ctx.config.verifyUrl)}, max-age=300`)
+        .send(buildManifest(ctx.config, req)),
   );
 };

@@ -35,8 +35,12 @@ export const operatorRoutes: FastifyPluginAsync<AppContext> = async (fastify, ct
     reply.header('cache-control', 'private, no-store');
   });
 
-  app.get('/api/operator/events', { schema: { hide: true, querystring: OperatorListQuery } }, async (req) => readEvents(ctx.store, req.query));
-  app.get('/api/operator/outcomes', { schema: { hide: true, querystring: OperatorListQuery } }, async (req) => readOutcomes(ctx.store, req.query));
+  app.get('/api/operator/events', { schema: { hide: true, querystring: OperatorListQuery } }, async (req) =>
+    readEvents(ctx.store, req.query),
+  );
+  app.get('/api/operator/outcomes', { schema: { hide: true, querystring: OperatorListQuery } }, async (req) =>
+    readOutcomes(ctx.store, req.query),
+  );
   app.get('/api/operator/costs', { schema: { hide: true, querystring: OperatorCostsQuery } }, async (req) => {
     const { period, ...f } = req.query;
     return costSummary(ctx.store, f, period);

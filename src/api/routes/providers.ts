@@ -41,10 +41,15 @@ export const providerRoutes: FastifyPluginAsync<AppContext> = async (fastify, ct
       schema: {
         tags: ['providers'],
         summary: 'Provider profile',
-        description: 'One provider with all its services (stale ones marked with the date of their last good check), the offers of their latest check and their recent dated checks. 404 when not listed.',
+        description:
+          'One provider with all its services (stale ones marked with the date of their last good check), the offers of their latest check and their recent dated checks. 404 when not listed.',
         params: ProviderParams,
         querystring: NoParams,
-        response: { 200: ProviderProfileResponse, ...publicErrorResponses, 404: ErrorBody.describe('The provider is not listed here; this is not proof that it does not exist.') },
+        response: {
+          200: ProviderProfileResponse,
+          ...publicErrorResponses,
+          404: ErrorBody.describe('The provider is not listed here; this is not proof that it does not exist.'),
+        },
       },
     },
     async (req, reply) => {

@@ -7,6 +7,8 @@ import { ErrorBody } from '../../domain/error-body.js';
 /** Error responses of a read-only public route: 400, 429 (honour Retry-After) and 503 (retry with backoff). */
 export const publicErrorResponses = {
   400: ErrorBody.describe('Invalid query: the message names the parameter and the rule.'),
-  429: ErrorBody.describe('Rate limited per client IP, or (metrics, export, filtered lists) too many expensive requests in flight from this client at once; honour the Retry-After header (seconds) and the x-ratelimit-* headers.'),
+  429: ErrorBody.describe(
+    'Rate limited per client IP, or (metrics, export, filtered lists) too many expensive requests in flight from this client at once; honour the Retry-After header (seconds) and the x-ratelimit-* headers.',
+  ),
   503: ErrorBody.describe('The store cannot answer now; retry after Retry-After seconds with exponential backoff.'),
 } as const;

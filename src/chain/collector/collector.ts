@@ -276,7 +276,10 @@ export class Collector {
         // Another collector writes this store now: going on would make two writers.
         if (e instanceof CollectorLockLostError) throw new CollectorFailed(message, e);
         if (o.once && failures >= (o.maxFailedTurns ?? 6)) {
-          const hint = e instanceof InconsistentAnswerError && e.problems.some((p) => p.includes('parentHash')) ? ' (is this store from another chain?)' : '';
+          const hint =
+            e instanceof InconsistentAnswerError && e.problems.some((p) => p.includes('parentHash'))
+              ? ' (is this store from another chain?)'
+              : '';
           throw new CollectorFailed(`collection failed ${failures} times in a row; last error: ${message}${hint}`);
         }
         // At most 30 s apart, so a sick node is not hammered.
@@ -301,11 +304,20 @@ export class Collector {
       const blocks = prev
         ? prev.lastHash.then((hash) => this.fetchRun(first, last, finalizedHeight, hash))
         : this.fetchRun(first, last, finalizedHeight, previousHash);
-      const decoded = blocks.then(async (fetched): Promise<DecodedRun> => ({ last, lastHash: lastHashOf(fetched), blocks: await pool.process(fetched, await this.tokensOf(fetched)) }));
+      const decoded = blocks.then(
+        async (fetched): Promise<DecodedRun> => ({
+          last,
+          lastHash: lastHashOf(fetched),
+          blocks: await pool.process(fetched, await this.tokensOf(fetched)),
+        }),
+      );
       const run: Run = { first, last, lastHash: blocks.then(lastHashOf), decoded };
       // Registered before anyone awaits `decoded`, so `done` is set by the time an awaiter resumes; both promises
       // are awaited later (or dropped after a failure), so a rejection before then is not unhandled.
-      decoded.then((d) => (run.done = d), () => {});
+      decoded.then(
+        (d) => (run.done = d),
+        () => {},
+      );
       run.lastHash.catch(() => {});
       queue.push(run);
     }

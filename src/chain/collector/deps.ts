@@ -5,5 +5,12 @@
 export { decodeBlock, tokenAddressesOf } from '../decode/index.js';
 export { evaluateBlockIntegrity, findInconsistencies } from '../integrity/index.js';
 export { TokenRegistry } from '../tokens.js';
-export { getCheckpoint, prepareBlock, saveCollectorState, writePreparedBlocks, type CollectorState, type PreparedBlock } from '../../store/chain/index.js';
+export {
+  getCheckpoint,
+  prepareBlock,
+  saveCollectorState,
+  writePreparedBlocks,
+  type CollectorState,
+  type PreparedBlock,
+} from '../../store/chain/index.js';
 export { inlineWriter, openStoreWriter, type StoreWriter } from '../../store/chain/writer.js';

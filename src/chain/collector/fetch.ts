@@ -28,7 +28,6 @@ export interface FetchOptions {
   onInconsistent?: (height: number, problems: string[]) => void;
 }
 
-
 /**
  * Fetches blocks `first..last` (inclusive), each with full transactions and receipts, all at or below the
  * source's finalized head `finalizedHeight`.
@@ -49,34 +48,37 @@ export async function fetchConsistentRun(
   const out = new Map<number, FetchedBlock>();
   let pending = Array.from({ length: last - first + 1 }, (_, i) => first + i);
   // Only inconsistent answers are retried here (the blocks concerned alone); the client retries transport failures.
-  return withRetry(async () => {
-    const fetchedAt = new Date().toISOString();
-    const answers = await rpc.blocksWithReceipts(pending);
-    const problemsOf = new Map<number, string[]>();
-    pending.forEach((h, i) => {
-      const f: FetchedBlock = { block: answers[i].block!, receipts: answers[i].receipts, finalizedHeight, source: rpc.source, fetchedAt };
-      const problems = findInconsistencies(f, h);
-      if (problems.length > 0) problemsOf.set(h, problems);
-      else out.set(h, f);
-    });
-    // Link check over the whole run, including blocks accepted in earlier attempts.
-    for (let h = first; h <= last; h++) {
-      const f = out.get(h);
-      const parent = h === first ? previousHash : (out.get(h - 1)?.block.hash ?? null);
-      if (!f || parent === null || f.block.parentHash?.toLowerCase() === parent.toLowerCase()) continue;
-      const msg = `block ${h} parentHash ${f.block.parentHash} differs from block ${h - 1} hash ${parent}`;
-      problemsOf.set(h, [...(problemsOf.get(h) ?? []), msg]);
-      out.delete(h);
-      // The parent may be the wrong one: fetch it again too, unless it is the stored checkpoint.
-      if (h !== first) {
-        problemsOf.set(h - 1, [...(problemsOf.get(h - 1) ?? []), msg]);
-        out.delete(h - 1);
+  return withRetry(
+    async () => {
+      const fetchedAt = new Date().toISOString();
+      const answers = await rpc.blocksWithReceipts(pending);
+      const problemsOf = new Map<number, string[]>();
+      pending.forEach((h, i) => {
+        const f: FetchedBlock = { block: answers[i].block!, receipts: answers[i].receipts, finalizedHeight, source: rpc.source, fetchedAt };
+        const problems = findInconsistencies(f, h);
+        if (problems.length > 0) problemsOf.set(h, problems);
+        else out.set(h, f);
+      });
+      // Link check over the whole run, including blocks accepted in earlier attempts.
+      for (let h = first; h <= last; h++) {
+        const f = out.get(h);
+        const parent = h === first ? previousHash : (out.get(h - 1)?.block.hash ?? null);
+        if (!f || parent === null || f.block.parentHash?.toLowerCase() === parent.toLowerCase()) continue;
+        const msg = `block ${h} parentHash ${f.block.parentHash} differs from block ${h - 1} hash ${parent}`;
+        problemsOf.set(h, [...(problemsOf.get(h) ?? []), msg]);
+        out.delete(h);
+        // The parent may be the wrong one: fetch it again too, unless it is the stored checkpoint.
+        if (h !== first) {
+          problemsOf.set(h - 1, [...(problemsOf.get(h - 1) ?? []), msg]);
+          out.delete(h - 1);
+        }
       }
-    }
-    if (problemsOf.size === 0) return Array.from({ length: last - first + 1 }, (_, i) => out.get(first + i)!);
-    for (const [h, p] of problemsOf) opts.onInconsistent?.(h, p);
-    pending = [...problemsOf.keys()].sort((a, b) => a - b);
-    const [h, p] = [...problemsOf][0];
-    throw new InconsistentAnswerError(h, p);
-  }, { attempts: maxAttempts, baseMs: opts.baseDelayMs ?? 200, maxMs: 10_000, shouldRetry: (e) => e instanceof InconsistentAnswerError });
+      if (problemsOf.size === 0) return Array.from({ length: last - first + 1 }, (_, i) => out.get(first + i)!);
+      for (const [h, p] of problemsOf) opts.onInconsistent?.(h, p);
+      pending = [...problemsOf.keys()].sort((a, b) => a - b);
+      const [h, p] = [...problemsOf][0];
+      throw new InconsistentAnswerError(h, p);
+    },
+    { attempts: maxAttempts, baseMs: opts.baseDelayMs ?? 200, maxMs: 10_000, shouldRetry: (e) => e instanceof InconsistentAnswerError },
+  );
 }

@@ -37,7 +37,12 @@ export interface SupervisedCollector {
  * Starts supervising a collector over `store`.
  * @param retry the backoff between launch attempts, milliseconds (default 1 s doubling to 30 s, full jitter)
  */
-export function superviseCollector(config: Config, store: Store, log: Logger, retry = { baseMs: 1000, maxMs: 30_000 }): SupervisedCollector {
+export function superviseCollector(
+  config: Config,
+  store: Store,
+  log: Logger,
+  retry = { baseMs: 1000, maxMs: 30_000 },
+): SupervisedCollector {
   const abort = new AbortController();
   const startedAt = new Date().toISOString();
   let launched: LaunchedCollector | null = null;
@@ -80,7 +85,14 @@ export function superviseCollector(config: Config, store: Store, log: Logger, re
             const message = (error as Error).message;
             const now = new Date().toISOString();
             const cp = await getCheckpoint(store).catch(() => null);
-            waiting = { ...waiting, state: 'error', last_block: cp?.height ?? null, last_error: message, last_error_at: now, updated_at: now };
+            waiting = {
+              ...waiting,
+              state: 'error',
+              last_block: cp?.height ?? null,
+              last_error: message,
+              last_error_at: now,
+              updated_at: now,
+            };
             recordCollectorState('error');
             log.warn({ err: message, attempt }, 'cannot reach the node; serving what is stored and trying again');
             const { behind_blocks: _b, started_at: _s, ...stored } = waiting;

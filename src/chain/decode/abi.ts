@@ -7,9 +7,15 @@ import { parseAbi, type Abi, type AbiEvent, type AbiFunction, toEventSelector, t
 import { Abis } from '../tempo-abis.js';
 import { CHANNEL_RESERVE, FEE_MANAGER, STABLECOIN_DEX, TIP20_FACTORY } from './constants.js';
 
-export const uniswapV2 = parseAbi(['event Swap(address indexed sender, uint256 amount0In, uint256 amount1In, uint256 amount0Out, uint256 amount1Out, address indexed to)']);
-export const uniswapV3 = parseAbi(['event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick)']);
-export const uniswapV4 = parseAbi(['event Swap(bytes32 indexed id, address indexed sender, int128 amount0, int128 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick, uint24 fee)']);
+export const uniswapV2 = parseAbi([
+  'event Swap(address indexed sender, uint256 amount0In, uint256 amount1In, uint256 amount0Out, uint256 amount1Out, address indexed to)',
+]);
+export const uniswapV3 = parseAbi([
+  'event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick)',
+]);
+export const uniswapV4 = parseAbi([
+  'event Swap(bytes32 indexed id, address indexed sender, int128 amount0, int128 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick, uint24 fee)',
+]);
 
 /** ABIs tried for logs, most specific first; the first that decodes a log strictly wins. */
 const EVENT_ABIS: { source: string; abi: Abi }[] = [
@@ -72,11 +78,16 @@ const TEMPO_FUNCTIONS = functionsBySelector(Abis.all);
  */
 export function functionForCall(target: string, selector: string, isTip20: boolean): AbiFunction | null {
   const table =
-    target === STABLECOIN_DEX ? STABLECOIN_DEX_FUNCTIONS
-    : target === TIP20_FACTORY ? TIP20_FACTORY_FUNCTIONS
-    : target === FEE_MANAGER ? FEE_MANAGER_FUNCTIONS
-    : target === CHANNEL_RESERVE ? CHANNEL_RESERVE_FUNCTIONS
-    : isTip20 ? TIP20_FUNCTIONS
-    : TEMPO_FUNCTIONS;
+    target === STABLECOIN_DEX
+      ? STABLECOIN_DEX_FUNCTIONS
+      : target === TIP20_FACTORY
+        ? TIP20_FACTORY_FUNCTIONS
+        : target === FEE_MANAGER
+          ? FEE_MANAGER_FUNCTIONS
+          : target === CHANNEL_RESERVE
+            ? CHANNEL_RESERVE_FUNCTIONS
+            : isTip20
+              ? TIP20_FUNCTIONS
+              : TEMPO_FUNCTIONS;
   return table.get(selector) ?? null;
 }

@@ -38,10 +38,18 @@ export function callsOf(tx: RpcTransaction, tokens: { isToken(address: string): 
   return raw.map((c, index) => decodeCall(index, c.to, c.input, c.value, tokens, system));
 }
 
-function decodeCall(index: number, to: unknown, input: unknown, value: unknown, tokens: { isToken(address: string): boolean }, system: boolean): DecodedCall {
+function decodeCall(
+  index: number,
+  to: unknown,
+  input: unknown,
+  value: unknown,
+  tokens: { isToken(address: string): boolean },
+  system: boolean,
+): DecodedCall {
   const target = typeof to === 'string' ? to.toLowerCase() : null;
   // Whole bytes of hex: a length check and a plain character class (a repeated group backtracks on long input).
-  const data = typeof input === 'string' && input.length % 2 === 0 && /^0x[0-9a-f]*$/i.test(input) ? (input.toLowerCase() as `0x${string}`) : '0x';
+  const data =
+    typeof input === 'string' && input.length % 2 === 0 && /^0x[0-9a-f]*$/i.test(input) ? (input.toLowerCase() as `0x${string}`) : '0x';
   const selector = !system && data.length >= 10 ? data.slice(0, 10) : null;
   const call: DecodedCall = { index, target, selector, function: null, args: null, value: (quantity(value) ?? 0n).toString() };
   if (!target || !selector) return call;

@@ -44,7 +44,13 @@ export function protocolOf(legs: Leg[], calls: DecodedCall[], logs: DecodedLog[]
  * or value-free), by the calls: any DEX swap call → swap, else the first TIP-20 value call (mint*, burn*,
  * transfer(From)WithMemo → payment, transfer(From)) → contract_call.
  */
-export function categoryOf(p: { system: boolean; exchange: string | null; calls: DecodedCall[]; legs: Leg[]; primary: Leg | null }): Category {
+export function categoryOf(p: {
+  system: boolean;
+  exchange: string | null;
+  calls: DecodedCall[];
+  legs: Leg[];
+  primary: Leg | null;
+}): Category {
   if (p.system) return 'system';
   if (p.exchange) return 'swap';
   if (p.calls.some(isLiquidityCall)) return 'liquidity';

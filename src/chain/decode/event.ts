@@ -46,7 +46,12 @@ function decodeTopic(param: AbiParameter, topic: Hex): unknown {
  * @throws EventMismatchError when topic0 differs or an indexed topic is missing; viem's decoding errors when the
  *   data does not fit the non-indexed inputs or is empty while some are expected
  */
-export function decodeEventStrict(event: AbiEvent, topic0: string, topics: readonly Hex[], data: Hex): { eventName: string; args: Record<string, unknown> | unknown[] | undefined } {
+export function decodeEventStrict(
+  event: AbiEvent,
+  topic0: string,
+  topics: readonly Hex[],
+  data: Hex,
+): { eventName: string; args: Record<string, unknown> | unknown[] | undefined } {
   const [signature, ...argTopics] = topics;
   if (!signature || signature !== topic0) throw new EventMismatchError(`topic0 ${String(signature)} is not ${event.name}'s selector`);
   const { inputs } = event;
@@ -63,7 +68,8 @@ export function decodeEventStrict(event: AbiEvent, topic0: string, topics: reado
 
   const nonIndexed = inputs.filter((x) => !x.indexed);
   if (nonIndexed.length > 0) {
-    if (!data || data === '0x') throw new EventMismatchError(`${event.name}: data is empty but ${nonIndexed.length} non-indexed input(s) are expected`);
+    if (!data || data === '0x')
+      throw new EventMismatchError(`${event.name}: data is empty but ${nonIndexed.length} non-indexed input(s) are expected`);
     const decoded = decodeStaticWords(nonIndexed, data) ?? (decodeAbiParameters(nonIndexed, data) as readonly unknown[]);
     let d = 0;
     if (isUnnamed) {

@@ -61,7 +61,12 @@ export function feeOf(receipt: RpcReceipt, logs: DecodedLog[], txFeeToken: unkno
   const logged = feeLog ? BigInt(feeLog.args!.amount as bigint) : null;
   const forensics: Record<string, unknown>[] = [];
   if (computed !== null && logged !== null && computed !== logged)
-    forensics.push({ kind: 'fee_mismatch', computed_atomic: computed.toString(), logged_atomic: logged.toString(), log_index: feeLog!.log_index });
+    forensics.push({
+      kind: 'fee_mismatch',
+      computed_atomic: computed.toString(),
+      logged_atomic: logged.toString(),
+      log_index: feeLog!.log_index,
+    });
   if (computed !== null && computed > 0n && logged === null)
     forensics.push({ kind: 'fee_log_missing', computed_atomic: computed.toString() });
   const atomic = computed ?? logged;

@@ -30,7 +30,8 @@ export function tokenAddressesOf(fetched: FetchedBlock): string[] {
   for (const r of fetched.receipts)
     for (const l of r?.logs ?? []) {
       const topics = Array.isArray(l.topics) ? l.topics : [];
-      if (typeof topics[0] === 'string' && TOKEN_TOPICS.get(topics[0].toLowerCase()) === topics.length) out.add(String(l.address).toLowerCase());
+      if (typeof topics[0] === 'string' && TOKEN_TOPICS.get(topics[0].toLowerCase()) === topics.length)
+        out.add(String(l.address).toLowerCase());
     }
   return [...out];
 }
@@ -60,6 +61,18 @@ export function decodeBlock(fetched: FetchedBlock, tokens: TokenMap, integrity: 
 
 /** The integrity of a transaction nobody evaluated: both stages unknown, score 0 (never a pass). */
 function notEvaluated(): Integrity {
-  const stage = (level: number, label: string) => ({ level, label, status: 'unknown' as const, reason: 'integrity was not evaluated for this transaction' });
-  return { score: 0, maximum: 5, version: '1', scope: 'transaction-in-finalized-block', stages: [stage(1, 'finalized receipt'), stage(2, 'block commitment')], independent_consensus_verified: false };
+  const stage = (level: number, label: string) => ({
+    level,
+    label,
+    status: 'unknown' as const,
+    reason: 'integrity was not evaluated for this transaction',
+  });
+  return {
+    score: 0,
+    maximum: 5,
+    version: '1',
+    scope: 'transaction-in-finalized-block',
+    stages: [stage(1, 'finalized receipt'), stage(2, 'block commitment')],
+    independent_consensus_verified: false,
+  };
 }

@@ -24,8 +24,22 @@ export function plain(value: unknown): unknown {
 
 /** Members of a JSON-RPC transaction (and of its 0x76 calls) that are hex quantities. */
 const QUANTITIES = new Set([
-  'nonce', 'gas', 'gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas', 'maxFeePerBlobGas', 'value', 'chainId',
-  'nonceKey', 'validBefore', 'validAfter', 'blockNumber', 'transactionIndex', 'blockTimestamp', 'v', 'yParity',
+  'nonce',
+  'gas',
+  'gasPrice',
+  'maxFeePerGas',
+  'maxPriorityFeePerGas',
+  'maxFeePerBlobGas',
+  'value',
+  'chainId',
+  'nonceKey',
+  'validBefore',
+  'validAfter',
+  'blockNumber',
+  'transactionIndex',
+  'blockTimestamp',
+  'v',
+  'yParity',
 ]);
 
 /**
@@ -39,7 +53,8 @@ export function transactionDetail(tx: Record<string, unknown>): Record<string, u
 
 function quantitiesToDecimal(value: unknown, key?: string): unknown {
   if (typeof value === 'string') {
-    if (key && QUANTITIES.has(key) && /^0x[0-9a-f]*$/i.test(value)) return value === '0x' ? '0' : value.length <= 15 ? String(Number.parseInt(value, 16)) : BigInt(value).toString();
+    if (key && QUANTITIES.has(key) && /^0x[0-9a-f]*$/i.test(value))
+      return value === '0x' ? '0' : value.length <= 15 ? String(Number.parseInt(value, 16)) : BigInt(value).toString();
     return isAddress(value) ? value.toLowerCase() : value;
   }
   if (Array.isArray(value)) return value.map((v) => quantitiesToDecimal(v));

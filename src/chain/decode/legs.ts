@@ -46,16 +46,34 @@ export function legsOf(logs: DecodedLog[], tokens: TokenMap, feeLogIndex: number
       memo: null,
       kind: from === ZERO_ADDRESS ? 'mint' : to === ZERO_ADDRESS ? 'burn' : 'transfer',
     });
-    if (to === BLOCKED_SINK) forensics.push({ kind: 'redirected_transfer', log_index: l.log_index, to, reason: 'transfer blocked by receive policy, redirected to the guard' });
-    for (const [role, addr] of [['from', from], ['to', to]] as const)
-      if (addr !== ZERO_ADDRESS && VirtualAddress.isVirtual(addr)) forensics.push({ kind: 'virtual_address', log_index: l.log_index, role, address: addr });
+    if (to === BLOCKED_SINK)
+      forensics.push({
+        kind: 'redirected_transfer',
+        log_index: l.log_index,
+        to,
+        reason: 'transfer blocked by receive policy, redirected to the guard',
+      });
+    for (const [role, addr] of [
+      ['from', from],
+      ['to', to],
+    ] as const)
+      if (addr !== ZERO_ADDRESS && VirtualAddress.isVirtual(addr))
+        forensics.push({ kind: 'virtual_address', log_index: l.log_index, role, address: addr });
   }
   for (const l of logs) {
     if (l.abi !== 'tip20' || l.event !== 'TransferWithMemo') continue;
     const a = l.args as { from: string; to: string; amount: bigint; memo: string };
     // The matching leg: same token, parties and amount, no memo yet, nearest before the memo log.
     const match = legs
-      .filter((g) => g.asset_contract === l.address && g.from === a.from.toLowerCase() && g.to === a.to.toLowerCase() && g.amount_atomic === a.amount.toString() && g.memo == null && g.log_index < l.log_index)
+      .filter(
+        (g) =>
+          g.asset_contract === l.address &&
+          g.from === a.from.toLowerCase() &&
+          g.to === a.to.toLowerCase() &&
+          g.amount_atomic === a.amount.toString() &&
+          g.memo == null &&
+          g.log_index < l.log_index,
+      )
       .pop();
     if (match) match.memo = a.memo.toLowerCase();
     else forensics.push({ kind: 'memo_without_transfer', log_index: l.log_index, memo: a.memo.toLowerCase() });

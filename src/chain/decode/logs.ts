@@ -40,7 +40,11 @@ export function topicCountOf(event: AbiEvent): number {
 /** Candidate events by topic0 (EVENTS_BY_TOPIC plus ERC-721 Transfer last), each with its topic count, built once. */
 const CANDIDATES: ReadonlyMap<string, { source: string; event: AbiEvent; topics: number }[]> = (() => {
   const m = new Map<string, { source: string; event: AbiEvent; topics: number }[]>();
-  for (const [topic, list] of EVENTS_BY_TOPIC) m.set(topic, list.map((c) => ({ ...c, topics: topicCountOf(c.event) })));
+  for (const [topic, list] of EVENTS_BY_TOPIC)
+    m.set(
+      topic,
+      list.map((c) => ({ ...c, topics: topicCountOf(c.event) })),
+    );
   const erc721 = toEventSelector(ERC721_TRANSFER).toLowerCase();
   m.set(erc721, [...(m.get(erc721) ?? []), { source: 'erc721', event: ERC721_TRANSFER, topics: topicCountOf(ERC721_TRANSFER) }]);
   return m;
@@ -57,7 +61,7 @@ export function decodeLog(log: RpcLog, position: number): DecodedLog {
   const address = String(log.address).toLowerCase();
   const data = typeof log.data === 'string' ? log.data : '0x';
   const topic0 = topics.length ? String(topics[0]).toLowerCase() : null;
-  const candidates = topic0 !== null ? CANDIDATES.get(topic0) ?? [] : [];
+  const candidates = topic0 !== null ? (CANDIDATES.get(topic0) ?? []) : [];
   // Literals with every member, not a spread of a shared base (one fixed object shape; see decodeTransaction).
   for (const { source, event, topics: count } of candidates) {
     // Another topic count is another event with the same signature hash, even when its data would decode.

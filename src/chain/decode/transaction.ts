@@ -45,9 +45,20 @@ export function decodeTransaction(fetched: FetchedBlock, index: number, tokens: 
   if (!receipt) {
     // Without a receipt nothing about effects is known: execution unknown, legs/fee unknown.
     return {
-      hash, time, height, tx_index: index, chain_id: CHAIN_ID, sender,
+      hash,
+      time,
+      height,
+      tx_index: index,
+      chain_id: CHAIN_ID,
+      sender,
       recipient: firstTarget,
-      asset: null, asset_contract: null, amount: null, nominal_parts: null, fee: null, exchange: null, protocol: null,
+      asset: null,
+      asset_contract: null,
+      amount: null,
+      nominal_parts: null,
+      fee: null,
+      exchange: null,
+      protocol: null,
       category: system ? 'system' : categoryOf({ system, exchange: null, calls, legs: [], primary: null }),
       execution: 'unknown',
       decode: 'none: no receipt',
@@ -66,7 +77,12 @@ export function decodeTransaction(fetched: FetchedBlock, index: number, tokens: 
   const execution = executionOf(receipt);
 
   return {
-    hash, time, height, tx_index: index, chain_id: CHAIN_ID, sender,
+    hash,
+    time,
+    height,
+    tx_index: index,
+    chain_id: CHAIN_ID,
+    sender,
     recipient: primary?.to ?? firstTarget,
     asset: primary?.asset ?? null,
     asset_contract: primary?.asset_contract ?? null,

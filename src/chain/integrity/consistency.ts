@@ -48,8 +48,10 @@ export function findInconsistencies(f: FetchedBlock, expectedHeight: number): st
     else if (seen.has(txHash)) problems.push(`transaction ${i} hash ${txHash} repeats transaction ${seen.get(txHash)}`);
     else seen.set(txHash, i);
     if (hex(tx.blockHash) !== blockHash) problems.push(`transaction ${i} blockHash ${tx.blockHash} differs from block hash ${block.hash}`);
-    if (quantity(tx.blockNumber) !== height) problems.push(`transaction ${i} blockNumber ${tx.blockNumber} differs from block height ${block.number}`);
-    if (quantity(tx.transactionIndex) !== i) problems.push(`transaction ${i} transactionIndex ${tx.transactionIndex} differs from its position ${i}`);
+    if (quantity(tx.blockNumber) !== height)
+      problems.push(`transaction ${i} blockNumber ${tx.blockNumber} differs from block height ${block.number}`);
+    if (quantity(tx.transactionIndex) !== i)
+      problems.push(`transaction ${i} transactionIndex ${tx.transactionIndex} differs from its position ${i}`);
   });
 
   const receipts = f.receipts;
@@ -64,10 +66,13 @@ export function findInconsistencies(f: FetchedBlock, expectedHeight: number): st
       problems.push(`receipt ${i} is not an object`);
       return;
     }
-    if (hex(r.transactionHash) !== hex(tx.hash)) problems.push(`receipt ${i} transactionHash ${r.transactionHash} differs from transaction hash ${tx.hash}`);
-    if (quantity(r.transactionIndex) !== i) problems.push(`receipt ${i} transactionIndex ${r.transactionIndex} differs from its position ${i}`);
+    if (hex(r.transactionHash) !== hex(tx.hash))
+      problems.push(`receipt ${i} transactionHash ${r.transactionHash} differs from transaction hash ${tx.hash}`);
+    if (quantity(r.transactionIndex) !== i)
+      problems.push(`receipt ${i} transactionIndex ${r.transactionIndex} differs from its position ${i}`);
     if (hex(r.blockHash) !== blockHash) problems.push(`receipt ${i} blockHash ${r.blockHash} differs from block hash ${block.hash}`);
-    if (quantity(r.blockNumber) !== height) problems.push(`receipt ${i} blockNumber ${r.blockNumber} differs from block height ${block.number}`);
+    if (quantity(r.blockNumber) !== height)
+      problems.push(`receipt ${i} blockNumber ${r.blockNumber} differs from block height ${block.number}`);
   });
   return problems;
 }

@@ -44,13 +44,29 @@ const QUANTITY = 'q';
 const DATA = 'd';
 /** Ethereum header members in RLP order, with their JSON-RPC names; the `optional` ones appear by fork. */
 const BASE: [string, typeof QUANTITY | typeof DATA][] = [
-  ['parentHash', DATA], ['sha3Uncles', DATA], ['miner', DATA], ['stateRoot', DATA], ['transactionsRoot', DATA],
-  ['receiptsRoot', DATA], ['logsBloom', DATA], ['difficulty', QUANTITY], ['number', QUANTITY], ['gasLimit', QUANTITY],
-  ['gasUsed', QUANTITY], ['timestamp', QUANTITY], ['extraData', DATA], ['mixHash', DATA], ['nonce', DATA],
+  ['parentHash', DATA],
+  ['sha3Uncles', DATA],
+  ['miner', DATA],
+  ['stateRoot', DATA],
+  ['transactionsRoot', DATA],
+  ['receiptsRoot', DATA],
+  ['logsBloom', DATA],
+  ['difficulty', QUANTITY],
+  ['number', QUANTITY],
+  ['gasLimit', QUANTITY],
+  ['gasUsed', QUANTITY],
+  ['timestamp', QUANTITY],
+  ['extraData', DATA],
+  ['mixHash', DATA],
+  ['nonce', DATA],
 ];
 const OPTIONAL: [string, typeof QUANTITY | typeof DATA][] = [
-  ['baseFeePerGas', QUANTITY], ['withdrawalsRoot', DATA], ['blobGasUsed', QUANTITY], ['excessBlobGas', QUANTITY],
-  ['parentBeaconBlockRoot', DATA], ['requestsHash', DATA],
+  ['baseFeePerGas', QUANTITY],
+  ['withdrawalsRoot', DATA],
+  ['blobGasUsed', QUANTITY],
+  ['excessBlobGas', QUANTITY],
+  ['parentBeaconBlockRoot', DATA],
+  ['requestsHash', DATA],
 ];
 
 /** The encoding that reproduced the last block hash checked (an ordering hint only). */
@@ -59,7 +75,12 @@ let lastMatched: 'tempo' | 'ethereum' = 'tempo';
 /** A JSON-RPC value as an RLP-encoded item (./rlp.ts): quantities minimal big-endian (zero empty), data as is. */
 function item(block: RpcBlock, name: string, kind: string): string {
   const v = block[name];
-  if (typeof v !== 'string' || !/^0x[0-9a-fA-F]*$/.test(v) || (kind === DATA && v.length % 2 !== 0) || (kind === QUANTITY && v.length < 3)) {
+  if (
+    typeof v !== 'string' ||
+    !/^0x[0-9a-fA-F]*$/.test(v) ||
+    (kind === DATA && v.length % 2 !== 0) ||
+    (kind === QUANTITY && v.length < 3)
+  ) {
     throw new HeaderFieldError(`header member ${name} is missing or not hex`);
   }
   return rlpString(kind === DATA ? dataHex(v) : quantityHex(v));
@@ -87,7 +108,8 @@ function consensusContext(block: RpcBlock): string | null {
   if (typeof ctx !== 'object' || Array.isArray(ctx)) throw new HeaderFieldError('header member consensusContext is not an object');
   const c = ctx as Record<string, unknown>;
   const proposer = c.proposer;
-  if (typeof proposer !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(proposer)) throw new HeaderFieldError('header member consensusContext.proposer is missing or not 32 bytes of hex');
+  if (typeof proposer !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(proposer))
+    throw new HeaderFieldError('header member consensusContext.proposer is missing or not 32 bytes of hex');
   return rlpList([contextInteger(c, 'epoch'), contextInteger(c, 'view'), contextInteger(c, 'parentView'), rlpString(dataHex(proposer))]);
 }
 
@@ -121,7 +143,12 @@ export function checkBlockHash(block: RpcBlock): HeaderCheck {
   } catch (e) {
     return { expected, encoding: null, match: null, reason: (e as Error).message };
   }
-  const tempo = (): string[] => [item(block, 'mainBlockGeneralGasLimit', QUANTITY), item(block, 'sharedGasLimit', QUANTITY), item(block, 'timestampMillisPart', QUANTITY), inner];
+  const tempo = (): string[] => [
+    item(block, 'mainBlockGeneralGasLimit', QUANTITY),
+    item(block, 'sharedGasLimit', QUANTITY),
+    item(block, 'timestampMillisPart', QUANTITY),
+    inner,
+  ];
   const candidates: ['tempo' | 'ethereum', () => string][] = [
     // From T4 on the consensusContext is the trailing fifth member; absent (not an empty item) before it.
     ['tempo', () => rlpList(context === null ? tempo() : [...tempo(), context])],

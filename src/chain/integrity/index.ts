@@ -37,13 +37,19 @@ function sameHex(a: unknown, b: unknown): boolean {
  * two-byte string, twice the bytes to build, pass to the writer thread and convert to UTF-8 for the store.
  */
 function finalizedReceiptStage(f: FetchedBlock, index: number, tx: RpcTransaction, receipt: RpcReceipt | null | undefined): IntegrityStage {
-  const stage = (status: IntegrityStage['status'], reason: string): IntegrityStage => ({ level: 1, label: STAGE_LABELS[1], status, reason });
+  const stage = (status: IntegrityStage['status'], reason: string): IntegrityStage => ({
+    level: 1,
+    label: STAGE_LABELS[1],
+    status,
+    reason,
+  });
   const height = quantity(f.block.number);
   const finalized = Number.isSafeInteger(f.finalizedHeight) ? f.finalizedHeight : null;
   if (height === null) return stage('unknown', `block number ${JSON.stringify(f.block.number)} is not a quantity`);
   if (finalized === null) return stage('unknown', `the source's finalized head was not recorded when block ${height} was read`);
   if (height > finalized) return stage('fail', `block ${height} is above the source's finalized head ${finalized} when read`);
-  if (!receipt) return stage('unknown', `the node gave no receipt for this transaction (block ${height} is finalized: ${height} <= ${finalized})`);
+  if (!receipt)
+    return stage('unknown', `the node gave no receipt for this transaction (block ${height} is finalized: ${height} <= ${finalized})`);
 
   const mismatches: string[] = [];
   if (!sameHex(receipt.transactionHash, tx.hash)) mismatches.push(`transaction hash ${receipt.transactionHash} != ${tx.hash}`);
@@ -54,7 +60,10 @@ function finalizedReceiptStage(f: FetchedBlock, index: number, tx: RpcTransactio
     mismatches.push(`the transaction's own block hash, height or index disagree with its place in block ${height}`);
   }
   if (mismatches.length > 0) return stage('fail', `receipt does not match the transaction: ${mismatches.join('; ')}`);
-  return stage('pass', `block ${height} <= finalized head ${finalized} when read from ${f.source}; receipt matches transaction hash, block hash, height and index ${index}`);
+  return stage(
+    'pass',
+    `block ${height} <= finalized head ${finalized} when read from ${f.source}; receipt matches transaction hash, block hash, height and index ${index}`,
+  );
 }
 
 /** Describes a root check for a stage reason. */
@@ -82,10 +91,19 @@ function describeRoots(c: BlockCommitment): string {
  * says so and the stage rests on the transactions alone.
  */
 function blockCommitmentStage(c: BlockCommitment, roots: string, index: number, tx: RpcTransaction): IntegrityStage {
-  const stage = (status: IntegrityStage['status'], reason: string): IntegrityStage => ({ level: 2, label: STAGE_LABELS[2], status, reason });
+  const stage = (status: IntegrityStage['status'], reason: string): IntegrityStage => ({
+    level: 2,
+    label: STAGE_LABELS[2],
+    status,
+    reason,
+  });
   const h = c.transactions[index];
   if (!h) return stage('unknown', `transaction ${index} is not in the block commitment`);
-  if (h.match === false) return stage('fail', `keccak256 of the re-encoded type ${String(tx.type)} transaction is ${h.computed}, not its stated hash ${tx.hash}`);
+  if (h.match === false)
+    return stage(
+      'fail',
+      `keccak256 of the re-encoded type ${String(tx.type)} transaction is ${h.computed}, not its stated hash ${tx.hash}`,
+    );
   if (c.transactionsRoot.match === false) return stage('fail', roots);
   if (c.receiptsRoot.match === false) return stage('fail', roots);
   if (h.match === null) return stage('unknown', `transaction hash not recomputed: ${h.reason}`);

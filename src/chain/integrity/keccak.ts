@@ -28,7 +28,10 @@ export function keccak256(data: Uint8Array): Uint8Array {
 export function keccak256Hex(hex: string): `0x${string}` {
   // A plain character class and a length check: a repeated group backtracks over every byte of long encodings.
   if (hex.length % 2 !== 0 || !/^0x[0-9a-fA-F]*$/.test(hex)) throw new TypeError(`not 0x hex of whole bytes: ${hex.slice(0, 20)}`);
-  return `0x${hasher.init().update(Buffer.from(hex.slice(2), 'hex')).digest('hex')}`;
+  return `0x${hasher
+    .init()
+    .update(Buffer.from(hex.slice(2), 'hex'))
+    .digest('hex')}`;
 }
 
 /** Where keccak256RawHex decodes its input: grown on demand, reused (hashing is synchronous). */

@@ -57,6 +57,7 @@ export function quantityHex(q: string): string {
  * @throws TypeError when `d` is not 0x hex of whole bytes
  */
 export function dataHex(d: string): string {
-  if (typeof d !== 'string' || d.length % 2 !== 0 || !/^0x[0-9a-fA-F]*$/.test(d)) throw new TypeError(`not 0x hex of whole bytes: ${String(d).slice(0, 20)}`);
+  if (typeof d !== 'string' || d.length % 2 !== 0 || !/^0x[0-9a-fA-F]*$/.test(d))
+    throw new TypeError(`not 0x hex of whole bytes: ${String(d).slice(0, 20)}`);
   return d.slice(2).toLowerCase();
 }

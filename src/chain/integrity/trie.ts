@@ -72,7 +72,12 @@ function rlpIndex(i: number): string {
  */
 export function orderedTrieRootHex(values: readonly string[]): string {
   if (values.length === 0) return keccak256RawHex('80');
-  return keccak256RawHex(node(values.map((value, i) => ({ nibbles: rlpIndex(i), value })), 0));
+  return keccak256RawHex(
+    node(
+      values.map((value, i) => ({ nibbles: rlpIndex(i), value })),
+      0,
+    ),
+  );
 }
 
 /**

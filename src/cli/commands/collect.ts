@@ -26,7 +26,10 @@ export function register(cmd: Command): void {
             const seen = await caughtUp(config, store);
             if (seen) {
               bar?.stop();
-              log.info({ last_block: seen.last_block, finalized_head: seen.finalized_head, source: seen.source }, 'nothing to collect: the store is at the finalized head');
+              log.info(
+                { last_block: seen.last_block, finalized_head: seen.finalized_head, source: seen.source },
+                'nothing to collect: the store is at the finalized head',
+              );
               return;
             }
           }
@@ -57,7 +60,13 @@ export function register(cmd: Command): void {
                       },
                     });
                 if (lock === null) break;
-                const launched = await launchCollector(config, store, log, { once: Boolean(opts.once), onProgress: bar ? (p) => bar.update(p) : undefined }, lock);
+                const launched = await launchCollector(
+                  config,
+                  store,
+                  log,
+                  { once: Boolean(opts.once), onProgress: bar ? (p) => bar.update(p) : undefined },
+                  lock,
+                );
                 const { collector } = launched;
                 running = collector;
                 log.info({ source: launched.rpc.source, store: store.location, once: Boolean(opts.once) }, 'collector starting');

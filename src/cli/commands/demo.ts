@@ -11,40 +11,51 @@ import { action, configFrom, untilSignal } from '../run.js';
 
 /** Adds `demo`'s options and action to its command. */
 export function register(cmd: Command): void {
-  addVerifyOptions(addCollectorOptions(addCommonOptions(cmd, ['rpc', 'port', 'host', 'from', 'tokenlist', 'metrics'])))
-    .action(
-      action(async (opts: Record<string, unknown>) => {
-        // Validates the flags first (one-line error for a bad one); the demo then sets rpc and from itself.
-        const config = configFrom(opts);
-        const { startDemo } = await import('../demo.js'); // lazily: see collect.ts
-        const flags: Flags = {};
-        for (const k of ['db', 'port', 'host', 'logLevel', 'batchSize', 'rpcConcurrency', 'pollIntervalMs', 'verifyPort', 'trustProxy', 'metricsPort', 'metricsHost'] as const) {
-          const v = opts[k];
-          if (v !== undefined) flags[k] = v as string;
-        }
-        // The demo talks to the person in plain lines; logs only say what went wrong unless asked for more.
-        if (!levelWasChosen(opts)) flags.logLevel = 'warn';
-        const log = createLogger({ ...config, logLevel: levelWasChosen(opts) ? config.logLevel : 'warn' });
-        const say = (line: string) => process.stdout.write(`${line}\n`);
-        // Listen from the start: a Ctrl-C during start-up stops everything once it is up (nothing is orphaned).
-        const stopped = untilSignal();
-        const demo = await startDemo({ flags, log, say });
-        say('');
-        say(`paywatch is serving ${demo.truth.transactions.length} real Tempo transactions at ${demo.apiUrl}; try:`);
-        for (const u of demo.urls) say(`  curl -s '${u}'`);
-        say('');
-        say(`MCP (Streamable HTTP, read-only tools): ${demo.mcpUrl}`);
-        say('');
-        say(`trust check on ${demo.verifyUrl}: get a free key into KEY, then check a URL with it:`);
-        for (const c of demo.checks) say(`  ${c}`);
-        say('');
-        say('or pay 0.01 per check with x402 and no key (a local token, settled on the local chain; prints PAYMENT-RESPONSE):');
-        say(`  ${demo.paidCheck}`);
-        say('');
-        say('New (empty) blocks arrive every second and are collected as they finalize. Press Ctrl-C to stop.');
-        await stopped;
-        say('stopping the collector, the API and anvil…');
-        await demo.stop();
-      }),
-    );
+  addVerifyOptions(addCollectorOptions(addCommonOptions(cmd, ['rpc', 'port', 'host', 'from', 'tokenlist', 'metrics']))).action(
+    action(async (opts: Record<string, unknown>) => {
+      // Validates the flags first (one-line error for a bad one); the demo then sets rpc and from itself.
+      const config = configFrom(opts);
+      const { startDemo } = await import('../demo.js'); // lazily: see collect.ts
+      const flags: Flags = {};
+      for (const k of [
+        'db',
+        'port',
+        'host',
+        'logLevel',
+        'batchSize',
+        'rpcConcurrency',
+        'pollIntervalMs',
+        'verifyPort',
+        'trustProxy',
+        'metricsPort',
+        'metricsHost',
+      ] as const) {
+        const v = opts[k];
+        if (v !== undefined) flags[k] = v as string;
+      }
+      // The demo talks to the person in plain lines; logs only say what went wrong unless asked for more.
+      if (!levelWasChosen(opts)) flags.logLevel = 'warn';
+      const log = createLogger({ ...config, logLevel: levelWasChosen(opts) ? config.logLevel : 'warn' });
+      const say = (line: string) => process.stdout.write(`${line}\n`);
+      // Listen from the start: a Ctrl-C during start-up stops everything once it is up (nothing is orphaned).
+      const stopped = untilSignal();
+      const demo = await startDemo({ flags, log, say });
+      say('');
+      say(`paywatch is serving ${demo.truth.transactions.length} real Tempo transactions at ${demo.apiUrl}; try:`);
+      for (const u of demo.urls) say(`  curl -s '${u}'`);
+      say('');
+      say(`MCP (Streamable HTTP, read-only tools): ${demo.mcpUrl}`);
+      say('');
+      say(`trust check on ${demo.verifyUrl}: get a free key into KEY, then check a URL with it:`);
+      for (const c of demo.checks) say(`  ${c}`);
+      say('');
+      say('or pay 0.01 per check with x402 and no key (a local token, settled on the local chain; prints PAYMENT-RESPONSE):');
+      say(`  ${demo.paidCheck}`);
+      say('');
+      say('New (empty) blocks arrive every second and are collected as they finalize. Press Ctrl-C to stop.');
+      await stopped;
+      say('stopping the collector, the API and anvil…');
+      await demo.stop();
+    }),
+  );
 }

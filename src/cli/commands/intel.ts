@@ -3,7 +3,7 @@
  * snapshots, offers, changes; then archive verification); `paywatch intel verify-archive` re-hashes the stored
  * evidence and exits 1 when any row fails.
  */
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import type { AppContext } from '../../context.js';
 import { collectOnce, startIntelCollector, verifyArchive } from '../../intel/collect.js';
 import { parseSources } from '../../intel/sources/index.js';
@@ -19,7 +19,12 @@ export function register(cmd: Command): void {
   addCommonOptions(intel.command('collect'), [])
     .description('read the configured sources, probe every known service without paying, record offers and changes')
     .option('--once', 'run one collection pass (and one archive verification), print its counts, exit 0')
-    .addOption(new Option('--sources <spec>', 'directories: [name=]kind:url,… or @file.json (env PAYWATCH_SOURCES; default: CDP Bazaar and mpp.dev)'))
+    .addOption(
+      new Option(
+        '--sources <spec>',
+        'directories: [name=]kind:url,… or @file.json (env PAYWATCH_SOURCES; default: CDP Bazaar and mpp.dev)',
+      ),
+    )
     .option('--allow-loopback', 'let sources and probes reach loopback addresses (local demo and tests only)')
     .action(
       action(async (opts: Record<string, unknown>) => {
@@ -37,7 +42,9 @@ export function register(cmd: Command): void {
           if (opts.once) {
             const summary = await collectOnce(store, { sources, allowLoopback, log });
             const verification = await verifyArchive(store);
-            process.stdout.write(`${JSON.stringify({ ...summary, archive: { checked: verification.checked, verified: verification.verified, failed: verification.failed.length } })}\n`);
+            process.stdout.write(
+              `${JSON.stringify({ ...summary, archive: { checked: verification.checked, verified: verification.verified, failed: verification.failed.length } })}\n`,
+            );
             return;
           }
           const ctx: AppContext = { store, config, components: new Map(), log };

@@ -11,7 +11,8 @@ import { action, CliError, configFrom } from '../run.js';
 /** Parses a positive integer flag. @throws CliError naming the flag */
 function positive(name: string, v: unknown, max: number): number {
   const s = String(v);
-  if (!/^\d+$/.test(s) || Number(s) < 1 || Number(s) > max) throw new CliError(`--${name} must be an integer from 1 to ${max}, got ${JSON.stringify(v)}`, 2);
+  if (!/^\d+$/.test(s) || Number(s) < 1 || Number(s) > max)
+    throw new CliError(`--${name} must be an integer from 1 to ${max}, got ${JSON.stringify(v)}`, 2);
   return Number(s);
 }
 
@@ -43,7 +44,9 @@ export function register(cmd: Command): void {
               }
             },
           });
-          process.stdout.write(`seeded ${res.inserted} observations in ${res.blocks} blocks into ${store.location} in ${res.seconds.toFixed(1)} s\n`);
+          process.stdout.write(
+            `seeded ${res.inserted} observations in ${res.blocks} blocks into ${store.location} in ${res.seconds.toFixed(1)} s\n`,
+          );
         } finally {
           await store.close();
         }

@@ -3,10 +3,7 @@
  */
 import type { Command } from 'commander';
 import type { FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
-import type { AppContext, LiveComponents } from '../../context.js';
-import type { Config } from '../../config.js';
-import type { Store } from '../../store/db.js';
+import type { AppContext, } from '../../context.js';
 import { addCommonOptions } from '../options.js';
 import { action, CliError } from '../run.js';
 import { serveUntilSignal } from '../listener.js';
@@ -38,23 +35,22 @@ export async function listenApi(ctx: AppContext): Promise<{ app: FastifyInstance
 
 /** Adds `serve`'s options and action to its command. */
 export function register(cmd: Command): void {
-  addCommonOptions(cmd, ['rpc', 'port', 'host', 'tokenlist', 'metrics', 'dbRead', 'redis'])
-    .action(
-      action((opts: Record<string, unknown>) =>
-        serveUntilSignal(opts, async (config, store, log, limits) => {
-          const readStore = await openConfiguredReadStore(config, store, log);
-          try {
-            const { app, url } = await listenApi({ config, store, readStore, limits, components: new Map(), log });
-            log.info({ url, store: store.location }, `API listening on ${url}/api/status`);
-            return async () => {
-              await closeGracefully(app, config.shutdownGraceSeconds);
-              await readStore?.close();
-            };
-          } catch (e) {
+  addCommonOptions(cmd, ['rpc', 'port', 'host', 'tokenlist', 'metrics', 'dbRead', 'redis']).action(
+    action((opts: Record<string, unknown>) =>
+      serveUntilSignal(opts, async (config, store, log, limits) => {
+        const readStore = await openConfiguredReadStore(config, store, log);
+        try {
+          const { app, url } = await listenApi({ config, store, readStore, limits, components: new Map(), log });
+          log.info({ url, store: store.location }, `API listening on ${url}/api/status`);
+          return async () => {
+            await closeGracefully(app, config.shutdownGraceSeconds);
             await readStore?.close();
-            throw e;
-          }
-        }),
-      ),
-    );
+          };
+        } catch (e) {
+          await readStore?.close();
+          throw e;
+        }
+      }),
+    ),
+  );
 }

@@ -16,45 +16,47 @@ import { startMetricsIfAsked } from '../metrics.js';
 
 /** Adds `start`'s options and action to its command. */
 export function register(cmd: Command): void {
-  addVerifyOptions(addCollectorOptions(addCommonOptions(cmd)))
-    .action(
-      action(async (opts: Record<string, unknown>) => {
-        const config = configFrom(opts);
-        const log = createLogger(config);
-        const store = await openConfiguredStore(config, { readers: config.readers });
-        const readStore = await openConfiguredReadStore(config, store, log);
-        const limits = await openConfiguredLimits(config, log);
+  addVerifyOptions(addCollectorOptions(addCommonOptions(cmd))).action(
+    action(async (opts: Record<string, unknown>) => {
+      const config = configFrom(opts);
+      const log = createLogger(config);
+      const store = await openConfiguredStore(config, { readers: config.readers });
+      const readStore = await openConfiguredReadStore(config, store, log);
+      const limits = await openConfiguredLimits(config, log);
+      try {
+        const stopMetrics = await startMetricsIfAsked(config, store, log);
+        const { superviseCollector } = await import('../../chain/collector/supervise.js'); // lazily: see collect.ts
+        const collector = superviseCollector(config, store, log);
+        const components: LiveComponents = new Map([['collector', () => collector.report()]]);
+        const ctx: AppContext = { store, config, components, limits, log };
+        const listeners: { app: Parameters<typeof closeGracefully>[0] }[] = [];
         try {
-          const stopMetrics = await startMetricsIfAsked(config, store, log);
-          const { superviseCollector } = await import('../../chain/collector/supervise.js'); // lazily: see collect.ts
-          const collector = superviseCollector(config, store, log);
-          const components: LiveComponents = new Map([['collector', () => collector.report()]]);
-          const ctx: AppContext = { store, config, components, limits, log };
-          const listeners: { app: Parameters<typeof closeGracefully>[0] }[] = [];
-          try {
-            const api = await listenApi({ ...ctx, readStore });
-            listeners.push(api);
-            const verify = await listenVerify({ ...ctx, log: log.child({ component: 'verify' }) });
-            listeners.push(verify);
-            const { startIntelCollector } = await import('../../intel/collect.js');
-            const intel = startIntelCollector({ ...ctx, log: log.child({ component: 'intel' }) });
-            log.info({ url: api.url, verify: verify.url, source: collector.report().source, store: store.location }, `collecting; API on ${api.url}/api/status; trust check on ${verify.url}/v1/check`);
-            // A fatal collector error (wrong chain; on SQLite a store held by another collector) ends the process like a signal.
-            const ended = await Promise.race([untilSignal(), collector.done.then(() => null)]);
-            log.info({ signal: ended }, 'shutting down');
-            collector.stop();
-            await Promise.all([collector.done, intel.stop()]);
-          } finally {
-            collector.stop();
-            await Promise.all(listeners.map((l) => closeGracefully(l.app, config.shutdownGraceSeconds)));
-            await collector.done.catch(() => {});
-            await stopMetrics();
-          }
+          const api = await listenApi({ ...ctx, readStore });
+          listeners.push(api);
+          const verify = await listenVerify({ ...ctx, log: log.child({ component: 'verify' }) });
+          listeners.push(verify);
+          const { startIntelCollector } = await import('../../intel/collect.js');
+          const intel = startIntelCollector({ ...ctx, log: log.child({ component: 'intel' }) });
+          log.info(
+            { url: api.url, verify: verify.url, source: collector.report().source, store: store.location },
+            `collecting; API on ${api.url}/api/status; trust check on ${verify.url}/v1/check`,
+          );
+          // A fatal collector error (wrong chain; on SQLite a store held by another collector) ends the process like a signal.
+          const ended = await Promise.race([untilSignal(), collector.done.then(() => null)]);
+          log.info({ signal: ended }, 'shutting down');
+          collector.stop();
+          await Promise.all([collector.done, intel.stop()]);
         } finally {
-          await limits.close();
-          await readStore?.close();
-          await store.close();
+          collector.stop();
+          await Promise.all(listeners.map((l) => closeGracefully(l.app, config.shutdownGraceSeconds)));
+          await collector.done.catch(() => {});
+          await stopMetrics();
         }
-      }),
-    );
+      } finally {
+        await limits.close();
+        await readStore?.close();
+        await store.close();
+      }
+    }),
+  );
 }

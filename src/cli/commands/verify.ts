@@ -24,15 +24,17 @@ export async function listenVerify(ctx: AppContext): Promise<VerifyServer> {
 
 /** Adds `verify`'s options and action to its command. */
 export function register(cmd: Command): void {
-  addVerifyOptions(addCommonOptions(cmd, ['rpc', 'host', 'tokenlist', 'metrics', 'redis']))
-    .action(
-      action((opts: Record<string, unknown>) =>
-        serveUntilSignal(opts, async (config, store, log, limits) => {
-          const ctx: AppContext = { store, config, limits, components: new Map(), log: log.child({ component: 'verify' }) };
-          const server = await listenVerify(ctx);
-          log.info({ url: server.url, advertised: verifyBaseUrl(ctx.config), x402: config.x402PayTo !== null }, `trust check listening on ${server.url}/v1/check`);
-          return () => server.close();
-        }),
-      ),
-    );
+  addVerifyOptions(addCommonOptions(cmd, ['rpc', 'host', 'tokenlist', 'metrics', 'redis'])).action(
+    action((opts: Record<string, unknown>) =>
+      serveUntilSignal(opts, async (config, store, log, limits) => {
+        const ctx: AppContext = { store, config, limits, components: new Map(), log: log.child({ component: 'verify' }) };
+        const server = await listenVerify(ctx);
+        log.info(
+          { url: server.url, advertised: verifyBaseUrl(ctx.config), x402: config.x402PayTo !== null },
+          `trust check listening on ${server.url}/v1/check`,
+        );
+        return () => server.close();
+      }),
+    ),
+  );
 }

@@ -9,4 +9,11 @@ import { registerReads } from './reads.js';
 import { registerKeys } from './key.js';
 import { registerUsage } from './usage.js';
 
-export const operatorCommands: ((operator: Command) => void)[] = [registerConnection, registerProducer, registerTokens, registerReads, registerKeys, registerUsage];
+export const operatorCommands: ((operator: Command) => void)[] = [
+  registerConnection,
+  registerProducer,
+  registerTokens,
+  registerReads,
+  registerKeys,
+  registerUsage,
+];

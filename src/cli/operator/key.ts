@@ -12,14 +12,29 @@ import { FREE_MONTHLY_CHECKS, CHECK_PRICE_DOLLARS } from '../../trust/metering.j
 export function registerKeys(operator: Command): void {
   const key = operator.command('key').description('trust-check API keys (POST /v1/check)');
   operatorOptions(key.command('create'))
-    .addOption(new Option('--plan <plan>', `free (${FREE_MONTHLY_CHECKS} checks per UTC month) or paid (${CHECK_PRICE_DOLLARS} dollars per successful check, invoiced monthly)`).choices(['free', 'paid']).default('free'))
+    .addOption(
+      new Option(
+        '--plan <plan>',
+        `free (${FREE_MONTHLY_CHECKS} checks per UTC month) or paid (${CHECK_PRICE_DOLLARS} dollars per successful check, invoiced monthly)`,
+      )
+        .choices(['free', 'paid'])
+        .default('free'),
+    )
     .addOption(new Option('--label <text>', 'who the key is for'))
     .description('issue a key (printed once; stored hashed)')
     .action(
       action(async (opts: Record<string, unknown>) => {
         await withStore(opts, async (store) => {
-          const { key: secret, row } = await issueApiKey(store, opts.plan as Plan, 'operator', typeof opts.label === 'string' ? opts.label : null);
-          if (opts.json) process.stdout.write(`${JSON.stringify({ key: secret, key_id: row.id, plan: row.plan, label: row.label, created_at: row.created_at })}\n`);
+          const { key: secret, row } = await issueApiKey(
+            store,
+            opts.plan as Plan,
+            'operator',
+            typeof opts.label === 'string' ? opts.label : null,
+          );
+          if (opts.json)
+            process.stdout.write(
+              `${JSON.stringify({ key: secret, key_id: row.id, plan: row.plan, label: row.label, created_at: row.created_at })}\n`,
+            );
           else process.stdout.write(`key_id ${row.id} (${row.plan})\nkey    ${secret}\nThe key is shown once; store it now.\n`);
         });
       }),
@@ -31,7 +46,11 @@ export function registerKeys(operator: Command): void {
         await withStore(opts, async (store) => {
           const rows = await apiKeys(store);
           if (opts.json) process.stdout.write(`${JSON.stringify(rows)}\n`);
-          else for (const r of rows) process.stdout.write(`${r.id}\t${r.prefix}…\t${r.plan}\t${r.revoked_at ? `revoked ${r.revoked_at}` : 'active'}\t${r.issued_via}\t${r.created_at}\t${r.label ?? ''}\n`);
+          else
+            for (const r of rows)
+              process.stdout.write(
+                `${r.id}\t${r.prefix}…\t${r.plan}\t${r.revoked_at ? `revoked ${r.revoked_at}` : 'active'}\t${r.issued_via}\t${r.created_at}\t${r.label ?? ''}\n`,
+              );
         });
       }),
     );

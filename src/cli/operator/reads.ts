@@ -3,7 +3,7 @@
  * schemas as the HTTP operator reads (src/intake/schemas.ts), one environment per answer.
  */
 import { Option, type Command } from 'commander';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { action, CliError } from '../run.js';
 import { costSummary, readEvents, readOutcomes, type CostLine } from '../../intake/queries.js';
 import { OperatorCostsQuery, OperatorListQuery } from '../../intake/schemas.js';
@@ -22,7 +22,8 @@ function parse<T extends z.ZodType>(schema: T, q: Record<string, unknown>): z.ou
 const LIST_KEYS = ['env', 'since', 'until', 'limit', 'offset'];
 
 /** One text line of a cost sum. */
-const costLine = (label: string, c: CostLine) => `  ${printable(label)}\t${c.total} ${printable(c.asset)} on ${printable(c.network)}\t(${c.outcomes} outcomes)`;
+const costLine = (label: string, c: CostLine) =>
+  `  ${printable(label)}\t${c.total} ${printable(c.asset)} on ${printable(c.network)}\t(${c.outcomes} outcomes)`;
 
 /** The text shown for a stored row whose body does not render (the bytes are in --json output). */
 const unrendered = (r: { record_error: string | null }) => `[stored body not shown: ${r.record_error}; see --json stored_body_base64]`;
@@ -37,7 +38,10 @@ export function registerReads(op: Command): void {
         const page = await withStore(opts, (store) => readEvents(store, f));
         output(opts, page, () => [
           `${page.total} ${page.environment} events (showing ${page.rows.length} from offset ${page.offset})`,
-          ...page.rows.map((r) => `${when(r.event_time)}\t${r.connection_id}\t${r.protocol}\t${printable(r.event_type)}\t${r.event_id}\tsha256 ${r.body_sha256}${r.record_error ? `\t${unrendered(r)}` : ''}`),
+          ...page.rows.map(
+            (r) =>
+              `${when(r.event_time)}\t${r.connection_id}\t${r.protocol}\t${printable(r.event_type)}\t${r.event_id}\tsha256 ${r.body_sha256}${r.record_error ? `\t${unrendered(r)}` : ''}`,
+          ),
         ]);
       }),
     );
@@ -50,8 +54,15 @@ export function registerReads(op: Command): void {
         output(opts, page, () => [
           `${page.total} ${page.environment} outcomes (showing ${page.rows.length} from offset ${page.offset})`,
           ...page.rows.map((r) => {
-            const o = r.record as { task_id: string; attempt_id: string; charge: { amount: string; asset: string }; evaluation: { verdict: string } } | null;
-            const what = o ? `task ${o.task_id}/${o.attempt_id}\t${printable(o.evaluation.verdict)}\t${o.charge.amount} ${printable(o.charge.asset)}` : unrendered(r);
+            const o = r.record as {
+              task_id: string;
+              attempt_id: string;
+              charge: { amount: string; asset: string };
+              evaluation: { verdict: string };
+            } | null;
+            const what = o
+              ? `task ${o.task_id}/${o.attempt_id}\t${printable(o.evaluation.verdict)}\t${o.charge.amount} ${printable(o.charge.asset)}`
+              : unrendered(r);
             return `${when(r.occurred_at)}\t${r.producer_id}\t${what}\t${r.event_id}`;
           }),
         ]);

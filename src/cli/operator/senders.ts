@@ -26,7 +26,10 @@ function addCommonSenderCommands(g: Command, kind: SenderKind): void {
         output(opts, rows, () =>
           rows.length === 0
             ? [`no ${kind}s`]
-            : rows.map((r) => `${r.id}\t${r.protocol ?? '-'}\t${r.environment}\t${r.revoked_at == null ? 'active' : `revoked ${when(r.revoked_at)}`}\tkeys=${r.active_keys}\tcreated ${when(r.created_at)}\t${printable(r.name)}`),
+            : rows.map(
+                (r) =>
+                  `${r.id}\t${r.protocol ?? '-'}\t${r.environment}\t${r.revoked_at == null ? 'active' : `revoked ${when(r.revoked_at)}`}\tkeys=${r.active_keys}\tcreated ${when(r.created_at)}\t${printable(r.name)}`,
+              ),
         );
       }),
     );
@@ -35,7 +38,9 @@ function addCommonSenderCommands(g: Command, kind: SenderKind): void {
     .description(`issue a new key; the old one keeps verifying for the grace period`)
     .action(
       action(async (id: string, opts: Record<string, unknown>) => {
-        const r = await withStore(opts, (store, config) => rotateSender(store, vaultFrom(opts, config), kind, id, graceSeconds(opts.grace, config.keyGraceSeconds)));
+        const r = await withStore(opts, (store, config) =>
+          rotateSender(store, vaultFrom(opts, config), kind, id, graceSeconds(opts.grace, config.keyGraceSeconds)),
+        );
         output(opts, r, () => [`${kind} ${r.id}`, `key: ${r.key}`, `previous key verifies until ${when(r.previous_key_expires_at)}`]);
         process.stderr.write(`${SHOWN_ONCE}\n`);
       }),
@@ -51,8 +56,15 @@ function addCommonSenderCommands(g: Command, kind: SenderKind): void {
 }
 
 /** Prints a newly issued sender and its key. */
-function printIssued(opts: Record<string, unknown>, kind: SenderKind, r: { id: string; name: string; protocol: string | null; environment: Environment; key: string }): void {
-  output(opts, r, () => [`${kind} ${r.id} (${r.protocol ? `${r.protocol}, ` : ''}${r.environment}): ${printable(r.name)}`, `key: ${r.key}`]);
+function printIssued(
+  opts: Record<string, unknown>,
+  kind: SenderKind,
+  r: { id: string; name: string; protocol: string | null; environment: Environment; key: string },
+): void {
+  output(opts, r, () => [
+    `${kind} ${r.id} (${r.protocol ? `${r.protocol}, ` : ''}${r.environment}): ${printable(r.name)}`,
+    `key: ${r.key}`,
+  ]);
   process.stderr.write(`${SHOWN_ONCE}\n`);
 }
 
@@ -69,7 +81,9 @@ export function registerConnection(op: Command): void {
     .description('create a connection for one environment; prints its id and key once')
     .action(
       action(async (opts: Record<string, unknown>) => {
-        const r = await withStore(opts, (store, config) => issueSender(store, vaultFrom(opts, config), 'connection', String(opts.name), opts.protocol as Protocol, opts.env as Environment));
+        const r = await withStore(opts, (store, config) =>
+          issueSender(store, vaultFrom(opts, config), 'connection', String(opts.name), opts.protocol as Protocol, opts.env as Environment),
+        );
         printIssued(opts, 'connection', r);
       }),
     );
@@ -85,7 +99,9 @@ export function registerProducer(op: Command): void {
     .description('enroll a producer for one environment; prints its id and signing key once')
     .action(
       action(async (opts: Record<string, unknown>) => {
-        const r = await withStore(opts, (store, config) => issueSender(store, vaultFrom(opts, config), 'producer', String(opts.name), null, opts.env as Environment));
+        const r = await withStore(opts, (store, config) =>
+          issueSender(store, vaultFrom(opts, config), 'producer', String(opts.name), null, opts.env as Environment),
+        );
         printIssued(opts, 'producer', r);
       }),
     );

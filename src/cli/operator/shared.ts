@@ -17,7 +17,9 @@ export function operatorOptions(cmd: Command): Command {
 
 /** Adds `--secret-file` (the master secret file; PAYWATCH_SECRET or PAYWATCH_SECRET_FILE otherwise). */
 export function secretOption(cmd: Command): Command {
-  return cmd.addOption(new Option('--secret-file <path>', 'file with the 64-hex-character master secret (env PAYWATCH_SECRET or PAYWATCH_SECRET_FILE)'));
+  return cmd.addOption(
+    new Option('--secret-file <path>', 'file with the 64-hex-character master secret (env PAYWATCH_SECRET or PAYWATCH_SECRET_FILE)'),
+  );
 }
 
 /** The required `--env test|live` option, described by `what`. */
@@ -31,7 +33,8 @@ export function readOptions(cmd: Command, paging: boolean): Command {
     .addOption(envOption('test or live (required: the two are never mixed)'))
     .addOption(new Option('--since <unix>', 'inclusive lower bound, UTC Unix seconds'))
     .addOption(new Option('--until <unix>', 'exclusive upper bound, UTC Unix seconds'));
-  if (paging) cmd.addOption(new Option('--limit <n>', 'rows, 1..100 (default 30)')).addOption(new Option('--offset <n>', 'rows to skip (default 0)'));
+  if (paging)
+    cmd.addOption(new Option('--limit <n>', 'rows, 1..100 (default 30)')).addOption(new Option('--offset <n>', 'rows to skip (default 0)'));
   return cmd;
 }
 
@@ -59,13 +62,20 @@ export async function withStore<T>(opts: Record<string, unknown>, fn: (store: St
 /** The key vault from `--secret-file`, PAYWATCH_SECRET or PAYWATCH_SECRET_FILE. @throws CliError when none is set */
 export function vaultFrom(opts: Record<string, unknown>, config: Config): KeyVault {
   const master = typeof opts.secretFile === 'string' ? MasterSecret.fromFile(opts.secretFile) : loadMasterSecret(config);
-  if (!master) throw new CliError('no master secret: set PAYWATCH_SECRET or PAYWATCH_SECRET_FILE, or pass --secret-file (docs/intake.md)', 2);
+  if (!master)
+    throw new CliError('no master secret: set PAYWATCH_SECRET or PAYWATCH_SECRET_FILE, or pass --secret-file (docs/intake.md)', 2);
   return new KeyVault(master);
 }
 
 /** Prints `data` as JSON with `--json`, else the text lines from `text`. */
 export function output(opts: Record<string, unknown>, data: unknown, text: () => string[]): void {
-  process.stdout.write(opts.json ? `${JSON.stringify(data, null, 2)}\n` : text().map((l) => `${l}\n`).join(''));
+  process.stdout.write(
+    opts.json
+      ? `${JSON.stringify(data, null, 2)}\n`
+      : text()
+          .map((l) => `${l}\n`)
+          .join(''),
+  );
 }
 
 /**

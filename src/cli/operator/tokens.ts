@@ -23,7 +23,12 @@ export function registerTokens(op: Command): void {
       action(async (opts: Record<string, unknown>) => {
         const rows = await withStore(opts, (store) => operatorTokens(store));
         output(opts, rows, () =>
-          rows.length === 0 ? ['no operator tokens'] : rows.map((r) => `${r.id}\t${r.revoked_at == null ? 'active' : `revoked ${when(r.revoked_at)}`}\tcreated ${when(r.created_at)}\t${r.name}`),
+          rows.length === 0
+            ? ['no operator tokens']
+            : rows.map(
+                (r) =>
+                  `${r.id}\t${r.revoked_at == null ? 'active' : `revoked ${when(r.revoked_at)}`}\tcreated ${when(r.created_at)}\t${r.name}`,
+              ),
         );
       }),
     );

@@ -19,13 +19,17 @@ export function registerUsage(operator: Command): void {
         const month = String(opts.month);
         if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(month)) throw new CliError(`--month must be YYYY-MM, got ${month}`, 2);
         await withStore(opts, async (store) => {
-          const inv = await monthlyInvoice(store, month, { keyId: opts.key as string | undefined, plan: opts.plan as 'free' | 'paid' | undefined });
+          const inv = await monthlyInvoice(store, month, {
+            keyId: opts.key as string | undefined,
+            plan: opts.plan as 'free' | 'paid' | undefined,
+          });
           if (opts.json) {
             process.stdout.write(`${JSON.stringify(inv)}\n`);
             return;
           }
           process.stdout.write('key_id\tplan\tmonth\tchecks\tunit_price_usd\tamount_usd\n');
-          for (const l of inv.lines) process.stdout.write(`${l.key_id}\t${l.plan}\t${l.month}\t${l.checks}\t${l.unit_price_usd ?? ''}\t${l.amount_usd ?? ''}\n`);
+          for (const l of inv.lines)
+            process.stdout.write(`${l.key_id}\t${l.plan}\t${l.month}\t${l.checks}\t${l.unit_price_usd ?? ''}\t${l.amount_usd ?? ''}\n`);
           process.stdout.write(`total_paid_usd\t${inv.total_usd}\n`);
         });
       }),

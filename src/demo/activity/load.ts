@@ -35,7 +35,8 @@ export async function generateLoad(rpcUrl: string, opts: LoadOptions): Promise<{
   if (!(opts.transactions >= 1 && opts.perBlock >= 1)) throw new DemoError('generateLoad: transactions and perBlock must be ≥ 1');
   const senders = ANVIL_KEYS.map((k) => privateKeyToAccount(k).address);
   const client = createClient({ chain: tempo, transport: http(rpcUrl, { batch: { batchSize: 1000 }, timeout: 60_000 }) });
-  const rpc = <T>(method: string, params: unknown[] = []) => client.request({ method: method as never, params: params as never }) as Promise<T>;
+  const rpc = <T>(method: string, params: unknown[] = []) =>
+    client.request({ method: method as never, params: params as never }) as Promise<T>;
   const transfer = (i: number) => {
     const from = senders[i % senders.length];
     const to = senders[(i + 1 + (i % (senders.length - 1))) % senders.length];

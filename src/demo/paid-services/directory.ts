@@ -27,7 +27,14 @@ function bazaarItem({ def, origin }: ListedService) {
     return {
       ...common,
       x402Version: 2,
-      accepts: t.assets.map((asset) => ({ scheme: 'exact', network: 'eip155:4217', amount: price, asset, payTo: t.payTo, maxTimeoutSeconds: 300 })),
+      accepts: t.assets.map((asset) => ({
+        scheme: 'exact',
+        network: 'eip155:4217',
+        amount: price,
+        asset,
+        payTo: t.payTo,
+        maxTimeoutSeconds: 300,
+      })),
     };
   }
   return {

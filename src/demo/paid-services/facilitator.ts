@@ -21,16 +21,20 @@ export function mountFacilitator(app: Hono, opts: { rpcUrl: string; privateKey: 
   const account = privateKeyToAccount(opts.privateKey);
   const client = createWalletClient({ account, chain: tempo, transport: http(opts.rpcUrl) }).extend(publicActions);
   const signer = toFacilitatorEvmSigner({ ...(client as never as Parameters<typeof toFacilitatorEvmSigner>[0]), address: account.address });
-  const facilitator = new x402Facilitator().register('eip155:4217', new ExactEvmScheme(signer)).registerV1('base-sepolia' as never, new ExactEvmScheme(signer));
+  const facilitator = new x402Facilitator()
+    .register('eip155:4217', new ExactEvmScheme(signer))
+    .registerV1('base-sepolia' as never, new ExactEvmScheme(signer));
   app.get('/supported', (c) => c.json(facilitator.getSupported()));
   app.post('/verify', async (c) => {
     const body = (await c.req.json().catch(() => null)) as { paymentPayload?: unknown; paymentRequirements?: unknown } | null;
-    if (!body?.paymentPayload || !body.paymentRequirements) return c.json({ error: 'paymentPayload and paymentRequirements are required' }, 400);
+    if (!body?.paymentPayload || !body.paymentRequirements)
+      return c.json({ error: 'paymentPayload and paymentRequirements are required' }, 400);
     return c.json(await facilitator.verify(body.paymentPayload as never, body.paymentRequirements as never));
   });
   app.post('/settle', async (c) => {
     const body = (await c.req.json().catch(() => null)) as { paymentPayload?: unknown; paymentRequirements?: unknown } | null;
-    if (!body?.paymentPayload || !body.paymentRequirements) return c.json({ error: 'paymentPayload and paymentRequirements are required' }, 400);
+    if (!body?.paymentPayload || !body.paymentRequirements)
+      return c.json({ error: 'paymentPayload and paymentRequirements are required' }, 400);
     return c.json(await facilitator.settle(body.paymentPayload as never, body.paymentRequirements as never));
   });
 }

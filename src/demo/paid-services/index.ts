@@ -11,7 +11,16 @@ import { ANVIL_KEYS } from '../../chain/anvil.js';
 import { mountDirectory } from './directory.js';
 import { mountFacilitator } from './facilitator.js';
 import { listen, type Listening } from './listen.js';
-import { ALPHA_USD, BASE_SEPOLIA_USDC, buildService, PATH_USD, type BuiltService, type DemoProtocol, type ServiceDefinition, type ServiceTerms } from './services.js';
+import {
+  ALPHA_USD,
+  BASE_SEPOLIA_USDC,
+  buildService,
+  PATH_USD,
+  type BuiltService,
+  type DemoProtocol,
+  type ServiceDefinition,
+  type ServiceTerms,
+} from './services.js';
 
 export { PATH_USD, ALPHA_USD, BASE_SEPOLIA_USDC, type DemoProtocol, type ServiceTerms } from './services.js';
 

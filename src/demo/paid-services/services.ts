@@ -81,7 +81,10 @@ export function buildService(def: ServiceDefinition, facilitatorUrl: string, mpp
   let rebuild: () => void;
   switch (def.protocol) {
     case 'x402-v2': {
-      const server = new x402ResourceServer(new HTTPFacilitatorClient({ url: facilitatorUrl })).register('eip155:4217', new ExactEvmScheme());
+      const server = new x402ResourceServer(new HTTPFacilitatorClient({ url: facilitatorUrl })).register(
+        'eip155:4217',
+        new ExactEvmScheme(),
+      );
       rebuild = () => {
         const accepts = def.terms.assets.map((asset) => ({
           scheme: 'exact',
@@ -89,17 +92,25 @@ export function buildService(def: ServiceDefinition, facilitatorUrl: string, mpp
           payTo: def.terms.payTo,
           price: { amount: def.terms.price, asset, extra: { name: asset === PATH_USD ? 'pathUSD' : 'AlphaUSD', version: '1' } },
         }));
-        current = x402v2Middleware({ [`GET ${def.path}`]: { accepts, description: def.description, mimeType: 'application/json' } } as never, server);
+        current = x402v2Middleware(
+          { [`GET ${def.path}`]: { accepts, description: def.description, mimeType: 'application/json' } } as never,
+          server,
+        );
       };
       app.get('/.well-known/x402', (c) => c.json({ version: 1, resources: [def.path] }));
       break;
     }
     case 'x402-v1': {
       rebuild = () => {
-        const price = { amount: def.terms.price, asset: { address: def.terms.assets[0] as `0x${string}`, decimals: 6, eip712: { name: 'USDC', version: '2' } } };
+        const price = {
+          amount: def.terms.price,
+          asset: { address: def.terms.assets[0] as `0x${string}`, decimals: 6, eip712: { name: 'USDC', version: '2' } },
+        };
         current = x402v1Middleware(
           def.terms.payTo as `0x${string}`,
-          { [def.path]: { price, network: 'base-sepolia', config: { description: def.description, mimeType: 'application/json' } } } as never,
+          {
+            [def.path]: { price, network: 'base-sepolia', config: { description: def.description, mimeType: 'application/json' } },
+          } as never,
           { url: facilitatorUrl as `${string}://${string}` },
         ) as MiddlewareHandler;
       };
@@ -125,7 +136,11 @@ export function buildService(def: ServiceDefinition, facilitatorUrl: string, mpp
     }
   }
   rebuild();
-  app.get(def.path, gate(def, () => current), paidContent);
+  app.get(
+    def.path,
+    gate(def, () => current),
+    paidContent,
+  );
   return { def, app, rebuild };
 }
 

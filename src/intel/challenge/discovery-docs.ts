@@ -76,7 +76,8 @@ export function parseOpenApiPaymentInfo(doc: unknown, ctx: { origin?: string } =
       const offers: Offer[] = [];
       parsed.data.offers.forEach((o, i) => {
         const amountAtomic = o.amount === null || o.amount === undefined ? null : atomicAmount(o.amount);
-        if (o.amount != null && amountAtomic === null) out.errors.push(`${at} offers[${i}]: amount ${JSON.stringify(o.amount)} is not an atomic integer`);
+        if (o.amount != null && amountAtomic === null)
+          out.errors.push(`${at} offers[${i}]: amount ${JSON.stringify(o.amount)} is not an atomic integer`);
         const asset = normaliseAddress(o.currency);
         offers.push({
           protocol: 'mpp',

@@ -39,7 +39,12 @@ export function withDecimal(network: string | null, asset: string | null, amount
  * @param ctx resourceUrl: the probed URL, used when the payload names no resource
  * @param fallbackVersion version assumed when neither the payload nor the entry states one (header 2, body 1)
  */
-export function parseX402Payload(payload: unknown, source: OfferSource, ctx: { resourceUrl?: string } = {}, fallbackVersion = 1): ParseResult {
+export function parseX402Payload(
+  payload: unknown,
+  source: OfferSource,
+  ctx: { resourceUrl?: string } = {},
+  fallbackVersion = 1,
+): ParseResult {
   const errors: string[] = [];
   const offers: Offer[] = [];
   if (!isObject(payload)) return { offers, errors: [`x402 ${source}: not a JSON object`] };
@@ -71,7 +76,15 @@ export function parseX402Payload(payload: unknown, source: OfferSource, ctx: { r
     const network = toCaip2(entry.network);
     const asset = normaliseAddress(entry.asset);
     // The version: the payload's, else the entry's own (directory items), else the field names' (amount → v2).
-    const v = version ?? (typeof entry.x402Version === 'number' ? entry.x402Version : 'amount' in entry ? 2 : 'maxAmountRequired' in entry ? 1 : fallbackVersion);
+    const v =
+      version ??
+      (typeof entry.x402Version === 'number'
+        ? entry.x402Version
+        : 'amount' in entry
+          ? 2
+          : 'maxAmountRequired' in entry
+            ? 1
+            : fallbackVersion);
     const timeout = entry.maxTimeoutSeconds;
     offers.push({
       protocol: 'x402',

@@ -33,7 +33,6 @@ interface HostState {
   strikes: number;
 }
 
-
 /**
  * Parses Retry-After into milliseconds from now (delay-seconds or HTTP-date); null when absent or unreadable.
  * @param value header value
@@ -85,7 +84,10 @@ export class Prober {
    * Runs a probe round over `list()` now and then every `intervalMs` milliseconds (default hourly), never two
    * rounds at once. @returns stop(): no new round starts; the running one finishes.
    */
-  every(list: () => Promise<readonly ProbeTarget[]> | readonly ProbeTarget[], intervalMs = 3_600_000): { stop(): void; idle(): Promise<void> } {
+  every(
+    list: () => Promise<readonly ProbeTarget[]> | readonly ProbeTarget[],
+    intervalMs = 3_600_000,
+  ): { stop(): void; idle(): Promise<void> } {
     let stopped = false;
     let timer: NodeJS.Timeout | undefined;
     let current: Promise<void> = Promise.resolve();

@@ -67,7 +67,12 @@ export function bazaarItem(item: unknown, source: string, warnings: string[]): D
  * @param facilitator the facilitator base URL (without /discovery/resources)
  * @throws on a page that cannot be fetched or is not a Bazaar answer (the caller records it as the source's error)
  */
-export async function collectBazaar(facilitator: string, source: string, opts: CollectOptions, warnings: string[]): Promise<DiscoveredService[]> {
+export async function collectBazaar(
+  facilitator: string,
+  source: string,
+  opts: CollectOptions,
+  warnings: string[],
+): Promise<DiscoveredService[]> {
   const pageSize = opts.pageSize ?? 100;
   const maxPages = opts.maxPages ?? 100;
   const out: DiscoveredService[] = [];

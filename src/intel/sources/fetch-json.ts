@@ -25,7 +25,8 @@ export async function fetchJson(url: string, opts: CollectOptions): Promise<unkn
     maxBytes: opts.maxBytes ?? DEFAULT_SOURCE_MAX_BYTES,
     allowLoopback: opts.allowLoopback,
   });
-  if (r.status < 200 || r.status > 299) throw new SourceAnswerError(`HTTP ${r.status} from ${new URL(r.url).host}`, r.status >= 500 || r.status === 429);
+  if (r.status < 200 || r.status > 299)
+    throw new SourceAnswerError(`HTTP ${r.status} from ${new URL(r.url).host}`, r.status >= 500 || r.status === 429);
   try {
     return JSON.parse(Buffer.from(r.body).toString('utf8'));
   } catch {

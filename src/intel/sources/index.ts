@@ -29,7 +29,11 @@ export function initialFreshness(src: SourceConfig): SourceFreshness {
  * @param opts fetch limits; allowLoopback for tests and the demo only
  * @returns the discovered services (empty on failure), the new freshness and warnings about skipped items
  */
-export async function collectSource(src: SourceConfig, prev: SourceFreshness | null = null, opts: CollectOptions = {}): Promise<CollectResult> {
+export async function collectSource(
+  src: SourceConfig,
+  prev: SourceFreshness | null = null,
+  opts: CollectOptions = {},
+): Promise<CollectResult> {
   const now = opts.now ?? (() => new Date());
   const attempt = now().toISOString();
   const base = prev ?? initialFreshness(src);
@@ -46,13 +50,29 @@ export async function collectSource(src: SourceConfig, prev: SourceFreshness | n
     return {
       services,
       warnings,
-      freshness: { ...base, name: src.name, kind: src.kind, url: src.url, last_attempt_at: attempt, last_success_at: now().toISOString(), last_error: null, item_count: services.length },
+      freshness: {
+        ...base,
+        name: src.name,
+        kind: src.kind,
+        url: src.url,
+        last_attempt_at: attempt,
+        last_success_at: now().toISOString(),
+        last_error: null,
+        item_count: services.length,
+      },
     };
   } catch (err) {
     return {
       services: [],
       warnings,
-      freshness: { ...base, name: src.name, kind: src.kind, url: src.url, last_attempt_at: attempt, last_error: (err as Error)?.message ?? String(err) },
+      freshness: {
+        ...base,
+        name: src.name,
+        kind: src.kind,
+        url: src.url,
+        last_attempt_at: attempt,
+        last_error: (err as Error)?.message ?? String(err),
+      },
     };
   }
 }

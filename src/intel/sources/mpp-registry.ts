@@ -28,7 +28,8 @@ export function joinUrl(base: string, path: string): string | null {
 
 function offerOf(p: Record<string, unknown>, resource: string): Offer {
   const amountAtomic = p.amount === null || p.amount === undefined ? null : atomicAmount(p.amount);
-  const decimals = typeof p.decimals === 'number' && Number.isInteger(p.decimals) && p.decimals >= 0 && p.decimals <= 36 ? p.decimals : null;
+  const decimals =
+    typeof p.decimals === 'number' && Number.isInteger(p.decimals) && p.decimals >= 0 && p.decimals <= 36 ? p.decimals : null;
   const details = isObject(p.methodDetails) ? p.methodDetails : null;
   const chainId = details?.chainId ?? p.chainId;
   return {
@@ -81,6 +82,11 @@ export function mppRegistryServices(doc: unknown, source: string, warnings: stri
 }
 
 /** Fetches and reads an MPP catalog. @throws when it cannot be fetched or is not a catalog */
-export async function collectMppRegistry(url: string, source: string, opts: CollectOptions, warnings: string[]): Promise<DiscoveredService[]> {
+export async function collectMppRegistry(
+  url: string,
+  source: string,
+  opts: CollectOptions,
+  warnings: string[],
+): Promise<DiscoveredService[]> {
   return mppRegistryServices(await fetchJson(url, opts), source, warnings);
 }

@@ -20,13 +20,23 @@ export function originOf(url: string): string {
 }
 
 /** Reads `{origin}/.well-known/x402`. @throws when it cannot be fetched or is not JSON */
-export async function collectWellKnown(origin: string, source: string, opts: CollectOptions, warnings: string[]): Promise<DiscoveredService[]> {
+export async function collectWellKnown(
+  origin: string,
+  source: string,
+  opts: CollectOptions,
+  warnings: string[],
+): Promise<DiscoveredService[]> {
   const o = originOf(origin);
   return toServices(parseWellKnownX402(await fetchJson(`${o}/.well-known/x402`, opts), { origin: o }), source, warnings);
 }
 
 /** Reads `{origin}/openapi.json`. @throws when it cannot be fetched or is not JSON */
-export async function collectOpenApi(origin: string, source: string, opts: CollectOptions, warnings: string[]): Promise<DiscoveredService[]> {
+export async function collectOpenApi(
+  origin: string,
+  source: string,
+  opts: CollectOptions,
+  warnings: string[],
+): Promise<DiscoveredService[]> {
   const o = originOf(origin);
   return toServices(parseOpenApiPaymentInfo(await fetchJson(`${o}/openapi.json`, opts), { origin: o }), source, warnings);
 }

@@ -5,7 +5,6 @@
 import type { DiscoveredService } from '../../domain/intel.js';
 import type { SourceKind } from '../../domain/sources.js';
 
-
 /** Freshness of one source (feeds `service_sources` in /api/status and /api/intelligence/status). */
 export interface SourceFreshness {
   name: string;

@@ -122,7 +122,9 @@ function acquireSqlite(path: string): CollectorLock {
     } catch {
       /* the holder has not written its pid yet */
     }
-    throw new CollectorLockedError(`another collector (${holder}) holds the store sqlite:${path}; stop it first, or use serve to read the store`);
+    throw new CollectorLockedError(
+      `another collector (${holder}) holds the store sqlite:${path}; stop it first, or use serve to read the store`,
+    );
   }
   writeFileSync(pidPath, `${process.pid}\n`);
   let released = false;
@@ -158,7 +160,10 @@ async function pgSession(store: Store): Promise<PgSession> {
   const held = store.db
     .connection()
     .execute(async (conn) => {
-      const r = await sql<{ ok: boolean; pid: number }>`select pg_try_advisory_lock(${sql.lit(COLLECTOR_LOCK_KEY)}::bigint) as ok, pg_backend_pid() as pid`.execute(conn);
+      const r = await sql<{
+        ok: boolean;
+        pid: number;
+      }>`select pg_try_advisory_lock(${sql.lit(COLLECTOR_LOCK_KEY)}::bigint) as ok, pg_backend_pid() as pid`.execute(conn);
       const ok = r.rows[0]?.ok === true;
       got({ ok, pid: ok ? Number(r.rows[0]!.pid) : null });
       if (!ok) return;

@@ -42,7 +42,15 @@ export async function mergeCoverage(trx: Transaction<Database>, heights: Iterabl
       first = Math.min(first, Number(t.first));
       last = Math.max(last, Number(t.last));
     }
-    if (touching.length) await trx.deleteFrom('coverage').where('first', 'in', touching.map((t) => t.first)).execute();
+    if (touching.length)
+      await trx
+        .deleteFrom('coverage')
+        .where(
+          'first',
+          'in',
+          touching.map((t) => t.first),
+        )
+        .execute();
     await trx.insertInto('coverage').values({ first, last }).execute();
   }
 }

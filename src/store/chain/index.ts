@@ -17,10 +17,30 @@ export type { ExportRow, Metrics, MetricsSeries, SeriesBucket, TransactionPage }
 export { VALUE_METHOD } from './answers.js';
 export { SERIES_BUCKET_SECONDS, SERIES_MAX_BUCKETS, seriesBucketCount, type SeriesRequest } from './series.js';
 import { mergeCoverage, readCoverage, summarizeCoverage, type HeightInterval } from './coverage.js';
-import { countMatches, countRows, currentStats, filterKey, keysetAt, keysetBatches, keysetStep, pageMatches, readStats, scanMatches, type KeysetPosition } from './query.js';
+import {
+  countMatches,
+  countRows,
+  currentStats,
+  filterKey,
+  keysetAt,
+  keysetBatches,
+  keysetStep,
+  pageMatches,
+  readStats,
+  scanMatches,
+  type KeysetPosition,
+} from './query.js';
 import type { ReaderTask } from './readers.js';
 import { nominalExact } from '../../domain/listing.js';
-import { LIST_COLUMNS, parseNominalParts, prepareBlock, rowToDetail, rowWithIntegrity, type PreparedBlock, type TransactionDetailRow } from './rows.js';
+import {
+  LIST_COLUMNS,
+  parseNominalParts,
+  prepareBlock,
+  rowToDetail,
+  rowWithIntegrity,
+  type PreparedBlock,
+  type TransactionDetailRow,
+} from './rows.js';
 
 export type { HeightInterval } from './coverage.js';
 export type { TransactionRow, TransactionDetailRow, PreparedBlock, SerializedObservation } from './rows.js';
@@ -65,12 +85,25 @@ export function writeBlocks(store: Store, blocks: BlockObservations[], checkpoin
  * writeBlocks for blocks already serialized (prepareBlock), as the collector's decode worker hands them over.
  * @throws the driver's error when the database cannot write (nothing is written then)
  */
-export async function writePreparedBlocks(store: Store, blocks: PreparedBlock[], checkpoint: { height: number; hash: string }): Promise<void> {
+export async function writePreparedBlocks(
+  store: Store,
+  blocks: PreparedBlock[],
+  checkpoint: { height: number; hash: string },
+): Promise<void> {
   const now = new Date().toISOString();
   const newest = blocks.length ? Math.max(...blocks.map((b) => b.time)) : null;
   await store.db.transaction().execute(async (trx) => {
-    await insertObservations(trx, store.dialect, blocks.flatMap((b) => b.observations), newest, now);
-    await mergeCoverage(trx, blocks.map((b) => b.height));
+    await insertObservations(
+      trx,
+      store.dialect,
+      blocks.flatMap((b) => b.observations),
+      newest,
+      now,
+    );
+    await mergeCoverage(
+      trx,
+      blocks.map((b) => b.height),
+    );
     await trx
       .insertInto('checkpoint')
       .values({ id: 1, height: checkpoint.height, hash: checkpoint.hash.toLowerCase(), updated_at: now })
@@ -123,14 +156,22 @@ export async function getCoverage(store: Store): Promise<HeightInterval[]> {
  * Transactions matching `filters`, sorted by time descending then hash ascending.
  * @param page limit 1..100 and offset 0..1,000,000 (validated by the caller's schema)
  */
-export async function listTransactions(store: Store, filters: ObservationFilters, page: { limit: number; offset: number }, now = new Date()): Promise<TransactionPage> {
+export async function listTransactions(
+  store: Store,
+  filters: ObservationFilters,
+  page: { limit: number; offset: number },
+  now = new Date(),
+): Promise<TransactionPage> {
   const stats = await currentStats(store);
   // Polling clients asking for the same page between two writes share one read (../cache.ts). The same page
   // object comes back on a hit, so callers may cache its rendering.
   const list = store.tokenList;
   return store.cache.pages.get(stats, JSON.stringify([filterKey(filters, list), page.limit, page.offset]), async () => {
     const offload = store.readers ? (f: ObservationFilters) => store.readers!.count(f) : undefined;
-    const [total, rows] = await Promise.all([countMatches(store, filters, stats, offload), pageMatches(store.db, filters, list, page.limit, page.offset, stats)]);
+    const [total, rows] = await Promise.all([
+      countMatches(store, filters, stats, offload),
+      pageMatches(store.db, filters, list, page.limit, page.offset, stats),
+    ]);
     return { total, as_of: stats.updatedAt ?? now.toISOString(), rows };
   });
 }
@@ -150,8 +191,6 @@ export async function getTransaction(store: Store, hash: string): Promise<Transa
 export const METRICS_WINDOW = 50_000;
 /** Export cap (docs/api-chain.md). */
 export const EXPORT_CAP = 10_000;
-
-
 
 /**
  * Aggregates the latest 50,000 matches by streaming their rows and summing with DecimalSum (exact bigint
@@ -198,7 +237,6 @@ export async function aggregateMetrics(store: Store, filters: ObservationFilters
   };
 }
 
-
 /**
  * Metrics per UTC-aligned time bucket over [since, until), exact and aggregated from the same latest 50,000
  * matches as computeMetrics, so a bucket equals /api/metrics over that bucket's [start, end) whenever the series is
@@ -213,7 +251,9 @@ export async function computeSeries(store: Store, req: SeriesRequest, window = M
     const readers = store.readers;
     const total = countMatches(store, req.filters, stats, readers ? (f) => readers.count(f) : undefined);
     const half = Math.ceil(window / 2);
-    const [first, middle] = await (readers ? readers.keysetAt(req.filters, [0, half - 1]) : keysetAt(store.db, req.filters, store.tokenList, [0, half - 1]));
+    const [first, middle] = await (readers
+      ? readers.keysetAt(req.filters, [0, half - 1])
+      : keysetAt(store.db, req.filters, store.tokenList, [0, half - 1]));
     const sum = (range: SeriesRange) => (readers ? readers.seriesSums(req, range) : sumSeriesRange(store, req, range));
     const [newer, older] = await Promise.all([
       first ? sum({ start: { ...first, inclusive: true }, cap: half }) : emptySeriesSums(req),
@@ -233,7 +273,9 @@ const EXPORT_READ = LIST_COLUMNS.filter((c): c is Exclude<(typeof LIST_COLUMNS)[
 export async function exportStep(store: Store, filters: ObservationFilters, after: KeysetPosition, n: number): Promise<ExportRow[]> {
   // A JSON number member of the stored integrity: text on PostgreSQL, a number on SQLite (Number() below).
   const member = (m: 'score' | 'maximum') =>
-    store.dialect === 'postgres' ? sql<string | number>`(integrity::json ->> ${sql.lit(m)})` : sql<string | number>`json_extract(integrity, ${sql.lit(`$.${m}`)})`;
+    store.dialect === 'postgres'
+      ? sql<string | number>`(integrity::json ->> ${sql.lit(m)})`
+      : sql<string | number>`json_extract(integrity, ${sql.lit(`$.${m}`)})`;
   const list = store.tokenList;
   const rows = await keysetStep(store.db, filters, list, after, n, (qb) =>
     qb.select(EXPORT_READ).select([member('score').as('integrity_score'), member('maximum').as('integrity_maximum')]),
@@ -247,7 +289,9 @@ export async function exportStep(store: Store, filters: ObservationFilters, afte
  * so an export holds one step.
  */
 export function exportRows(store: Store, filters: ObservationFilters): AsyncIterableIterator<ExportRow[]> {
-  return keysetBatches(EXPORT_CAP, (after, n) => (store.readers ? store.readers.exportStep(filters, after, n) : exportStep(store, filters, after, n)));
+  return keysetBatches(EXPORT_CAP, (after, n) =>
+    store.readers ? store.readers.exportStep(filters, after, n) : exportStep(store, filters, after, n),
+  );
 }
 
 /**
@@ -285,7 +329,12 @@ export type StoreStatus = {
 
 /** Status of the chain data at `now`. */
 export async function getStatus(store: Store, now: Date): Promise<StoreStatus> {
-  const [stats, checkpoint, collector, coverage] = await Promise.all([readStats(store.db), getCheckpoint(store), getCollectorState(store), readCoverage(store.db)]);
+  const [stats, checkpoint, collector, coverage] = await Promise.all([
+    readStats(store.db),
+    getCheckpoint(store),
+    getCollectorState(store),
+    readCoverage(store.db),
+  ]);
   return {
     chain_id: CHAIN_ID,
     source: collector?.source ?? null,

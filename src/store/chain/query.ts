@@ -38,7 +38,8 @@ function filterExpression(f: ObservationFilters, list: TokenList) {
       else if (t.kind === 'wallet') parts.push(eb.or([eb('sender', '=', t.value), eb('recipient', '=', t.value)]));
       else parts.push(eb.or([symbolExpression(eb, t.value, list), eb('exchange', '=', t.value)]));
     }
-    if (f.asset !== undefined) parts.push(isContractAddress(f.asset) ? eb('asset_contract', '=', f.asset.toLowerCase()) : symbolExpression(eb, f.asset, list));
+    if (f.asset !== undefined)
+      parts.push(isContractAddress(f.asset) ? eb('asset_contract', '=', f.asset.toLowerCase()) : symbolExpression(eb, f.asset, list));
     if (f.exchange !== undefined) parts.push(f.exchange === 'unknown' ? eb('exchange', 'is', null) : eb('exchange', '=', f.exchange));
     if (f.execution !== undefined) parts.push(eb('execution', '=', f.execution));
     return eb.and(parts);
@@ -82,11 +83,25 @@ async function seqRange(db: Kysely<Database>, f: ObservationFilters, count: numb
   let hi = count - 1;
   let lo = 0;
   if (f.until !== undefined) {
-    const r = await db.selectFrom('observations').select('seq').where('time', '<', f.until).orderBy('time', 'desc').orderBy('hash', 'asc').limit(1).executeTakeFirst();
+    const r = await db
+      .selectFrom('observations')
+      .select('seq')
+      .where('time', '<', f.until)
+      .orderBy('time', 'desc')
+      .orderBy('hash', 'asc')
+      .limit(1)
+      .executeTakeFirst();
     hi = r ? Number(r.seq) : -1;
   }
   if (f.since !== undefined) {
-    const r = await db.selectFrom('observations').select('seq').where('time', '>=', f.since).orderBy('time', 'asc').orderBy('hash', 'desc').limit(1).executeTakeFirst();
+    const r = await db
+      .selectFrom('observations')
+      .select('seq')
+      .where('time', '>=', f.since)
+      .orderBy('time', 'asc')
+      .orderBy('hash', 'desc')
+      .limit(1)
+      .executeTakeFirst();
     lo = r ? Number(r.seq) : count;
   }
   return { lo, hi };
@@ -99,7 +114,12 @@ async function seqRange(db: Kysely<Database>, f: ObservationFilters, count: numb
  * @param known counters already read for this request
  * @param offload runs the COUNT elsewhere (a reader thread, ./readers.ts); default: countRows on `store.db`
  */
-export async function countMatches(store: Store, f: ObservationFilters, known?: ChainStats, offload?: (f: ObservationFilters) => Promise<number>): Promise<number> {
+export async function countMatches(
+  store: Store,
+  f: ObservationFilters,
+  known?: ChainStats,
+  offload?: (f: ObservationFilters) => Promise<number>,
+): Promise<number> {
   const { db, tokenList: list } = store;
   const stats = known ?? (await readStats(db));
   if (onlyTimeBounds(f) && (stats.ordered || (f.since === undefined && f.until === undefined))) {
@@ -112,7 +132,9 @@ export async function countMatches(store: Store, f: ObservationFilters, known?: 
 
 /** COUNT(*) of the matches of `f` over their index, never remembered (countMatches remembers). */
 export async function countRows(db: Kysely<Database>, f: ObservationFilters, list: TokenList): Promise<number> {
-  const r = await applyFilters(db.selectFrom('observations'), f, list).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  const r = await applyFilters(db.selectFrom('observations'), f, list)
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
@@ -125,17 +147,35 @@ export function filterKey(f: ObservationFilters, list: TokenList): string {
  * One page of matches in the public order, following the token list.
  * @param known counters already read for this request
  */
-export async function pageMatches(db: Kysely<Database>, f: ObservationFilters, list: TokenList, limit: number, offset: number, known?: ChainStats): Promise<TransactionRow[]> {
+export async function pageMatches(
+  db: Kysely<Database>,
+  f: ObservationFilters,
+  list: TokenList,
+  limit: number,
+  offset: number,
+  known?: ChainStats,
+): Promise<TransactionRow[]> {
   const stats = known ?? (await readStats(db));
   if (stats.ordered && onlyTimeBounds(f)) {
     const { lo, hi } = await seqRange(db, f, stats.count);
     const top = hi - offset;
     const bottom = Math.max(lo, top - limit + 1);
     if (top < lo) return [];
-    const rows = await db.selectFrom('observations').select(LIST_COLUMNS).where('seq', '>=', bottom).where('seq', '<=', top).orderBy('seq', 'desc').execute();
+    const rows = await db
+      .selectFrom('observations')
+      .select(LIST_COLUMNS)
+      .where('seq', '>=', bottom)
+      .where('seq', '<=', top)
+      .orderBy('seq', 'desc')
+      .execute();
     return rows.map((r) => rowToTransaction(r, list));
   }
-  const page = applyFilters(db.selectFrom('observations'), f, list).select('hash').orderBy('time', 'desc').orderBy('hash', 'asc').limit(limit).offset(offset);
+  const page = applyFilters(db.selectFrom('observations'), f, list)
+    .select('hash')
+    .orderBy('time', 'desc')
+    .orderBy('hash', 'asc')
+    .limit(limit)
+    .offset(offset);
   const rows = await db
     .selectFrom('observations')
     .select(LIST_COLUMNS)
@@ -184,10 +224,21 @@ export async function keysetStep<R extends { time: number | string; hash: string
  * alone; null where fewer matches exist.
  * @example await keysetAt(db, { since, until }, list, [0, 24_999]) // [{ time, hash }, { time, hash } | null]
  */
-export async function keysetAt(db: Kysely<Database>, f: ObservationFilters, list: TokenList, ranks: readonly number[]): Promise<KeysetPosition[]> {
+export async function keysetAt(
+  db: Kysely<Database>,
+  f: ObservationFilters,
+  list: TokenList,
+  ranks: readonly number[],
+): Promise<KeysetPosition[]> {
   return Promise.all(
     ranks.map(async (rank) => {
-      const r = await applyFilters(db.selectFrom('observations'), f, list).select(['time', 'hash']).orderBy('time', 'desc').orderBy('hash', 'asc').limit(1).offset(rank).executeTakeFirst();
+      const r = await applyFilters(db.selectFrom('observations'), f, list)
+        .select(['time', 'hash'])
+        .orderBy('time', 'desc')
+        .orderBy('hash', 'asc')
+        .limit(1)
+        .offset(rank)
+        .executeTakeFirst();
       return r ? { time: Number(r.time), hash: r.hash } : null;
     }),
   );
@@ -260,5 +311,14 @@ export async function* scanMatches<C extends keyof Database['observations'] & st
 ): AsyncGenerator<Pick<Database['observations'], C | 'time' | 'hash'>> {
   const cols = [...new Set([...columns, 'time', 'hash'])] as C[];
   type Row = Pick<Database['observations'], C | 'time' | 'hash'>;
-  for await (const rows of scanBatches(db, f, list, cap, (qb) => qb.select(cols as never[]) as unknown as ObsQuery<Row>, AGGREGATE_BATCH, start)) yield* rows;
+  for await (const rows of scanBatches(
+    db,
+    f,
+    list,
+    cap,
+    (qb) => qb.select(cols as never[]) as unknown as ObsQuery<Row>,
+    AGGREGATE_BATCH,
+    start,
+  ))
+    yield* rows;
 }

@@ -124,7 +124,8 @@ export class ReaderPool implements HeavyReads {
    * @throws Unavailable (503, Retry-After 1) when maxQueued reads are already waiting or running
    */
   private async run(task: ReaderTask): Promise<unknown> {
-    if (this.inFlight >= this.maxQueued) throw new Unavailable(`server busy: ${this.maxQueued} heavy reads are already queued; retry after 1 s`, { retryAfterSeconds: 1 });
+    if (this.inFlight >= this.maxQueued)
+      throw new Unavailable(`server busy: ${this.maxQueued} heavy reads are already queued; retry after 1 s`, { retryAfterSeconds: 1 });
     this.inFlight++;
     try {
       if (this.loadable && !this.closed) this.threads.forEach((t, i) => t === null && this.spawn(i));

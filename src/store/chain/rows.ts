@@ -2,7 +2,20 @@
  * Conversion between Observation objects and `observations` rows, and the public shapes served by the API.
  */
 import type { Selectable } from 'kysely';
-import { TRANSACTION_MEMBERS, type BlockObservations, type CHAIN_ID, type Execution, type Integrity, type MemberName, type MemberValue, type NominalPart, type Observation, type ObservationDetail, type ServedMember, type StoredMember } from '../../domain/observation.js';
+import {
+  TRANSACTION_MEMBERS,
+  type BlockObservations,
+  type CHAIN_ID,
+  type Execution,
+  type Integrity,
+  type MemberName,
+  type MemberValue,
+  type NominalPart,
+  type Observation,
+  type ObservationDetail,
+  type ServedMember,
+  type StoredMember,
+} from '../../domain/observation.js';
 import { imitationNotes, nominalOf, servedLegs, type ServedLeg } from '../../domain/listing.js';
 import type { TokenList } from '../../domain/token-list.js';
 import type { LegRecipientsTable, ObservationsTable } from '../tables/chain.js';
@@ -20,7 +33,9 @@ export type TransactionRow = { [K in ServedMember]: K extends 'integrity' ? Inte
  * TransactionRow plus the retained detail members (transaction, receipt, evidence, legs, calls, forensics, unknown);
  * legs carry `asset_listed`.
  */
-export type TransactionDetailRow = TransactionRow & { [K in Exclude<keyof ObservationDetail, 'legs'>]: ObservationDetail[K] } & { legs: ServedLeg[] | null };
+export type TransactionDetailRow = TransactionRow & { [K in Exclude<keyof ObservationDetail, 'legs'>]: ObservationDetail[K] } & {
+  legs: ServedLeg[] | null;
+};
 
 /** A column read for list rows and the export: every stored member but the in-block `tx_index`. */
 export type ListColumn = Exclude<StoredMember, 'tx_index'>;
@@ -125,7 +140,11 @@ export function parseNominalParts(text: string | null): NominalPart[] | null {
  * @param integrity the stored integrity as parsed JSON (lists), or only its score and maximum (the export)
  * @param list the token list the answer follows
  */
-export function rowWithIntegrity<I>(r: Omit<ListRow, 'integrity'>, integrity: I, list: TokenList): Omit<TransactionRow, 'integrity'> & { integrity: I } {
+export function rowWithIntegrity<I>(
+  r: Omit<ListRow, 'integrity'>,
+  integrity: I,
+  list: TokenList,
+): Omit<TransactionRow, 'integrity'> & { integrity: I } {
   return {
     hash: r.hash as `0x${string}`,
     time: Number(r.time),

@@ -1,10 +1,4 @@
-/**
- * Metrics series: exact sums per UTC-aligned time bucket over the latest `window` matches, computed as partial
- * sums of keyset ranges of that window (plain data, so a reader thread can send them) and merged. A window read in
- * two ranges on two reader threads takes half the time of one scan; the ranges are bounded by keyset positions
- * read first, so they never overlap.
- */
-import { nominalExact } from '../../domain/listing.js';
+
 import { addExact, addToSum, emptySum, formatExact, mergeSums, parseDecimal, type ExactDecimal } from '../../domain/money.js';
 import type { TokenList } from '../../domain/token-list.js';
 import type { Store } from '../store.js';
@@ -26,12 +20,20 @@ export function seriesBucketCount(since: number, until: number, size: number): n
 }
 
 const emptyPart = (): PartSums => ({ count: 0, nominal: emptySum(), fees: emptySum() });
-const emptyBucket = (): BucketSums => ({ all: emptyPart(), execution: { success: emptyPart(), failed: emptyPart(), unknown: emptyPart() }, assets: {} });
+const emptyBucket = (): BucketSums => ({
+  all: emptyPart(),
+  execution: { success: emptyPart(), failed: emptyPart(), unknown: emptyPart() },
+  assets: {},
+});
 
 /** The sums of an empty range: every bucket of the request, with nothing in it. */
 export function emptySeriesSums(req: SeriesRequest): SeriesSums {
   const size = SERIES_BUCKET_SECONDS[req.bucket];
-  return { analyzed: 0, oldest: null, buckets: Array.from({ length: seriesBucketCount(req.filters.since, req.filters.until, size) }, emptyBucket) };
+  return {
+    analyzed: 0,
+    oldest: null,
+    buckets: Array.from({ length: seriesBucketCount(req.filters.since, req.filters.until, size) }, emptyBucket),
+  };
 }
 
 function addToPart(p: PartSums, nominal: ExactDecimal | null, fee: ExactDecimal | null): void {
@@ -78,7 +80,11 @@ export async function sumSeriesRange(store: Store, req: SeriesRequest, range: Se
   return { analyzed, oldest, buckets };
 }
 
-const mergePart = (a: PartSums, b: PartSums): PartSums => ({ count: a.count + b.count, nominal: mergeSums(a.nominal, b.nominal), fees: mergeSums(a.fees, b.fees) });
+const mergePart = (a: PartSums, b: PartSums): PartSums => ({
+  count: a.count + b.count,
+  nominal: mergeSums(a.nominal, b.nominal),
+  fees: mergeSums(a.fees, b.fees),
+});
 
 /**
  * The sums of two consecutive ranges of one window.
@@ -92,17 +98,26 @@ export function mergeSeriesSums(newer: SeriesSums, older: SeriesSums): SeriesSum
     buckets: newer.buckets.map((x, i) => {
       const y = older.buckets[i]!;
       const assets = { ...x.assets };
-      for (const [c, a] of Object.entries(y.assets)) assets[c] = assets[c] ? { count: assets[c].count + a.count, nominal: mergeSums(assets[c].nominal, a.nominal) } : a;
+      for (const [c, a] of Object.entries(y.assets))
+        assets[c] = assets[c] ? { count: assets[c].count + a.count, nominal: mergeSums(assets[c].nominal, a.nominal) } : a;
       return {
         all: mergePart(x.all, y.all),
-        execution: { success: mergePart(x.execution.success, y.execution.success), failed: mergePart(x.execution.failed, y.execution.failed), unknown: mergePart(x.execution.unknown, y.execution.unknown) },
+        execution: {
+          success: mergePart(x.execution.success, y.execution.success),
+          failed: mergePart(x.execution.failed, y.execution.failed),
+          unknown: mergePart(x.execution.unknown, y.execution.unknown),
+        },
         assets,
       };
     }),
   };
 }
 
-const formatPart = (p: PartSums): SeriesPart => ({ count: p.count, nominal: p.nominal.count ? formatExact(p.nominal) : null, fees: p.fees.count ? formatExact(p.fees) : null });
+const formatPart = (p: PartSums): SeriesPart => ({
+  count: p.count,
+  nominal: p.nominal.count ? formatExact(p.nominal) : null,
+  fees: p.fees.count ? formatExact(p.fees) : null,
+});
 
 /**
  * The answer from a window's sums.
@@ -125,7 +140,11 @@ export function finishSeries(req: SeriesRequest, list: TokenList, total: number,
       ...formatPart(b.all),
       nominal_known: b.all.nominal.count,
       fees_known: b.all.fees.count,
-      execution: { success: formatPart(b.execution.success), failed: formatPart(b.execution.failed), unknown: formatPart(b.execution.unknown) },
+      execution: {
+        success: formatPart(b.execution.success),
+        failed: formatPart(b.execution.failed),
+        unknown: formatPart(b.execution.unknown),
+      },
       assets,
     };
   });
@@ -152,5 +171,9 @@ export function finishSeries(req: SeriesRequest, list: TokenList, total: number,
 export async function warmUpSeries(store: Store, rows = 5_000): Promise<void> {
   const [newest, oldest] = await keysetAt(store.db, {}, store.tokenList, [0, rows - 1]);
   if (!newest) return;
-  await sumSeriesRange(store, { bucket: 'day', filters: { since: (oldest ?? newest).time, until: newest.time + 1 } }, { start: null, cap: rows });
+  await sumSeriesRange(
+    store,
+    { bucket: 'day', filters: { since: (oldest ?? newest).time, until: newest.time + 1 } },
+    { start: null, cap: rows },
+  );
 }

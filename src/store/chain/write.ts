@@ -60,7 +60,13 @@ function insertText(dialect: DialectName, table: string, columns: readonly strin
  * Inserts `rows` (plain objects with the same members, the table's column names) into `table`, skipping rows
  * whose `conflict` columns already exist, in multi-row statements sized by insertChunk. Nothing when empty.
  */
-async function insertRows<R extends object>(trx: Transaction<Database>, dialect: DialectName, table: keyof Database & string, rows: readonly R[], conflict: readonly (keyof R & string)[]): Promise<void> {
+async function insertRows<R extends object>(
+  trx: Transaction<Database>,
+  dialect: DialectName,
+  table: keyof Database & string,
+  rows: readonly R[],
+  conflict: readonly (keyof R & string)[],
+): Promise<void> {
   if (!rows.length) return;
   const columns = Object.keys(rows[0]) as (keyof R & string)[];
   const n = dialect === 'postgres' ? PG_PREPARED_ROWS : insertChunk(columns.length);
@@ -70,7 +76,9 @@ async function insertRows<R extends object>(trx: Transaction<Database>, dialect:
     let k = 0;
     for (const row of part) for (const c of columns) params[k++] = row[c] ?? null;
     const text = insertText(dialect, table, columns, conflict, part.length);
-    await trx.executeQuery(CompiledQuery.raw(part.length === PG_PREPARED_ROWS && dialect === 'postgres' ? preparedOnPostgres(text) : text, params));
+    await trx.executeQuery(
+      CompiledQuery.raw(part.length === PG_PREPARED_ROWS && dialect === 'postgres' ? preparedOnPostgres(text) : text, params),
+    );
   }
 }
 
@@ -100,7 +108,11 @@ export async function insertObservations(
   for (const o of observations) if (!byHash.has(o.hash)) byHash.set(o.hash, o);
   const hashes = [...byHash.keys()];
   for (let i = 0; i < hashes.length; i += LOOKUP_CHUNK) {
-    const existing = await trx.selectFrom('observations').select('hash').where('hash', 'in', hashes.slice(i, i + LOOKUP_CHUNK)).execute();
+    const existing = await trx
+      .selectFrom('observations')
+      .select('hash')
+      .where('hash', 'in', hashes.slice(i, i + LOOKUP_CHUNK))
+      .execute();
     for (const e of existing) byHash.delete(e.hash);
   }
   // A serialized observation carries its own hash and time, the seqOrder key.
@@ -112,9 +124,27 @@ export async function insertObservations(
   let lastHash = stats.last_hash;
   if (fresh.length) {
     if (ordered && lastTime !== null && lastHash !== null && seqOrder({ time: lastTime, hash: lastHash }, fresh[0]) >= 0) ordered = false;
-    await insertRows(trx, dialect, 'observations', fresh.map((x, i) => ({ ...x.row, seq: count + i })), ['hash']);
-    await insertRows(trx, dialect, 'observation_details', fresh.map((x, i) => ({ seq: count + i, detail: x.detail })), ['seq']);
-    await insertRows(trx, dialect, 'leg_recipients', fresh.flatMap((x) => x.legRecipients), ['recipient', 'hash']);
+    await insertRows(
+      trx,
+      dialect,
+      'observations',
+      fresh.map((x, i) => ({ ...x.row, seq: count + i })),
+      ['hash'],
+    );
+    await insertRows(
+      trx,
+      dialect,
+      'observation_details',
+      fresh.map((x, i) => ({ seq: count + i, detail: x.detail })),
+      ['seq'],
+    );
+    await insertRows(
+      trx,
+      dialect,
+      'leg_recipients',
+      fresh.flatMap((x) => x.legRecipients),
+      ['recipient', 'hash'],
+    );
     count += fresh.length;
     const last = fresh[fresh.length - 1];
     lastTime = last.time;
@@ -124,9 +154,15 @@ export async function insertObservations(
   const newest = newestBlockTime == null ? prevNewest : prevNewest == null ? newestBlockTime : Math.max(prevNewest, newestBlockTime);
   await trx
     .updateTable('chain_stats')
-    .set({ observation_count: count, ordered: ordered ? 1 : 0, last_time: lastTime, last_hash: lastHash, newest_block_time: newest, updated_at: now })
+    .set({
+      observation_count: count,
+      ordered: ordered ? 1 : 0,
+      last_time: lastTime,
+      last_hash: lastHash,
+      newest_block_time: newest,
+      updated_at: now,
+    })
     .where('id', '=', 1)
     .execute();
   return { inserted: fresh.length };
 }
-

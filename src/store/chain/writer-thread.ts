@@ -11,4 +11,6 @@ import type { PreparedBlock } from './rows.js';
 
 // The main thread opened (and migrated) the store already.
 const store = await openStore((workerData as { db: string }).db, { migrate: false });
-serveTasks((m: { blocks: PreparedBlock[]; checkpoint: { height: number; hash: string } }) => writePreparedBlocks(store, m.blocks, m.checkpoint));
+serveTasks((m: { blocks: PreparedBlock[]; checkpoint: { height: number; hash: string } }) =>
+  writePreparedBlocks(store, m.blocks, m.checkpoint),
+);

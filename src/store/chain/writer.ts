@@ -47,7 +47,11 @@ export function openStoreWriter(store: Store, dbValue: string): StoreWriter {
 
 /** A writer that runs writePreparedBlocks on the calling thread, over `store`'s own connection. */
 export function inlineWriter(store: Store): StoreWriter {
-  return { write: (blocks, checkpoint) => writePreparedBlocks(store, blocks, checkpoint), whenReady: async () => {}, close: async () => {} };
+  return {
+    write: (blocks, checkpoint) => writePreparedBlocks(store, blocks, checkpoint),
+    whenReady: async () => {},
+    close: async () => {},
+  };
 }
 
 type Checkpoint = { height: number; hash: string };

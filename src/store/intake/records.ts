@@ -77,7 +77,11 @@ async function drain(store: Store, table: RecordTable, q: Queue): Promise<void> 
     while (q.pending.length) {
       const group = q.pending.splice(0, MAX_BATCH);
       try {
-        const results = await insertMany(store, table, group.map((p) => p.row));
+        const results = await insertMany(
+          store,
+          table,
+          group.map((p) => p.row),
+        );
         group.forEach((p, i) => p.resolve(results[i]));
       } catch (e) {
         for (const p of group) p.reject(e);
@@ -88,19 +92,55 @@ async function drain(store: Store, table: RecordTable, q: Queue): Promise<void> 
   }
 }
 
-const PROTOCOL_EVENT_COLUMNS = ['connection_id', 'event_id', 'environment', 'protocol', 'event_type', 'event_time', 'body', 'body_sha256', 'received_at'] as const;
+const PROTOCOL_EVENT_COLUMNS = [
+  'connection_id',
+  'event_id',
+  'environment',
+  'protocol',
+  'event_type',
+  'event_time',
+  'body',
+  'body_sha256',
+  'received_at',
+] as const;
 const OUTCOME_COLUMNS = [
-  'producer_id', 'event_id', 'environment', 'occurred_at', 'task_id', 'attempt_id', 'service_id', 'service_url', 'charge_amount', 'charge_asset',
-  'charge_network', 'charge_tx_hash', 'charge_protocol', 'result_fingerprint', 'evaluation_version', 'verdict', 'score', 'evidence', 'body', 'body_sha256', 'received_at',
+  'producer_id',
+  'event_id',
+  'environment',
+  'occurred_at',
+  'task_id',
+  'attempt_id',
+  'service_id',
+  'service_url',
+  'charge_amount',
+  'charge_asset',
+  'charge_network',
+  'charge_tx_hash',
+  'charge_protocol',
+  'result_fingerprint',
+  'evaluation_version',
+  'verdict',
+  'score',
+  'evidence',
+  'body',
+  'body_sha256',
+  'received_at',
 ] as const;
 /** Every column of each record table, in the order the insert lists them. */
-const COLUMNS: { [T in RecordTable]: readonly (keyof RecordRow<T> & string)[] } = { intake_protocol_events: PROTOCOL_EVENT_COLUMNS, intake_outcomes: OUTCOME_COLUMNS };
+const COLUMNS: { [T in RecordTable]: readonly (keyof RecordRow<T> & string)[] } = {
+  intake_protocol_events: PROTOCOL_EVENT_COLUMNS,
+  intake_outcomes: OUTCOME_COLUMNS,
+};
 /** Does not compile when a column of a record table's row type is missing from its list above. */
-type Unlisted = Exclude<keyof NewProtocolEvent, (typeof PROTOCOL_EVENT_COLUMNS)[number]> | Exclude<keyof NewOutcome, (typeof OUTCOME_COLUMNS)[number]>;
+type Unlisted =
+  | Exclude<keyof NewProtocolEvent, (typeof PROTOCOL_EVENT_COLUMNS)[number]>
+  | Exclude<keyof NewOutcome, (typeof OUTCOME_COLUMNS)[number]>;
 const everyColumnListed: [Unlisted] extends [never] ? true : Unlisted = true;
 
 /** The intake tables as Kysely sees them here (it cannot type a table chosen at run time). */
-type RecordDb = Kysely<Record<RecordTable, { connection_id: string; producer_id: string; event_id: string; received_at: string; body_sha256: string }>>;
+type RecordDb = Kysely<
+  Record<RecordTable, { connection_id: string; producer_id: string; event_id: string; received_at: string; body_sha256: string }>
+>;
 
 /** SQL text of the group insert by dialect, table and row count (at most 2 × 2 × MAX_BATCH entries). */
 const insertSql = new Map<string, string>();
@@ -124,7 +164,8 @@ function groupInsertSql(store: Store, table: RecordTable, rows: number): string 
       .returning([senderCol, 'event_id', 'received_at', 'body_sha256'])
       .compile();
     // Each value must be one parameter, in row-then-column order, for the flattened rows to line up.
-    if (q.parameters.length !== rows * COLUMNS[table].length) throw new PaywatchError(`group insert into ${table}: ${q.parameters.length} parameters for ${rows} rows`, { code: 'internal' });
+    if (q.parameters.length !== rows * COLUMNS[table].length)
+      throw new PaywatchError(`group insert into ${table}: ${q.parameters.length} parameters for ${rows} rows`, { code: 'internal' });
     insertSql.set(k, (text = q.sql));
   }
   return text;
@@ -141,7 +182,9 @@ async function insertMany(store: Store, table: RecordTable, rows: Pending['row']
   for (const r of rows) for (const c of columns) parameters.push(r[c] ?? null);
   const query = CompiledQuery.raw(groupInsertSql(store, table, rows.length), parameters) as CompiledQuery<{ [c: string]: string }>;
   const inserted = await executePrepared(store, query);
-  const stored = new Map<string, StoredReceipt>(inserted.map((r) => [key(r[senderCol], r.event_id), { received_at: r.received_at, body_sha256: r.body_sha256 }]));
+  const stored = new Map<string, StoredReceipt>(
+    inserted.map((r) => [key(r[senderCol], r.event_id), { received_at: r.received_at, body_sha256: r.body_sha256 }]),
+  );
   const created = new Set(stored.keys());
   const missing = rows.filter((r) => !stored.has(key(r[senderCol], r.event_id)));
   if (missing.length) {
@@ -177,17 +220,30 @@ export interface RecordFilter {
 function inWindow<T extends RecordTable>(store: Store, table: T, f: Omit<RecordFilter, 'limit' | 'offset'>) {
   const time = table === 'intake_protocol_events' ? 'event_time' : 'occurred_at';
   // Both tables share environment and a bigint time column; Kysely cannot type the choice made at run time.
-  let q = (store.db as unknown as Kysely<Record<RecordTable, { environment: string; t: number }>>).selectFrom(table as RecordTable).where('environment', '=', f.environment);
+  let q = (store.db as unknown as Kysely<Record<RecordTable, { environment: string; t: number }>>)
+    .selectFrom(table as RecordTable)
+    .where('environment', '=', f.environment);
   if (f.since !== undefined) q = q.where(time as 't', '>=', f.since);
   if (f.until !== undefined) q = q.where(time as 't', '<', f.until);
   return { q, time: time as 't' };
 }
 
 /** One page of a record table, newest own time first (then sender, event_id), with the total count. */
-async function page<T extends RecordTable>(store: Store, table: T, f: RecordFilter): Promise<{ total: number; rows: (T extends 'intake_protocol_events' ? ProtocolEventRecord : OutcomeRecordRow)[] }> {
+async function page<T extends RecordTable>(
+  store: Store,
+  table: T,
+  f: RecordFilter,
+): Promise<{ total: number; rows: (T extends 'intake_protocol_events' ? ProtocolEventRecord : OutcomeRecordRow)[] }> {
   const { q, time } = inWindow(store, table, f);
   const [{ n }] = await q.select((eb) => eb.fn.countAll<string | number>().as('n')).execute();
-  const rows = await q.selectAll().orderBy(time, 'desc').orderBy(SENDER_COLUMN[table] as 't').orderBy('event_id' as 't').limit(f.limit).offset(f.offset).execute();
+  const rows = await q
+    .selectAll()
+    .orderBy(time, 'desc')
+    .orderBy(SENDER_COLUMN[table] as 't')
+    .orderBy('event_id' as 't')
+    .limit(f.limit)
+    .offset(f.offset)
+    .execute();
   return { total: Number(n), rows: rows as never };
 }
 
@@ -202,11 +258,24 @@ export function listOutcomes(store: Store, f: RecordFilter): Promise<{ total: nu
 }
 
 /** The members a cost sum needs. */
-export type ChargeRow = Pick<OutcomeRecordRow, 'producer_id' | 'occurred_at' | 'service_id' | 'service_url' | 'charge_amount' | 'charge_asset' | 'charge_network'>;
-const CHARGE_COLUMNS = ['producer_id', 'occurred_at', 'service_id', 'service_url', 'charge_amount', 'charge_asset', 'charge_network'] as const;
+export type ChargeRow = Pick<
+  OutcomeRecordRow,
+  'producer_id' | 'occurred_at' | 'service_id' | 'service_url' | 'charge_amount' | 'charge_asset' | 'charge_network'
+>;
+const CHARGE_COLUMNS = [
+  'producer_id',
+  'occurred_at',
+  'service_id',
+  'service_url',
+  'charge_amount',
+  'charge_asset',
+  'charge_network',
+] as const;
 
 /** The charge members of every outcome in an environment and window, for exact cost sums in code (never SQL SUM). */
 export async function outcomeCharges(store: Store, f: Omit<RecordFilter, 'limit' | 'offset'>): Promise<ChargeRow[]> {
-  const rows = await inWindow(store, 'intake_outcomes', f).q.select(CHARGE_COLUMNS as unknown as 't'[]).execute();
+  const rows = await inWindow(store, 'intake_outcomes', f)
+    .q.select(CHARGE_COLUMNS as unknown as 't'[])
+    .execute();
   return rows as unknown as ChargeRow[];
 }

@@ -41,14 +41,26 @@ export async function insertSender(
   now: number,
 ): Promise<void> {
   await store.db.transaction().execute(async (tx) => {
-    await tx.insertInto('intake_senders').values({ ...s, created_at: now, revoked_at: null }).execute();
-    await tx.insertInto('intake_keys').values({ id: key.id, sender_id: s.id, sealed: key.sealed, created_at: now, expires_at: null }).execute();
+    await tx
+      .insertInto('intake_senders')
+      .values({ ...s, created_at: now, revoked_at: null })
+      .execute();
+    await tx
+      .insertInto('intake_keys')
+      .values({ id: key.id, sender_id: s.id, sealed: key.sealed, created_at: now, expires_at: null })
+      .execute();
   });
 }
 
 /** Lists senders of one kind, oldest first. @param now UTC Unix seconds, to count active keys */
 export async function listSenders(store: Store, kind: SenderKind, now: number): Promise<SenderInfo[]> {
-  const senders = await store.db.selectFrom('intake_senders').selectAll().where('kind', '=', kind).orderBy('created_at').orderBy('id').execute();
+  const senders = await store.db
+    .selectFrom('intake_senders')
+    .selectAll()
+    .where('kind', '=', kind)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
   const keys = await store.db
     .selectFrom('intake_keys')
     .innerJoin('intake_senders', 'intake_senders.id', 'intake_keys.sender_id')
@@ -63,7 +75,8 @@ export async function listSenders(store: Store, kind: SenderKind, now: number): 
     environment: s.environment,
     created_at: Number(s.created_at),
     revoked_at: s.revoked_at == null ? null : Number(s.revoked_at),
-    active_keys: s.revoked_at != null ? 0 : keys.filter((k) => k.sender_id === s.id && (k.expires_at == null || Number(k.expires_at) > now)).length,
+    active_keys:
+      s.revoked_at != null ? 0 : keys.filter((k) => k.sender_id === s.id && (k.expires_at == null || Number(k.expires_at) > now)).length,
   }));
 }
 
@@ -81,13 +94,23 @@ async function liveSender(store: Store, kind: SenderKind, id: string): Promise<S
  * @returns the old keys' expiry, UTC Unix seconds
  * @throws NotFound when the sender is unknown or revoked
  */
-export async function rotateSenderKey(store: Store, kind: SenderKind, id: string, key: SealedKey, now: number, graceSeconds: number): Promise<number> {
+export async function rotateSenderKey(
+  store: Store,
+  kind: SenderKind,
+  id: string,
+  key: SealedKey,
+  now: number,
+  graceSeconds: number,
+): Promise<number> {
   const expires = now + graceSeconds;
   await store.db.transaction().execute(async (tx) => {
     await liveSender({ ...store, db: tx }, kind, id);
     // A key already inside an earlier grace period keeps its earlier (sooner) expiry.
     await tx.updateTable('intake_keys').set({ expires_at: expires }).where('sender_id', '=', id).where('expires_at', 'is', null).execute();
-    await tx.insertInto('intake_keys').values({ id: key.id, sender_id: id, sealed: key.sealed, created_at: now, expires_at: null }).execute();
+    await tx
+      .insertInto('intake_keys')
+      .values({ id: key.id, sender_id: id, sealed: key.sealed, created_at: now, expires_at: null })
+      .execute();
   });
   return expires;
 }
@@ -119,5 +142,8 @@ export async function verificationKeys(store: Store, kind: SenderKind, id: strin
     .where((eb) => eb.or([eb('intake_keys.expires_at', 'is', null), eb('intake_keys.expires_at', '>', now)]))
     .execute();
   if (rows.length === 0) return null;
-  return { sender: { id, kind, protocol: rows[0].protocol, environment: rows[0].environment }, keys: rows.map((r) => ({ id: r.key_id, sealed: r.sealed })) };
+  return {
+    sender: { id, kind, protocol: rows[0].protocol, environment: rows[0].environment },
+    keys: rows.map((r) => ({ id: r.key_id, sealed: r.sealed })),
+  };
 }

@@ -70,7 +70,11 @@ function searchCondition(dialect: DialectName, q: string, fromIndex: boolean) {
 
 /** Domains with at least one service matching `f`, in domain order (the index-driven read). */
 export async function matchingDomains(store: Store, f: ServiceFilter): Promise<string[]> {
-  const rows = await filterServices(store.db.selectFrom('intel_services'), store.dialect, f).select('intel_services.domain').distinct().orderBy('intel_services.domain').execute();
+  const rows = await filterServices(store.db.selectFrom('intel_services'), store.dialect, f)
+    .select('intel_services.domain')
+    .distinct()
+    .orderBy('intel_services.domain')
+    .execute();
   return rows.map((r) => r.domain);
 }
 
@@ -99,7 +103,14 @@ export async function snapshotRows(store: Store, ids: string[]): Promise<IntelSn
 
 /** The `limit` most recent snapshot rows of a service, newest first (checked_at, then snapshot_id). */
 export async function recentSnapshotRows(store: Store, serviceId: string, limit: number): Promise<IntelSnapshotRow[]> {
-  return store.db.selectFrom('intel_snapshots').selectAll().where('service_id', '=', serviceId).orderBy('checked_at', 'desc').orderBy('snapshot_id', 'desc').limit(limit).execute();
+  return store.db
+    .selectFrom('intel_snapshots')
+    .selectAll()
+    .where('service_id', '=', serviceId)
+    .orderBy('checked_at', 'desc')
+    .orderBy('snapshot_id', 'desc')
+    .limit(limit)
+    .execute();
 }
 
 /** The offers of each snapshot id, in stored order. */
@@ -126,7 +137,10 @@ export async function getServiceSources(store: Store) {
 
 /** True once one collection run has finished. */
 export async function hasFinishedRun(store: Store): Promise<boolean> {
-  return (await store.db.selectFrom('intel_collect_runs').select('id').where('finished_at', 'is not', null).limit(1).executeTakeFirst()) !== undefined;
+  return (
+    (await store.db.selectFrom('intel_collect_runs').select('id').where('finished_at', 'is not', null).limit(1).executeTakeFirst()) !==
+    undefined
+  );
 }
 
 /** The time-ordered intel tables. */
@@ -152,7 +166,11 @@ export interface TimedFilter {
 }
 
 /** Counts the rows of `table` matching `f` and reads one page of them, newest first. */
-export async function timedRows<T extends TimedTable>(store: Store, table: T, f: TimedFilter): Promise<{ total: number; rows: Selectable<Database[T]>[] }> {
+export async function timedRows<T extends TimedTable>(
+  store: Store,
+  table: T,
+  f: TimedFilter,
+): Promise<{ total: number; rows: Selectable<Database[T]>[] }> {
   const { time, tie } = TIMED[table];
   let q = store.db.selectFrom(table as TimedTable);
   if (f.domain) q = q.where('domain', '=', f.domain);
@@ -176,7 +194,12 @@ export const SERVICE_CHANGES_MAX = 1000;
  * @param since ISO 8601 (normalised here, so any valid time string works)
  * @throws RangeError when `since` is not a valid time
  */
-export async function serviceChangesSince(store: Store, serviceId: string, since: string, kinds: readonly ChangeKind[]): Promise<StoredChange[]> {
+export async function serviceChangesSince(
+  store: Store,
+  serviceId: string,
+  since: string,
+  kinds: readonly ChangeKind[],
+): Promise<StoredChange[]> {
   if (!kinds.length) return [];
   const rows = await store.db
     .selectFrom('intel_changes')
@@ -207,15 +230,44 @@ export async function statusRows(store: Store, staleBefore: string) {
   const n = (x: { n: number | string | bigint } | undefined) => Number(x?.n ?? 0);
   const [lastRun, lastOk, sources, providers, services, stale, snapshots, offers, changes, span, archive, finished] = await Promise.all([
     db.selectFrom('intel_collect_runs').selectAll().orderBy('id', 'desc').limit(1).executeTakeFirst(),
-    db.selectFrom('intel_collect_runs').select('finished_at').where('finished_at', 'is not', null).where('error', 'is', null).orderBy('id', 'desc').limit(1).executeTakeFirst(),
+    db
+      .selectFrom('intel_collect_runs')
+      .select('finished_at')
+      .where('finished_at', 'is not', null)
+      .where('error', 'is', null)
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst(),
     getServiceSources(store),
-    db.selectFrom('intel_providers').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
-    db.selectFrom('intel_services').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
-    db.selectFrom('intel_services').select((eb) => eb.fn.countAll<number>().as('n')).where('failing_since', '<=', staleBefore).executeTakeFirst(),
-    db.selectFrom('intel_snapshots').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
-    db.selectFrom('intel_offers').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
-    db.selectFrom('intel_changes').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
-    db.selectFrom('intel_snapshots').select((eb) => [eb.fn.min('checked_at').as('first'), eb.fn.max('checked_at').as('last')]).executeTakeFirst(),
+    db
+      .selectFrom('intel_providers')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst(),
+    db
+      .selectFrom('intel_services')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst(),
+    db
+      .selectFrom('intel_services')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('failing_since', '<=', staleBefore)
+      .executeTakeFirst(),
+    db
+      .selectFrom('intel_snapshots')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst(),
+    db
+      .selectFrom('intel_offers')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst(),
+    db
+      .selectFrom('intel_changes')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst(),
+    db
+      .selectFrom('intel_snapshots')
+      .select((eb) => [eb.fn.min('checked_at').as('first'), eb.fn.max('checked_at').as('last')])
+      .executeTakeFirst(),
     db.selectFrom('intel_archive_runs').selectAll().orderBy('id', 'desc').limit(1).executeTakeFirst(),
     hasFinishedRun(store),
   ]);
@@ -224,7 +276,14 @@ export async function statusRows(store: Store, staleBefore: string) {
     lastSuccessfulRunAt: lastOk?.finished_at ?? null,
     finishedAny: finished,
     sources,
-    counts: { providers: n(providers), services: n(services), services_stale: n(stale), snapshots: n(snapshots), offers: n(offers), changes: n(changes) },
+    counts: {
+      providers: n(providers),
+      services: n(services),
+      services_stale: n(stale),
+      snapshots: n(snapshots),
+      offers: n(offers),
+      changes: n(changes),
+    },
     span: { first: (span?.first as string | null) ?? null, last: (span?.last as string | null) ?? null },
     archive,
   };

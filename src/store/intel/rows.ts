@@ -30,7 +30,14 @@ export const GOOD_OUTCOMES: readonly ProbeOutcome[] = ['payment_required', 'ok_w
 /** The offer row for `o` (without id), tied to a snapshot or a directory listing. */
 export function offerToRow(
   o: Offer,
-  at: { service_id: string; domain: string; snapshot_id: string | null; source_name: string | null; observed_at: string; evidence_hash: string | null },
+  at: {
+    service_id: string;
+    domain: string;
+    snapshot_id: string | null;
+    source_name: string | null;
+    observed_at: string;
+    evidence_hash: string | null;
+  },
 ): Omit<IntelOfferRow, 'id'> {
   return {
     ...at,

@@ -34,7 +34,11 @@ export async function upsertService(store: Store, s: ServiceSighting): Promise<v
       .values({ domain: s.domain, first_seen: at, last_seen: at })
       .onConflict((oc) => oc.column('domain').doUpdateSet({ last_seen: at }))
       .execute();
-    const prev = await tx.selectFrom('intel_services').select(['sources', 'description']).where('service_id', '=', s.service_id).executeTakeFirst();
+    const prev = await tx
+      .selectFrom('intel_services')
+      .select(['sources', 'description'])
+      .where('service_id', '=', s.service_id)
+      .executeTakeFirst();
     if (!prev) {
       await tx
         .insertInto('intel_services')
@@ -78,7 +82,14 @@ export type SourceFreshnessRecord = Omit<IntelSourceRow, 'samples'>;
  */
 export async function saveSourceFreshness(store: Store, f: SourceFreshnessRecord, samples: unknown[] | null): Promise<void> {
   const norm = (t: string | null) => (t === null ? null : isoTime(t));
-  const row = { kind: f.kind, url: f.url, last_attempt_at: norm(f.last_attempt_at), last_success_at: norm(f.last_success_at), last_error: f.last_error, item_count: f.item_count };
+  const row = {
+    kind: f.kind,
+    url: f.url,
+    last_attempt_at: norm(f.last_attempt_at),
+    last_success_at: norm(f.last_success_at),
+    last_error: f.last_error,
+    item_count: f.item_count,
+  };
   const json = samples === null ? null : JSON.stringify(samples.slice(0, 5));
   await store.db
     .insertInto('intel_sources')
@@ -128,7 +139,14 @@ export async function recordSnapshot(store: Store, s: Snapshot, domain: string, 
         .insertInto('intel_offers')
         .values(
           s.offers.map((o) =>
-            offerToRow(o, { service_id: s.service_id, domain, snapshot_id: s.snapshot_id, source_name: null, observed_at: row.checked_at, evidence_hash: s.evidence_hash }),
+            offerToRow(o, {
+              service_id: s.service_id,
+              domain,
+              snapshot_id: s.snapshot_id,
+              source_name: null,
+              observed_at: row.checked_at,
+              evidence_hash: s.evidence_hash,
+            }),
           ),
         )
         .execute();
@@ -152,7 +170,20 @@ export async function recordSnapshot(store: Store, s: Snapshot, domain: string, 
         last_latency_ms: row.latency_ms,
         last_error: row.error,
         last_evidence_hash: row.evidence_hash,
-        last_offers: JSON.stringify(s.offers.map((o) => rowToOffer(offerToRow(o, { service_id: s.service_id, domain, snapshot_id: s.snapshot_id, source_name: null, observed_at: row.checked_at, evidence_hash: s.evidence_hash })))),
+        last_offers: JSON.stringify(
+          s.offers.map((o) =>
+            rowToOffer(
+              offerToRow(o, {
+                service_id: s.service_id,
+                domain,
+                snapshot_id: s.snapshot_id,
+                source_name: null,
+                observed_at: row.checked_at,
+                evidence_hash: s.evidence_hash,
+              }),
+            ),
+          ),
+        ),
       })
       .where('service_id', '=', s.service_id)
       .execute();
@@ -196,7 +227,14 @@ export async function recordDirectoryOffers(
 ): Promise<boolean> {
   if (!offers.length) return false;
   const observed_at = isoTime(at.observed_at);
-  const where = { service_id: at.service_id, domain: at.domain, snapshot_id: null, source_name: at.source_name, observed_at, evidence_hash: null };
+  const where = {
+    service_id: at.service_id,
+    domain: at.domain,
+    snapshot_id: null,
+    source_name: at.source_name,
+    observed_at,
+    evidence_hash: null,
+  };
   const prev = await latestDirectoryOffers(store, at.service_id, at.source_name);
   // Compare in stored form (a round trip through the row), so an unchanged listing is recognised.
   if (JSON.stringify(prev) === JSON.stringify(offers.map((o) => rowToOffer(offerToRow(o, where))))) return false;
@@ -248,7 +286,13 @@ export async function recordArchiveRun(
 ): Promise<void> {
   await store.db
     .insertInto('intel_archive_runs')
-    .values({ started_at: isoTime(r.started_at), finished_at: isoTime(r.finished_at), checked: r.checked, verified: r.verified, failed: JSON.stringify(r.failed) })
+    .values({
+      started_at: isoTime(r.started_at),
+      finished_at: isoTime(r.finished_at),
+      checked: r.checked,
+      verified: r.verified,
+      failed: JSON.stringify(r.failed),
+    })
     .execute();
   store.cache.intelWritten(); // after the write, so a read started meanwhile is not kept as current (../cache.ts)
 }
@@ -266,7 +310,13 @@ export async function readEvidenceBatch(
   return store.db
     .selectFrom('intel_evidence')
     .leftJoin('intel_snapshots', 'intel_snapshots.snapshot_id', 'intel_evidence.snapshot_id')
-    .select(['intel_evidence.snapshot_id', 'intel_evidence.sha256', 'intel_evidence.encoding', 'intel_evidence.bytes', 'intel_snapshots.evidence_hash'])
+    .select([
+      'intel_evidence.snapshot_id',
+      'intel_evidence.sha256',
+      'intel_evidence.encoding',
+      'intel_evidence.bytes',
+      'intel_snapshots.evidence_hash',
+    ])
     .where('intel_evidence.snapshot_id', '>', after)
     .orderBy('intel_evidence.snapshot_id')
     .limit(batch)
@@ -274,7 +324,14 @@ export async function readEvidenceBatch(
 }
 
 /** The services the collector probes: every known service, in a stable order. */
-export async function listProbeTargets(store: Store): Promise<{ service_id: string; domain: string; method: string; url: string; tool: string | null; sources: string[] }[]> {
-  const rows = await store.db.selectFrom('intel_services').select(['service_id', 'domain', 'method', 'url', 'tool', 'sources']).orderBy('domain').orderBy('service_id').execute();
+export async function listProbeTargets(
+  store: Store,
+): Promise<{ service_id: string; domain: string; method: string; url: string; tool: string | null; sources: string[] }[]> {
+  const rows = await store.db
+    .selectFrom('intel_services')
+    .select(['service_id', 'domain', 'method', 'url', 'tool', 'sources'])
+    .orderBy('domain')
+    .orderBy('service_id')
+    .execute();
   return rows.map((r) => ({ ...r, sources: JSON.parse(r.sources) as string[] }));
 }

@@ -40,7 +40,9 @@ export const chainMigrations: Record<string, Migration> = {
         await sql`create index ${sql.id(`observations_${col}_time`)} on observations (${sql.id(col)}, time desc, hash asc)`.execute(db);
       }
       // asset + execution (e.g. failed payments of one token) counts and pages off one index.
-      await sql`create index observations_asset_contract_execution_time on observations (asset_contract, execution, time desc, hash asc)`.execute(db);
+      await sql`create index observations_asset_contract_execution_time on observations (asset_contract, execution, time desc, hash asc)`.execute(
+        db,
+      );
       await db.schema
         .createTable('observation_details')
         .addColumn('hash', 'text', (c) => c.primaryKey())
@@ -92,7 +94,8 @@ export const chainMigrations: Record<string, Migration> = {
       await db.insertInto('chain_stats').values({ id: 1, observation_count: 0, ordered: 1 }).execute();
     },
     async down(db: Kysely<any>) {
-      for (const t of ['chain_stats', 'collector_state', 'checkpoint', 'coverage', 'leg_recipients', 'observation_details', 'observations']) await db.schema.dropTable(t).ifExists().execute();
+      for (const t of ['chain_stats', 'collector_state', 'checkpoint', 'coverage', 'leg_recipients', 'observation_details', 'observations'])
+        await db.schema.dropTable(t).ifExists().execute();
     },
   },
   chain_0002_detail_lz4: {
@@ -130,13 +133,21 @@ export const chainMigrations: Record<string, Migration> = {
                   where nominal_parts is not null and asset_contract is not null and nominal_parts = amount`.execute(trx);
         // The rest (several tokens, or a primary leg that is not the valued one): from the stored legs.
         for (let after = -1; ; ) {
-          const rows = await sql<{ seq: number | string; sender: string | null; asset_contract: string | null; value: string; detail: string }>`
+          const rows = await sql<{
+            seq: number | string;
+            sender: string | null;
+            asset_contract: string | null;
+            value: string;
+            detail: string;
+          }>`
             select o.seq, o.sender, o.asset_contract, o.nominal_parts as value, d.detail from observations o
             join observation_details d on d.seq = o.seq
             where o.nominal_parts is not null and o.nominal_parts not like '[%' and o.seq > ${after} order by o.seq limit 500`.execute(trx);
           if (!rows.rows.length) break;
           for (const r of rows.rows) {
-            const legs = ((JSON.parse(r.detail) as { legs?: { from: string; asset_contract: string; amount: string }[] | null }).legs ?? []).filter((g) => g.from === r.sender);
+            const legs = (
+              (JSON.parse(r.detail) as { legs?: { from: string; asset_contract: string; amount: string }[] | null }).legs ?? []
+            ).filter((g) => g.from === r.sender);
             const parts = partsMatching(legs, r.value) ?? [[r.asset_contract ?? legs[0]?.asset_contract ?? '', r.value]];
             await sql`update observations set nominal_parts = ${JSON.stringify(parts)} where seq = ${r.seq}`.execute(trx);
           }
@@ -147,7 +158,10 @@ export const chainMigrations: Record<string, Migration> = {
     async down(db: Kysely<any>) {
       await inOneTransaction(db, async (trx) => {
         if (!(await hasColumn(trx, 'observations', 'nominal_parts'))) return;
-        const rows = await sql<{ seq: number | string; parts: string }>`select seq, nominal_parts as parts from observations where nominal_parts is not null`.execute(trx);
+        const rows = await sql<{
+          seq: number | string;
+          parts: string;
+        }>`select seq, nominal_parts as parts from observations where nominal_parts is not null`.execute(trx);
         for (const r of rows.rows) {
           const total = sumDecimals((JSON.parse(r.parts) as [string, string][]).map(([, amount]) => amount));
           await sql`update observations set nominal_parts = ${total} where seq = ${r.seq}`.execute(trx);
@@ -179,14 +193,18 @@ function partsMatching(legs: { asset_contract: string; amount: string }[], value
   for (const g of legs) byContract.set(g.asset_contract, [...(byContract.get(g.asset_contract) ?? []), g.amount]);
   const sums = [...byContract].map(([c, amounts]) => [c, sumDecimals(amounts)!] as [string, string]);
   const want = sumDecimals([value]);
-  const subsets = Array.from({ length: 2 ** Math.min(sums.length, 12) }, (_, m) => sums.filter((_, i) => m & (1 << i))).filter((x) => x.length);
+  const subsets = Array.from({ length: 2 ** Math.min(sums.length, 12) }, (_, m) => sums.filter((_, i) => m & (1 << i))).filter(
+    (x) => x.length,
+  );
   subsets.sort((a, b) => a.length - b.length);
   return subsets.find((x) => sumDecimals(x.map(([, a]) => a)) === want) ?? null;
 }
 
 /** Sets lz4 compression on `table`'s detail column where the PostgreSQL server was built with it (see chain_0002). */
 async function compressDetailsWithLz4(db: Kysely<any>, table: string): Promise<void> {
-  const { rows } = await sql<{ lz4: boolean }>`select 'lz4' = any(enumvals) as lz4 from pg_settings where name = 'default_toast_compression'`.execute(db);
+  const { rows } = await sql<{
+    lz4: boolean;
+  }>`select 'lz4' = any(enumvals) as lz4 from pg_settings where name = 'default_toast_compression'`.execute(db);
   if (rows[0]?.lz4) await sql`alter table ${sql.table(table)} alter column detail set compression lz4`.execute(db);
 }
 
@@ -210,10 +228,15 @@ async function rekeyDetails(db: Kysely<any>, key: 'seq' | 'hash'): Promise<void>
       .addColumn('detail', 'text', (c) => c.notNull())
       .execute();
     if (pg) await compressDetailsWithLz4(trx, 'observation_details_rekeyed');
-    await sql`insert into observation_details_rekeyed (${sql.ref(key)}, detail) select o.${sql.ref(key)}, d.detail from observation_details d join observations o on o.${sql.ref(other)} = d.${sql.ref(other)}`.execute(trx);
+    await sql`insert into observation_details_rekeyed (${sql.ref(key)}, detail) select o.${sql.ref(key)}, d.detail from observation_details d join observations o on o.${sql.ref(other)} = d.${sql.ref(other)}`.execute(
+      trx,
+    );
     await trx.schema.dropTable('observation_details').execute();
     await trx.schema.alterTable('observation_details_rekeyed').renameTo('observation_details').execute();
-    if (pg) await sql`alter table observation_details rename constraint observation_details_rekeyed_pkey to observation_details_pkey`.execute(trx);
+    if (pg)
+      await sql`alter table observation_details rename constraint observation_details_rekeyed_pkey to observation_details_pkey`.execute(
+        trx,
+      );
   };
   if (pg) await rebuild(db);
   else await db.transaction().execute(rebuild);

@@ -48,7 +48,11 @@ export const intakeMigrations: Record<string, Migration> = {
         // Idempotency is this constraint: one row per (connection, event_id), whatever races happen above it.
         .addPrimaryKeyConstraint('intake_protocol_events_pk', ['connection_id', 'event_id'])
         .execute();
-      await db.schema.createIndex('intake_protocol_events_env_time').on('intake_protocol_events').columns(['environment', 'event_time']).execute();
+      await db.schema
+        .createIndex('intake_protocol_events_env_time')
+        .on('intake_protocol_events')
+        .columns(['environment', 'event_time'])
+        .execute();
       await db.schema
         .createTable('intake_outcomes')
         .addColumn('producer_id', 'text', (c) => c.notNull().references('intake_senders.id'))

@@ -4,7 +4,6 @@ import type { Offer } from '../../domain/intel.js';
 import { rowToOffer } from '../intel/rows.js';
 import type { Database } from '../schema.js';
 
-
 /** Migrations of the intel area, named "intel_NNNN_what" (unique across areas, applied in name order). */
 export const intelMigrations: Record<string, Migration> = {
   intel_0001_init: {
@@ -210,7 +209,11 @@ export const intelMigrations: Record<string, Migration> = {
         after = svcs[svcs.length - 1].service_id;
         const ids = svcs.map((s) => s.last_snapshot_id!);
         const [snaps, offers] = await Promise.all([
-          d.selectFrom('intel_snapshots').select(['snapshot_id', 'latency_ms', 'error', 'evidence_hash']).where('snapshot_id', 'in', ids).execute(),
+          d
+            .selectFrom('intel_snapshots')
+            .select(['snapshot_id', 'latency_ms', 'error', 'evidence_hash'])
+            .where('snapshot_id', 'in', ids)
+            .execute(),
           d.selectFrom('intel_offers').selectAll().where('snapshot_id', 'in', ids).orderBy('id').execute(),
         ]);
         const bySnap = new Map<string, Offer[]>();
@@ -221,7 +224,12 @@ export const intelMigrations: Record<string, Migration> = {
           if (!snap) continue; // a dangling id: readers keep their join fallback
           await d
             .updateTable('intel_services')
-            .set({ last_latency_ms: snap.latency_ms, last_error: snap.error, last_evidence_hash: snap.evidence_hash, last_offers: JSON.stringify(bySnap.get(snap.snapshot_id) ?? []) })
+            .set({
+              last_latency_ms: snap.latency_ms,
+              last_error: snap.error,
+              last_evidence_hash: snap.evidence_hash,
+              last_offers: JSON.stringify(bySnap.get(snap.snapshot_id) ?? []),
+            })
             .where('service_id', '=', s.service_id)
             .execute();
         }

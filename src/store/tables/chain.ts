@@ -109,4 +109,3 @@ export interface ChainTables {
   collector_state: CollectorStateTable;
   chain_stats: ChainStatsTable;
 }
-

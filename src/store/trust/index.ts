@@ -36,7 +36,12 @@ export async function listApiKeys(store: Store): Promise<TrustApiKeyRow[]> {
  * @returns true when an active key with that id existed; false when unknown or already revoked
  */
 export async function revokeApiKey(store: Store, id: string, at: string): Promise<boolean> {
-  const r = await store.db.updateTable('trust_api_keys').set({ revoked_at: at }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
+  const r = await store.db
+    .updateTable('trust_api_keys')
+    .set({ revoked_at: at })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 
@@ -52,11 +57,7 @@ export async function reserveCheck(store: Store, keyId: string, month: string, q
     .values({ key_id: keyId, month, used: 0, reserved: 0 })
     .onConflict((oc) => oc.columns(['key_id', 'month']).doNothing())
     .execute();
-  let q = store.db
-    .updateTable('trust_usage')
-    .set({ reserved: sql`reserved + 1` })
-    .where('key_id', '=', keyId)
-    .where('month', '=', month);
+  let q = store.db.updateTable('trust_usage').set({ reserved: sql`reserved + 1` }).where('key_id', '=', keyId).where('month', '=', month);
   if (quota !== null) q = q.where(sql<boolean>`used + reserved < ${quota}`);
   const r = await q.executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
@@ -99,11 +100,22 @@ export interface UsageLine {
  * Usage per key for `month` ("YYYY-MM"), optionally for one key and/or one plan; keys with no usage row in
  * that month are left out (a missing row means no metered check was recorded, which here is exact).
  */
-export async function usageForMonth(store: Store, month: string, filter: { keyId?: string; plan?: 'free' | 'paid' } = {}): Promise<UsageLine[]> {
+export async function usageForMonth(
+  store: Store,
+  month: string,
+  filter: { keyId?: string; plan?: 'free' | 'paid' } = {},
+): Promise<UsageLine[]> {
   let q = store.db
     .selectFrom('trust_usage')
     .innerJoin('trust_api_keys', 'trust_api_keys.id', 'trust_usage.key_id')
-    .select(['trust_usage.key_id', 'trust_api_keys.prefix', 'trust_api_keys.plan', 'trust_api_keys.label', 'trust_usage.month', 'trust_usage.used'])
+    .select([
+      'trust_usage.key_id',
+      'trust_api_keys.prefix',
+      'trust_api_keys.plan',
+      'trust_api_keys.label',
+      'trust_usage.month',
+      'trust_usage.used',
+    ])
     .where('trust_usage.month', '=', month);
   if (filter.keyId) q = q.where('trust_usage.key_id', '=', filter.keyId);
   if (filter.plan) q = q.where('trust_api_keys.plan', '=', filter.plan);
@@ -158,7 +170,10 @@ export async function findServiceListing(store: Store, serviceId: string): Promi
   if (!s) return null;
   const counts = await store.db
     .selectFrom('intel_snapshots')
-    .select((eb) => [eb.fn.countAll<number | string>().as('total'), eb.fn.sum<number | string | null>(sql`case when outcome = 'payment_required' then 1 else 0 end`).as('healthy')])
+    .select((eb) => [
+      eb.fn.countAll<number | string>().as('total'),
+      eb.fn.sum<number | string | null>(sql`case when outcome = 'payment_required' then 1 else 0 end`).as('healthy'),
+    ])
     .where('service_id', '=', serviceId)
     .executeTakeFirstOrThrow();
   let sources: string[] = [];
@@ -183,7 +198,11 @@ export async function findServiceListing(store: Store, serviceId: string): Promi
  * The offers of the service's latest snapshot that found a parseable 402 strictly before `before` (ISO 8601),
  * falling back to its latest directory-advertised offers; null when neither exists.
  */
-export async function lastKnownOffers(store: Store, serviceId: string, before: string): Promise<{ snapshot_id: string | null; checked_at: string; offers: Offer[] } | null> {
+export async function lastKnownOffers(
+  store: Store,
+  serviceId: string,
+  before: string,
+): Promise<{ snapshot_id: string | null; checked_at: string; offers: Offer[] } | null> {
   const snap = await store.db
     .selectFrom('intel_snapshots')
     .select(['snapshot_id', 'checked_at'])
@@ -208,7 +227,14 @@ export async function lastKnownOffers(store: Store, serviceId: string, before: s
     .limit(1)
     .executeTakeFirst();
   if (!last) return null;
-  const rows = await store.db.selectFrom('intel_offers').selectAll().where('service_id', '=', serviceId).where('snapshot_id', 'is', null).where('observed_at', '=', last.observed_at).orderBy('id').execute();
+  const rows = await store.db
+    .selectFrom('intel_offers')
+    .selectAll()
+    .where('service_id', '=', serviceId)
+    .where('snapshot_id', 'is', null)
+    .where('observed_at', '=', last.observed_at)
+    .orderBy('id')
+    .execute();
   return { snapshot_id: null, checked_at: last.observed_at, offers: rows.map(rowToOffer) };
 }
 
@@ -232,7 +258,11 @@ export interface ReceivedPayments {
  *   query).
  * @returns count and first/last block time (UTC Unix seconds, null when the count is zero)
  */
-export async function receivedPayments(store: Store, address: string, listedContracts: readonly string[] | null = null): Promise<ReceivedPayments> {
+export async function receivedPayments(
+  store: Store,
+  address: string,
+  listedContracts: readonly string[] | null = null,
+): Promise<ReceivedPayments> {
   const a = address.toLowerCase();
   const none = { count: 0, first_time_unix: null, last_time_unix: null };
   if (!/^0x[0-9a-f]{40}$/.test(a) || listedContracts?.length === 0) return none;

@@ -3,7 +3,7 @@
  * issued once and kept in this browser's storage. The listener allows this page's origin for these two calls only.
  */
 import { useState } from 'preact/hooks';
-import { ApiError, getJson, postJson } from '../api';
+import { type ApiError, getJson, postJson } from '../api';
 import { iso, known } from '../format';
 import { ApiLink, ErrorBox, Hex, OfferDisclaimer, useTitle } from '../ui';
 import type { CheckAnswer, Manifest } from '../types';
@@ -60,13 +60,20 @@ export function Check() {
     <>
       <h1>Trust check</h1>
       <p>
-        Should an agent pay this URL? The check fetches it once without paying and weighs its 402 challenge against provider history, chain observations
-        and ownership proofs.
+        Should an agent pay this URL? The check fetches it once without paying and weighs its 402 challenge against provider history, chain
+        observations and ownership proofs.
       </p>
       <form class="filters" onSubmit={run} aria-label="Check a URL">
         <label class="wide">
           Paid URL
-          <input name="url" type="url" required value={url} placeholder="https://api.example.com/paid" onInput={(e) => setUrl((e.target as HTMLInputElement).value)} />
+          <input
+            name="url"
+            type="url"
+            required
+            value={url}
+            placeholder="https://api.example.com/paid"
+            onInput={(e) => setUrl((e.target as HTMLInputElement).value)}
+          />
         </label>
         <div class="buttons">
           <button type="submit" disabled={busy}>
@@ -98,7 +105,10 @@ export function Check() {
       {answer && (
         <section aria-live="polite">
           <h2>
-            Verdict: <span class={`verdict ${answer.verdict}`} data-verdict={answer.verdict}>{answer.verdict.replace(/_/g, ' ')}</span>
+            Verdict:{' '}
+            <span class={`verdict ${answer.verdict}`} data-verdict={answer.verdict}>
+              {answer.verdict.replace(/_/g, ' ')}
+            </span>
           </h2>
           <p class="muted">
             <bdi>{answer.url}</bdi>, checked {iso(answer.checked_at)}.
@@ -124,7 +134,11 @@ export function Check() {
         </section>
       )}
       <OfferDisclaimer />
-      {checkUrl ? <p class="api-link">Data: POST {checkUrl}</p> : <ApiLink path="/.well-known/paywatch.json" label="Trust-check address from" />}
+      {checkUrl ? (
+        <p class="api-link">Data: POST {checkUrl}</p>
+      ) : (
+        <ApiLink path="/.well-known/paywatch.json" label="Trust-check address from" />
+      )}
     </>
   );
 }

@@ -20,7 +20,10 @@ function Freshness({ s }: { s: Status }) {
         ['Lag behind the newest collected block', duration(s.lag_seconds)],
         ['Collector', known(c.state ?? 'never ran')],
         ['Finalized head seen', known(c.finalized_head)],
-        ['Checkpoint', s.checkpoint ? `block ${s.checkpoint.height} (${short(s.checkpoint.hash)}), written ${iso(s.checkpoint.updated_at)}` : 'none yet'],
+        [
+          'Checkpoint',
+          s.checkpoint ? `block ${s.checkpoint.height} (${short(s.checkpoint.hash)}), written ${iso(s.checkpoint.updated_at)}` : 'none yet',
+        ],
         ['Observations stored', s.total_transactions.toLocaleString('en')],
         ['Source', known(s.source)],
         ['Collector error', c.last_error ? `${c.last_error} (${iso(c.last_error_at)})` : 'none'],
@@ -49,8 +52,9 @@ function CoverageBar({ c }: { c: Coverage }) {
         ))}
       </div>
       <p class="muted">
-        Blocks {lo.toLocaleString('en')} to {hi.toLocaleString('en')}: {c.intervals.length} collected interval{c.intervals.length === 1 ? '' : 's'},{' '}
-        {gaps} gap{gaps === 1 ? '' : 's'}. Gaps are blocks not collected, not blocks without activity.
+        Blocks {lo.toLocaleString('en')} to {hi.toLocaleString('en')}: {c.intervals.length} collected interval
+        {c.intervals.length === 1 ? '' : 's'}, {gaps} gap{gaps === 1 ? '' : 's'}. Gaps are blocks not collected, not blocks without
+        activity.
       </p>
       <details>
         <summary>Intervals</summary>
@@ -101,12 +105,19 @@ function MetricsCard({ title, totals, sources, same }: { title: string; totals: 
           ['Success rate', <span data-metric="rate">{d.rate === null ? 'unknown' : `${(d.rate * 100).toFixed(1)} %`}</span>],
         ]}
       />
-      {d.total > d.analyzed && <p class="note">Sums cover the latest {d.analyzed.toLocaleString('en')} of {d.total.toLocaleString('en')} matches (the API's 50,000 window).</p>}
+      {d.total > d.analyzed && (
+        <p class="note">
+          Sums cover the latest {d.analyzed.toLocaleString('en')} of {d.total.toLocaleString('en')} matches (the API's 50,000 window).
+        </p>
+      )}
       {sources.map((p) => (
         <ApiLink key={p} path={p} />
       ))}
       <p class="api-link">
-        The same numbers: <a href={same} data-metrics-api={same}>GET {same}</a>
+        The same numbers:{' '}
+        <a href={same} data-metrics-api={same}>
+          GET {same}
+        </a>
       </p>
     </section>
   );
@@ -123,8 +134,18 @@ function Totals({ until, series }: { until: number; series: Loaded<Series> }) {
         <Show state={count} what="the 24-hour count">
           {(c) => (
             <div class="grid2">
-              <MetricsCard title="Last 24 hours" totals={totalsOf(s, since24, c.total)} sources={[seriesPath('hour', until - 7 * DAY, until), countPath]} same={`/api/metrics${query({ since: since24, until })}`} />
-              <MetricsCard title="Last 7 days" totals={totalsOf(s, until - 7 * DAY, s.total)} sources={[seriesPath('hour', until - 7 * DAY, until)]} same={`/api/metrics${query({ since: until - 7 * DAY, until })}`} />
+              <MetricsCard
+                title="Last 24 hours"
+                totals={totalsOf(s, since24, c.total)}
+                sources={[seriesPath('hour', until - 7 * DAY, until), countPath]}
+                same={`/api/metrics${query({ since: since24, until })}`}
+              />
+              <MetricsCard
+                title="Last 7 days"
+                totals={totalsOf(s, until - 7 * DAY, s.total)}
+                sources={[seriesPath('hour', until - 7 * DAY, until)]}
+                same={`/api/metrics${query({ since: until - 7 * DAY, until })}`}
+              />
             </div>
           )}
         </Show>
@@ -165,7 +186,11 @@ function SeriesView({ s }: { s: Series }) {
     const x = s.buckets.map((b) => b.start);
     const num = (v: string | null) => (v === null ? null : Number(v));
     const byExecution = (pick: (p: Series['buckets'][0]['execution']['success']) => number | null): Line[] =>
-      (['success', 'failed', 'unknown'] as const).map((e) => ({ label: e, color: EXECUTION_COLORS[e], values: s.buckets.map((b) => pick(b.execution[e])) }));
+      (['success', 'failed', 'unknown'] as const).map((e) => ({
+        label: e,
+        color: EXECUTION_COLORS[e],
+        values: s.buckets.map((b) => pick(b.execution[e])),
+      }));
     const nominal: Line[] = s.assets.map((a, i) => ({
       label: a.symbol,
       color: ASSET_COLORS[i % ASSET_COLORS.length],
@@ -177,8 +202,8 @@ function SeriesView({ s }: { s: Series }) {
     <>
       {s.truncated && (
         <p class="note">
-          The series aggregates the latest {s.analyzed.toLocaleString('en')} of {s.total.toLocaleString('en')} matches: buckets before {utc(s.analyzed_since)} are
-          not counted.
+          The series aggregates the latest {s.analyzed.toLocaleString('en')} of {s.total.toLocaleString('en')} matches: buckets before{' '}
+          {utc(s.analyzed_since)} are not counted.
         </p>
       )}
       <div class="charts">
@@ -188,7 +213,11 @@ function SeriesView({ s }: { s: Series }) {
         </figure>
         <figure>
           <figcaption>Nominal per {s.bucket}, by listed token (dollars at 1 per token)</figcaption>
-          {nominal.length ? <Chart title={`Nominal per ${s.bucket} by listed token`} x={x} lines={nominal} /> : <p>No listed-token value in this window.</p>}
+          {nominal.length ? (
+            <Chart title={`Nominal per ${s.bucket} by listed token`} x={x} lines={nominal} />
+          ) : (
+            <p>No listed-token value in this window.</p>
+          )}
         </figure>
         <figure>
           <figcaption>Fees per {s.bucket}, by execution (fee-token units)</figcaption>
@@ -250,7 +279,8 @@ export function Overview() {
           ) : (
             <>
               <p class="muted">
-                Windows end at {utc(until)}, the end of the hour of the newest collected observation ({utc(l.rows[0].time)}); <Link href="/transactions">see them all</Link>.
+                Windows end at {utc(until)}, the end of the hour of the newest collected observation ({utc(l.rows[0].time)});{' '}
+                <Link href="/transactions">see them all</Link>.
               </p>
               <Totals until={until} series={hourly} />
               <SeriesCharts until={until} hourly={hourly} />

@@ -98,11 +98,21 @@ export function Providers() {
       >
         <label>
           Search
-          <input name="q" value={form.q} placeholder="domain, URL or description" onInput={(e) => setForm({ ...form, q: (e.target as HTMLInputElement).value })} />
+          <input
+            name="q"
+            value={form.q}
+            placeholder="domain, URL or description"
+            onInput={(e) => setForm({ ...form, q: (e.target as HTMLInputElement).value })}
+          />
         </label>
         <label>
           Network
-          <input name="network" value={form.network} placeholder="e.g. eip155:4217" onInput={(e) => setForm({ ...form, network: (e.target as HTMLInputElement).value })} />
+          <input
+            name="network"
+            value={form.network}
+            placeholder="e.g. eip155:4217"
+            onInput={(e) => setForm({ ...form, network: (e.target as HTMLInputElement).value })}
+          />
         </label>
         <div class="buttons">
           <button type="submit">Search</button>
@@ -120,11 +130,13 @@ export function Providers() {
                   </Link>{' '}
                   {p.stale && <span class="badge warn">stale</span>}
                   <br />
-                  {p.services_total} service(s) · {p.protocols.join(', ') || 'unknown protocol'} · {p.networks.join(', ') || 'unknown network'}
+                  {p.services_total} service(s) · {p.protocols.join(', ') || 'unknown protocol'} ·{' '}
+                  {p.networks.join(', ') || 'unknown network'}
                   <br />
                   {p.prices.map((x, i) => (
                     <span key={i} class="price">
-                      {x.min_amount === x.max_amount ? known(x.min_amount) : `${known(x.min_amount)}–${known(x.max_amount)}`} of <code>{short(x.asset)}</code> on {x.network}
+                      {x.min_amount === x.max_amount ? known(x.min_amount) : `${known(x.min_amount)}–${known(x.max_amount)}`} of{' '}
+                      <code>{short(x.asset)}</code> on {x.network}
                     </span>
                   ))}
                   <br />
@@ -135,8 +147,12 @@ export function Providers() {
               ))}
             </ul>
             <nav class="pager" aria-label="Pages">
-              {offset > 0 && <Link href={`/providers${query({ q, network, offset: Math.max(0, offset - l.limit) || undefined })}`}>← Previous</Link>}
-              {offset + l.providers.length < l.total && <Link href={`/providers${query({ q, network, offset: offset + l.limit })}`}>Next →</Link>}
+              {offset > 0 && (
+                <Link href={`/providers${query({ q, network, offset: Math.max(0, offset - l.limit) || undefined })}`}>← Previous</Link>
+              )}
+              {offset + l.providers.length < l.total && (
+                <Link href={`/providers${query({ q, network, offset: offset + l.limit })}`}>Next →</Link>
+              )}
             </nav>
           </>
         )}

@@ -15,8 +15,8 @@ function Integrity({ d }: { d: Detail }) {
         Integrity: <span data-integrity-score={i.score}>{i.score}</span> of {i.maximum}
       </h2>
       <p class="muted">
-        Scope: {i.scope}; rules version {i.version}. Independent consensus verified: {i.independent_consensus_verified ? 'yes' : 'no'}. The score describes
-        evidence, not honesty or task success.
+        Scope: {i.scope}; rules version {i.version}. Independent consensus verified: {i.independent_consensus_verified ? 'yes' : 'no'}. The
+        score describes evidence, not honesty or task success.
       </p>
       <ol class="checklist">
         {i.stages.map((s) => (
@@ -108,11 +108,19 @@ export function Transaction({ hash }: { hash: string }) {
                   ['Exchange', known(d.exchange)],
                   ['Sender', d.sender ? <Hex value={d.sender} href={`/wallet/${d.sender}`} /> : 'unknown'],
                   ['Recipient', d.recipient ? <Hex value={d.recipient} href={`/wallet/${d.recipient}`} /> : 'unknown'],
-                  ['Amount', <>{known(d.amount)} <bdi>{d.asset ?? ''}</bdi> <Listed listed={d.asset_listed} /></>],
+                  [
+                    'Amount',
+                    <>
+                      {known(d.amount)} <bdi>{d.asset ?? ''}</bdi> <Listed listed={d.asset_listed} />
+                    </>,
+                  ],
                   ['Nominal (listed USD)', known(d.nominal)],
                   ['Fee (fee-token units)', known(d.fee)],
                   ['Fee token', <Hex value={d.receipt?.fee_token ?? null} />],
-                  ['Fee payer', d.receipt?.fee_payer ? <Hex value={d.receipt.fee_payer} href={`/wallet/${d.receipt.fee_payer}`} /> : 'unknown'],
+                  [
+                    'Fee payer',
+                    d.receipt?.fee_payer ? <Hex value={d.receipt.fee_payer} href={`/wallet/${d.receipt.fee_payer}`} /> : 'unknown',
+                  ],
                   ['Decoded', d.decode],
                 ]}
               />
@@ -127,8 +135,8 @@ export function Transaction({ hash }: { hash: string }) {
                   <ol class="calls">
                     {d.calls.map((c) => (
                       <li key={c.index}>
-                        <strong>{c.function ?? 'unknown function'}</strong> on <code>{known(c.target)}</code> (selector <code>{known(c.selector)}</code>)
-                        {c.args && <pre>{JSON.stringify(c.args, null, 2)}</pre>}
+                        <strong>{c.function ?? 'unknown function'}</strong> on <code>{known(c.target)}</code> (selector{' '}
+                        <code>{known(c.selector)}</code>){c.args && <pre>{JSON.stringify(c.args, null, 2)}</pre>}
                       </li>
                     ))}
                   </ol>
@@ -173,7 +181,11 @@ export function Transaction({ hash }: { hash: string }) {
               </section>
               <section>
                 <h2>Unknown logs</h2>
-                {d.unknown && d.unknown.length ? <Json value={d.unknown} summary={`${d.unknown.length} log(s) no known ABI decodes`} /> : <p>None.</p>}
+                {d.unknown && d.unknown.length ? (
+                  <Json value={d.unknown} summary={`${d.unknown.length} log(s) no known ABI decodes`} />
+                ) : (
+                  <p>None.</p>
+                )}
               </section>
               <Json value={d.transaction} summary="The node's transaction" />
               <Json value={d.receipt} summary="Receipt and logs" />

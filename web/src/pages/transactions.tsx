@@ -22,7 +22,11 @@ export function Listed({ listed }: { listed: boolean | null }) {
 export function RowsTable({ rows, wallet }: { rows: Row[]; wallet?: string }) {
   if (!rows.length) return <p>No matching observations (which is not proof of no activity).</p>;
   return (
-    <DataTable label="Observations" columns={['Time (UTC)', 'Transaction', 'From → to', 'Amount', 'Nominal', 'Fee', 'Execution', 'Kind', 'Integrity']} className="rows">
+    <DataTable
+      label="Observations"
+      columns={['Time (UTC)', 'Transaction', 'From → to', 'Amount', 'Nominal', 'Fee', 'Execution', 'Kind', 'Integrity']}
+      className="rows"
+    >
       {rows.map((r) => (
         <tr key={r.hash} data-hash={r.hash}>
           <td>{utc(r.time)}</td>
@@ -32,8 +36,29 @@ export function RowsTable({ rows, wallet }: { rows: Row[]; wallet?: string }) {
             </Link>
           </td>
           <td>
-            {r.sender ? r.sender === wallet ? <code>{short(r.sender)}</code> : <Link href={`/wallet/${r.sender}`}><code>{short(r.sender)}</code></Link> : 'unknown'} →{' '}
-            {r.recipient ? r.recipient === wallet ? <code>{short(r.recipient)}</code> : <Link href={`/wallet/${r.recipient}`}><code>{short(r.recipient)}</code></Link> : 'unknown'}
+            {r.sender ? (
+              r.sender === wallet ? (
+                <code>{short(r.sender)}</code>
+              ) : (
+                <Link href={`/wallet/${r.sender}`}>
+                  <code>{short(r.sender)}</code>
+                </Link>
+              )
+            ) : (
+              'unknown'
+            )}{' '}
+            →{' '}
+            {r.recipient ? (
+              r.recipient === wallet ? (
+                <code>{short(r.recipient)}</code>
+              ) : (
+                <Link href={`/wallet/${r.recipient}`}>
+                  <code>{short(r.recipient)}</code>
+                </Link>
+              )
+            ) : (
+              'unknown'
+            )}
           </td>
           <td>
             {known(r.amount)} {r.asset ?? (r.asset_contract ? short(r.asset_contract) : '')} <Listed listed={r.asset_listed} />
@@ -79,10 +104,17 @@ export function Transactions() {
   const field = (k: 'q' | 'asset' | 'exchange', label: string, hint: string) => (
     <label>
       {label}
-      <input name={k} value={form[k]} maxLength={140} placeholder={hint} onInput={(e) => setForm({ ...form, [k]: (e.target as HTMLInputElement).value })} />
+      <input
+        name={k}
+        value={form[k]}
+        maxLength={140}
+        placeholder={hint}
+        onInput={(e) => setForm({ ...form, [k]: (e.target as HTMLInputElement).value })}
+      />
     </label>
   );
-  const page = (o: number, fixedUntil: string) => `/transactions${query({ ...filters, until: fixedUntil, limit: limit === '30' ? undefined : limit, offset: o || undefined })}`;
+  const page = (o: number, fixedUntil: string) =>
+    `/transactions${query({ ...filters, until: fixedUntil, limit: limit === '30' ? undefined : limit, offset: o || undefined })}`;
 
   return (
     <>
@@ -94,7 +126,11 @@ export function Transactions() {
         {field('exchange', 'Exchange', 'venue name, or unknown')}
         <label>
           Execution
-          <select name="execution" value={form.execution} onChange={(e) => setForm({ ...form, execution: (e.target as HTMLSelectElement).value })}>
+          <select
+            name="execution"
+            value={form.execution}
+            onChange={(e) => setForm({ ...form, execution: (e.target as HTMLSelectElement).value })}
+          >
             <option value="">any</option>
             <option value="success">success</option>
             <option value="failed">failed</option>
@@ -103,11 +139,21 @@ export function Transactions() {
         </label>
         <label>
           Since (UTC, inclusive)
-          <input type="datetime-local" name="since" value={toInput(form.since)} onInput={(e) => setForm({ ...form, since: fromInput((e.target as HTMLInputElement).value) })} />
+          <input
+            type="datetime-local"
+            name="since"
+            value={toInput(form.since)}
+            onInput={(e) => setForm({ ...form, since: fromInput((e.target as HTMLInputElement).value) })}
+          />
         </label>
         <label>
           Until (UTC, exclusive)
-          <input type="datetime-local" name="until" value={toInput(form.until)} onInput={(e) => setForm({ ...form, until: fromInput((e.target as HTMLInputElement).value) })} />
+          <input
+            type="datetime-local"
+            name="until"
+            value={toInput(form.until)}
+            onInput={(e) => setForm({ ...form, until: fromInput((e.target as HTMLInputElement).value) })}
+          />
         </label>
         <div class="buttons">
           <button type="submit">Apply filters</button>
@@ -136,12 +182,15 @@ export function Transactions() {
           return (
             <>
               <p aria-live="polite">
-                {l.total.toLocaleString('en')} matching observations; showing {l.rows.length ? `${offset + 1}–${offset + l.rows.length}` : 'none'}, as of {l.as_of}.
+                {l.total.toLocaleString('en')} matching observations; showing{' '}
+                {l.rows.length ? `${offset + 1}–${offset + l.rows.length}` : 'none'}, as of {l.as_of}.
               </p>
               <RowsTable rows={l.rows} />
               <nav class="pager" aria-label="Pages">
                 {offset > 0 && <Link href={page(Math.max(0, offset - Number(limit)), fixedUntil)}>← Newer</Link>}
-                {offset + l.rows.length < l.total && offset + Number(limit) <= 1_000_000 && <Link href={page(offset + Number(limit), fixedUntil)}>Older →</Link>}
+                {offset + l.rows.length < l.total && offset + Number(limit) <= 1_000_000 && (
+                  <Link href={page(offset + Number(limit), fixedUntil)}>Older →</Link>
+                )}
               </nav>
             </>
           );

@@ -1,6 +1,6 @@
 /** A wallet: observations where it sends or receives, with exact totals per asset over what was loaded. */
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, getJson, query } from '../api';
+import { type ApiError, getJson, query } from '../api';
 import { ADDRESS, short, sumDecimals } from '../format';
 import { ApiLink, ChainDisclaimer, DataTable, ErrorBox, Hex, useTitle } from '../ui';
 import type { List, Row } from '../types';
@@ -31,7 +31,8 @@ export function Wallet({ address }: { address: string }) {
   const [until, setUntil] = useState<number | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [loading, setLoading] = useState(false);
-  const path = (offset: number, u: number | null) => `/api/transactions${query({ q: wallet, limit: PAGE, offset: offset || undefined, until: u ?? undefined })}`;
+  const path = (offset: number, u: number | null) =>
+    `/api/transactions${query({ q: wallet, limit: PAGE, offset: offset || undefined, until: u ?? undefined })}`;
 
   const load = async (offset: number, u: number | null, before: Row[]) => {
     setLoading(true);
@@ -77,7 +78,9 @@ export function Wallet({ address }: { address: string }) {
             {total.toLocaleString('en')} observations where this wallet sends or receives; {rows.length.toLocaleString('en')} loaded.
           </p>
           <h2>Totals per asset</h2>
-          <p class="muted">Exact sums of the primary leg of the {rows.length} loaded observations (a transaction's other legs are on its page).</p>
+          <p class="muted">
+            Exact sums of the primary leg of the {rows.length} loaded observations (a transaction's other legs are on its page).
+          </p>
           {sums.length ? (
             <DataTable label="Totals per asset" columns={['Asset', 'Observations', 'Sent', 'Received']}>
               {sums.map((t) => (
