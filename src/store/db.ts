@@ -16,7 +16,8 @@ import { namingPool } from './prepared.js';
 import { DEFAULT_TOKEN_LIST, type TokenList } from '../domain/token-list.js';
 import { ReaderPool, } from './chain/readers.js';
 import { StoreCache } from './cache.js';
-import { PaywatchError } from '../domain/errors.js';
+import { InvalidInput, PaywatchError, shortMessage } from '../domain/errors.js';
+import { LIMITS } from '../limits/index.js';
 
 export type { DialectName } from './dialect.js';
 
@@ -46,14 +47,14 @@ export interface DbTarget {
 /**
  * Parses a `--db` / PAYWATCH_DB value: `postgres://…` or `postgresql://…` selects PostgreSQL;
  * `sqlite:PATH` or a bare path selects SQLite.
- * @throws TypeError on an empty value
+ * @throws InvalidInput on an empty value
  */
 export function parseDbTarget(value: string): DbTarget {
   const v = value.trim();
-  if (!v) throw new TypeError('database location is empty');
+  if (!v) throw new InvalidInput('database location is empty');
   if (/^postgres(ql)?:\/\//i.test(v)) return { dialect: 'postgres', target: v };
   const path = v.startsWith('sqlite:') ? v.slice('sqlite:'.length) : v;
-  if (!path) throw new TypeError('sqlite: needs a path');
+  if (!path) throw new InvalidInput('sqlite: needs a path');
   return { dialect: 'sqlite', target: path };
 }
 
@@ -116,7 +117,7 @@ export async function openStore(value: string, opts: OpenStoreOptions = {}): Pro
       sqlite = new SqliteDatabase(t.target, { readonly: opts.readonly === true, fileMustExist: opts.readonly === true });
     } catch (e) {
       unlockMigrations();
-      throw new StoreOpenError(`cannot open SQLite database ${t.target}: ${(e as Error).message}`);
+      throw new StoreOpenError(`cannot open SQLite database ${t.target}: ${shortMessage(e)}`);
     }
     // 16 KiB pages (takes effect on a new file only): an observation's detail (~3 kB of JSON) no longer fills a
     // 4 KiB page alone, so the collector writes about a third fewer bytes per transaction.
@@ -140,7 +141,7 @@ export async function openStore(value: string, opts: OpenStoreOptions = {}): Pro
       c.release();
     } catch (e) {
       await pool.end().catch(() => {});
-      throw new StoreOpenError(`cannot reach PostgreSQL at ${redactDbLocation(t)}: ${(e as Error).message}`);
+      throw new StoreOpenError(`cannot reach PostgreSQL at ${redactDbLocation(t)}: ${shortMessage(e)}`);
     }
     db = new Kysely<Database>({ dialect: reportingOutages(new PostgresDialect({ pool: namingPool(pool) })) });
     pgPools.set(db, pool);
@@ -170,7 +171,7 @@ export async function openStore(value: string, opts: OpenStoreOptions = {}): Pro
     // Imported lazily: only stores that serve heavy reads need the chain queries.
     const { runReaderTask } = await import('./chain/index.js');
     const setup = { db: value, tokenList: { name: tokenList.name, tokens: [...tokenList.tokens.values()] } };
-    store.readers = new ReaderPool(setup, opts.readers, opts.readersMaxQueued ?? 32, (task) => runReaderTask(store, task));
+    store.readers = new ReaderPool(setup, opts.readers, opts.readersMaxQueued ?? LIMITS.readerQueue.value, (task) => runReaderTask(store, task));
   }
   return store;
 }
@@ -250,7 +251,7 @@ export async function lockSqliteMigrations(path: string, waitMs: number): Promis
     } catch (e) {
       lock?.close();
       if ((e as { code?: string }).code !== 'SQLITE_BUSY')
-        throw new MigrationError(`cannot take the migration lock ${lockPath}: ${(e as Error).message}`);
+        throw new MigrationError(`cannot take the migration lock ${lockPath}: ${shortMessage(e)}`);
     }
     if (Date.now() >= deadline) {
       throw new MigrationError(
@@ -271,6 +272,6 @@ export async function migrateStore(store: Store): Promise<void> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
-    throw new MigrationError(`migration ${failed?.migrationName ?? '?'} failed: ${(error as Error).message ?? error}`);
+    throw new MigrationError(`migration ${failed?.migrationName ?? '?'} failed: ${shortMessage(error)}`);
   }
 }

@@ -7,7 +7,7 @@
  */
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
-import { PaywatchError } from '../domain/errors.js';
+import { PaywatchError, shortMessage } from '../domain/errors.js';
 import { backoffDelayMs } from '../net/backoff.js';
 import type { Database } from './schema.js';
 import { namingPool } from './prepared.js';
@@ -77,7 +77,7 @@ export function openReadStore(
         } catch (e) {
           failures++;
           retryAt = Date.now() + backoffDelayMs(failures, REPLICA_RETRY.baseMs, REPLICA_RETRY.maxMs);
-          if (target !== 'primary') opts.onTarget?.('primary', (e as Error).message.split('\n')[0]!);
+          if (target !== 'primary') opts.onTarget?.('primary', shortMessage(e));
           target = 'primary';
         }
       }

@@ -28,7 +28,7 @@ const CASES: Array<[PaywatchError, number, string | undefined]> = [
   [new LimitExceeded('rate limited', { retryAfterSeconds: 7 }), 429, '7'],
   [new Unavailable('not yet collected'), 503, '5'],
   [new Unavailable('busy', { retryAfterSeconds: 1 }), 503, '1'],
-  [new HttpError(415, 'unsupported media type'), 415, undefined],
+  [new HttpError('unsupported_media_type', 'unsupported media type'), 415, undefined],
 ];
 
 describe('one HTTP status table', () => {
