@@ -9,13 +9,14 @@
  * test/limits/table.test.ts; `npm run docs:tables` rewrites it).
  *
  * Scopes: `client` is an address (IPv4, or an IPv6 /64: ./client-key.ts) and, with `--redis`, counts once across
- * every replica (./shared.ts); `sender` an intake connection or producer; `key` a trust-check API key; `connection`
- * one TCP connection; `process` this process (budgets of work in flight stay per process: docs/decisions.md).
+ * every replica (./shared.ts); `sender` an intake connection or producer; `key` a trust-check API key; `request` one
+ * request; `connection` one TCP connection; `process` this process (budgets of work in flight stay per process:
+ * docs/decisions.md).
  */
 import type { SettingKey } from '../settings/index.js';
 
 /** Per what a limit counts. */
-export type LimitScope = 'client' | 'sender' | 'key' | 'connection' | 'process';
+export type LimitScope = 'client' | 'sender' | 'key' | 'request' | 'connection' | 'process';
 
 /** What is answered beyond a limit. */
 export interface LimitAnswer {
@@ -162,7 +163,7 @@ export const LIMITS = {
   },
   requestTime: {
     what: 'time to send a whole request, head and body (not the answer)',
-    scope: 'connection',
+    scope: 'request',
     unit: 'seconds per request',
     windowMs: null,
     setting: 'requestTimeoutSeconds',
@@ -172,7 +173,7 @@ export const LIMITS = {
   },
   headersTime: {
     what: "time to send a request's head",
-    scope: 'connection',
+    scope: 'request',
     unit: 'seconds per request',
     windowMs: null,
     setting: 'headersTimeoutSeconds',
@@ -212,7 +213,7 @@ export const LIMITS = {
   },
   publicBody: {
     what: 'request body on the public listener (the signed intake)',
-    scope: 'connection',
+    scope: 'request',
     unit: 'bytes per request',
     windowMs: null,
     setting: null,
@@ -222,7 +223,7 @@ export const LIMITS = {
   },
   verifyBody: {
     what: 'request body on the trust-check listener',
-    scope: 'connection',
+    scope: 'request',
     unit: 'bytes per request',
     windowMs: null,
     setting: null,
@@ -232,7 +233,7 @@ export const LIMITS = {
   },
   urlLength: {
     what: 'the URL of a request',
-    scope: 'connection',
+    scope: 'request',
     unit: 'characters',
     windowMs: null,
     setting: null,
@@ -242,7 +243,7 @@ export const LIMITS = {
   },
   pathParameter: {
     what: 'one path parameter (the longest valid one is a provider domain, 260)',
-    scope: 'connection',
+    scope: 'request',
     unit: 'characters',
     windowMs: null,
     setting: null,

@@ -84,7 +84,7 @@ export const SETTINGS = {
     flag: '--db-read <url>',
     commands: ['start', 'serve'],
     default: null,
-    defaultText: 'none (read `--db`)',
+    defaultText: 'none: read `--db`',
     schema: z
       .string()
       .regex(/^postgres(ql)?:\/\//i, 'must be a postgres:// URL (a streaming replica of --db)')
@@ -97,7 +97,7 @@ export const SETTINGS = {
     flag: '--redis <url>',
     commands: ['start', 'serve', 'verify'],
     default: null,
-    defaultText: 'none (limits counted per process)',
+    defaultText: 'none: limits counted per process',
     schema: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).nullable(),
     help: 'Redis (redis:// or rediss://) shared by every replica for per-client limits',
     doc: 'a Redis (`redis://[:password@]host:port[/db]` or `rediss://`) where every replica counts the per-client limits (rate limits, free-key issuance, failed authentications), so N replicas enforce each limit once. While it does not answer, limits count per process (logged once, `/readyz` → `limits.shared: false`) and return to Redis when it is back; its password never reaches the log or `/readyz`',
@@ -191,7 +191,7 @@ export const SETTINGS = {
     flag: '--tokenlist <path>',
     commands: ['start', 'collect', 'serve', 'demo', 'seed', 'verify'],
     default: null,
-    defaultText: "Tempo mainnet's listed tokens (built in)",
+    defaultText: "Tempo mainnet's listed tokens, built in",
     schema: z.string().min(1).nullable(),
     help: 'token list (Uniswap format): only its tokens count as dollars',
     doc: 'token list (Uniswap format): only its tokens whose `currency()` is USD count in `nominal`; symbols on it name only its contracts',
@@ -422,7 +422,7 @@ export const SETTINGS = {
   x402PayTo: {
     env: 'PAYWATCH_X402_PAY_TO',
     default: null,
-    defaultText: 'none (per-call payment off)',
+    defaultText: 'none: per-call payment off',
     schema: address,
     help: 'x402 per-call payment of the trust check: the payTo address (see [docs/trust-check.md](docs/trust-check.md))',
   },
