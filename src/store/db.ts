@@ -9,7 +9,7 @@ import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDatabase as KyselySqliteDatabase } from 'kysely';
 import type { Database } from './schema.js';
 import type { DialectName } from './dialect.js';
-import { reportingOutages } from './outage.js';
+import { type ReportingDialect, reportingOutages } from './outage.js';
 import type { Store } from './store.js';
 import { migrationProvider } from './migrations/index.js';
 import { namingPool } from './prepared.js';
@@ -105,6 +105,7 @@ export const MIGRATION_LOCK_WAIT_MS = 120_000;
 export async function openStore(value: string, opts: OpenStoreOptions = {}): Promise<Store> {
   const t = parseDbTarget(value);
   let db: Kysely<Database>;
+  let dialect: ReportingDialect;
   let unlockMigrations = () => {};
   if (t.dialect === 'sqlite') {
     if (t.target !== ':memory:') mkdirSync(dirname(resolve(t.target)), { recursive: true });
@@ -128,7 +129,8 @@ export async function openStore(value: string, opts: OpenStoreOptions = {}): Pro
     }
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
-    db = new Kysely<Database>({ dialect: reportingOutages(new SqliteDialect({ database: cachingStatements(sqlite) })) });
+    dialect = reportingOutages(new SqliteDialect({ database: cachingStatements(sqlite) }));
+    db = new Kysely<Database>({ dialect });
   } else {
     const pool = new pg.Pool({ connectionString: t.target, max: opts.poolSize ?? 10, connectionTimeoutMillis: 5000 });
     // A client that loses its server must not crash the process, idle (the pool's 'error') or checked out (the
@@ -143,7 +145,8 @@ export async function openStore(value: string, opts: OpenStoreOptions = {}): Pro
       await pool.end().catch(() => {});
       throw new StoreOpenError(`cannot reach PostgreSQL at ${redactDbLocation(t)}: ${shortMessage(e)}`);
     }
-    db = new Kysely<Database>({ dialect: reportingOutages(new PostgresDialect({ pool: namingPool(pool) })) });
+    dialect = reportingOutages(new PostgresDialect({ pool: namingPool(pool) }));
+    db = new Kysely<Database>({ dialect });
     pgPools.set(db, pool);
   }
   const tokenList = opts.tokenList ?? DEFAULT_TOKEN_LIST;
@@ -156,7 +159,8 @@ export async function openStore(value: string, opts: OpenStoreOptions = {}): Pro
     cache: new StoreCache(),
     close: async () => {
       await store.readers?.close();
-      await db.destroy();
+      // Through the dialect, so a query after close is a StoreUnavailable (./outage.ts).
+      await dialect.close();
     },
   };
   try {
