@@ -41,7 +41,8 @@ export const ERROR_CODES = {
   unavailable: {
     callerFault: false,
     retryable: true,
-    meaning: 'a dependency or a busy resource cannot answer now (work in flight at its cap, a collection not yet run); retry after Retry-After',
+    meaning:
+      'a dependency or a busy resource cannot answer now (work in flight at its cap, a collection not yet run); retry after Retry-After',
   },
   store_unavailable: {
     callerFault: false,
@@ -59,7 +60,11 @@ export const ERROR_CODES = {
   master_secret: { callerFault: true, retryable: false, meaning: 'the master secret is missing, unreadable or not 64 hex characters' },
   read_replica: { callerFault: true, retryable: false, meaning: '`--db-read` cannot be used with this `--db`' },
   wrong_chain: { callerFault: true, retryable: false, meaning: 'the node answers for another chain than Tempo mainnet (4217)' },
-  cli: { callerFault: false, retryable: false, meaning: 'a command cannot go on; the message is one line for the terminal and the error carries its exit code' },
+  cli: {
+    callerFault: false,
+    retryable: false,
+    meaning: 'a command cannot go on; the message is one line for the terminal and the error carries its exit code',
+  },
   // The chain node and the collector.
   rpc_unavailable: { callerFault: false, retryable: true, meaning: 'the node could not be reached, or kept failing after every retry' },
   rpc_http: { callerFault: false, retryable: true, meaning: 'the node answered a JSON-RPC request with an HTTP error status' },
@@ -69,21 +74,41 @@ export const ERROR_CODES = {
     meaning: 'the node answered a JSON-RPC error; retried unless the node does not support the method',
   },
   inconsistent_answer: { callerFault: false, retryable: true, meaning: "the node's answers for one block stayed inconsistent" },
-  collector_failed: { callerFault: false, retryable: false, meaning: 'the collector cannot go on (a one-off run, or a store that does not fit the source)' },
+  collector_failed: {
+    callerFault: false,
+    retryable: false,
+    meaning: 'the collector cannot go on (a one-off run, or a store that does not fit the source)',
+  },
   collector_locked: { callerFault: false, retryable: false, meaning: "another process's collector holds this store" },
   collector_lock_lost: { callerFault: false, retryable: false, meaning: 'the collector lost its lock and another collector holds it now' },
   header_field: { callerFault: false, retryable: false, meaning: 'a block header member the node served is present but malformed' },
   malformed_hex: { callerFault: false, retryable: false, meaning: 'a value the node served is not the hex it must be' },
-  unsupported_encoding: { callerFault: false, retryable: false, meaning: 'a transaction or receipt cannot be re-encoded for the integrity check' },
+  unsupported_encoding: {
+    callerFault: false,
+    retryable: false,
+    meaning: 'a transaction or receipt cannot be re-encoded for the integrity check',
+  },
   event_mismatch: { callerFault: false, retryable: false, meaning: 'a log does not fit the event it was decoded as' },
   anvil: { callerFault: false, retryable: false, meaning: 'the local anvil node cannot be found or started' },
   // Threads (src/threads): the thread died; the work it held may be retried.
   decode_worker_failed: { callerFault: false, retryable: true, meaning: 'a decode worker thread died or failed to start' },
   reader_thread_failed: { callerFault: false, retryable: true, meaning: 'a store reader thread died while holding a read' },
-  writer_thread_failed: { callerFault: false, retryable: true, meaning: 'the store writer thread died; nothing of its write was committed' },
+  writer_thread_failed: {
+    callerFault: false,
+    retryable: true,
+    meaning: 'the store writer thread died; nothing of its write was committed',
+  },
   // The store.
-  migration: { callerFault: false, retryable: false, meaning: 'migrating the store failed, or another process held its migration lock too long' },
-  sealed_value: { callerFault: false, retryable: false, meaning: 'a sealed value cannot be opened (unknown format, too short, or the wrong master secret)' },
+  migration: {
+    callerFault: false,
+    retryable: false,
+    meaning: 'migrating the store failed, or another process held its migration lock too long',
+  },
+  sealed_value: {
+    callerFault: false,
+    retryable: false,
+    meaning: 'a sealed value cannot be opened (unknown format, too short, or the wrong master secret)',
+  },
   invalid_decimal: { callerFault: false, retryable: false, meaning: 'a stored amount is not an exact decimal string' },
   internal: { callerFault: false, retryable: false, meaning: 'a broken invariant inside paywatch (a bug)' },
   // Provider intelligence and the safe fetcher (src/net/errors.ts: fetch_<reason>).
@@ -109,7 +134,11 @@ export const ERROR_CODES = {
   fetch_bad_redirect: { callerFault: false, retryable: false, meaning: 'a redirect without a usable Location' },
   // The trust check, the documents, the demo.
   payment_route_missing: { callerFault: false, retryable: false, meaning: 'the x402 payment route is not configured (a bug)' },
-  openapi_incomplete: { callerFault: false, retryable: false, meaning: 'a route has no operationId or uses an undeclared tag (a bug, found at start)' },
+  openapi_incomplete: {
+    callerFault: false,
+    retryable: false,
+    meaning: 'a route has no operationId or uses an undeclared tag (a bug, found at start)',
+  },
   demo: { callerFault: false, retryable: false, meaning: 'a demo step failed or was asked something impossible' },
 } as const satisfies Record<string, ErrorCodeInfo>;
 

@@ -41,7 +41,7 @@ export class PaywatchError extends Error {
     this.name = new.target.name;
     this.code = opts.code;
     const listed = ERROR_CODES[opts.code].retryable;
-    this.retryable = opts.retryable ?? (listed === true);
+    this.retryable = opts.retryable ?? listed === true;
   }
 }
 

@@ -14,7 +14,7 @@ import type { Store } from './store.js';
 import { migrationProvider } from './migrations/index.js';
 import { namingPool } from './prepared.js';
 import { DEFAULT_TOKEN_LIST, type TokenList } from '../domain/token-list.js';
-import { ReaderPool, } from './chain/readers.js';
+import { ReaderPool } from './chain/readers.js';
 import { StoreCache } from './cache.js';
 import { InvalidInput, PaywatchError, shortMessage } from '../domain/errors.js';
 import { LIMITS } from '../limits/index.js';
@@ -175,7 +175,9 @@ export async function openStore(value: string, opts: OpenStoreOptions = {}): Pro
     // Imported lazily: only stores that serve heavy reads need the chain queries.
     const { runReaderTask } = await import('./chain/index.js');
     const setup = { db: value, tokenList: { name: tokenList.name, tokens: [...tokenList.tokens.values()] } };
-    store.readers = new ReaderPool(setup, opts.readers, opts.readersMaxQueued ?? LIMITS.readerQueue.value, (task) => runReaderTask(store, task));
+    store.readers = new ReaderPool(setup, opts.readers, opts.readersMaxQueued ?? LIMITS.readerQueue.value, (task) =>
+      runReaderTask(store, task),
+    );
   }
   return store;
 }

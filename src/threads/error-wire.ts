@@ -5,7 +5,16 @@
  * (when the host names it), name, message, code, `retryable`, `retryAfterSeconds`, stack and one level of cause.
  */
 import { isErrorCode } from '../domain/error-codes.js';
-import { Conflict, Forbidden, InvalidInput, LimitExceeded, NotFound, PaywatchError, Unauthenticated, Unavailable } from '../domain/errors.js';
+import {
+  Conflict,
+  Forbidden,
+  InvalidInput,
+  LimitExceeded,
+  NotFound,
+  PaywatchError,
+  Unauthenticated,
+  Unavailable,
+} from '../domain/errors.js';
 
 /** An error as plain data (structured-clone safe). */
 export interface WireError {

@@ -25,7 +25,9 @@ describe("the README's Configuration table", () => {
     const rows = currentTable(readme, table).split('\n').slice(2);
     expect(rows).toHaveLength(SETTING_KEYS.length);
     SETTING_KEYS.forEach((k, i) => {
-      const [flag, env] = rows[i]!.split('|').slice(1, 3).map((c) => c.trim().replace(/`/g, ''));
+      const [flag, env] = rows[i]!.split('|')
+        .slice(1, 3)
+        .map((c) => c.trim().replace(/`/g, ''));
       expect(env, k).toBe(SETTINGS[k].env);
       expect(flag, k).toBe(flagName(k) ?? '');
     });
@@ -34,7 +36,9 @@ describe("the README's Configuration table", () => {
 
 describe('a bad setting', () => {
   it('is named by the flag the user typed', () => {
-    expect(() => loadConfig({ port: 'eighty' }, {})).toThrow(new ConfigError('invalid --port: Invalid input: expected number, received NaN'));
+    expect(() => loadConfig({ port: 'eighty' }, {})).toThrow(
+      new ConfigError('invalid --port: Invalid input: expected number, received NaN'),
+    );
     expect(() => loadConfig({ rpcUrl: 'ftp://node' }, {})).toThrow(/^invalid --rpc: /);
     expect(() => loadConfig({ trustProxy: 'true' }, {})).toThrow(/^invalid --trust-proxy: .*"true" is refused/);
     // Commander's option names (camelCase, `--rpc` → rpc, `--tokenlist` → tokenlist) reach the same setting.
@@ -94,12 +98,79 @@ describe('where a value comes from', () => {
 
 /** The flags each command took before the settings table (its `--help`, long names), held unchanged. */
 const FLAGS: Record<string, string[]> = {
-  start: ['--db', '--db-read', '--redis', '--rpc', '--port', '--host', '--trust-proxy', '--metrics-port', '--metrics-host', '--from', '--tokenlist', '--log-level', '--batch-size', '--rpc-concurrency', '--poll-interval-ms', '--verify-port'],
-  collect: ['--db', '--rpc', '--metrics-port', '--metrics-host', '--from', '--tokenlist', '--log-level', '--batch-size', '--rpc-concurrency', '--poll-interval-ms', '--once'],
-  serve: ['--db', '--db-read', '--redis', '--rpc', '--port', '--host', '--trust-proxy', '--metrics-port', '--metrics-host', '--tokenlist', '--log-level'],
-  demo: ['--db', '--rpc', '--port', '--host', '--trust-proxy', '--metrics-port', '--metrics-host', '--from', '--tokenlist', '--log-level', '--batch-size', '--rpc-concurrency', '--poll-interval-ms', '--verify-port'],
+  start: [
+    '--db',
+    '--db-read',
+    '--redis',
+    '--rpc',
+    '--port',
+    '--host',
+    '--trust-proxy',
+    '--metrics-port',
+    '--metrics-host',
+    '--from',
+    '--tokenlist',
+    '--log-level',
+    '--batch-size',
+    '--rpc-concurrency',
+    '--poll-interval-ms',
+    '--verify-port',
+  ],
+  collect: [
+    '--db',
+    '--rpc',
+    '--metrics-port',
+    '--metrics-host',
+    '--from',
+    '--tokenlist',
+    '--log-level',
+    '--batch-size',
+    '--rpc-concurrency',
+    '--poll-interval-ms',
+    '--once',
+  ],
+  serve: [
+    '--db',
+    '--db-read',
+    '--redis',
+    '--rpc',
+    '--port',
+    '--host',
+    '--trust-proxy',
+    '--metrics-port',
+    '--metrics-host',
+    '--tokenlist',
+    '--log-level',
+  ],
+  demo: [
+    '--db',
+    '--rpc',
+    '--port',
+    '--host',
+    '--trust-proxy',
+    '--metrics-port',
+    '--metrics-host',
+    '--from',
+    '--tokenlist',
+    '--log-level',
+    '--batch-size',
+    '--rpc-concurrency',
+    '--poll-interval-ms',
+    '--verify-port',
+  ],
   seed: ['--db', '--tokenlist', '--log-level', '--count', '--seed', '--start-height'],
-  verify: ['--db', '--redis', '--rpc', '--host', '--trust-proxy', '--metrics-port', '--metrics-host', '--tokenlist', '--log-level', '--verify-port'],
+  verify: [
+    '--db',
+    '--redis',
+    '--rpc',
+    '--host',
+    '--trust-proxy',
+    '--metrics-port',
+    '--metrics-host',
+    '--tokenlist',
+    '--log-level',
+    '--verify-port',
+  ],
   'intel collect': ['--db', '--log-level', '--once', '--sources', '--allow-loopback'],
   'intel verify-archive': ['--db', '--log-level'],
   'operator connection create': ['--db', '--log-level', '--json', '--secret-file', '--protocol', '--name', '--env'],
