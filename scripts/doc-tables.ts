@@ -120,6 +120,19 @@ export function currentTable(text: string, t: DocTable): string {
   return text.slice(from + begin(t).length, to).trim();
 }
 
+/** The body rows of a Markdown table (header and rule left out), each as its trimmed cells. */
+export function tableCells(table: string): string[][] {
+  return table
+    .split('\n')
+    .slice(2)
+    .map((line) =>
+      line
+        .split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim()),
+    );
+}
+
 /** `text` with table `t` replaced by its rendering. @throws Error when the markers are missing */
 export function withTable(text: string, t: DocTable): string {
   currentTable(text, t);

@@ -10,22 +10,14 @@ import { ERROR_CODE_LIST, ERROR_CODES, isErrorCode } from '../../src/domain/erro
 import { LimitExceeded, NotFound, PaywatchError, shortMessage, Unavailable } from '../../src/domain/errors.js';
 import { HTTP_STATUS_OF_CODE } from '../../src/http/errors.js';
 import { FetchFailed, FetchRefused, FetchTimeout } from '../../src/net/errors.js';
-import { currentTable, DOC_TABLES } from '../../scripts/doc-tables.js';
+import { currentTable, DOC_TABLES, tableCells } from '../../scripts/doc-tables.js';
 
 const table = DOC_TABLES.find((t) => t.name === 'error-codes')!;
 const doc = readFileSync(new URL(`../../${table.file}`, import.meta.url), 'utf8');
 
 /** The doc table's rows as {code: cells}. */
 function docRows(): Map<string, string[]> {
-  const rows = currentTable(doc, table)
-    .split('\n')
-    .slice(2)
-    .map((l) =>
-      l
-        .split('|')
-        .slice(1, -1)
-        .map((c) => c.trim()),
-    );
+  const rows = tableCells(currentTable(doc, table));
   return new Map(rows.map((cells) => [cells[0]!.replace(/`/g, ''), cells.slice(1)]));
 }
 

@@ -13,7 +13,7 @@ import { LIMITS, type Limit, type LimitName } from '../../src/limits/index.js';
 import { SETTINGS } from '../../src/settings/index.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { buildVerifyApp } from '../../src/trust/app.js';
-import { currentTable, DOC_TABLES } from '../../scripts/doc-tables.js';
+import { currentTable, DOC_TABLES, tableCells } from '../../scripts/doc-tables.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 
 const table = DOC_TABLES.find((t) => t.name === 'limits')!;
@@ -26,15 +26,7 @@ describe('the limits table of docs/architecture.md', () => {
   });
 
   it('has one row per limit, in order, with its scope and what is answered', () => {
-    const rows = currentTable(doc, table)
-      .split('\n')
-      .slice(2)
-      .map((l) =>
-        l
-          .split('|')
-          .slice(1, -1)
-          .map((c) => c.trim()),
-      );
+    const rows = tableCells(currentTable(doc, table));
     expect(rows.map((r) => r[0]!.replace(/`/g, ''))).toEqual(names);
     rows.forEach((r, i) => {
       const l: Limit = LIMITS[names[i]!];

@@ -11,7 +11,7 @@ import { helpLine } from '../../src/cli/options.js';
 import { configFrom } from '../../src/cli/run.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { SETTING_KEYS, SETTINGS, flagName } from '../../src/settings/index.js';
-import { currentTable, DOC_TABLES } from '../../scripts/doc-tables.js';
+import { currentTable, DOC_TABLES, tableCells } from '../../scripts/doc-tables.js';
 
 const table = DOC_TABLES.find((t) => t.name === 'settings')!;
 const readme = readFileSync(new URL(`../../${table.file}`, import.meta.url), 'utf8');
@@ -22,12 +22,10 @@ describe("the README's Configuration table", () => {
   });
 
   it('has one row per setting, naming its variable and flag', () => {
-    const rows = currentTable(readme, table).split('\n').slice(2);
+    const rows = tableCells(currentTable(readme, table));
     expect(rows).toHaveLength(SETTING_KEYS.length);
     SETTING_KEYS.forEach((k, i) => {
-      const [flag, env] = rows[i]!.split('|')
-        .slice(1, 3)
-        .map((c) => c.trim().replace(/`/g, ''));
+      const [flag, env] = rows[i]!.slice(0, 2).map((c) => c.replace(/`/g, ''));
       expect(env, k).toBe(SETTINGS[k].env);
       expect(flag, k).toBe(flagName(k) ?? '');
     });
