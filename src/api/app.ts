@@ -6,14 +6,12 @@
  */
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
-import rateLimit from '@fastify/rate-limit';
 import etag from '@fastify/etag';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import type { AppContext } from '../context.js';
-import { LimitExceeded } from '../domain/errors.js';
 import { baseFastify } from '../http/fastify.js';
-import { clientKey } from '../http/client-key.js';
-import { SharedLimits } from '../limits/shared.js';
+import { LIMITS } from '../limits/index.js';
+import { registerRequestLimit } from '../limits/register.js';
 import { privateRoutePlugins, publicRoutePlugins } from './routes/index.js';
 import { registerCompression } from '../http/compression.js';
 import { refusePreflight, registerPublicCors } from '../http/cors.js';
@@ -35,7 +33,7 @@ export interface BuildAppOptions {
  * @param ctx store, config and component state shared by the routes
  */
 export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
-  const app = baseFastify(ctx.config, 256 * 1024, opts.logger, 'api');
+  const app = baseFastify(ctx.config, LIMITS.publicBody.value, opts.logger, 'api');
 
   await app.register(swagger, {
     openapi: {
@@ -53,19 +51,8 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
   // the ETag and the 304 are decided on the identity body.
   await app.register(etag, { weak: true });
   await registerCompression(app);
-  await app.register(rateLimit, {
-    max: ctx.config.rateLimitPerMinute,
-    timeWindow: 60_000,
-    // Counters shared through Redis when configured (src/limits/shared.ts).
-    store: (ctx.limits ?? SharedLimits.inMemory()).rateLimitStore('api'),
-    // IPv6 clients by /64: one subscriber holds a whole /64 and could take a fresh address per request.
-    keyGenerator: (req) => clientKey(req.ip),
-    // The plugin sets Retry-After and x-ratelimit-* headers, then throws what this returns.
-    errorResponseBuilder: (_req, c) =>
-      new LimitExceeded(`rate limited: at most ${c.max} requests per minute per client; retry after ${Math.ceil(c.ttl / 1000)} s`, {
-        retryAfterSeconds: Math.ceil(c.ttl / 1000),
-      }),
-  });
+  // Per client (IPv6 by /64), counted through Redis when configured (src/limits/).
+  await registerRequestLimit(app, 'publicRequests', ctx.config.rateLimitPerMinute, ctx.limits);
 
   // CORS by scope (../http/cors.ts). The rate limit's hooks are route-level, so they run after the scope's CORS hook
   // and a 429 can be read by a page on another origin too.

@@ -7,7 +7,7 @@
  * `latest` (docs/collector.md), and refuses any node whose `eth_chainId` is not 4217.
  */
 import { redactUrl } from '../net/redact-url.js';
-import { PaywatchError } from '../domain/errors.js';
+import { PaywatchError, shortMessage } from '../domain/errors.js';
 import { quantityNumber } from './quantity.js';
 import { isRetryable, withRetry } from '../net/retry.js';
 import { rpcErrors, rpcRetries } from '../ops/metrics.js';
@@ -302,6 +302,6 @@ export class TempoRpc {
 
 /** First line of an error's message (viem's messages run to many lines of help text). */
 export function firstLine(e: unknown): string {
-  const msg = e instanceof Error ? ((e as { shortMessage?: string }).shortMessage ?? e.message) : String(e);
+  const msg = shortMessage(e);
   return msg.split('\n')[0];
 }

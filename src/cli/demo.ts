@@ -20,6 +20,7 @@ import { openConfiguredStore } from './open-store.js';
 import { generateActivity, type GroundTruth } from '../demo/activity.js';
 import { ANVIL_TOKENS, writeLocalTokenList } from '../demo/token-list.js';
 import { deployPaymentToken } from '../demo/payment-token.js';
+import { shortMessage } from '../domain/errors.js';
 
 /** The demo agent's key (anvil's well-known test account 2, never real funds): it holds payment tokens to pay for checks. */
 const DEMO_PAYER_KEY = ANVIL_KEYS[2] as `0x${string}`;
@@ -67,7 +68,7 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
   const say = opts.say ?? (() => {});
   const cleanups: (() => Promise<void>)[] = [];
   const stop = async () => {
-    while (cleanups.length) await cleanups.pop()!().catch((e) => opts.log.warn({ err: (e as Error).message }, 'demo cleanup step failed'));
+    while (cleanups.length) await cleanups.pop()!().catch((e) => opts.log.warn({ err: shortMessage(e) }, 'demo cleanup step failed'));
   };
   try {
     const anvil: AnvilNode = await startAnvil();

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Store } from '../store/db.js';
 import { CliError } from './run.js';
+import { shortMessage } from '../domain/errors.js';
 
 /**
  * Serves the process's metrics on config.metricsHost:config.metricsPort, with gauges of `store`'s connection use.
@@ -20,6 +21,6 @@ export async function startMetricsIfAsked(config: Config, store: Store, log: Log
     log.info({ url: server.url }, `metrics on ${server.url}`);
     return () => server.close();
   } catch (e) {
-    throw new CliError(`cannot listen on ${config.metricsHost}:${config.metricsPort} for metrics: ${(e as Error).message}`);
+    throw new CliError(`cannot listen on ${config.metricsHost}:${config.metricsPort} for metrics: ${shortMessage(e)}`);
   }
 }

@@ -1,8 +1,9 @@
 /**
  * Shared plumbing for CLI commands: one-line errors and non-zero exits, config from flags, signal handling.
  */
-import { PaywatchError } from '../domain/errors.js';
-import { loadConfig, type Config, type Flags } from '../config.js';
+import { type ErrorCode, PaywatchError, shortMessage } from '../domain/errors.js';
+import { loadConfig, type Config } from '../config.js';
+import { flagsFrom } from './options.js';
 
 /** An error whose message is meant for the person at the terminal, printed as one line. */
 export class CliError extends PaywatchError {
@@ -15,12 +16,66 @@ export class CliError extends PaywatchError {
 }
 
 /**
- * Exit codes by error code (src/domain/errors.ts), the CLI's one table: 2 for settings that cannot be used (as
- * for a bad flag), 1 for everything else; a CliError carries its own.
+ * Exit codes by error code (src/domain/error-codes.ts), the CLI's one table: 2 for settings or input that cannot be
+ * used (as for a bad flag), 1 for everything else; a CliError carries its own (`cli` is its default). Typed over
+ * every code, so a code added to the catalogue without an exit code here fails the typecheck.
  */
-export const EXIT_CODE_OF_CODE: Readonly<Record<string, number>> = { config: 2, invalid_input: 2 };
+export const EXIT_CODE_OF_CODE: Readonly<Record<ErrorCode, number>> = {
+  invalid_input: 2,
+  unauthenticated: 1,
+  forbidden: 1,
+  not_found: 1,
+  conflict: 1,
+  limit_exceeded: 1,
+  unavailable: 1,
+  store_unavailable: 1,
+  body_too_large: 1,
+  url_too_long: 1,
+  unsupported_media_type: 1,
+  config: 2,
+  sources_config: 1,
+  token_list: 1,
+  master_secret: 1,
+  read_replica: 1,
+  wrong_chain: 1,
+  cli: 1,
+  rpc_unavailable: 1,
+  rpc_http: 1,
+  rpc_call: 1,
+  inconsistent_answer: 1,
+  collector_failed: 1,
+  collector_locked: 1,
+  collector_lock_lost: 1,
+  header_field: 1,
+  malformed_hex: 1,
+  unsupported_encoding: 1,
+  event_mismatch: 1,
+  anvil: 1,
+  decode_worker_failed: 1,
+  reader_thread_failed: 1,
+  writer_thread_failed: 1,
+  migration: 1,
+  sealed_value: 1,
+  invalid_decimal: 1,
+  internal: 1,
+  source_answer: 1,
+  evidence_format: 1,
+  fetch_scheme: 1,
+  fetch_address: 1,
+  fetch_credentials: 1,
+  fetch_bad_url: 1,
+  fetch_dns: 1,
+  fetch_connect: 1,
+  fetch_timeout: 1,
+  fetch_too_large: 1,
+  fetch_too_many_redirects: 1,
+  fetch_bad_redirect: 1,
+  payment_route_missing: 1,
+  openapi_incomplete: 1,
+  demo: 1,
+};
 
-/** The exit code for `err`. */
+/** The exit code for `err`: a CliError's own, else its code's (EXIT_CODE_OF_CODE), else 1. */
 export function exitCodeOf(err: unknown): number {
   if (err instanceof CliError) return err.exitCode;
   return err instanceof PaywatchError ? (EXIT_CODE_OF_CODE[err.code] ?? 1) : 1;
@@ -35,44 +90,18 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<void> | 
     try {
       await fn(...args);
     } catch (e) {
-      const err = e as Error;
-      const msg = (err?.message ?? String(e)).split('\n')[0];
-      process.stderr.write(`paywatch: ${msg}\n`);
-      if (process.env.PAYWATCH_DEBUG === '1') process.stderr.write(`${err?.stack}\n`);
-      process.exitCode = exitCodeOf(err);
+      process.stderr.write(`paywatch: ${shortMessage(e)}\n`);
+      if (process.env.PAYWATCH_DEBUG === '1') process.stderr.write(`${(e as Error)?.stack}\n`);
+      process.exitCode = exitCodeOf(e);
       // Give loggers a moment to flush, then make sure nothing (pools, timers) keeps the process alive.
       setTimeout(() => process.exit(process.exitCode ?? 1), 50).unref();
     }
   };
 }
 
-/** Reads commander option values (camelCase keys) into a validated Config. @throws ConfigError */
+/** Reads commander option values (camelCase keys) into a validated Config (src/config.ts). @throws ConfigError */
 export function configFrom(opts: Record<string, unknown>): Config {
-  const flags: Flags = {};
-  const optionName: Partial<Record<keyof Flags, string>> = { rpcUrl: 'rpc', tokenList: 'tokenlist' };
-  for (const k of [
-    'db',
-    'dbRead',
-    'redis',
-    'rpcUrl',
-    'port',
-    'host',
-    'from',
-    'tokenList',
-    'logLevel',
-    'rateLimitPerMinute',
-    'batchSize',
-    'rpcConcurrency',
-    'pollIntervalMs',
-    'verifyPort',
-    'trustProxy',
-    'metricsPort',
-    'metricsHost',
-  ] as const) {
-    const v = opts[optionName[k] ?? k];
-    if (v !== undefined) flags[k] = v as string;
-  }
-  return loadConfig(flags);
+  return loadConfig(flagsFrom(opts));
 }
 
 /**

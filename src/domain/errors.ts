@@ -1,36 +1,71 @@
 /**
  * paywatch's errors: one base class (after viem's `BaseError` and ponder's retryable errors) with a short message
- * for the caller, a stable machine `code`, whether retrying may help (`retryable`) and the `cause`; each area
- * subclasses it once per failure it names. The general kinds below (invalid input, not found, unavailable…) say
- * what went wrong, never how a face shows it: each face maps codes once (HTTP statuses in src/http/errors.ts, CLI
- * exit codes in src/cli/run.ts, MCP `isError` in src/mcp/tools.ts). Messages are written for the caller: they
- * name the parameter and the rule, never internals.
+ * for the caller, a stable machine `code` from the one catalogue (./error-codes.ts), whether retrying may help
+ * (`retryable`, the catalogue's unless the code says it varies) and the `cause`; each area subclasses it once per
+ * failure it names. The general kinds below (invalid input, not found, unavailable…) say what went wrong, never how
+ * a face shows it: each face maps codes once (HTTP statuses in src/http/errors.ts, CLI exit codes in
+ * src/cli/run.ts, MCP tool errors in src/mcp/tools.ts). Messages are written for the caller: they name the
+ * parameter and the rule, never internals. `shortMessage` reads any thrown value's message in one line.
  */
+import { ERROR_CODES, type ErrorCode, type RetryableOf } from './error-codes.js';
 
-/** What every PaywatchError carries besides its message. */
-export interface PaywatchErrorOptions {
-  /** Stable, machine-readable, snake_case: what failed (e.g. `rpc_unavailable`). */
-  code: string;
-  /** True when the same call may succeed later (a node or store that is down, a timeout); default false. */
-  retryable?: boolean;
-  /** The error this one wraps. */
-  cause?: unknown;
-}
+export type { ErrorCode } from './error-codes.js';
+
+/**
+ * What every PaywatchError carries besides its message: one member per code, so `retryable` is checked against the
+ * catalogue (a code the catalogue calls retryable cannot be thrown as not retryable).
+ */
+export type PaywatchErrorOptions = {
+  [C in ErrorCode]: {
+    /** Stable, machine-readable, snake_case: what failed (e.g. `rpc_unavailable`); a key of ERROR_CODES. */
+    code: C;
+    /** True when the same call may succeed later; default: the catalogue's (false where it varies). */
+    retryable?: RetryableOf<C>;
+    /** The error this one wraps. */
+    cause?: unknown;
+  };
+}[ErrorCode];
 
 /**
  * The base of every paywatch error. `name` is the subclass's own name.
- * @example throw new PaywatchError('the node did not answer', { code: 'rpc_unavailable', retryable: true })
+ * @example throw new PaywatchError('the node did not answer', { code: 'rpc_unavailable' })
  */
 export class PaywatchError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly retryable: boolean;
+  /** Seconds the caller should wait before retrying (HTTP's Retry-After), on the errors that say it. */
+  declare readonly retryAfterSeconds?: number;
 
   constructor(message: string, opts: PaywatchErrorOptions) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = new.target.name;
     this.code = opts.code;
-    this.retryable = opts.retryable ?? false;
+    const listed = ERROR_CODES[opts.code].retryable;
+    this.retryable = opts.retryable ?? listed === true;
   }
+}
+
+/**
+ * The message of anything thrown, in one line: viem's `shortMessage` when it has one (its `message` adds details
+ * and a docs link), else `message`, else the value as text. Never throws.
+ * @example shortMessage(new Error('socket hang up\n  at …')) // 'socket hang up'
+ * @example shortMessage('boom') // 'boom'
+ */
+export function shortMessage(e: unknown): string {
+  let text: string;
+  if (e instanceof Error) {
+    const short = (e as { shortMessage?: unknown }).shortMessage;
+    text = typeof short === 'string' && short ? short : e.message;
+  } else if (typeof e === 'object' && e !== null && typeof (e as { message?: unknown }).message === 'string') {
+    text = (e as { message: string }).message;
+  } else {
+    try {
+      text = String(e);
+    } catch {
+      text = Object.prototype.toString.call(e);
+    }
+  }
+  return text.split('\n')[0]!;
 }
 
 /**
@@ -84,18 +119,18 @@ export class Conflict extends PaywatchError {
 
 /** The caller used up an allowance (a rate limit, a monthly quota); retry after `retryAfterSeconds`. */
 export class LimitExceeded extends PaywatchError {
-  readonly retryAfterSeconds: number;
+  declare readonly retryAfterSeconds: number;
   constructor(message: string, opts: Required<RetryAfter>) {
-    super(message, { code: 'limit_exceeded', retryable: true });
+    super(message, { code: 'limit_exceeded' });
     this.retryAfterSeconds = opts.retryAfterSeconds;
   }
 }
 
 /** A dependency (a collection not yet run, a busy resource) cannot answer now; retry after `retryAfterSeconds`. */
 export class Unavailable extends PaywatchError {
-  readonly retryAfterSeconds: number;
+  declare readonly retryAfterSeconds: number;
   constructor(message: string, opts: RetryAfter = {}) {
-    super(message, { code: 'unavailable', retryable: true });
+    super(message, { code: 'unavailable' });
     this.retryAfterSeconds = opts.retryAfterSeconds ?? 5;
   }
 }

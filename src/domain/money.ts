@@ -5,6 +5,14 @@
  */
 // ox's Value module alone: viem's index would load hundreds of modules into every command's start-up.
 import { format as formatUnits } from 'ox/Value';
+import { PaywatchError } from './errors.js';
+
+/** A value that should be an exact decimal string is not (stored data, never the caller's input). */
+export class InvalidDecimal extends PaywatchError {
+  constructor(message: string) {
+    super(message, { code: 'invalid_decimal' });
+  }
+}
 
 const DECIMAL = /^-?\d+(\.\d+)?$/;
 
@@ -36,10 +44,10 @@ const pow10 = (k: number): bigint => POW10[k] ?? 10n ** BigInt(k);
 /**
  * Splits a decimal string into a bigint numerator and a number of fraction digits.
  * @example parseDecimal('-1.50') // { n: -150n, scale: 2 }
- * @throws TypeError when `s` is not a decimal string
+ * @throws InvalidDecimal when `s` is not a decimal string
  */
 export function parseDecimal(s: string): ExactDecimal {
-  if (!DECIMAL.test(s)) throw new TypeError(`not a decimal string: ${JSON.stringify(s)}`);
+  if (!DECIMAL.test(s)) throw new InvalidDecimal(`not a decimal string: ${JSON.stringify(s)}`);
   const dot = s.indexOf('.');
   const n = BigInt(dot < 0 ? s : s.slice(0, dot) + s.slice(dot + 1));
   return { n, scale: dot < 0 ? 0 : s.length - dot - 1 };

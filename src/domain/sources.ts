@@ -3,7 +3,7 @@
  * (`--sources` / PAYWATCH_SOURCES, read by src/config.ts). No network and no heavy imports here, so the
  * configuration can validate with it.
  */
-import { PaywatchError } from './errors.js';
+import { PaywatchError, shortMessage } from './errors.js';
 import { readFileSync } from 'node:fs';
 
 /** A `--sources` value or file that is not a list of directories. */
@@ -59,7 +59,7 @@ export function parseSources(spec: string): SourceConfig[] {
     try {
       doc = JSON.parse(readFileSync(s.slice(1), 'utf8'));
     } catch (e) {
-      throw new SourcesConfigError(`sources file ${s.slice(1)} cannot be read as JSON: ${(e as Error).message}`);
+      throw new SourcesConfigError(`sources file ${s.slice(1)} cannot be read as JSON: ${shortMessage(e)}`);
     }
     if (!Array.isArray(doc)) throw new SourcesConfigError(`sources file ${s.slice(1)} must hold a JSON array of {name?, kind, url}`);
     raw = doc;

@@ -8,7 +8,7 @@
  * the store keeps contracts and atomic or decimal amounts, so a changed list changes `nominal`, `asset_listed`
  * and symbol matching from the next start on, without collecting the chain again.
  */
-import { PaywatchError } from './errors.js';
+import { PaywatchError, shortMessage } from './errors.js';
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { Ajv } from 'ajv';
@@ -97,13 +97,13 @@ export class TokenList {
     try {
       text = readFileSync(path, 'utf8');
     } catch (e) {
-      throw new TokenListError(`cannot read token list ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new TokenListError(`cannot read token list ${path}: ${(e as NodeJS.ErrnoException).code ?? shortMessage(e)}`);
     }
     let json: unknown;
     try {
       json = JSON.parse(text);
     } catch (e) {
-      throw new TokenListError(`token list ${path} is not JSON: ${(e as Error).message.split('\n')[0]}`);
+      throw new TokenListError(`token list ${path} is not JSON: ${shortMessage(e)}`);
     }
     return TokenList.from(json, path);
   }

@@ -1,6 +1,7 @@
 /**
- * Maps anything thrown in a route to the `{error}` body (docs/api-chain.md): validation
- * errors to 400 naming the parameter, paywatch's errors to the status of their code (HTTP_STATUS_OF_CODE), store outages (src/store/outage.ts) to 503 with Retry-After.
+ * Maps anything thrown in a route to the `{error}` body (docs/api-chain.md): validation errors to 400 naming the
+ * parameter, paywatch's errors to the status of their code (HTTP_STATUS_OF_CODE; store outages are
+ * `store_unavailable`, 503 with Retry-After, also when they come from a thread: src/threads keeps their class).
  * Never a 500 with a stack trace: unexpected errors are logged and answered with a short message. Requests that
  * never reach a route get `{error}` too: 404/405 here, router failures (answerFrameworkError) and requests Node's
  * parser refused (answerClientError), both installed by ./fastify.ts.
@@ -9,24 +10,15 @@ import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { PaywatchError, unknownParameters } from '../domain/errors.js';
-import { isStoreOutage, StoreUnavailable } from '../store/outage.js';
-
-/** An error only HTTP has words for (a URL too long, an unsupported media type): `status` is sent as is. */
-export class HttpError extends PaywatchError {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message, { code: `http_${status}` });
-  }
-}
+import { type ErrorCode, PaywatchError, unknownParameters } from '../domain/errors.js';
+import { LIMITS } from '../limits/index.js';
 
 /**
- * The HTTP status of each error code of src/domain/errors.ts: the one table every listener answers with. A
- * PaywatchError whose code is not here is an internal failure (500, logged, never shown).
+ * The HTTP status of each error code (src/domain/error-codes.ts): the one table every listener answers with. null:
+ * an internal failure (500 `internal error`, logged, its message never shown). Typed over every code, so a code added
+ * to the catalogue without a status here fails the typecheck.
  */
-export const HTTP_STATUS_OF_CODE: Readonly<Record<string, number>> = {
+export const HTTP_STATUS_OF_CODE: Readonly<Record<ErrorCode, number | null>> = {
   invalid_input: 400,
   unauthenticated: 401,
   forbidden: 403,
@@ -35,7 +27,66 @@ export const HTTP_STATUS_OF_CODE: Readonly<Record<string, number>> = {
   limit_exceeded: 429,
   unavailable: 503,
   store_unavailable: 503,
+  body_too_large: 413,
+  url_too_long: 414,
+  unsupported_media_type: 415,
+  config: null,
+  sources_config: null,
+  token_list: null,
+  master_secret: null,
+  read_replica: null,
+  wrong_chain: null,
+  cli: null,
+  rpc_unavailable: null,
+  rpc_http: null,
+  rpc_call: null,
+  inconsistent_answer: null,
+  collector_failed: null,
+  collector_locked: null,
+  collector_lock_lost: null,
+  header_field: null,
+  malformed_hex: null,
+  unsupported_encoding: null,
+  event_mismatch: null,
+  anvil: null,
+  decode_worker_failed: null,
+  reader_thread_failed: null,
+  writer_thread_failed: null,
+  migration: null,
+  sealed_value: null,
+  invalid_decimal: null,
+  internal: null,
+  source_answer: null,
+  evidence_format: null,
+  fetch_scheme: null,
+  fetch_address: null,
+  fetch_credentials: null,
+  fetch_bad_url: null,
+  fetch_dns: null,
+  fetch_connect: null,
+  fetch_timeout: null,
+  fetch_too_large: null,
+  fetch_too_many_redirects: null,
+  fetch_bad_redirect: null,
+  payment_route_missing: null,
+  openapi_incomplete: null,
+  demo: null,
 };
+
+/** The codes only HTTP has words for. */
+export type HttpErrorCode = 'body_too_large' | 'url_too_long' | 'unsupported_media_type';
+
+/** An error only HTTP has words for (a body too large, a URL too long, an unsupported media type). */
+export class HttpError extends PaywatchError {
+  constructor(code: HttpErrorCode, message: string) {
+    super(message, { code });
+  }
+
+  /** The status it is answered with (HTTP_STATUS_OF_CODE). */
+  get status(): number {
+    return HTTP_STATUS_OF_CODE[this.code]!;
+  }
+}
 
 /**
  * How `err` is answered over HTTP: its status, and the Retry-After seconds when it has them; null when `err` is
@@ -43,19 +94,18 @@ export const HTTP_STATUS_OF_CODE: Readonly<Record<string, number>> = {
  * @example httpAnswerOf(new NotFound('provider x is not listed')) // { status: 404, retryAfterSeconds: undefined }
  */
 export function httpAnswerOf(err: unknown): { status: number; retryAfterSeconds?: number } | null {
-  if (err instanceof HttpError) return { status: err.status };
   if (!(err instanceof PaywatchError)) return null;
-  const status = HTTP_STATUS_OF_CODE[err.code];
-  if (status === undefined) return null;
-  const retry = (err as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+  const status = HTTP_STATUS_OF_CODE[err.code] ?? null;
+  if (status === null) return null;
+  const retry = err.retryAfterSeconds;
   return { status, retryAfterSeconds: typeof retry === 'number' ? retry : undefined };
 }
 
 /** Longest URL answered, in characters (RFC 9110 section 4.1 asks servers to take at least 8000); longer is 414. */
-export const MAX_URL_LENGTH = 8192;
+export const MAX_URL_LENGTH = LIMITS.urlLength.value;
 
 /** Longest path parameter the router matches; the longest valid one is a provider domain (260). Longer is 414. */
-export const MAX_PARAM_LENGTH = 300;
+export const MAX_PARAM_LENGTH = LIMITS.pathParameter.value;
 
 /** One validation issue as fastify-type-provider-zod reports it (keyword = zod issue code). */
 interface ValidationIssue {
@@ -97,12 +147,11 @@ export function installErrorHandling(app: FastifyInstance): void {
       req.log.info({ code: err.code }, 'client disconnected before the answer');
       return reply.code(400).send({ error: 'the client closed the connection before the request was read' });
     }
-    // Errors rebuilt from a thread's message lose their class: recognise the outage by its driver code.
-    const known = httpAnswerOf(isStoreOutage(err) && !(err instanceof StoreUnavailable) ? new StoreUnavailable(err) : err);
+    const known = httpAnswerOf(err);
     if (known) {
       if (known.status >= 500) req.log.warn({ err: err.message }, 'unavailable');
       if (known.retryAfterSeconds !== undefined) reply.header('retry-after', String(known.retryAfterSeconds));
-      return reply.code(known.status).send({ error: isStoreOutage(err) ? new StoreUnavailable(err).message : err.message });
+      return reply.code(known.status).send({ error: err.message });
     }
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status === 500) {
@@ -118,7 +167,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     for (const m of [route.method].flat()) methods.add(m);
   });
   app.addHook('onRequest', async (req) => {
-    if (req.url.length > MAX_URL_LENGTH) throw new HttpError(414, `URL too long: at most ${MAX_URL_LENGTH} characters`);
+    if (req.url.length > MAX_URL_LENGTH) throw new HttpError('url_too_long', `URL too long: at most ${MAX_URL_LENGTH} characters`);
   });
   app.setNotFoundHandler((req, reply) => {
     // RFC 9110 section 15.5.6: a path that exists under other methods is 405 with the methods it takes.

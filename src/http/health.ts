@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { SharedLimits } from '../limits/shared.js';
+import { shortMessage } from '../domain/errors.js';
 
 /** Milliseconds the store has to answer before /readyz says 503. */
 export const READY_TIMEOUT_MS = 2000;
@@ -77,8 +78,8 @@ export function addHealthRoutes(app: FastifyInstance, ctx: AppContext, tags: str
           .send({ status: 'ready', store: { ok: true, ms: Number((performance.now() - t0).toFixed(1)), error: null }, collector, limits });
       } catch (e) {
         // The driver's message can name internal hosts: logged, not answered.
-        ctx.log?.warn({ err: (e as Error).message.split('\n')[0] }, 'readiness check: store unavailable');
-        const message = /no answer within/.test((e as Error).message) ? (e as Error).message : 'the store query failed';
+        ctx.log?.warn({ err: shortMessage(e) }, 'readiness check: store unavailable');
+        const message = /no answer within/.test(shortMessage(e)) ? shortMessage(e) : 'the store query failed';
         return reply
           .code(503)
           .headers({ ...noStore, 'retry-after': '5' })

@@ -3,7 +3,7 @@
  * then the envelope or the outcome record (docs/intake.md).
  */
 import { z } from 'zod';
-import { InvalidInput } from '../domain/errors.js';
+import { InvalidInput, shortMessage } from '../domain/errors.js';
 import { isDecimal } from '../domain/money.js';
 import { sha256Hex } from '../secrets/index.js';
 import { PROTOCOLS, nativeRecordProblem, type Protocol } from './protocols.js';
@@ -45,7 +45,7 @@ export function parseJsonBody(body: Buffer): JsonBody {
     v = JSON.parse(text);
   } catch (e) {
     // V8's message quotes part of the text; keep only the position.
-    const at = /at position (\d+)/.exec((e as Error).message);
+    const at = /at position (\d+)/.exec(shortMessage(e));
     throw new InvalidInput(`malformed body: not valid JSON${at ? ` (at character ${at[1]})` : ''}`);
   }
   if (v === null || typeof v !== 'object' || Array.isArray(v))

@@ -7,6 +7,7 @@ import type { Store } from '../store/db.js';
 import { listOutcomes, listProtocolEvents, outcomeCharges, type RecordFilter } from '../store/intake/records.js';
 import { DecimalSum } from '../domain/money.js';
 import { parseJsonBody } from './envelope.js';
+import { shortMessage } from '../domain/errors.js';
 
 export type { RecordFilter };
 
@@ -28,7 +29,7 @@ function renderStored(body: Uint8Array): { json: Record<string, unknown> | null 
   try {
     return { json: parseJsonBody(bytes).json, record_error: null, stored_body_base64: null };
   } catch (e) {
-    return { json: null, record_error: (e as Error).message, stored_body_base64: bytes.toString('base64') };
+    return { json: null, record_error: shortMessage(e), stored_body_base64: bytes.toString('base64') };
   }
 }
 

@@ -28,6 +28,7 @@ import { Prober, type ProbeResult } from './probe/index.js';
 import { providerDomain, serviceId } from './service-id.js';
 import { collectSource, DEFAULT_SOURCES, parseSources, type SourceConfig, type SourceFreshness } from './sources/index.js';
 import type { Offer } from '../domain/intel.js';
+import { shortMessage } from '../domain/errors.js';
 
 /** Minimal logger (pino-compatible). */
 export interface IntelLog {
@@ -96,7 +97,7 @@ export async function collectOnce(store: Store, opts: CollectOptions = {}): Prom
           sum.snapshots++;
         } catch (err) {
           sum.store_errors++;
-          opts.log?.warn({ err: (err as Error).message, url: t.url }, 'probe result not stored');
+          opts.log?.warn({ err: shortMessage(err), url: t.url }, 'probe result not stored');
         }
       }),
     );
@@ -114,7 +115,7 @@ export async function collectOnce(store: Store, opts: CollectOptions = {}): Prom
       services: sum.services,
       snapshots: sum.snapshots,
       changes: sum.changes,
-      error: (err as Error).message,
+      error: shortMessage(err),
     }).catch(() => {});
     throw err;
   }
@@ -246,7 +247,7 @@ export function startIntelCollector(ctx: AppContext, opts: CollectOptions = {}):
       lastVerification = await verifyArchive(ctx.store);
       lastError = null;
     } catch (err) {
-      lastError = (err as Error).message;
+      lastError = shortMessage(err);
       log?.warn({ err: lastError }, 'intel collection run failed');
     } finally {
       running = false;

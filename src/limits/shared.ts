@@ -4,7 +4,7 @@
  *
  * Counted here: @fastify/rate-limit's request limits on both listeners (its own Redis store, one namespace per
  * listener and route), the trust check's free-key issuance limit (a route limit), and the failed-authentication
- * limits (../http/failed-auth.ts). Not counted here: budgets of work in flight (../http/heavy-budget.ts), which protect one
+ * limits (./failed-auth.ts). Not counted here: budgets of work in flight (./heavy-budget.ts), which protect one
  * process's own readers and so stay per process (docs/decisions.md).
  *
  * A Redis outage never takes a listener down: while Redis does not answer (not connected, or no answer within
@@ -22,6 +22,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import { backoffDelayMs } from '../net/backoff.js';
 import { redactUrl } from '../net/redact-url.js';
+import { shortMessage } from '../domain/errors.js';
 
 /** Milliseconds a Redis command may take before the count falls back to memory (a stalled Redis must not stall requests). */
 export const COMMAND_TIMEOUT_MS = 250;
@@ -214,7 +215,7 @@ export class SharedLimits {
   }
 
   private fellBack(e: Error): void {
-    const reason = e.message.split('\n')[0]!.slice(0, 200);
+    const reason = shortMessage(e).slice(0, 200);
     if (this.#error === null || this.#error === CONNECTING)
       this.log?.warn(
         { redis: this.source, err: reason },

@@ -3,14 +3,16 @@
  * get_service_offers, get_service_changes, get_service_history. Each takes the input shape of its HTTP twin and
  * calls the same query function (src/intel/queries.ts), so tool and route answer alike. Results come back as
  * structuredContent (validated against the same response schema the OpenAPI document shows) plus a JSON text copy.
- * Invalid arguments and the routes' 400/404/503 answers become tool errors (isError) with the same message.
+ * Invalid arguments and errors the catalogue calls the caller's fault or retryable (src/domain/error-codes.ts: the
+ * routes' 400, 404, 429 and 503) become tool errors (isError) with the same message.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { z } from 'zod';
 import type { AppContext } from '../context.js';
-import { httpAnswerOf } from '../http/errors.js';
+import { ERROR_CODES } from '../domain/error-codes.js';
+import { PaywatchError } from '../domain/errors.js';
 import { renderedOnce } from '../http/reply.js';
 import { getProvider, intelligenceStatus, listChanges, listHistory, listOffers, searchProviders } from '../intel/queries.js';
 import {
@@ -45,14 +47,24 @@ function ok(body: object): CallToolResult {
 }
 
 /**
- * Runs `fn`; an error the HTTP twin would answer with a 4xx or 503 (src/http/errors.ts, HTTP_STATUS_OF_CODE) becomes
- * a tool error (`isError`) carrying the route's message; anything else is rethrown (the SDK reports it as a tool error too, without internals beyond the message).
+ * True when `e`'s message is an answer for the caller (src/domain/error-codes.ts): the caller is at fault, or the
+ * same call may succeed later (a limit, an outage). Anything else is an internal failure.
+ */
+function answersCaller(e: unknown): e is PaywatchError {
+  if (!(e instanceof PaywatchError)) return false;
+  const info = ERROR_CODES[e.code];
+  return info.callerFault || info.retryable === true;
+}
+
+/**
+ * Runs `fn`; an error that answers the caller (answersCaller) becomes a tool error (`isError`) carrying the route's
+ * message; anything else is rethrown (the SDK reports it as a tool error too, without internals beyond the message).
  */
 async function answer(fn: () => Promise<object>): Promise<CallToolResult> {
   try {
     return ok(await fn());
   } catch (e) {
-    if (httpAnswerOf(e)) return { content: [{ type: 'text', text: JSON.stringify({ error: (e as Error).message }) }], isError: true };
+    if (answersCaller(e)) return { content: [{ type: 'text', text: JSON.stringify({ error: e.message }) }], isError: true };
     throw e;
   }
 }

@@ -6,15 +6,27 @@
 import { PaywatchError } from '../domain/errors.js';
 import type { RawResponse } from '../domain/intel.js';
 
+/** Every reason a safe fetch fails for; the error code is `fetch_<reason>` (src/domain/error-codes.ts says which are retryable). */
+export type FetchReason =
+  | 'scheme'
+  | 'address'
+  | 'credentials'
+  | 'timeout'
+  | 'too_large'
+  | 'bad_url'
+  | 'dns'
+  | 'connect'
+  | 'too_many_redirects'
+  | 'bad_redirect';
+
 /** Base class: every safe-fetch failure has a machine-readable `reason`. */
 export class FetchError extends PaywatchError {
   constructor(
     message: string,
     /** Short machine-readable cause, documented on each subclass (the code is `fetch_<reason>`). */
-    readonly reason: string,
-    retryable = false,
+    readonly reason: FetchReason,
   ) {
-    super(message, { code: `fetch_${reason}`, retryable });
+    super(message, { code: `fetch_${reason}` });
   }
 }
 
@@ -32,7 +44,7 @@ export class FetchRefused extends FetchError {
 /** The total time budget (all redirects and the body included) ran out. Reason: "timeout". */
 export class FetchTimeout extends FetchError {
   constructor(message: string) {
-    super(message, 'timeout', true);
+    super(message, 'timeout');
   }
 }
 
@@ -55,6 +67,6 @@ export class FetchTooLarge extends FetchError {
  */
 export class FetchFailed extends FetchError {
   constructor(message: string, reason: 'bad_url' | 'dns' | 'connect' | 'too_many_redirects' | 'bad_redirect') {
-    super(message, reason, reason === 'dns' || reason === 'connect');
+    super(message, reason);
   }
 }

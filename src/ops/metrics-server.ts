@@ -6,6 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { registry } from './metrics.js';
+import { shortMessage } from '../domain/errors.js';
 
 /** A running metrics listener. */
 export interface MetricsServer {
@@ -38,9 +39,9 @@ export async function startMetricsServer(host: string, port: number): Promise<Me
         res.writeHead(200, { 'content-type': registry.contentType, 'cache-control': 'no-store' });
         res.end(req.method === 'HEAD' ? undefined : text);
       },
-      (e: Error) => {
+      (e: unknown) => {
         res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: `metrics unavailable: ${e.message}` }));
+        res.end(JSON.stringify({ error: `metrics unavailable: ${shortMessage(e)}` }));
       },
     );
   });

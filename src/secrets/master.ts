@@ -3,7 +3,7 @@
  * One 32-byte secret, written as 64 hex characters (`openssl rand -hex 32`); sub-keys are derived with
  * HKDF-SHA256 (RFC 5869) under a purpose label, so a key for one use never serves another.
  */
-import { PaywatchError } from '../domain/errors.js';
+import { PaywatchError, shortMessage } from '../domain/errors.js';
 import { hkdfSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
@@ -43,7 +43,7 @@ export class MasterSecret {
     try {
       text = readFileSync(path, 'utf8');
     } catch (e) {
-      throw new MasterSecretError(`cannot read the secret file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new MasterSecretError(`cannot read the secret file ${path}: ${(e as NodeJS.ErrnoException).code ?? shortMessage(e)}`);
     }
     return MasterSecret.parse(text, `the secret file ${path}`);
   }

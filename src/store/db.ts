@@ -9,14 +9,15 @@ import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDatabase as KyselySqliteDatabase } from 'kysely';
 import type { Database } from './schema.js';
 import type { DialectName } from './dialect.js';
-import { reportingOutages } from './outage.js';
+import { type ReportingDialect, reportingOutages } from './outage.js';
 import type { Store } from './store.js';
 import { migrationProvider } from './migrations/index.js';
 import { namingPool } from './prepared.js';
 import { DEFAULT_TOKEN_LIST, type TokenList } from '../domain/token-list.js';
-import { ReaderPool, } from './chain/readers.js';
+import { ReaderPool } from './chain/readers.js';
 import { StoreCache } from './cache.js';
-import { PaywatchError } from '../domain/errors.js';
+import { InvalidInput, PaywatchError, shortMessage } from '../domain/errors.js';
+import { LIMITS } from '../limits/index.js';
 
 export type { DialectName } from './dialect.js';
 
@@ -46,14 +47,14 @@ export interface DbTarget {
 /**
  * Parses a `--db` / PAYWATCH_DB value: `postgres://…` or `postgresql://…` selects PostgreSQL;
  * `sqlite:PATH` or a bare path selects SQLite.
- * @throws TypeError on an empty value
+ * @throws InvalidInput on an empty value
  */
 export function parseDbTarget(value: string): DbTarget {
   const v = value.trim();
-  if (!v) throw new TypeError('database location is empty');
+  if (!v) throw new InvalidInput('database location is empty');
   if (/^postgres(ql)?:\/\//i.test(v)) return { dialect: 'postgres', target: v };
   const path = v.startsWith('sqlite:') ? v.slice('sqlite:'.length) : v;
-  if (!path) throw new TypeError('sqlite: needs a path');
+  if (!path) throw new InvalidInput('sqlite: needs a path');
   return { dialect: 'sqlite', target: path };
 }
 
@@ -104,6 +105,7 @@ export const MIGRATION_LOCK_WAIT_MS = 120_000;
 export async function openStore(value: string, opts: OpenStoreOptions = {}): Promise<Store> {
   const t = parseDbTarget(value);
   let db: Kysely<Database>;
+  let dialect: ReportingDialect;
   let unlockMigrations = () => {};
   if (t.dialect === 'sqlite') {
     if (t.target !== ':memory:') mkdirSync(dirname(resolve(t.target)), { recursive: true });
@@ -116,7 +118,7 @@ export async function openStore(value: string, opts: OpenStoreOptions = {}): Pro
       sqlite = new SqliteDatabase(t.target, { readonly: opts.readonly === true, fileMustExist: opts.readonly === true });
     } catch (e) {
       unlockMigrations();
-      throw new StoreOpenError(`cannot open SQLite database ${t.target}: ${(e as Error).message}`);
+      throw new StoreOpenError(`cannot open SQLite database ${t.target}: ${shortMessage(e)}`);
     }
     // 16 KiB pages (takes effect on a new file only): an observation's detail (~3 kB of JSON) no longer fills a
     // 4 KiB page alone, so the collector writes about a third fewer bytes per transaction.
@@ -127,7 +129,8 @@ export async function openStore(value: string, opts: OpenStoreOptions = {}): Pro
     }
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
-    db = new Kysely<Database>({ dialect: reportingOutages(new SqliteDialect({ database: cachingStatements(sqlite) })) });
+    dialect = reportingOutages(new SqliteDialect({ database: cachingStatements(sqlite) }));
+    db = new Kysely<Database>({ dialect });
   } else {
     const pool = new pg.Pool({ connectionString: t.target, max: opts.poolSize ?? 10, connectionTimeoutMillis: 5000 });
     // A client that loses its server must not crash the process, idle (the pool's 'error') or checked out (the
@@ -140,9 +143,10 @@ export async function openStore(value: string, opts: OpenStoreOptions = {}): Pro
       c.release();
     } catch (e) {
       await pool.end().catch(() => {});
-      throw new StoreOpenError(`cannot reach PostgreSQL at ${redactDbLocation(t)}: ${(e as Error).message}`);
+      throw new StoreOpenError(`cannot reach PostgreSQL at ${redactDbLocation(t)}: ${shortMessage(e)}`);
     }
-    db = new Kysely<Database>({ dialect: reportingOutages(new PostgresDialect({ pool: namingPool(pool) })) });
+    dialect = reportingOutages(new PostgresDialect({ pool: namingPool(pool) }));
+    db = new Kysely<Database>({ dialect });
     pgPools.set(db, pool);
   }
   const tokenList = opts.tokenList ?? DEFAULT_TOKEN_LIST;
@@ -155,7 +159,8 @@ export async function openStore(value: string, opts: OpenStoreOptions = {}): Pro
     cache: new StoreCache(),
     close: async () => {
       await store.readers?.close();
-      await db.destroy();
+      // Through the dialect, so a query after close is a StoreUnavailable (./outage.ts).
+      await dialect.close();
     },
   };
   try {
@@ -170,7 +175,9 @@ export async function openStore(value: string, opts: OpenStoreOptions = {}): Pro
     // Imported lazily: only stores that serve heavy reads need the chain queries.
     const { runReaderTask } = await import('./chain/index.js');
     const setup = { db: value, tokenList: { name: tokenList.name, tokens: [...tokenList.tokens.values()] } };
-    store.readers = new ReaderPool(setup, opts.readers, opts.readersMaxQueued ?? 32, (task) => runReaderTask(store, task));
+    store.readers = new ReaderPool(setup, opts.readers, opts.readersMaxQueued ?? LIMITS.readerQueue.value, (task) =>
+      runReaderTask(store, task),
+    );
   }
   return store;
 }
@@ -250,7 +257,7 @@ export async function lockSqliteMigrations(path: string, waitMs: number): Promis
     } catch (e) {
       lock?.close();
       if ((e as { code?: string }).code !== 'SQLITE_BUSY')
-        throw new MigrationError(`cannot take the migration lock ${lockPath}: ${(e as Error).message}`);
+        throw new MigrationError(`cannot take the migration lock ${lockPath}: ${shortMessage(e)}`);
     }
     if (Date.now() >= deadline) {
       throw new MigrationError(
@@ -271,6 +278,6 @@ export async function migrateStore(store: Store): Promise<void> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
-    throw new MigrationError(`migration ${failed?.migrationName ?? '?'} failed: ${(error as Error).message ?? error}`);
+    throw new MigrationError(`migration ${failed?.migrationName ?? '?'} failed: ${shortMessage(error)}`);
   }
 }

@@ -13,9 +13,9 @@ import { Conflict, Forbidden, InvalidInput, LimitExceeded, NotFound, PaywatchErr
  */
 const OUTAGE_CODE = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|3D000|57P0[1-3]|08\d{3}|53300|SQLITE_BUSY\w*|SQLITE_CANTOPEN\w*|SQLITE_IOERR\w*)$/;
 /**
- * Messages that say the same (errors rebuilt from a thread's message keep only their text): driver codes as whole
- * words, a pool or driver already closed, a read replica's replay conflict. Never bare digits: a sha256 in a
- * message once read as the SQLSTATE class 08.
+ * Driver messages that say the same when the driver gives no code: driver codes as whole words, a pool or driver
+ * already closed, a read replica's replay conflict. Never bare digits: a sha256 in a message once read as the
+ * SQLSTATE class 08.
  */
 const OUTAGE_MESSAGE =
   /\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|SQLITE_BUSY|SQLITE_CANTOPEN|SQLITE_IOERR)\b|Connection terminated|timeout exceeded when trying to connect|database is locked|pool.*(ended|destroyed)|after calling end on the pool|driver has already been destroyed|conflict with recovery/i;
@@ -34,7 +34,7 @@ export class StoreUnavailable extends PaywatchError {
   }
 }
 
-/** True when `err` (a driver error, or one rebuilt from a thread's message) says the database cannot answer now. */
+/** True when `err` (a driver error) says the database cannot answer now. */
 export function isStoreOutage(err: unknown): boolean {
   if (err instanceof StoreUnavailable) return true;
   if (DOMAIN_ANSWERS.some((kind) => err instanceof kind)) return false;
@@ -67,11 +67,22 @@ function reportingConnection(connection: DatabaseConnection): DatabaseConnection
   });
 }
 
-/** `driver` whose connections report outages as StoreUnavailable, also when a connection cannot be had. */
-function reportingDriver(driver: Driver): Driver {
+/** The closed state of one reporting driver (see ReportingDialect.close). */
+interface Closing {
+  closed: boolean;
+  driver: Driver | null;
+}
+
+/**
+ * `driver` whose connections report outages as StoreUnavailable, also when a connection cannot be had and once
+ * the store is closed.
+ */
+function reportingDriver(driver: Driver, closing: Closing): Driver {
   const inner = new WeakMap<DatabaseConnection, DatabaseConnection>();
+  let destroyed: Promise<void> | undefined;
   const unwrap = (c: DatabaseConnection) => inner.get(c) ?? c;
   const guard = async <T>(fn: () => Promise<T>): Promise<T> => {
+    if (closing.closed) throw new StoreUnavailable(new Error('the store is closed'));
     try {
       return await fn();
     } catch (e) {
@@ -91,8 +102,18 @@ function reportingDriver(driver: Driver): Driver {
     commitTransaction: (c: DatabaseConnection) => guard(() => driver.commitTransaction(unwrap(c))),
     rollbackTransaction: (c: DatabaseConnection) => guard(() => driver.rollbackTransaction(unwrap(c))),
     releaseConnection: (c: DatabaseConnection) => driver.releaseConnection(unwrap(c)),
-    destroy: () => driver.destroy(),
+    // Once: the store's close and Kysely's destroy may both come here.
+    destroy: () => (destroyed ??= driver.destroy()),
   };
+}
+
+/** A dialect whose driver reports outages (reportingOutages), with the store's own way to close it. */
+export interface ReportingDialect extends Dialect {
+  /**
+   * Closes the database (its driver). Close a store through this rather than Kysely's `destroy`: a query after it
+   * is then a StoreUnavailable like any outage, where Kysely would throw its own untyped "destroyed" error.
+   */
+  close(): Promise<void>;
 }
 
 /**
@@ -100,10 +121,16 @@ function reportingDriver(driver: Driver): Driver {
  * violation, pass unchanged).
  * @example new Kysely<Database>({ dialect: reportingOutages(new SqliteDialect({ database })) })
  */
-export function reportingOutages(dialect: Dialect): Dialect {
+export function reportingOutages(dialect: Dialect): ReportingDialect {
+  const closing: Closing = { closed: false, driver: null };
   return {
+    close: async () => {
+      if (closing.closed) return;
+      closing.closed = true;
+      await closing.driver?.destroy();
+    },
     createAdapter: () => dialect.createAdapter(),
-    createDriver: () => reportingDriver(dialect.createDriver()),
+    createDriver: () => (closing.driver = reportingDriver(dialect.createDriver(), closing)),
     createIntrospector: (db) => dialect.createIntrospector(db),
     createQueryCompiler: () => dialect.createQueryCompiler(),
   };

@@ -7,12 +7,13 @@
  */
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
-import { PaywatchError } from '../domain/errors.js';
+import { PaywatchError, shortMessage } from '../domain/errors.js';
 import { backoffDelayMs } from '../net/backoff.js';
 import type { Database } from './schema.js';
 import { namingPool } from './prepared.js';
 import { parseDbTarget, pgPoolOf, redactDbLocation, type Store } from './db.js';
 import { StoreCache } from './cache.js';
+import { reportingOutages } from './outage.js';
 
 /** `--db-read` cannot be used with this `--db`. */
 export class ReadReplicaError extends PaywatchError {
@@ -77,7 +78,7 @@ export function openReadStore(
         } catch (e) {
           failures++;
           retryAt = Date.now() + backoffDelayMs(failures, REPLICA_RETRY.baseMs, REPLICA_RETRY.maxMs);
-          if (target !== 'primary') opts.onTarget?.('primary', (e as Error).message.split('\n')[0]!);
+          if (target !== 'primary') opts.onTarget?.('primary', shortMessage(e));
           target = 'primary';
         }
       }
@@ -85,7 +86,9 @@ export function openReadStore(
     },
     end: () => replica.end(),
   };
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingPool(failover) }) });
+  // Outages reported as the primary's are (./outage.ts): the faces map one code.
+  const dialect = reportingOutages(new PostgresDialect({ pool: namingPool(failover) }));
+  const db = new Kysely<Database>({ dialect });
   return {
     db,
     dialect: 'postgres',
@@ -95,7 +98,7 @@ export function openReadStore(
     // Its own: the replica's version may lag the primary's, and an answer must come from the database it keys on.
     cache: new StoreCache(),
     target: () => target,
-    close: () => db.destroy(),
+    close: () => dialect.close(),
   };
 }
 

@@ -1,9 +1,12 @@
 /**
  * The host side of a task worker thread (its body calls serveTasks, ./serve.ts): starts the TypeScript body,
  * learns when it has loaded, sends tasks as `{ id, task }` and settles each with the body's `{ id, result }` or
- * `{ id, error }`. Idle, the thread is unref'd, so it never keeps the process alive on its own.
+ * `{ id, error }` (the error rebuilt with its class, code and retry hints: ./error-wire.ts). Idle, the thread is
+ * unref'd, so it never keeps the process alive on its own.
  */
 import type { Worker } from 'node:worker_threads';
+import { shortMessage } from '../domain/errors.js';
+import { type ErrorClass, errorFromWire, type WireError } from './error-wire.js';
 import { startWorker } from './start.js';
 
 interface Pending<R> {
@@ -23,12 +26,15 @@ export class TaskThread<T, R> {
    * Starts `entry` (a TypeScript module calling serveTasks) with `data` as its workerData.
    * @param onFail called when the thread errs or exits (also after terminate()), with whether it had loaded;
    *   every task it held is rejected first, with `failure(message)`
+   * @param errors the area's PaywatchError classes the body may throw, rebuilt as themselves (the domain's general
+   *   kinds always are; another paywatch error comes back as a PaywatchError with its name and code)
    */
   constructor(
     entry: URL,
     data: Record<string, unknown>,
     private readonly failure: (message: string) => Error,
     onFail: (wasReady: boolean) => void,
+    private readonly errors: readonly ErrorClass[] = [],
   ) {
     this.worker = startWorker(entry, data);
     const fail = (message: string) => {
@@ -38,16 +44,16 @@ export class TaskThread<T, R> {
       this.pending.clear();
       onFail(wasReady);
     };
-    this.worker.on('message', (m: { ready?: true; id: number; result?: R; error?: string }) => {
+    this.worker.on('message', (m: { ready?: true; id: number; result?: R; error?: WireError }) => {
       if (m.ready) return void (this.ready = true);
       const p = this.pending.get(m.id);
       if (!p) return;
       this.pending.delete(m.id);
       if (this.pending.size === 0) this.worker.unref();
-      if (m.error !== undefined) p.reject(new Error(m.error));
+      if (m.error !== undefined) p.reject(errorFromWire(m.error, this.errors));
       else p.resolve(m.result as R);
     });
-    this.worker.on('error', (e) => fail(e.message));
+    this.worker.on('error', (e) => fail(shortMessage(e)));
     this.worker.on('exit', (code) => fail(`exited with code ${code}`));
   }
 
@@ -58,7 +64,7 @@ export class TaskThread<T, R> {
 
   /**
    * Sends `task` (structured clone) and waits for its answer.
-   * @throws the body's error (`Name: message`), or `failure(…)` when the thread dies first
+   * @throws the body's error (rebuilt: errorFromWire), or `failure(…)` when the thread dies first
    */
   run(task: T): Promise<R> {
     const id = this.nextId++;

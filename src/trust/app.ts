@@ -3,10 +3,11 @@
  * x402 per-call payment, its own OpenAPI 3.1 document at GET /v1/openapi.json. Errors are `{error}` through
  * the same handler as the public API (src/http/errors.ts).
  */
-import { HeavyBudget } from '../http/heavy-budget.js';
+import { HeavyBudget } from '../limits/heavy-budget.js';
+import { LIMITS } from '../limits/index.js';
+import { rateLimitOf, registerRequestLimit } from '../limits/register.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
-import rateLimit from '@fastify/rate-limit';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import type { AppContext } from '../context.js';
 import { baseFastify, closeGracefully } from '../http/fastify.js';
@@ -15,21 +16,20 @@ import { registerExplorerCors } from '../http/cors.js';
 import { addHealthRoutes } from '../http/health.js';
 import { documentFinisher } from '../http/openapi.js';
 import { configuredBaseUrls, verifyBaseUrl } from '../http/base-urls.js';
-import { Unauthenticated, LimitExceeded, Unavailable } from '../domain/errors.js';
+import { Unauthenticated, Unavailable } from '../domain/errors.js';
 import type { Resolver } from '../net/safe-fetch.js';
 import { assetResolver, type AssetResolver } from './assets.js';
 import { checkWithKey, checkWithPayment } from './access.js';
 import { apiKeyFromHeader, issueApiKey } from './keys.js';
-import { FailedAuthLimiter } from '../http/failed-auth.js';
-import { clientKey } from '../http/client-key.js';
-import { SharedLimits } from '../limits/shared.js';
+import { FailedAuthLimiter } from '../limits/failed-auth.js';
+import { clientKey } from '../limits/client-key.js';
 import { CHECK_PRICE_DOLLARS, FREE_MONTHLY_CHECKS } from './metering.js';
 import { paymentGate } from './payment.js';
 import { CheckAnswer, CheckRequest, Errors, KeyAnswer } from './schemas.js';
 import type { GatherOptions } from './gather.js';
 
 /** Largest request body the check service reads (a URL of 2,048 characters fits many times over). */
-export const VERIFY_BODY_LIMIT = 16 * 1024;
+export const VERIFY_BODY_LIMIT = LIMITS.verifyBody.value;
 
 export interface BuildVerifyAppOptions {
   /** pino logger options or false for silence (tests). */
@@ -65,17 +65,7 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
   await registerCompression(app);
   // The explorer page (public listener) may issue a key and check from its own origin; nobody else gets CORS.
   await registerExplorerCors(app, config);
-  await app.register(rateLimit, {
-    global: true,
-    max: config.rateLimitPerMinute,
-    timeWindow: 60_000,
-    store: (ctx.limits ?? SharedLimits.inMemory()).rateLimitStore('verify'),
-    keyGenerator: (req) => clientKey(req.ip),
-    errorResponseBuilder: (_req, c) =>
-      new LimitExceeded(`rate limited: at most ${c.max} requests per ${c.after} per client; retry after ${Math.ceil(c.ttl / 1000)} s`, {
-        retryAfterSeconds: Math.ceil(c.ttl / 1000),
-      }),
-  });
+  await registerRequestLimit(app, 'verifyRequests', config.rateLimitPerMinute, ctx.limits);
 
   const gather: Omit<GatherOptions, 'now'> = {
     store,
@@ -89,15 +79,17 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
   const gate = paymentGate(config, `${base}/v1/check`);
   const keyFailures = new FailedAuthLimiter(config.authFailureLimitPerMinute, 'API keys', { shared: ctx.limits });
   // Each check holds a fetch of up to verifyMaxBytes for up to verifyTimeoutMs: cap how many run at once.
+  const retry = LIMITS.checksInFlight.answer.retryAfter;
   const inFlight = new HeavyBudget(config.verifyMaxInFlight, {
     key: () => 'all',
-    refuse: (max) => new Unavailable(`too many checks in progress: at most ${max} run at once; retry after 1 s`, { retryAfterSeconds: 1 }),
+    refuse: (max) =>
+      new Unavailable(`too many checks in progress: at most ${max} run at once; retry after ${retry} s`, { retryAfterSeconds: retry }),
   });
 
   app.post(
     '/v1/keys',
     {
-      config: { rateLimit: { max: config.verifyKeysPerHour, timeWindow: 3_600_000 } },
+      config: { rateLimit: rateLimitOf('keyIssuance', config.verifyKeysPerHour) },
       schema: {
         tags: ['trust-check'],
         summary: 'Issue a free API key (shown once)',

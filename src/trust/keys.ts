@@ -7,7 +7,7 @@ import { constantTimeEqual, newId, newToken, sha256Hex } from '../secrets/index.
 import type { Store } from '../store/db.js';
 import { findApiKeyByHash, insertApiKey, listApiKeys, revokeApiKey, type TrustApiKeyRow } from '../store/trust/index.js';
 import { Unauthenticated } from '../domain/errors.js';
-import type { FailedAuthLimiter } from '../http/failed-auth.js';
+import type { FailedAuthLimiter } from '../limits/failed-auth.js';
 
 export type Plan = 'free' | 'paid';
 
@@ -81,7 +81,7 @@ export function bearerToken(header: string | undefined): string | null | 'malfor
  * The active key a request presents in `Authorization`, with failed attempts counted per client: a client over
  * its limit of failures is refused before the key is looked up (docs/intake.md, failed authentication).
  * @param header the Authorization header
- * @param client the client key (src/http/client-key.ts) under which failures count
+ * @param client the client key (src/limits/client-key.ts) under which failures count
  * @returns the key row, or null when the request has no Authorization header (the caller may offer per-call payment)
  * @throws LimitExceeded when `client` has too many failures; Unauthenticated for a malformed header or an
  *   unknown or revoked key (counted as a failure)

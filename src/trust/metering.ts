@@ -7,9 +7,10 @@ import type { Store } from '../store/db.js';
 import { commitCheck, releaseCheck, reserveCheck } from '../store/trust/index.js';
 import { LimitExceeded } from '../domain/errors.js';
 import type { Plan } from './keys.js';
+import { LIMITS } from '../limits/index.js';
 
 /** Successful checks a free key may make per UTC calendar month (docs/trust-check.md). */
-export const FREE_MONTHLY_CHECKS = 1000;
+export const FREE_MONTHLY_CHECKS = LIMITS.freeChecks.value;
 /** Price of one successful check, dollars, exact decimal (docs/trust-check.md). */
 export const CHECK_PRICE_DOLLARS = '0.01';
 

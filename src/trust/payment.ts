@@ -15,7 +15,7 @@ import {
 } from '@x402/core/server';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import type { Config } from '../config.js';
-import { PaywatchError, Unavailable } from '../domain/errors.js';
+import { PaywatchError, Unavailable, shortMessage } from '../domain/errors.js';
 import { CHECK_PRICE_DOLLARS } from './metering.js';
 
 /** The route the payment protects. */
@@ -149,7 +149,7 @@ export function paymentGate(config: Config, resourceUrl: string): PaymentGate | 
       try {
         result = await http.processHTTPRequest(context);
       } catch (e) {
-        throw new Unavailable(`payment facilitator unavailable: ${(e as Error).message}`.slice(0, 300), { retryAfterSeconds: 10 });
+        throw new Unavailable(`payment facilitator unavailable: ${shortMessage(e)}`.slice(0, 300), { retryAfterSeconds: 10 });
       }
       if (result.type === 'no-payment-required') throw new PaywatchError('payment route not configured', { code: 'payment_route_missing' });
       if (result.type === 'payment-error') {
@@ -180,7 +180,7 @@ export function paymentGate(config: Config, resourceUrl: string): PaymentGate | 
               ok: false,
               status: 503,
               headers: { 'retry-after': '10' },
-              body: { error: `payment facilitator unavailable during settlement: ${(e as Error).message}`.slice(0, 300) },
+              body: { error: `payment facilitator unavailable during settlement: ${shortMessage(e)}`.slice(0, 300) },
             };
           }
         },

@@ -317,7 +317,7 @@ describe('listener settings', () => {
       exportIdleSeconds: 4,
     });
     expect(() => loadConfig({}, { PAYWATCH_HEADERS_TIMEOUT_SECONDS: '40' })).toThrow(
-      new ConfigError('invalid setting headersTimeoutSeconds: must be at most the request timeout (30 s)'),
+      new ConfigError('invalid PAYWATCH_HEADERS_TIMEOUT_SECONDS: must be at most PAYWATCH_REQUEST_TIMEOUT_SECONDS (30 s)'),
     );
     expect(() => loadConfig({}, { PAYWATCH_EXPORT_IDLE_SECONDS: '0' })).toThrow(ConfigError);
     expect(() => loadConfig({}, { PAYWATCH_MAX_CONNECTIONS: 'many' })).toThrow(ConfigError);

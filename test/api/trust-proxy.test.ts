@@ -155,7 +155,7 @@ describe('PAYWATCH_TRUST_PROXY values', () => {
     expect(loadConfig({}, { PAYWATCH_TRUST_PROXY: '2' }).trustProxy).toBe(2);
     expect(loadConfig({}, { PAYWATCH_TRUST_PROXY: '10.0.0.0/8, ::1' }).trustProxy).toEqual(['10.0.0.0/8', '::1']);
     for (const bad of ['true', 'proxy.example', '10.0.0.0/40', '1,2']) {
-      expect(() => loadConfig({}, { PAYWATCH_TRUST_PROXY: bad }), bad).toThrow(/^invalid setting trustProxy/);
+      expect(() => loadConfig({}, { PAYWATCH_TRUST_PROXY: bad }), bad).toThrow(/^invalid PAYWATCH_TRUST_PROXY: /);
     }
   });
 });

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { Rlp, type Hex } from 'ox';
 import { describe, expect, it } from 'vitest';
 import { encodeTempoTransactionFast, encodeTransaction } from '../../src/chain/integrity/encoding.js';
-import { dataHex, quantityHex, rlpList, rlpString } from '../../src/chain/integrity/rlp.js';
+import { dataHex, MalformedHexError, quantityHex, rlpList, rlpString } from '../../src/chain/integrity/rlp.js';
 import type { RpcTransaction } from '../../src/chain/types.js';
 import { loadChainFixtures } from '../fixtures/chain/load.js';
 
@@ -42,12 +42,12 @@ describe('rlp.ts', () => {
     expect(quantityHex('0x00f')).toBe('0f');
     expect(quantityHex('0x1079')).toBe('1079');
     expect(quantityHex('0xABC')).toBe('0abc');
-    expect(() => quantityHex('0x')).toThrow(TypeError);
-    expect(() => quantityHex('12')).toThrow(TypeError);
+    expect(() => quantityHex('0x')).toThrow(MalformedHexError);
+    expect(() => quantityHex('12')).toThrow(MalformedHexError);
     expect(dataHex('0x')).toBe('');
     expect(dataHex('0xDEad')).toBe('dead');
-    expect(() => dataHex('0xabc')).toThrow(TypeError);
-    expect(() => dataHex('0xzz')).toThrow(TypeError);
+    expect(() => dataHex('0xabc')).toThrow(MalformedHexError);
+    expect(() => dataHex('0xzz')).toThrow(MalformedHexError);
   });
 });
 

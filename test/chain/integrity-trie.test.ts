@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeReceipt, encodeTransaction } from '../../src/chain/integrity/index.js';
 import { keccak256, keccak256Hex, keccak256RawHex } from '../../src/chain/integrity/keccak.js';
 import { orderedTrieRoot } from '../../src/chain/integrity/trie.js';
+import { MalformedHexError } from '../../src/chain/integrity/rlp.js';
 import type { FetchedBlock } from '../../src/chain/types.js';
 
 async function libraryRoot(values: Uint8Array[]): Promise<string> {
@@ -76,9 +77,9 @@ describe('keccak256 (hash-wasm) equals ox Hash.keccak256', () => {
   });
 
   it('refuses hex that is not whole bytes', () => {
-    expect(() => keccak256Hex('0xabc')).toThrow(TypeError);
-    expect(() => keccak256Hex('abcd')).toThrow(TypeError);
-    expect(() => keccak256RawHex('abc')).toThrow(TypeError);
-    expect(() => keccak256RawHex('abzz')).toThrow(TypeError);
+    expect(() => keccak256Hex('0xabc')).toThrow(MalformedHexError);
+    expect(() => keccak256Hex('abcd')).toThrow(MalformedHexError);
+    expect(() => keccak256RawHex('abc')).toThrow(MalformedHexError);
+    expect(() => keccak256RawHex('abzz')).toThrow(MalformedHexError);
   });
 });

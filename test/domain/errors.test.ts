@@ -41,7 +41,7 @@ describe('the error hierarchy', () => {
     [new Conflict('x'), 'Conflict', 'conflict', false],
     [new LimitExceeded('x', { retryAfterSeconds: 1 }), 'LimitExceeded', 'limit_exceeded', true],
     [new Unavailable('x'), 'Unavailable', 'unavailable', true],
-    [new HttpError(414, 'x'), 'HttpError', 'http_414', false],
+    [new HttpError('url_too_long', 'x'), 'HttpError', 'url_too_long', false],
     [new Unauthorized('x'), 'Unauthorized', 'unauthenticated', false],
     [new ConfigError('x'), 'ConfigError', 'config', false],
     [new RpcUnavailableError('x'), 'RpcUnavailableError', 'rpc_unavailable', true],

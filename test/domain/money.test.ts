@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addExact, DecimalSum, formatExact, parseDecimal, sumDecimals, toDecimal } from '../../src/domain/money.js';
+import { addExact, DecimalSum, formatExact, InvalidDecimal, parseDecimal, sumDecimals, toDecimal } from '../../src/domain/money.js';
 
 describe('money', () => {
   it('formats atomic amounts canonically', () => {
@@ -27,10 +27,10 @@ describe('money', () => {
     s.addExact(null);
     s.add('1');
     expect([s.value(), s.count]).toEqual(['1.123456789012345678901234567890123456789', 2]);
-    expect(() => parseDecimal('1e5')).toThrow(TypeError);
+    expect(() => parseDecimal('1e5')).toThrow(InvalidDecimal);
   });
   it('rejects non-decimals', () => {
-    expect(() => sumDecimals(['1e5'])).toThrow(TypeError);
-    expect(() => sumDecimals(['NaN'])).toThrow(TypeError);
+    expect(() => sumDecimals(['1e5'])).toThrow(InvalidDecimal);
+    expect(() => sumDecimals(['NaN'])).toThrow(InvalidDecimal);
   });
 });

@@ -86,7 +86,7 @@ describe('paywatch exits non-zero with a one-line message', () => {
     const db = await freshDb();
     const r = await runCli(['collect', '--once', '--db', db.url, '--rpc', anvil.rpcUrl, '--batch-size', 'many']);
     expect(r.code).toBe(2);
-    expect(oneLineError(r)).toMatch(/invalid setting batchSize/);
+    expect(oneLineError(r)).toBe('paywatch: invalid --batch-size: Invalid input: expected number, received NaN');
   });
 
   it('for an unreachable RPC', async () => {

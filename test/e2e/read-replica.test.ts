@@ -99,7 +99,7 @@ describe('reads from a streaming replica', () => {
       '0',
     ]);
     expect(r.code).not.toBe(0);
-    expect(r.stderr).toContain('--db-read needs a PostgreSQL --db');
+    expect(r.stderr).toContain('invalid --db-read: needs a PostgreSQL --db');
   });
 
   it('answers list, detail, metrics and status as a server reading the primary does', async () => {

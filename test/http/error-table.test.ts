@@ -1,7 +1,7 @@
 /**
  * Each face maps error codes once: HTTP statuses (HTTP_STATUS_OF_CODE, answered by the real error handler),
- * CLI exit codes (EXIT_CODE_OF_CODE). An error whose code is in neither table is internal: 500 with a short
- * message over HTTP, exit code 1.
+ * CLI exit codes (EXIT_CODE_OF_CODE). An error whose status is null is internal: 500 with a short message over
+ * HTTP; exit code 1 unless the table says otherwise.
  */
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
@@ -28,7 +28,7 @@ const CASES: Array<[PaywatchError, number, string | undefined]> = [
   [new LimitExceeded('rate limited', { retryAfterSeconds: 7 }), 429, '7'],
   [new Unavailable('not yet collected'), 503, '5'],
   [new Unavailable('busy', { retryAfterSeconds: 1 }), 503, '1'],
-  [new HttpError(415, 'unsupported media type'), 415, undefined],
+  [new HttpError('unsupported_media_type', 'unsupported media type'), 415, undefined],
 ];
 
 describe('one HTTP status table', () => {
@@ -57,8 +57,13 @@ describe('one HTTP status table', () => {
     await app.close();
   });
 
-  it('covers every caller-facing kind of src/domain/errors.ts', () => {
-    expect(Object.keys(HTTP_STATUS_OF_CODE).sort()).toEqual([
+  it('answers the caller-facing kinds of src/domain/errors.ts, and every other code as internal', () => {
+    const answered = Object.entries(HTTP_STATUS_OF_CODE)
+      .filter(([, status]) => status !== null)
+      .map(([code]) => code)
+      .sort();
+    expect(answered).toEqual([
+      'body_too_large',
       'conflict',
       'forbidden',
       'invalid_input',
@@ -67,6 +72,8 @@ describe('one HTTP status table', () => {
       'store_unavailable',
       'unauthenticated',
       'unavailable',
+      'unsupported_media_type',
+      'url_too_long',
     ]);
   });
 });

@@ -12,7 +12,7 @@ import { openStore, type Store } from '../../src/store/db.js';
 import { KeyVault } from '../../src/intake/keys.js';
 import { issueOperatorToken, issueSender } from '../../src/intake/operator.js';
 import { MasterSecret } from '../../src/secrets/index.js';
-import { clientKey } from '../../src/http/client-key.js';
+import { clientKey } from '../../src/limits/client-key.js';
 import ipaddr from 'ipaddr.js';
 import { startVerify } from '../trust/helpers.js';
 import { SECRET, deliver, envelope, now, startServer, type Delivery, type Server } from './helpers.js';

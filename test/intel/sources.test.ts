@@ -202,6 +202,8 @@ describe('sources setting', () => {
     expect(() => parseSources('bazaar:file:///etc')).toThrow(/url must be an http\(s\) URL/);
     expect(() => parseSources('a=bazaar:https://x.example,a=openapi:https://y.example')).toThrow(/used twice/);
     expect(() => parseSources('@/nonexistent/file.json')).toThrow(/cannot be read/);
-    expect(() => loadConfig({}, { PAYWATCH_SOURCES: 'nonsense' })).toThrow(/invalid setting sources/);
+    expect(() => loadConfig({}, { PAYWATCH_SOURCES: 'nonsense' })).toThrow(
+      /^invalid PAYWATCH_SOURCES: source entry "nonsense" is not \[name=\]kind:url/,
+    );
   });
 });

@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
 import { loadConfig } from '../../src/config.js';
-import { FailedAuthLimiter } from '../../src/http/failed-auth.js';
+import { FailedAuthLimiter } from '../../src/limits/failed-auth.js';
 import { SharedLimits } from '../../src/limits/shared.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';

@@ -8,6 +8,7 @@ import { CompiledQuery, sql } from 'kysely';
 import { openStore, type Store } from '../../src/store/db.js';
 import { listTransactions, writeBlocks } from '../../src/store/chain/index.js';
 import { executePrepared, MAX_PREPARED_TEXTS, preparedOnPostgres } from '../../src/store/prepared.js';
+import { StoreUnavailable } from '../../src/store/outage.js';
 import { PG_PREPARED_ROWS } from '../../src/store/chain/write.js';
 import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
 import { makeBlocks, observationsOf } from '../helpers/observations.js';
@@ -30,7 +31,7 @@ describe.each(DIALECTS)('executePrepared on %s', (dialect) => {
     expect(rows.map((r) => r[0])).toEqual(Array.from({ length: 30 }, (_, i) => ({ a: i, b: `v${i}` })));
     await expect(insert(0)).rejects.toThrow(/unique|UNIQUE|duplicate/);
     await s.close();
-    await expect(insert(99)).rejects.toThrow(/destroyed/);
+    await expect(insert(99)).rejects.toBeInstanceOf(StoreUnavailable);
   });
 });
 

@@ -15,15 +15,33 @@ export class ApiError extends Error {
   }
 }
 
-/** Heavy reads (metrics, series, filtered lists) the server lets one client run at once (its per-client budget). */
-const HEAVY_AT_ONCE = 2;
+/** The manifest's member this module reads: the server's per-client budget of heavy reads. */
+type HeavyBudget = { rate_limits: { heavy_requests_in_flight_per_client: number } };
+
+/**
+ * Heavy reads (metrics, series, filtered lists) the server lets one client run at once: its per-client budget, read
+ * once from the manifest (1 while the manifest cannot be read, asked again on the next heavy read).
+ */
+let heavyAtOnce: Promise<number> | null = null;
 let heavyRunning = 0;
 const heavyWaiting: (() => void)[] = [];
 
 const isHeavy = (path: string) => /^\/api\/(metrics|export)|^\/api\/transactions\?.*(q|asset|exchange|execution)=/.test(path);
 
+function heavyBudget(): Promise<number> {
+  heavyAtOnce ??= getJson<HeavyBudget>('/.well-known/paywatch.json').then(
+    (m) => Math.max(1, m.rate_limits.heavy_requests_in_flight_per_client),
+    () => {
+      heavyAtOnce = null;
+      return 1;
+    },
+  );
+  return heavyAtOnce;
+}
+
 async function heavySlot<T>(run: () => Promise<T>): Promise<T> {
-  if (heavyRunning >= HEAVY_AT_ONCE) await new Promise<void>((r) => heavyWaiting.push(r));
+  const budget = await heavyBudget();
+  while (heavyRunning >= budget) await new Promise<void>((r) => heavyWaiting.push(r));
   heavyRunning++;
   try {
     return await run();

@@ -7,6 +7,7 @@
 import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { Unavailable } from '../../domain/errors.js';
+import { LIMITS } from '../../limits/index.js';
 import type { ExportRow } from '../../store/chain/index.js';
 
 /** Export columns, in order. `*_unit` columns say what a number counts (contract: "a column stating units"). */
@@ -167,10 +168,10 @@ export function abortWhenStalled(res: ServerResponse, idleMs: number, onAbort: (
  * PostgreSQL, rows arriving for many interleaved queries outlive young collections and the heap grows again
  * (measured: 6 at once +30 MB, 8 at once +96 MB; bench/api.ts measures 2).
  */
-export const EXPORTS_AT_ONCE = 4;
+export const EXPORTS_AT_ONCE: number = LIMITS.exportsAtOnce.value;
 
 /** Seconds a refused export is told to wait (Retry-After); an export of 10,000 rows takes well under a second. */
-export const EXPORT_RETRY_AFTER_S = 1;
+export const EXPORT_RETRY_AFTER_S = LIMITS.exportsAtOnce.answer.retryAfter;
 
 /** The running exports of one app, at most `limit` at once. */
 export class ExportSlots {

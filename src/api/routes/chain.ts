@@ -4,7 +4,7 @@
  */
 import { cacheScope, publicBaseUrl } from '../../http/base-urls.js';
 import { MANIFEST_PATH } from './manifest.js';
-import { HeavyBudget } from '../../http/heavy-budget.js';
+import { HeavyBudget } from '../../limits/heavy-budget.js';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';

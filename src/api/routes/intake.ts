@@ -5,7 +5,7 @@
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { LimitExceeded, Unavailable } from '../../domain/errors.js';
+import { Unavailable } from '../../domain/errors.js';
 import { HttpError } from '../../http/errors.js';
 import { loadMasterSecret } from '../../secrets/index.js';
 import { KeyVault } from '../../intake/keys.js';
@@ -14,8 +14,9 @@ import { acceptOutcome, acceptProtocolEvent, authenticate, type Sender } from '.
 import { Unauthorized } from '../../intake/signature.js';
 import type { SenderKind } from '../../store/intake/senders.js';
 import { nowSeconds } from '../../intake/operator.js';
-import { clientKey } from '../../http/client-key.js';
-import { FailedAuthLimiter } from '../../http/failed-auth.js';
+import { clientKey } from '../../limits/client-key.js';
+import { FailedAuthLimiter } from '../../limits/failed-auth.js';
+import { rateLimitOf } from '../../limits/register.js';
 import { intakeDeliveries } from '../../ops/metrics.js';
 
 declare module 'fastify' {
@@ -36,7 +37,7 @@ export const intakeRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => 
   // Name the limit on 413; everything else goes on to the app's error handler (a throw here reaches the parent's).
   app.setErrorHandler((err: { code?: string }) => {
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
-      throw new HttpError(413, `request body too large: the limit is ${app.initialConfig.bodyLimit ?? 262_144} bytes`);
+      throw new HttpError('body_too_large', `request body too large: the limit is ${app.initialConfig.bodyLimit ?? 262_144} bytes`);
     throw err;
   });
   // Failed authentications per client address, refused before the body is read or any key looked up.
@@ -45,10 +46,10 @@ export const intakeRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => 
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
-  app.addContentTypeParser('*', (_req, _payload, done) => done(new HttpError(415, UNSUPPORTED), undefined));
+  app.addContentTypeParser('*', (_req, _payload, done) => done(new HttpError('unsupported_media_type', UNSUPPORTED), undefined));
 
   const verify = (kind: SenderKind) => async (req: FastifyRequest) => {
-    if (!Buffer.isBuffer(req.body)) throw new HttpError(415, UNSUPPORTED);
+    if (!Buffer.isBuffer(req.body)) throw new HttpError('unsupported_media_type', UNSUPPORTED);
     if (!keys) throw new Unavailable('intake not configured: the server has no PAYWATCH_SECRET', { retryAfterSeconds: 60 });
     const h = req.headers;
     const one = (v: string | string[] | undefined) => (Array.isArray(v) ? undefined : v);
@@ -68,14 +69,8 @@ export const intakeRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => 
 
   // Per authenticated sender, counted after the signature verified, so nobody can spend another sender's quota.
   const rateLimit = {
-    max: ctx.config.intakeRateLimitPerMinute,
-    timeWindow: 60_000,
+    ...rateLimitOf('intakeDeliveries', ctx.config.intakeRateLimitPerMinute, (req) => `intake:${req.intakeSender!.id}`),
     hook: 'preHandler' as const,
-    keyGenerator: (req: FastifyRequest) => `intake:${req.intakeSender!.id}`,
-    errorResponseBuilder: (_req: FastifyRequest, c: { max: number; ttl: number }) =>
-      new LimitExceeded(`rate limited: at most ${c.max} deliveries per minute per sender; retry after ${Math.ceil(c.ttl / 1000)} s`, {
-        retryAfterSeconds: Math.ceil(c.ttl / 1000),
-      }),
   };
 
   app.addHook('onResponse', async (req, reply) => {

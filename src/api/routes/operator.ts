@@ -11,8 +11,8 @@ import { Unauthenticated } from '../../domain/errors.js';
 import { isOperatorToken } from '../../intake/operator.js';
 import { costSummary, readEvents, readOutcomes } from '../../intake/queries.js';
 import { OperatorCostsQuery, OperatorListQuery } from '../../intake/schemas.js';
-import { clientKey } from '../../http/client-key.js';
-import { FailedAuthLimiter } from '../../http/failed-auth.js';
+import { clientKey } from '../../limits/client-key.js';
+import { FailedAuthLimiter } from '../../limits/failed-auth.js';
 
 const DENIED = 'operator token required: send Authorization: Bearer <operator token>';
 

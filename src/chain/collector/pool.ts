@@ -8,9 +8,17 @@
  */
 import { PaywatchError } from '../../domain/errors.js';
 import { TaskThread } from '../../threads/task-thread.js';
+import type { ErrorClass } from '../../threads/error-wire.js';
+import { EventMismatchError } from '../decode/event.js';
+import { UnsupportedEncodingError } from '../integrity/encoding.js';
+import { HeaderFieldError } from '../integrity/header.js';
+import { MalformedHexError } from '../integrity/rlp.js';
 import type { FetchedBlock, TokenMap } from '../types.js';
 import type { PreparedBlock } from './deps.js';
 import { processRun } from './process.js';
+
+/** The errors processRun may throw, rebuilt as themselves when a worker throws them (src/threads/error-wire.ts). */
+const RUN_ERRORS: readonly ErrorClass[] = [HeaderFieldError, MalformedHexError, UnsupportedEncodingError, EventMismatchError];
 
 type Slot = TaskThread<{ fetched: FetchedBlock[]; tokens: TokenMap }, PreparedBlock[]>;
 
@@ -75,6 +83,7 @@ export class DecodePool {
       (wasReady) => {
         if (this.slots[i] === slot) this.slots[i] = wasReady && !this.closed ? this.spawn(i) : null;
       },
+      RUN_ERRORS,
     );
     return slot;
   }

@@ -16,6 +16,7 @@ import { RpcUnavailableError } from '../rpc.js';
 import { redactUrl } from '../../net/redact-url.js';
 import { acquireOrStandBy } from '../../store/chain/collector-lock.js';
 import { launchCollector, lostLock, type LaunchedCollector } from './index.js';
+import { shortMessage } from '../../domain/errors.js';
 
 /** What /api/status shows of the collector (CollectorState plus its live members). */
 export type CollectorReport = CollectorState & { behind_blocks: number | null; started_at: string };
@@ -82,7 +83,7 @@ export function superviseCollector(
           signal: abort.signal,
           shouldRetry: (e) => e instanceof RpcUnavailableError,
           onRetry: async ({ attempt, error }) => {
-            const message = (error as Error).message;
+            const message = shortMessage(error);
             const now = new Date().toISOString();
             const cp = await getCheckpoint(store).catch(() => null);
             waiting = {
@@ -116,7 +117,7 @@ export function superviseCollector(
       } catch (e) {
         // Another collector took the lock while this one's session was lost: it writes now; stand by again.
         if (!lostLock(e)) throw e;
-        log.warn({ err: (e as Error).message }, 'lost the collector lock to another collector; standing by');
+        log.warn({ err: shortMessage(e) }, 'lost the collector lock to another collector; standing by');
       } finally {
         await launched.release();
         launched = null;

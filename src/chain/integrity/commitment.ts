@@ -12,6 +12,7 @@ import { checkBlockHash, type HeaderCheck } from './header.js';
 import { keccak256RawHex } from './keccak.js';
 import { lowerHex } from './rpc-values.js';
 import { orderedTrieRootHex } from './trie.js';
+import { shortMessage } from '../../domain/errors.js';
 
 /** One recomputed root beside the header's. `computed` and `match` are null when it could not be recomputed. */
 export interface RootCheck {
@@ -65,7 +66,7 @@ function uncomputed(expected: unknown, reason: string): RootCheck {
 /** Builds a RootCheck from the header's root and the rebuilt items (unprefixed hex; an Error item = not computable). */
 function checkRoot(expected: unknown, items: (string | Error)[], what: string): RootCheck {
   const failed = items.findIndex((x) => x instanceof Error);
-  if (failed >= 0) return uncomputed(expected, `${what} ${failed}: ${(items[failed] as Error).message}`);
+  if (failed >= 0) return uncomputed(expected, `${what} ${failed}: ${shortMessage(items[failed])}`);
   const exp = stated(expected);
   const computed = trieRoot(items as string[]);
   return { expected: exp, computed, match: computed === exp };
@@ -79,7 +80,7 @@ function attempt(encode: () => Hex.Hex): string | Error {
   try {
     return encode().slice(2);
   } catch (e) {
-    return e instanceof UnsupportedEncodingError ? e : new UnsupportedEncodingError((e as Error).message);
+    return e instanceof UnsupportedEncodingError ? e : new UnsupportedEncodingError(shortMessage(e));
   }
 }
 

@@ -8,7 +8,7 @@
  * cumulativeGasUsed, logsBloom, logs]) like Ethereum).
  */
 // ox's modules one by one: its index would load every other module too.
-import { PaywatchError } from '../../domain/errors.js';
+import { PaywatchError, shortMessage } from '../../domain/errors.js';
 import type * as Hex from 'ox/Hex';
 import * as TxEnvelopeEip1559 from 'ox/TxEnvelopeEip1559';
 import * as TxEnvelopeEip2930 from 'ox/TxEnvelopeEip2930';
@@ -74,7 +74,7 @@ export function encodeTransaction(tx: RpcTransaction): Hex.Hex {
         return TxEnvelopeTempo.serialize({ ...(parsed as unknown as TxEnvelopeTempo.TxEnvelopeTempo), type: 'tempo' });
     }
   } catch (e) {
-    throw new UnsupportedEncodingError(`transaction type ${type} could not be re-encoded: ${(e as Error).message.split('\n')[0]}`);
+    throw new UnsupportedEncodingError(`transaction type ${type} could not be re-encoded: ${shortMessage(e)}`);
   }
 }
 
@@ -96,13 +96,13 @@ function yParityOf(sig: RpcSignature): 0 | 1 {
   const v = Number(BigInt((sig.yParity ?? sig.v) as string));
   if (v === 0 || v === 27) return 0;
   if (v === 1 || v === 28) return 1;
-  throw new TypeError(`signature parity ${v} is not 0, 1, 27 or 28`);
+  throw new UnsupportedEncodingError(`signature parity ${v} is not 0, 1, 27 or 28`);
 }
 
 /** A 32-byte signature scalar as 64 hex digits. */
 function scalar(v: string): string {
   const h = quantityHex(v);
-  if (h.length > 64) throw new TypeError('signature scalar over 32 bytes');
+  if (h.length > 64) throw new UnsupportedEncodingError('signature scalar over 32 bytes');
   return h.padStart(64, '0');
 }
 
@@ -120,7 +120,7 @@ function scalar(v: string): string {
  * wrong verdict. test/chain/integrity-rlp.test.ts holds it to ox on recorded transactions.
  *
  * @returns unprefixed hex (type byte 76 first), or null for a shape it does not handle
- * @throws TypeError for members that are not hex
+ * @throws MalformedHexError or UnsupportedEncodingError for members that are not hex
  */
 export function encodeTempoTransactionFast(tx: RpcTransaction): string | null {
   const t = tx as Record<string, unknown>;
@@ -181,6 +181,6 @@ export function encodeReceipt(r: RpcReceipt): Hex.Hex {
     ]);
     return `0x${type === '0x0' ? '' : type.slice(2).padStart(2, '0')}${payload}`;
   } catch (e) {
-    throw new UnsupportedEncodingError(`receipt could not be encoded: ${(e as Error).message.split('\n')[0]}`);
+    throw new UnsupportedEncodingError(`receipt could not be encoded: ${shortMessage(e)}`);
   }
 }

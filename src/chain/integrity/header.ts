@@ -15,7 +15,7 @@
  * members of later forks in order: baseFeePerGas (EIP-1559), withdrawalsRoot (EIP-4895), blobGasUsed and
  * excessBlobGas (EIP-4844), parentBeaconBlockRoot (EIP-4788), requestsHash (EIP-7685).
  */
-import { PaywatchError } from '../../domain/errors.js';
+import { PaywatchError, shortMessage } from '../../domain/errors.js';
 import { keccak256RawHex } from './keccak.js';
 import type { RpcBlock } from '../types.js';
 import { lowerHex } from './rpc-values.js';
@@ -141,7 +141,7 @@ export function checkBlockHash(block: RpcBlock): HeaderCheck {
     inner = rlpList(ethereumHeader(block));
     context = consensusContext(block);
   } catch (e) {
-    return { expected, encoding: null, match: null, reason: (e as Error).message };
+    return { expected, encoding: null, match: null, reason: shortMessage(e) };
   }
   const tempo = (): string[] => [
     item(block, 'mainBlockGeneralGasLimit', QUANTITY),

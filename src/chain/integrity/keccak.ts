@@ -6,6 +6,7 @@
  * never depends on a native build. test/chain/integrity-trie.test.ts holds it to ox's Hash.keccak256.
  */
 import { createKeccak } from 'hash-wasm';
+import { MalformedHexError } from './rlp.js';
 
 /**
  * One hasher reused for every hash (init resets it): creating one instantiates a WebAssembly module. Safe to
@@ -23,11 +24,11 @@ export function keccak256(data: Uint8Array): Uint8Array {
 
 /**
  * keccak256 of 0x hex data, as 0x lower-case hex.
- * @throws TypeError when `hex` is not 0x-prefixed hex of whole bytes
+ * @throws MalformedHexError when `hex` is not 0x-prefixed hex of whole bytes
  */
 export function keccak256Hex(hex: string): `0x${string}` {
   // A plain character class and a length check: a repeated group backtracks over every byte of long encodings.
-  if (hex.length % 2 !== 0 || !/^0x[0-9a-fA-F]*$/.test(hex)) throw new TypeError(`not 0x hex of whole bytes: ${hex.slice(0, 20)}`);
+  if (hex.length % 2 !== 0 || !/^0x[0-9a-fA-F]*$/.test(hex)) throw new MalformedHexError(`not 0x hex of whole bytes: ${hex.slice(0, 20)}`);
   return `0x${hasher
     .init()
     .update(Buffer.from(hex.slice(2), 'hex'))
@@ -41,12 +42,12 @@ let scratch = Buffer.allocUnsafe(1 << 16);
  * keccak256 of unprefixed hex that the caller built itself (./rlp.ts output), as unprefixed lower-case hex.
  * The hex is decoded into a reused buffer and the digest converted by Buffer (native), not by hash-wasm's
  * JavaScript hex writer: less per hash and two fewer allocations.
- * @throws TypeError when `hex` is not whole bytes of hex digits (Buffer's decoder stops at the first bad pair)
+ * @throws MalformedHexError when `hex` is not whole bytes of hex digits (Buffer's decoder stops at the first bad pair)
  */
 export function keccak256RawHex(hex: string): string {
   if (hex.length > scratch.length * 2) scratch = Buffer.allocUnsafe(hex.length);
   const n = scratch.write(hex, 'hex');
-  if (n * 2 !== hex.length) throw new TypeError(`not whole bytes of hex: ${hex.slice(0, 20)}`);
+  if (n * 2 !== hex.length) throw new MalformedHexError(`not whole bytes of hex: ${hex.slice(0, 20)}`);
   const digest = hasher.init().update(scratch.subarray(0, n)).digest('binary');
   return Buffer.from(digest.buffer, digest.byteOffset, digest.byteLength).toString('hex');
 }

@@ -7,6 +7,14 @@
  *
  * Every function takes and returns hex WITHOUT the 0x prefix, of whole bytes (even length).
  */
+import { PaywatchError } from '../../domain/errors.js';
+
+/** A value the node served is not the hex it must be (a quantity, whole bytes); the message quotes its start. */
+export class MalformedHexError extends PaywatchError {
+  constructor(message: string) {
+    super(message, { code: 'malformed_hex' });
+  }
+}
 
 /** One byte as two hex digits. */
 function byteHex(b: number): string {
@@ -42,10 +50,10 @@ export function rlpList(encoded: readonly string[]): string {
 /**
  * A JSON-RPC quantity ("0x1a", "0x0") as the hex of an RLP integer: minimal big-endian bytes, zero as the empty
  * string (so rlpString of it is 0x80).
- * @throws TypeError when `q` is not 0x-prefixed hex digits
+ * @throws MalformedHexError when `q` is not 0x-prefixed hex digits
  */
 export function quantityHex(q: string): string {
-  if (typeof q !== 'string' || !/^0x[0-9a-fA-F]+$/.test(q)) throw new TypeError(`not a quantity: ${String(q).slice(0, 20)}`);
+  if (typeof q !== 'string' || !/^0x[0-9a-fA-F]+$/.test(q)) throw new MalformedHexError(`not a quantity: ${String(q).slice(0, 20)}`);
   let i = 2;
   while (i < q.length && q.charCodeAt(i) === 0x30 /* '0' */) i++;
   const digits = q.slice(i).toLowerCase();
@@ -54,10 +62,10 @@ export function quantityHex(q: string): string {
 
 /**
  * 0x-prefixed data ("0x", "0xabcd") as unprefixed lower-case hex of whole bytes.
- * @throws TypeError when `d` is not 0x hex of whole bytes
+ * @throws MalformedHexError when `d` is not 0x hex of whole bytes
  */
 export function dataHex(d: string): string {
   if (typeof d !== 'string' || d.length % 2 !== 0 || !/^0x[0-9a-fA-F]*$/.test(d))
-    throw new TypeError(`not 0x hex of whole bytes: ${String(d).slice(0, 20)}`);
+    throw new MalformedHexError(`not 0x hex of whole bytes: ${String(d).slice(0, 20)}`);
   return d.slice(2).toLowerCase();
 }

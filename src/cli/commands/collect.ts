@@ -5,14 +5,15 @@
  */
 import type { Command } from 'commander';
 import { openConfiguredStore } from '../open-store.js';
-import { addCollectorOptions, addCommonOptions, levelWasChosen } from '../options.js';
+import { addSettingOptions, levelWasChosen } from '../options.js';
 import { backfillProgress, canShowProgress, createLogger } from '../progress.js';
 import { action, configFrom, untilSignal } from '../run.js';
 import { startMetricsIfAsked } from '../metrics.js';
+import { shortMessage } from '../../domain/errors.js';
 
 /** Adds `collect`'s options and action to its command. */
 export function register(cmd: Command): void {
-  addCollectorOptions(addCommonOptions(cmd, ['rpc', 'from', 'tokenlist', 'metrics']))
+  addSettingOptions(cmd, 'collect')
     .option('--once', 'collect up to the current finalized head, then exit 0')
     .action(
       action(async (opts: Record<string, unknown>) => {
@@ -75,7 +76,7 @@ export function register(cmd: Command): void {
                   await collector.run();
                 } catch (e) {
                   if (opts.once || !lostLock(e)) throw e;
-                  log.warn({ err: (e as Error).message }, 'lost the collector lock to another collector; standing by');
+                  log.warn({ err: shortMessage(e) }, 'lost the collector lock to another collector; standing by');
                   continue;
                 } finally {
                   running = null;

@@ -4,35 +4,19 @@
  * MCP on a free (or the given) port, and the trust check beside it. Ctrl-C stops everything it started.
  */
 import type { Command } from 'commander';
-import type { Flags } from '../../config.js';
-import { addCollectorOptions, addCommonOptions, addVerifyOptions, levelWasChosen } from '../options.js';
+import { addSettingOptions, flagsFrom, levelWasChosen } from '../options.js';
 import { createLogger } from '../progress.js';
 import { action, configFrom, untilSignal } from '../run.js';
 
 /** Adds `demo`'s options and action to its command. */
 export function register(cmd: Command): void {
-  addVerifyOptions(addCollectorOptions(addCommonOptions(cmd, ['rpc', 'port', 'host', 'from', 'tokenlist', 'metrics']))).action(
+  addSettingOptions(cmd, 'demo').action(
     action(async (opts: Record<string, unknown>) => {
       // Validates the flags first (one-line error for a bad one); the demo then sets rpc and from itself.
       const config = configFrom(opts);
       const { startDemo } = await import('../demo.js'); // lazily: see collect.ts
-      const flags: Flags = {};
-      for (const k of [
-        'db',
-        'port',
-        'host',
-        'logLevel',
-        'batchSize',
-        'rpcConcurrency',
-        'pollIntervalMs',
-        'verifyPort',
-        'trustProxy',
-        'metricsPort',
-        'metricsHost',
-      ] as const) {
-        const v = opts[k];
-        if (v !== undefined) flags[k] = v as string;
-      }
+      // Its own node, first height and token list: the demo sets these itself.
+      const { rpcUrl: _rpc, from: _from, tokenList: _tokens, ...flags } = flagsFrom(opts);
       // The demo talks to the person in plain lines; logs only say what went wrong unless asked for more.
       if (!levelWasChosen(opts)) flags.logLevel = 'warn';
       const log = createLogger({ ...config, logLevel: levelWasChosen(opts) ? config.logLevel : 'warn' });

@@ -3,28 +3,23 @@
  * snapshots, offers, changes; then archive verification); `paywatch intel verify-archive` re-hashes the stored
  * evidence and exits 1 when any row fails.
  */
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import type { AppContext } from '../../context.js';
 import { collectOnce, startIntelCollector, verifyArchive } from '../../intel/collect.js';
 import { parseSources } from '../../intel/sources/index.js';
 import { openStore } from '../../store/db.js';
-import { addCommonOptions } from '../options.js';
+import { addSettingOptions } from '../options.js';
 import { createLogger } from '../progress.js';
 import { action, CliError, configFrom, untilSignal } from '../run.js';
+import { shortMessage } from '../../domain/errors.js';
 
 /** Adds `intel`'s subcommands to its command. */
 export function register(cmd: Command): void {
   const intel = cmd;
 
-  addCommonOptions(intel.command('collect'), [])
+  addSettingOptions(intel.command('collect'), 'intel collect')
     .description('read the configured sources, probe every known service without paying, record offers and changes')
     .option('--once', 'run one collection pass (and one archive verification), print its counts, exit 0')
-    .addOption(
-      new Option(
-        '--sources <spec>',
-        'directories: [name=]kind:url,… or @file.json (env PAYWATCH_SOURCES; default: CDP Bazaar and mpp.dev)',
-      ),
-    )
     .option('--allow-loopback', 'let sources and probes reach loopback addresses (local demo and tests only)')
     .action(
       action(async (opts: Record<string, unknown>) => {
@@ -32,9 +27,9 @@ export function register(cmd: Command): void {
         const log = createLogger(config);
         let sources;
         try {
-          sources = parseSources(typeof opts.sources === 'string' ? opts.sources : config.sources);
+          sources = parseSources(config.sources);
         } catch (e) {
-          throw new CliError(`invalid --sources: ${(e as Error).message}`, 2);
+          throw new CliError(`invalid --sources: ${shortMessage(e)}`, 2);
         }
         const allowLoopback = Boolean(opts.allowLoopback);
         const store = await openStore(config.db);
@@ -59,7 +54,7 @@ export function register(cmd: Command): void {
       }),
     );
 
-  addCommonOptions(intel.command('verify-archive'), [])
+  addSettingOptions(intel.command('verify-archive'), 'intel verify-archive')
     .description('re-hash every archived probe response against its snapshot evidence hash; exit 1 when any fails')
     .action(
       action(async (opts: Record<string, unknown>) => {

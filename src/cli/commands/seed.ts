@@ -5,7 +5,7 @@
 import { Option, type Command } from 'commander';
 import { openConfiguredStore } from '../open-store.js';
 import { seedStore } from '../../seed/chain.js';
-import { addCommonOptions } from '../options.js';
+import { addSettingOptions } from '../options.js';
 import { action, CliError, configFrom } from '../run.js';
 
 /** Parses a positive integer flag. @throws CliError naming the flag */
@@ -18,7 +18,7 @@ function positive(name: string, v: unknown, max: number): number {
 
 /** Adds `seed`'s options and action to its command. */
 export function register(cmd: Command): void {
-  addCommonOptions(cmd, ['tokenlist'])
+  addSettingOptions(cmd, 'seed')
     .addOption(new Option('--count <n>', 'number of observations').makeOptionMandatory())
     .addOption(new Option('--seed <n>', 'random seed (same seed, same data)').default('1'))
     .addOption(new Option('--start-height <h>', 'first block height').default('1000000'))

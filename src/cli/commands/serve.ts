@@ -3,12 +3,13 @@
  */
 import type { Command } from 'commander';
 import type { FastifyInstance } from 'fastify';
-import type { AppContext, } from '../../context.js';
-import { addCommonOptions } from '../options.js';
+import type { AppContext } from '../../context.js';
+import { addSettingOptions } from '../options.js';
 import { action, CliError } from '../run.js';
 import { serveUntilSignal } from '../listener.js';
 import { closeGracefully } from '../../http/fastify.js';
 import { openConfiguredReadStore } from '../open-store.js';
+import { shortMessage } from '../../domain/errors.js';
 
 /**
  * Builds the API app and listens on `config.host:config.port`.
@@ -25,7 +26,7 @@ export async function listenApi(ctx: AppContext): Promise<{ app: FastifyInstance
     await app.listen({ host: config.host, port: config.port });
   } catch (e) {
     await app.close().catch(() => {});
-    throw new CliError(`cannot listen on ${config.host}:${config.port}: ${(e as Error).message}`);
+    throw new CliError(`cannot listen on ${config.host}:${config.port}: ${shortMessage(e)}`);
   }
   const addr = app.server.address();
   const port = addr && typeof addr === 'object' ? addr.port : config.port;
@@ -35,7 +36,7 @@ export async function listenApi(ctx: AppContext): Promise<{ app: FastifyInstance
 
 /** Adds `serve`'s options and action to its command. */
 export function register(cmd: Command): void {
-  addCommonOptions(cmd, ['rpc', 'port', 'host', 'tokenlist', 'metrics', 'dbRead', 'redis']).action(
+  addSettingOptions(cmd, 'serve').action(
     action((opts: Record<string, unknown>) =>
       serveUntilSignal(opts, async (config, store, log, limits) => {
         const readStore = await openConfiguredReadStore(config, store, log);

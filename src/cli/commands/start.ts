@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { openConfiguredLimits, openConfiguredReadStore, openConfiguredStore } from '../open-store.js';
-import { addCollectorOptions, addCommonOptions, addVerifyOptions } from '../options.js';
+import { addSettingOptions } from '../options.js';
 import { createLogger } from '../progress.js';
 import { action, configFrom, untilSignal } from '../run.js';
 import { listenApi } from './serve.js';
@@ -16,7 +16,7 @@ import { startMetricsIfAsked } from '../metrics.js';
 
 /** Adds `start`'s options and action to its command. */
 export function register(cmd: Command): void {
-  addVerifyOptions(addCollectorOptions(addCommonOptions(cmd))).action(
+  addSettingOptions(cmd, 'start').action(
     action(async (opts: Record<string, unknown>) => {
       const config = configFrom(opts);
       const log = createLogger(config);

@@ -3,12 +3,13 @@
  * configured store. `paywatch start` and `paywatch demo` run it beside the public API via startVerifyServer.
  */
 import type { Command } from 'commander';
-import { addCommonOptions, addVerifyOptions } from '../options.js';
+import { addSettingOptions } from '../options.js';
 import { action, CliError } from '../run.js';
 import { serveUntilSignal } from '../listener.js';
 import { startVerifyServer, type VerifyServer } from '../../trust/app.js';
 import { verifyBaseUrl } from '../../http/base-urls.js';
 import type { AppContext } from '../../context.js';
+import { shortMessage } from '../../domain/errors.js';
 
 /**
  * Starts the trust-check listener on config.host:config.verifyPort (for `verify`, `start` and `demo`).
@@ -18,13 +19,13 @@ export async function listenVerify(ctx: AppContext): Promise<VerifyServer> {
   try {
     return await startVerifyServer(ctx);
   } catch (e) {
-    throw new CliError(`cannot listen on ${ctx.config.host}:${ctx.config.verifyPort}: ${(e as Error).message}`);
+    throw new CliError(`cannot listen on ${ctx.config.host}:${ctx.config.verifyPort}: ${shortMessage(e)}`);
   }
 }
 
 /** Adds `verify`'s options and action to its command. */
 export function register(cmd: Command): void {
-  addVerifyOptions(addCommonOptions(cmd, ['rpc', 'host', 'tokenlist', 'metrics', 'redis'])).action(
+  addSettingOptions(cmd, 'verify').action(
     action((opts: Record<string, unknown>) =>
       serveUntilSignal(opts, async (config, store, log, limits) => {
         const ctx: AppContext = { store, config, limits, components: new Map(), log: log.child({ component: 'verify' }) };

@@ -3,7 +3,7 @@
  * reads, and output as text or `--json`. Secrets are written to stdout only, once, by the command that issues them.
  */
 import { Option, type Command } from 'commander';
-import { addCommonOptions } from '../options.js';
+import { addSettingOptions, flagsFrom } from '../options.js';
 import { CliError, configFrom } from '../run.js';
 import { openStore, type Store } from '../../store/db.js';
 import type { Config } from '../../config.js';
@@ -12,14 +12,12 @@ import { KeyVault } from '../../intake/keys.js';
 
 /** Adds the store options plus `--json` to an operator leaf command. */
 export function operatorOptions(cmd: Command): Command {
-  return addCommonOptions(cmd, []).addOption(new Option('--json', 'print JSON (for scripts)'));
+  return addSettingOptions(cmd, 'operator').addOption(new Option('--json', 'print JSON (for scripts)'));
 }
 
 /** Adds `--secret-file` (the master secret file; PAYWATCH_SECRET or PAYWATCH_SECRET_FILE otherwise). */
 export function secretOption(cmd: Command): Command {
-  return cmd.addOption(
-    new Option('--secret-file <path>', 'file with the 64-hex-character master secret (env PAYWATCH_SECRET or PAYWATCH_SECRET_FILE)'),
-  );
+  return addSettingOptions(cmd, 'operator sender keys');
 }
 
 /** The required `--env test|live` option, described by `what`. */
@@ -61,7 +59,7 @@ export async function withStore<T>(opts: Record<string, unknown>, fn: (store: St
 
 /** The key vault from `--secret-file`, PAYWATCH_SECRET or PAYWATCH_SECRET_FILE. @throws CliError when none is set */
 export function vaultFrom(opts: Record<string, unknown>, config: Config): KeyVault {
-  const master = typeof opts.secretFile === 'string' ? MasterSecret.fromFile(opts.secretFile) : loadMasterSecret(config);
+  const master = flagsFrom(opts).secretFile ? MasterSecret.fromFile(config.secretFile!) : loadMasterSecret(config);
   if (!master)
     throw new CliError('no master secret: set PAYWATCH_SECRET or PAYWATCH_SECRET_FILE, or pass --secret-file (docs/intake.md)', 2);
   return new KeyVault(master);

@@ -9,6 +9,7 @@ import type { Offer } from '../../domain/intel.js';
 import { normaliseAddress } from './networks.js';
 import { atomicAmount, withDecimal, type ParseResult } from './x402.js';
 import { isObject, str } from './guards.js';
+import { shortMessage } from '../../domain/errors.js';
 
 /** Start of each `Payment` auth-scheme in a (possibly merged) WWW-Authenticate value. */
 const PAYMENT_START = /(?:^|,)\s*Payment\s+(?=[A-Za-z][\w-]*\s*=)/gi;
@@ -32,7 +33,7 @@ export function parseMppChallenges(value: string, ctx: { resourceUrl?: string } 
       try {
         challenges.push(Challenge.deserialize(chunk));
       } catch (e) {
-        errors.push(`mpp www-authenticate challenge ${i}: ${(e as Error).message.split('\n')[0]}`);
+        errors.push(`mpp www-authenticate challenge ${i}: ${shortMessage(e)}`);
       }
     });
     if (starts.length === 0) errors.push('mpp www-authenticate: no Payment challenge found');

@@ -13,6 +13,7 @@ import { serviceId } from '../service-id.js';
 import type { ProbeOutcome, RawResponse, Snapshot } from '../../domain/intel.js';
 import { FetchFailed, FetchRefused, FetchTimeout, FetchTooLarge, safeFetch, type SafeFetchOptions } from '../../net/safe-fetch.js';
 import { uuidv7 } from './snapshot-id.js';
+import { shortMessage } from '../../domain/errors.js';
 
 /** The service to probe: HTTP method, absolute URL, and the MCP tool name (null for plain HTTP). */
 export interface ProbeTarget {
@@ -106,7 +107,7 @@ export async function probeService(svc: ProbeTarget, opts: ProbeOptions = {}): P
       const unreachable = err.reason === 'dns' || err.reason === 'connect';
       return done(unreachable ? 'unreachable' : 'error', null, err.message);
     }
-    return done('error', null, `probe failed: ${(err as Error)?.message ?? String(err)}`);
+    return done('error', null, `probe failed: ${shortMessage(err)}`);
   }
   if (response.status === 402) {
     const parsed = parseChallenge(response, { resourceUrl: svc.url });

@@ -9,6 +9,7 @@ import { collectMppRegistry } from './mpp-registry.js';
 import { collectOpenApi, collectWellKnown } from './origin.js';
 import type { CollectOptions, CollectResult, SourceFreshness } from './types.js';
 import type { SourceConfig } from '../../domain/sources.js';
+import { shortMessage } from '../../domain/errors.js';
 
 export type { CollectOptions, CollectResult, SourceFreshness } from './types.js';
 export type { SourceConfig, SourceKind } from '../../domain/sources.js';
@@ -71,7 +72,7 @@ export async function collectSource(
         kind: src.kind,
         url: src.url,
         last_attempt_at: attempt,
-        last_error: (err as Error)?.message ?? String(err),
+        last_error: shortMessage(err),
       },
     };
   }

@@ -10,6 +10,11 @@
  */
 import { TaskThread } from '../../threads/task-thread.js';
 import { PaywatchError, Unavailable } from '../../domain/errors.js';
+import { StoreUnavailable } from '../outage.js';
+import { LIMITS } from '../../limits/index.js';
+
+/** Seconds a read refused by a full queue is told to wait (LIMITS.readerQueue). */
+const RETRY_AFTER_S = LIMITS.readerQueue.answer.retryAfter;
 import type { ObservationFilters } from '../../domain/filters.js';
 import type { ListedToken } from '../../domain/token-list.js';
 import type { ExportRow, KeysetPosition, Metrics, SeriesRange, SeriesRequest, SeriesSums } from './answers.js';
@@ -125,7 +130,9 @@ export class ReaderPool implements HeavyReads {
    */
   private async run(task: ReaderTask): Promise<unknown> {
     if (this.inFlight >= this.maxQueued)
-      throw new Unavailable(`server busy: ${this.maxQueued} heavy reads are already queued; retry after 1 s`, { retryAfterSeconds: 1 });
+      throw new Unavailable(`server busy: ${this.maxQueued} heavy reads are already queued; retry after ${RETRY_AFTER_S} s`, {
+        retryAfterSeconds: RETRY_AFTER_S,
+      });
     this.inFlight++;
     try {
       if (this.loadable && !this.closed) this.threads.forEach((t, i) => t === null && this.spawn(i));
@@ -152,6 +159,7 @@ export class ReaderPool implements HeavyReads {
         if (!wasReady) this.loadable = false;
         this.threads[i] = null;
       },
+      [StoreUnavailable],
     );
     this.threads[i] = thread;
   }

@@ -12,6 +12,7 @@
 import { PaywatchError } from '../../domain/errors.js';
 import { TaskThread } from '../../threads/task-thread.js';
 import { parseDbTarget, type Store } from '../db.js';
+import { StoreUnavailable } from '../outage.js';
 import { writePreparedBlocks } from './index.js';
 import type { PreparedBlock } from './rows.js';
 
@@ -111,6 +112,7 @@ export class SqliteWriterThread implements StoreWriter {
         if (!wasReady) this.loadable = false;
         this.thread = null;
       },
+      [StoreUnavailable],
     );
     this.thread = thread;
   }

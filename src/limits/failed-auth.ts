@@ -1,15 +1,16 @@
 /**
- * Counting failed authentications per client (src/http/client-key.ts groups addresses): a client that failed
+ * Counting failed authentications per client (src/limits/client-key.ts groups addresses): a client that failed
  * `max` times within a window is refused with 429 until the window ends, before its next attempt costs a store
  * read, a hash comparison or a decryption. Only failures count, so a client that authenticates is never slowed.
  * Used by the signed intake, the operator reads and the trust check's API keys (docs/intake.md). With Redis
  * (src/limits/shared.ts) the counts are shared by every replica; while it does not answer, they are kept here.
  */
 import { LimitExceeded } from '../domain/errors.js';
-import type { SharedLimits } from '../limits/shared.js';
+import { LIMITS } from './index.js';
+import type { SharedLimits } from './shared.js';
 
-/** Default window: one minute. */
-const WINDOW_MS = 60_000;
+/** Default window (LIMITS.failedAuthentications: one minute). */
+const WINDOW_MS = LIMITS.failedAuthentications.windowMs;
 /** Clients tracked at most (bounds memory under a spray of addresses); when full, the oldest window goes. */
 const MAX_CLIENTS = 100_000;
 

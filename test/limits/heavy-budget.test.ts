@@ -7,7 +7,7 @@
 import { request, type ClientRequest, type IncomingMessage } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HeavyBudget } from '../../src/http/heavy-budget.js';
+import { HeavyBudget } from '../../src/limits/heavy-budget.js';
 import { installErrorHandling } from '../../src/http/errors.js';
 import { DIALECTS } from '../helpers/db.js';
 import { makeBlocks } from '../helpers/observations.js';

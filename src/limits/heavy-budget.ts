@@ -8,6 +8,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LimitExceeded, type PaywatchError } from '../domain/errors.js';
 import { clientKey } from './client-key.js';
+import { LIMITS } from './index.js';
 
 /** How a budget groups requests and what it answers beyond its limit. */
 export interface BudgetOptions {
@@ -17,10 +18,12 @@ export interface BudgetOptions {
   refuse?: (max: number) => PaywatchError;
 }
 
+const RETRY_AFTER_S = LIMITS.heavyInFlight.answer.retryAfter;
+
 const perClientRefusal = (max: number) =>
   new LimitExceeded(
-    `too many expensive requests at once: at most ${max} metrics, export or filtered-list requests run at once per client; retry after 1 s`,
-    { retryAfterSeconds: 1 },
+    `too many expensive requests at once: at most ${max} metrics, export or filtered-list requests run at once per client; retry after ${RETRY_AFTER_S} s`,
+    { retryAfterSeconds: RETRY_AFTER_S },
   );
 
 /**
