@@ -619,7 +619,8 @@ describe.each(Object.keys(EXPECTED) as RecordedBlock[])('every transaction of re
         // The symbol is stored once per token (detail.assets), never copied into the leg.
         const asset = o.detail.assets![leg.asset_contract];
         expect(leg).not.toHaveProperty('asset');
-        if (info?.decimals != null) expect([asset, leg.amount]).toEqual([info.symbol, formatUnits(BigInt(leg.amount_atomic), info.decimals)]);
+        if (info?.decimals != null)
+          expect([asset, leg.amount]).toEqual([info.symbol, formatUnits(BigInt(leg.amount_atomic), info.decimals)]);
         else expect([asset, leg.amount]).toEqual([null, leg.amount_atomic]);
         expect(name.startsWith('mainnet')).toBe(info?.decimals != null);
       }
