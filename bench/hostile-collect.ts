@@ -51,7 +51,21 @@ try {
       const t0 = performance.now();
       const r = spawnSync(
         'timeout',
-        [values['timeout-s']!, '/usr/bin/time', '-v', process.execPath, bin, 'collect', '--once', '--db', `sqlite:${file}`, '--rpc', node.rpcUrl, '--from', '0'],
+        [
+          values['timeout-s']!,
+          '/usr/bin/time',
+          '-v',
+          process.execPath,
+          bin,
+          'collect',
+          '--once',
+          '--db',
+          `sqlite:${file}`,
+          '--rpc',
+          node.rpcUrl,
+          '--from',
+          '0',
+        ],
         { encoding: 'utf8', env: { ...process.env, PAYWATCH_LOG_LEVEL: 'warn' }, maxBuffer: 64 << 20 },
       );
       const wall = (performance.now() - t0) / 1000;
@@ -65,7 +79,8 @@ try {
         if (row) {
           const detail = db.prepare('select detail from observation_details where seq = ?').get(row.seq) as { detail: string };
           stored =
-            Object.values(row).reduce<number>((n, v) => n + (v == null ? 0 : Buffer.byteLength(String(v))), 0) + Buffer.byteLength(detail.detail);
+            Object.values(row).reduce<number>((n, v) => n + (v == null ? 0 : Buffer.byteLength(String(v))), 0) +
+            Buffer.byteLength(detail.detail);
           decode = String(row.decode);
         }
         db.close();
