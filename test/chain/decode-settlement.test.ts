@@ -175,6 +175,23 @@ describe('settlements on anvil', () => {
       ]);
     });
 
+    it('a proxy event never takes a transfer from before the previous proxy event of the transaction', async () => {
+      const o = await withProxyEvents(
+        [
+          { address: X402_PERMIT2_PROXIES.exact, name: 'Settled', after: 1 },
+          { address: X402_PERMIT2_PROXIES.upto, name: 'Settled', after: 2 },
+        ],
+        true,
+      );
+      expect(o.detail.legs!.map((g) => [g.payer, g.settlement, g.x402_proxy])).toEqual([
+        [payer.address.toLowerCase(), null, null],
+        [payer2.address.toLowerCase(), 'permit2', 'exact'],
+      ]);
+      expect(o.detail.forensics).toContainEqual(
+        expect.objectContaining({ kind: 'settlement_without_transfer', address: X402_PERMIT2_PROXIES.upto }),
+      );
+    });
+
     it('the same event from any other contract settles nothing; a proxy event with no transfer before it is a forensics note', async () => {
       const other = await withProxyEvents([{ address: '0x4020000000000000000000000000000000000001', name: 'Settled', after: 0 }]);
       expect(other.detail.legs![0]).toMatchObject({ settlement: null, x402_proxy: null });
