@@ -33,20 +33,19 @@ export function mayExceedDetailCap(
 }
 
 /** Characters of the strings and keys of `value`, walked depth first; stops counting once past `limit`. */
-function charsOf(value: unknown, limit: number): number {
-  let n = 0;
-  const walk = (v: unknown): void => {
-    if (n > limit) return;
-    if (typeof v === 'string') n += v.length;
-    else if (Array.isArray(v)) for (const x of v) walk(x);
-    else if (v && typeof v === 'object')
-      for (const [k, x] of Object.entries(v)) {
-        n += k.length + 4;
-        walk(x);
-      }
-    else n += 8;
-  };
-  walk(value);
+function charsOf(value: unknown, limit: number, n = 0): number {
+  if (n > limit) return n;
+  if (typeof value === 'string') return n + value.length;
+  if (value === null || typeof value !== 'object') return n + 8;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length && n <= limit; i++) n = charsOf(value[i], limit, n);
+    return n;
+  }
+  const o = value as Record<string, unknown>;
+  for (const k in o) {
+    if (n > limit) break;
+    n = charsOf(o[k], limit, n + k.length + 4);
+  }
   return n;
 }
 
