@@ -6,7 +6,17 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createPublicClient, http, type PublicClient } from 'viem';
+import {
+  concat,
+  createPublicClient,
+  encodeAbiParameters,
+  getContractAddress,
+  http,
+  parseAbi,
+  parseAbiParameters,
+  type PublicClient,
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import { tempo } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_KEYS, startAnvil, type AnvilNode } from '../../src/chain/anvil.js';
@@ -59,6 +69,50 @@ describe('TokenRegistry on hostile metadata', () => {
     const before = requests;
     await new TokenRegistry(client).resolve([tokens.get('burnGas')!]);
     expect(requests - before).toBe(3);
+  });
+});
+
+describe('TokenRegistry and EIP-3668 (CCIP-Read)', () => {
+  it('never follows an OffchainLookup revert to the URL a token names (a viem readContract, as used before, does)', async () => {
+    let hits = 0;
+    const server = createServer((_, res) => {
+      hits++;
+      res.end('{"data":"0x"}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/{sender}/{data}`;
+      const from = privateKeyToAccount(ANVIL_KEYS[3]).address;
+      const predicted = getContractAddress({ from, nonce: BigInt(await client.getTransactionCount({ address: from })) });
+      // OffchainLookup(address sender, string[] urls, bytes callData, bytes4 callbackFunction, bytes extraData), EIP-3668.
+      const lookup = concat([
+        '0x556f1830',
+        encodeAbiParameters(parseAbiParameters('address, string[], bytes, bytes4, bytes'), [
+          predicted,
+          [url],
+          '0x95d89b41',
+          '0x95d89b41',
+          '0x',
+        ]),
+      ]);
+      const token = await deployHostileToken(node.rpcUrl, ANVIL_KEYS[3], { revertWith: lookup });
+      expect(token).toBe(predicted.toLowerCase());
+      const t = (await new TokenRegistry(client).resolve([token])).get(token)!;
+      expect(t).toMatchObject({ symbol: null, currency: 'USD', decimals: 6 });
+      expect(t.issues).toEqual([expect.objectContaining({ kind: 'metadata_call_failed', member: 'symbol' })]);
+      expect(hits).toBe(0);
+      await client
+        .readContract({
+          address: token as `0x${string}`,
+          abi: parseAbi(['function symbol() view returns (string)']),
+          functionName: 'symbol',
+        })
+        .catch(() => null);
+      expect(hits).toBeGreaterThan(0);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   });
 });
 
