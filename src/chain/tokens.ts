@@ -1,10 +1,17 @@
 /**
  * Token metadata read from the chain: TIP-20 `symbol()`, `currency()` and `decimals()`, cached in memory per
- * address. Nothing is hard-coded: a call that fails (not a token, reverted, not deployed) gives null for that
- * member, which the decoder treats as unknown (amounts stay atomic, nominal stays null).
+ * address. Nothing is hard-coded: a call that fails (not a token, reverted, out of its gas budget, not deployed)
+ * gives null for that member, which the decoder treats as unknown (amounts stay atomic, nominal stays null).
+ *
+ * The token is outside data: each call is a raw eth_call with an explicit gas cap and a time budget, and its
+ * return bytes are decoded here with a byte cap (./decode/metadata.ts), never by viem, so a symbol() answering
+ * 1 MiB costs one bounded read and is refused, not copied into every observation (docs/decoding.md, "Token metadata").
  */
-import { BaseError, ContractFunctionRevertedError, ContractFunctionZeroDataError, type PublicClient } from 'viem';
-import { Abis } from './tempo-abis.js';
+import { BaseError, RpcRequestError, toFunctionSelector, toHex, type PublicClient } from 'viem';
+import { LRUCache } from 'lru-cache';
+import { PaywatchError } from '../domain/errors.js';
+import { CHAIN_DATA_LIMITS } from './decode/limits.js';
+import { callFailed, decodeMetadataDecimals, decodeMetadataString, type MetadataIssue, type MetadataValue } from './decode/metadata.js';
 import type { TokenInfo, TokenMap } from './types.js';
 
 /** eth_calls in flight at once (each address costs three). */
@@ -12,81 +19,135 @@ const CONCURRENCY = 8;
 
 type Member = 'symbol' | 'currency' | 'decimals';
 const MEMBERS: Member[] = ['symbol', 'currency', 'decimals'];
+const SELECTORS: Record<Member, `0x${string}`> = {
+  symbol: toFunctionSelector('symbol()'),
+  currency: toFunctionSelector('currency()'),
+  decimals: toFunctionSelector('decimals()'),
+};
+const GAS = toHex(CHAIN_DATA_LIMITS.metadata_gas.value);
+const TIMEOUT_MS = CHAIN_DATA_LIMITS.metadata_timeout_ms.value;
 
 /**
- * Resolves and caches TIP-20 metadata.
+ * JSON-RPC errors by which a node says the call itself failed in the EVM (the contract answered, badly): code 3
+ * (execution reverted, EIP-1474 as geth and reth use it), or a message naming a revert or an EVM halt (anvil
+ * answers -32603 "EVM error OutOfGas"; reth -32000 "out of gas"). Anything else means the node did not answer.
+ */
+const EVM_FAILURE = /revert|out of gas|outofgas|evm error|invalid opcode|invalidfeopcode|stack (under|over)flow|invalid jump/i;
+
+/** A metadata call got no answer within its time budget (CHAIN_DATA_LIMITS.metadata_timeout_ms); the caller retries later. */
+export class TokenMetadataTimeoutError extends PaywatchError {
+  constructor(address: string, member: string) {
+    super(`the node did not answer ${member}() of ${address} within ${TIMEOUT_MS} ms`, { code: 'token_metadata_timeout', retryable: true });
+  }
+}
+
+/**
+ * Resolves and caches token metadata.
  * @example
  * const registry = new TokenRegistry(createPublicClient({ chain: tempo, transport: http(url) }));
  * const tokens = await registry.resolve(['0x20c0000000000000000000000000000000000001']);
  * tokens.get('0x20c0000000000000000000000000000000000001') // { symbol: 'AlphaUSD', currency: 'USD', decimals: 6, … }
  */
 export class TokenRegistry {
-  private readonly cache = new Map<string, Promise<TokenInfo>>();
+  private readonly cache = new LRUCache<string, Promise<TokenInfo>>({ max: CHAIN_DATA_LIMITS.token_cache_entries.value });
 
   /** @param client a viem PublicClient on the source chain. */
   constructor(private readonly client: PublicClient) {}
 
   /**
    * Metadata for every address (lower-cased; duplicates collapse). Addresses seen before come from the cache.
-   * A member whose call fails is null; a transport failure rejects (and is not cached) so a later call retries.
+   * A member whose call fails in the EVM, or whose answer is refused, is null (with its issue in `issues`); a
+   * node that does not answer rejects (and is not cached) so a later call retries.
    * @param addresses contract addresses, any case
    * @returns a map keyed by lower-case address
-   * @throws the RPC error when the node cannot be reached
+   * @throws the RPC error when the node cannot be reached; TokenMetadataTimeoutError when it does not answer in time
    */
   async resolve(addresses: string[]): Promise<TokenMap> {
     const wanted = [...new Set(addresses.map((a) => a.toLowerCase()))];
-    const fresh = wanted.filter((a) => !this.cache.has(a));
+    // Promises held here, so entries the LRU drops while this resolve runs are still answered.
+    const pending = new Map<string, Promise<TokenInfo>>();
+    const fresh: string[] = [];
+    for (const a of wanted) {
+      const hit = this.cache.get(a);
+      if (hit) pending.set(a, hit);
+      else fresh.push(a);
+    }
     if (fresh.length) {
       const read = this.read(fresh);
       fresh.forEach((a, j) => {
         const p = read.then((infos) => infos[j]);
         this.cache.set(a, p);
+        pending.set(a, p);
         // A failed read is forgotten so the next resolve() asks again.
-        p.catch(() => this.cache.delete(a));
+        p.catch(() => {
+          if (this.cache.peek(a) === p) this.cache.delete(a);
+        });
       });
     }
     const out = new Map<string, TokenInfo>();
-    for (const a of wanted) out.set(a, await this.cache.get(a)!);
+    for (const a of wanted) out.set(a, await pending.get(a)!);
     return out;
   }
 
   /**
-   * Reads the three members of each address with parallel eth_call, at most CONCURRENCY in flight. The Tempo
+   * Reads the three members of each address with parallel eth_calls, at most CONCURRENCY in flight. The Tempo
    * chain definition declares no multicall3, so multicall is not assumed.
    */
   private async read(addresses: string[]): Promise<TokenInfo[]> {
-    const jobs = addresses.flatMap((address) =>
-      MEMBERS.map(
-        (functionName) => () =>
-          this.client.readContract({ address: address as `0x${string}`, abi: Abis.tip20, functionName }).then(
-            (result): unknown => result,
-            (error: unknown) => {
-              if (isContractFailure(error)) return null;
-              throw error;
-            },
-          ),
-      ),
-    );
+    const jobs = addresses.flatMap((address) => MEMBERS.map((member) => () => this.call(address, member)));
     const results = await inPool(jobs, CONCURRENCY);
     return addresses.map((address, i) => {
-      const [symbol, currency, decimals] = results.slice(i * 3, i * 3 + 3);
-      return {
-        address,
-        symbol: typeof symbol === 'string' ? symbol : null,
-        currency: typeof currency === 'string' ? currency : null,
-        decimals: typeof decimals === 'number' ? decimals : typeof decimals === 'bigint' ? Number(decimals) : null,
-      };
+      const [symbol, currency, decimals] = results.slice(i * 3, i * 3 + 3) as [
+        MetadataValue<string>,
+        MetadataValue<string>,
+        MetadataValue<number>,
+      ];
+      const issues = [symbol.issue, currency.issue, decimals.issue].filter((x): x is MetadataIssue => x !== null);
+      const info: TokenInfo = { address, symbol: symbol.value, currency: currency.value, decimals: decimals.value };
+      if (issues.length) info.issues = issues;
+      return info;
     });
+  }
+
+  /**
+   * One raw eth_call with the gas cap, raced against the time budget; its answer decoded with the member's byte
+   * cap. An EVM failure is an unknown value (with a metadata_call_failed issue for symbol(): a token without a
+   * symbol is odd; without currency(), an ordinary ERC-20).
+   */
+  private async call(address: string, member: Member): Promise<MetadataValue<string | number>> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new TokenMetadataTimeoutError(address, member)), TIMEOUT_MS);
+    });
+    try {
+      const hex = await Promise.race([
+        this.client.request(
+          { method: 'eth_call', params: [{ to: address as `0x${string}`, data: SELECTORS[member], gas: GAS }, 'latest'] },
+          // No retries here: an EVM failure answers the same each time, and a down node fails the run, which is retried.
+          { retryCount: 0 },
+        ),
+        timeout,
+      ]);
+      const answer = typeof hex === 'string' ? hex : '0x';
+      if (member === 'decimals') return decodeMetadataDecimals(answer);
+      return decodeMetadataString(answer, member, CHAIN_DATA_LIMITS[member === 'symbol' ? 'symbol_bytes' : 'currency_bytes'].value);
+    } catch (error) {
+      const failure = evmFailure(error);
+      if (failure === null) throw error;
+      return { value: null, issue: member === 'symbol' ? callFailed(member, failure) : null };
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }
 
-/**
- * True when the contract answered but not as a TIP-20 (reverted, or no code / empty return data). Anything else
- * (HTTP failure, timeout, node error) means the node did not answer and must not be cached as "unknown".
- */
-function isContractFailure(error: unknown): boolean {
-  if (!(error instanceof BaseError)) return false;
-  return Boolean(error.walk((e) => e instanceof ContractFunctionRevertedError || e instanceof ContractFunctionZeroDataError));
+/** The node's message when `error` is a JSON-RPC answer saying the call failed in the EVM; else null. */
+function evmFailure(error: unknown): string | null {
+  if (!(error instanceof BaseError)) return null;
+  const rpc = error.walk((e) => e instanceof RpcRequestError) as RpcRequestError | null;
+  if (!rpc) return null;
+  const message = `${rpc.details ?? ''}`;
+  return rpc.code === 3 || EVM_FAILURE.test(message) ? message || 'execution reverted' : null;
 }
 
 /** Runs async jobs with at most `limit` in flight; results keep the jobs' order. Rejects on the first failure. */

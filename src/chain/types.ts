@@ -4,6 +4,7 @@
  * BlockObservations, which the store (src/store/chain) writes atomically with coverage and checkpoint.
  */
 import type { Integrity } from '../domain/observation.js';
+import type { MetadataIssue } from './decode/metadata.js';
 
 /** A JSON-RPC block as the node returns it for eth_getBlockByNumber(h, true): quantities are 0x hex strings. */
 export type RpcBlock = Record<string, unknown> & {
@@ -65,13 +66,18 @@ export interface FetchedBlock {
   fetchedAt: string;
 }
 
-/** What the chain says about a token contract (TIP-20 `symbol()`, `currency()`, `decimals()`); null = unknown. */
+/**
+ * What the chain says about a token contract (TIP-20 `symbol()`, `currency()`, `decimals()`); null = unknown.
+ * Values are already bounded and checked (src/chain/decode/metadata.ts): a refused one is null, with its issue.
+ */
 export interface TokenInfo {
   /** Lower-case address. */
   address: string;
   symbol: string | null;
   currency: string | null;
   decimals: number | null;
+  /** Why a member is null although the contract answered (oversized, not UTF-8, bidi override, call failed); absent when none. */
+  issues?: MetadataIssue[];
 }
 
 /** Token metadata by lower-case address. */

@@ -66,6 +66,11 @@ export const ERROR_CODES = {
     meaning: 'a command cannot go on; the message is one line for the terminal and the error carries its exit code',
   },
   // The chain node and the collector.
+  token_metadata_timeout: {
+    callerFault: false,
+    retryable: true,
+    meaning: 'the node did not answer a token metadata call within its time budget; the run is retried',
+  },
   rpc_unavailable: { callerFault: false, retryable: true, meaning: 'the node could not be reached, or kept failing after every retry' },
   rpc_http: { callerFault: false, retryable: true, meaning: 'the node answered a JSON-RPC request with an HTTP error status' },
   rpc_call: {

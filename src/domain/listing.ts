@@ -25,19 +25,38 @@ export function nominalExact(parts: readonly NominalPart[] | null, list: TokenLi
   return sum;
 }
 
-/** A leg as served: its stored members plus whether its token is listed. */
-export type ServedLeg = Leg & { asset_listed: boolean };
+/** A leg as served: its stored members with the token's symbol, plus whether its token is listed. */
+export type ServedLeg = Leg & { asset: string | null; asset_listed: boolean };
 
-/** The legs with `asset_listed` added (null stays null). */
-export function servedLegs(legs: readonly Leg[] | null, list: TokenList): ServedLeg[] | null {
-  return legs ? legs.map((g) => ({ ...g, asset_listed: list.tokens.has(g.asset_contract) })) : null;
+/**
+ * The legs as served (null stays null): each with `asset`, the symbol of its token (from the detail's `assets`,
+ * stored once per token; a leg stored before `assets` keeps its own), right after `to` as legs always served it,
+ * and `asset_listed`.
+ * @param assets the detail's `assets` (symbol by lower-case contract), absent in older samples
+ */
+export function servedLegs(
+  legs: readonly Leg[] | null,
+  list: TokenList,
+  assets?: Readonly<Record<string, string | null>> | null,
+): ServedLeg[] | null {
+  if (!legs) return null;
+  return legs.map((g) => {
+    const { from, to, asset, ...rest } = g;
+    return {
+      from,
+      to,
+      asset: asset !== undefined ? asset : (assets?.[g.asset_contract] ?? null),
+      ...rest,
+      asset_listed: list.tokens.has(g.asset_contract),
+    };
+  });
 }
 
 /**
  * Forensics notes for tokens whose symbol imitates a listed token's (one per contract, in leg order):
  * `{kind: 'imitated_symbol', asset_contract, symbol, imitates: {asset_contract, symbol}, reason}`.
  */
-export function imitationNotes(legs: readonly Leg[] | null, list: TokenList): Record<string, unknown>[] {
+export function imitationNotes(legs: readonly ServedLeg[] | null, list: TokenList): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   const seen = new Set<string>();
   for (const g of legs ?? []) {

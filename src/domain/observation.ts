@@ -31,11 +31,16 @@ export interface Integrity {
   independent_consensus_verified?: false;
 }
 
-/** A TIP-20 value movement inside a transaction (never the fee transfer). `amount` is a decimal string. */
+/**
+ * A TIP-20 value movement inside a transaction (never the fee transfer). `amount` is a decimal string. The token is
+ * referenced by `asset_contract`; its symbol is stored once per token in the detail's `assets` and added back to
+ * each leg when served (legs stored before that carry `asset` themselves).
+ */
 export interface Leg {
   from: string;
   to: string;
-  asset: string | null;
+  /** Token symbol: only in legs stored before `ObservationDetail.assets` (the served leg always has it). */
+  asset?: string | null;
   asset_contract: string;
   /** Exact decimal string in token units; atomic integer string when decimals are unknown. */
   amount: string;
@@ -44,6 +49,28 @@ export interface Leg {
   log_index: number;
   memo?: string | null;
   kind?: 'transfer' | 'mint' | 'burn';
+  /**
+   * Who paid: the `from` of this transfer (the authorizer of an EIP-3009 authorization, the owner of a Permit2
+   * transfer); null for a mint. Lower-case 0x address. Absent in older samples.
+   */
+  payer?: string | null;
+  /** The signed authorization this transfer settles: EIP-3009, Permit2 through an x402 proxy, or null. Absent in older samples. */
+  settlement?: 'eip3009' | 'permit2' | null;
+  /** The x402 Permit2 proxy variant it went through ("exact", "upto"), or null. Absent in older samples. */
+  x402_proxy?: 'exact' | 'upto' | null;
+}
+
+/** A decoded MPP attribution memo (src/chain/decode/attribution.ts) and the leg that carries it. */
+export interface AttributionMemo {
+  /** log_index of the leg whose memo it is. */
+  log_index: number;
+  version: number;
+  /** keccak256(serverId)[0..9], 0x + 20 hex digits: mppx clients pass the challenge's realm as serverId. */
+  server_fingerprint: string;
+  /** keccak256(clientId)[0..9], or null for an anonymous client. */
+  client_fingerprint: string | null;
+  /** keccak256(challengeId)[0..6], 0x + 14 hex digits. */
+  nonce: string;
 }
 
 /**
@@ -67,6 +94,14 @@ export interface ObservationDetail {
   calls: Record<string, unknown>[] | null;
   forensics: Record<string, unknown>[] | null;
   unknown: Record<string, unknown>[] | null;
+  /** Symbol of each token the legs move (null when unknown), by lower-case contract, once per token. Absent in older samples. */
+  assets?: Record<string, string | null> | null;
+  /** The transaction's payer: the payer of the primary leg (lower-case), null when none. Absent in older samples. */
+  payer?: string | null;
+  /** Settlement kind of the first leg that settles an authorization, or null. Absent in older samples. */
+  settlement?: 'eip3009' | 'permit2' | null;
+  /** The MPP attribution memo of the largest MPP-tagged leg, or null. Absent in older samples. */
+  attribution?: AttributionMemo | null;
 }
 
 /** The TypeScript type of each member kind, as an Observation and the public Transaction hold it. */

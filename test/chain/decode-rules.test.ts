@@ -38,7 +38,7 @@ describe('decoding rules', () => {
     const fx = loadChainFixtures();
     const { block, index } = fx.find('0x76 batch across two tokens');
     const o = decode(block, index, fx.tokens);
-    expect(o.detail.legs!.map((g) => [g.asset, g.amount, g.memo !== null])).toEqual([
+    expect(o.detail.legs!.map((g) => [o.detail.assets![g.asset_contract], g.amount, g.memo !== null])).toEqual([
       ['AlphaUSD', '3', false],
       ['BetaUSD', '4', true],
       ['AlphaUSD', '0.5', false],

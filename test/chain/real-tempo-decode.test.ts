@@ -616,9 +616,12 @@ describe.each(Object.keys(EXPECTED) as RecordedBlock[])('every transaction of re
     for (const o of observations)
       for (const leg of o.detail.legs ?? []) {
         const info = tokens.get(leg.asset_contract);
+        // The symbol is stored once per token (detail.assets), never copied into the leg.
+        const asset = o.detail.assets![leg.asset_contract];
+        expect(leg).not.toHaveProperty('asset');
         if (info?.decimals != null)
-          expect([leg.asset, leg.amount]).toEqual([info.symbol, formatUnits(BigInt(leg.amount_atomic), info.decimals)]);
-        else expect([leg.asset, leg.amount]).toEqual([null, leg.amount_atomic]);
+          expect([asset, leg.amount]).toEqual([info.symbol, formatUnits(BigInt(leg.amount_atomic), info.decimals)]);
+        else expect([asset, leg.amount]).toEqual([null, leg.amount_atomic]);
         expect(name.startsWith('mainnet')).toBe(info?.decimals != null);
       }
   });

@@ -1,11 +1,13 @@
 /**
  * The ABIs the decoder knows, all from viem/tempo `Abis` except the Uniswap swap events, which viem does not
  * ship: they are given as their canonical Solidity event signatures (parseAbi), the published interfaces of
- * Uniswap v2 (IUniswapV2Pair), v3 (IUniswapV3PoolEvents) and v4 (IPoolManager).
+ * Uniswap v2 (IUniswapV2Pair), v3 (IUniswapV3PoolEvents) and v4 (IPoolManager); and the settlement events of
+ * EIP-3009 and of x402's Permit2 proxies (./x402.ts).
  */
 import { parseAbi, type Abi, type AbiEvent, type AbiFunction, toEventSelector, toFunctionSelector } from 'viem';
 import { Abis } from '../tempo-abis.js';
 import { CHANNEL_RESERVE, FEE_MANAGER, STABLECOIN_DEX, TIP20_FACTORY } from './constants.js';
+import { eip3009Events, x402ProxyEvents } from './x402.js';
 
 export const uniswapV2 = parseAbi([
   'event Swap(address indexed sender, uint256 amount0In, uint256 amount1In, uint256 amount0Out, uint256 amount1Out, address indexed to)',
@@ -31,6 +33,8 @@ const EVENT_ABIS: { source: string; abi: Abi }[] = [
   { source: 'uniswapV3', abi: uniswapV3 },
   { source: 'uniswapV4', abi: uniswapV4 },
   { source: 'tempo', abi: Abis.all },
+  { source: 'eip3009', abi: eip3009Events },
+  { source: 'x402Permit2Proxy', abi: x402ProxyEvents },
 ];
 
 /** Candidate events by topic0 (lower-case selector), in priority order. */

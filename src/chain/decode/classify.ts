@@ -28,12 +28,15 @@ export function exchangeOf(calls: DecodedCall[], logs: DecodedLog[]): string | n
 /**
  * "mpp" when a leg's memo carries the MPP tag and version (0xef1ed712 01…), when a log comes from the TIP-20
  * channel reserve (MPP sessions), or — for a transaction without legs (e.g. reverted) — when a call's `memo`
- * argument carries the tag. Else null.
+ * argument carries the tag. Else "x402" when a leg was settled through one of x402's own Permit2 proxies
+ * (./settlement.ts); an EIP-3009 settlement alone is not x402 (x402ProtocolOf applies the pay_to rule when
+ * offers are known). Else null: chain activity alone does not establish a protocol.
  */
 export function protocolOf(legs: Leg[], calls: DecodedCall[], logs: DecodedLog[]): string | null {
   if (legs.some((g) => isMppMemo(g.memo))) return 'mpp';
   if (logs.some((l) => l.address === CHANNEL_RESERVE)) return 'mpp';
   if (legs.length === 0 && calls.some((c) => isMppMemo(c.args?.memo as string | undefined))) return 'mpp';
+  if (legs.some((g) => g.x402_proxy)) return 'x402';
   return null;
 }
 

@@ -18,6 +18,10 @@ import { decodeTransaction } from './transaction.js';
 export { decodeTransaction, nominalPartsOf, isSystem } from './transaction.js';
 export { feeAtomic } from './fee.js';
 export { isMppMemo, MPP_TAG, VENUES, CATEGORIES, type Category } from './constants.js';
+export { decodeMppAttribution, mppFingerprint, type MppAttribution } from './attribution.js';
+export { x402ProtocolOf, type SettlementKind } from './settlement.js';
+export { X402_EVM_VERSION, X402_PERMIT2_PROXIES } from './x402.js';
+export { CHAIN_DATA_LIMITS, type ChainDataLimit, type ChainDataLimitName } from './limits.js';
 
 /**
  * Every log emitter of the block's receipts that may be a token (lower-case, unique, in first-seen order):

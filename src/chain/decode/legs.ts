@@ -1,7 +1,8 @@
 /**
  * Legs: the TIP-20 value movements of a transaction (docs/decoding.md). Every Transfer log except the fee
  * transfer is one leg; a TransferWithMemo (emitted in addition to its Transfer) only adds its memo to the
- * matching leg; Mint and Burn show up as Transfers from / to the zero address and are not counted again.
+ * matching leg; Mint and Burn show up as Transfers from / to the zero address and are not counted again. A leg
+ * references its token by contract: the symbol is kept once per token (the detail's `assets`), not per leg.
  */
 import * as VirtualAddress from 'ox/tempo/VirtualAddress';
 import { toDecimal } from '../../domain/money.js';
@@ -20,7 +21,7 @@ export interface LegFacts {
 /**
  * Builds the legs of one receipt.
  * @param logs decoded logs in receipt order
- * @param tokens token metadata (symbol → `asset`, decimals → `amount`)
+ * @param tokens token metadata (decimals → `amount`)
  * @param feeLogIndex log_index of the fee Transfer, excluded; null when there is none
  */
 export function legsOf(logs: DecodedLog[], tokens: TokenMap, feeLogIndex: number | null): LegFacts {
@@ -38,13 +39,16 @@ export function legsOf(logs: DecodedLog[], tokens: TokenMap, feeLogIndex: number
     legs.push({
       from,
       to,
-      asset: info?.symbol ?? null,
       asset_contract: l.address,
       amount: decimals === null ? a.amount.toString() : toDecimal(a.amount, decimals),
       amount_atomic: a.amount.toString(),
       log_index: l.log_index,
       memo: null,
       kind: from === ZERO_ADDRESS ? 'mint' : to === ZERO_ADDRESS ? 'burn' : 'transfer',
+      // Whoever the transfer moved value from paid (an authorizer or Permit2 owner as much as a sender); a mint has no payer.
+      payer: from === ZERO_ADDRESS ? null : from,
+      settlement: null,
+      x402_proxy: null,
     });
     if (to === BLOCKED_SINK)
       forensics.push({

@@ -33,9 +33,10 @@ export type TransactionRow = { [K in ServedMember]: K extends 'integrity' ? Inte
  * TransactionRow plus the retained detail members (transaction, receipt, evidence, legs, calls, forensics, unknown);
  * legs carry `asset_listed`.
  */
-export type TransactionDetailRow = TransactionRow & { [K in Exclude<keyof ObservationDetail, 'legs'>]: ObservationDetail[K] } & {
-  legs: ServedLeg[] | null;
-};
+export type TransactionDetailRow = TransactionRow &
+  Omit<ObservationDetail, 'legs'> & {
+    legs: ServedLeg[] | null;
+  };
 
 /** A column read for list rows and the export: every stored member but the in-block `tx_index`. */
 export type ListColumn = Exclude<StoredMember, 'tx_index'>;
@@ -175,14 +176,14 @@ export function rowToTransaction(r: ListRow, list: TokenList): TransactionRow {
 /** A stored row with its detail as the public TransactionDetail, following `list` (legs' listing, imitation notes). */
 export function rowToDetail(r: ListRow & { detail: string }, list: TokenList): TransactionDetailRow {
   const d = JSON.parse(r.detail) as Partial<ObservationDetail>;
-  const legs = d.legs ?? null;
+  const legs = servedLegs(d.legs ?? null, list, d.assets);
   const imitations = imitationNotes(legs, list);
   return {
     ...rowToTransaction(r, list),
     transaction: d.transaction ?? null,
     receipt: d.receipt ?? null,
     evidence: d.evidence ?? null,
-    legs: servedLegs(legs, list),
+    legs,
     calls: d.calls ?? null,
     forensics: imitations.length ? (d.forensics ?? []).concat(imitations) : (d.forensics ?? null),
     unknown: d.unknown ?? null,
