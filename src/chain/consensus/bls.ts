@@ -16,7 +16,7 @@
  * precomputation for the key is reused across certificates.
  */
 import { randomBytes } from 'node:crypto';
-import { Bls } from 'ox';
+import * as Bls from 'ox/Bls';
 import { bytesOf, hexOf } from './codec.js';
 import { ConsensusDecodeError } from './errors.js';
 import { MINSIG_DST, signedMessage } from './messages.js';

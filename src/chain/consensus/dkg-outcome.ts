@@ -16,7 +16,7 @@
  * Like Tempo's reader (`OnchainDkgOutcome::read`, which every caller there uses on `extraData`), bytes after the
  * outcome are not an error; their count is returned.
  */
-import { Ed25519 } from 'ox';
+import * as Ed25519 from 'ox/Ed25519';
 import { parseGroupKey } from './bls.js';
 import { ByteReader, bytesOf, hexOf } from './codec.js';
 import { ConsensusDecodeError } from './errors.js';
