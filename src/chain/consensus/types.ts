@@ -8,9 +8,9 @@
 export type FinalityStatus = 'verified' | 'failed' | 'unknown';
 
 /**
- * The six checks, in order (docs/integrity.md, "Finality"): 1 the certificate decodes, 2 its epoch is the
- * height's, 3 its payload is the recomputed block hash, 4 a post-T4 header's consensusContext is its round, 5 a
- * group key is held for the epoch, 6 its signatures verify under that key.
+ * The six checks, in order (docs/integrity.md, "Finality verified from Tempo's own signatures"): 1 the
+ * certificate decodes, 2 its epoch is the height's, 3 its payload is the recomputed block hash, 4 a post-T4
+ * header's consensusContext is its round, 5 a group key is held for the epoch, 6 its signatures verify under it.
  */
 export type FinalityCheck = 'certificate' | 'epoch' | 'payload' | 'context' | 'key' | 'signature';
 

@@ -1,6 +1,6 @@
 /**
  * Verifies that a block is final from Tempo's own signatures, in six ordered checks; the first that does not pass
- * decides the result and names the reason (docs/integrity.md, "Finality"):
+ * decides the result and names the reason (docs/integrity.md, "Finality verified from Tempo's own signatures"):
  *
  * 1. certificate: the finalization certificate decodes exactly (./certificate.ts) and its two signatures are G1
  *    points (./bls.ts);
