@@ -1,33 +1,37 @@
 /**
- * The consensus_* reader against real loopback HTTP nodes (test/helpers/consensus.ts): a certificate read and
+ * The consensus_* reader against real loopback HTTP nodes (test/helpers/consensus-rpc.ts): a certificate read and
  * verified; a node without the namespace (method not found) is `unsupported`; nothing stored is `missing`; a
  * hanging node, an oversized or malformed answer, an answer for another height and a throwing transport are
  * `failed`; none of them throws. Then the test kit end to end: the loopback node in front of a real anvil node
  * certifies anvil's own blocks, and what it serves verifies against the block hash recomputed by integrity
- * stage 2 — or fails when it certifies another block.
+ * stage 2, or fails when it certifies another block; and a boundary block served with the next key's outcome
+ * (hashes of it and later blocks recomputed) is followed to the key that signs the next epoch.
  */
+import { encodeFunctionData, erc20Abi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAnvil, type AnvilNode } from '../../src/chain/anvil.js';
 import {
+  acceptBoundary,
   anchorKeyChain,
+  boundaryBlock,
   type ConsensusRequest,
+  coverByParentChain,
+  finalityBlock,
+  type KeyChain,
   readFinalization,
   readLatestFinalized,
   verifyFinality,
 } from '../../src/chain/consensus/index.js';
-import { checkBlockHash, readConsensusContext } from '../../src/chain/integrity/index.js';
-import type { RpcBlock } from '../../src/chain/types.js';
+import { checkBlockHash, findInconsistencies, readConsensusContext } from '../../src/chain/integrity/index.js';
+import type { RpcBlock, RpcReceipt } from '../../src/chain/types.js';
+import { boundaryOutcome, signFinalization, testGenesisOutcome, testKey } from '../helpers/consensus.js';
 import {
   type CertifiedBlockJson,
   certifiedBlockJson,
-  certifyUpstream,
   type ConsensusRpc,
   fetchRequest,
-  signFinalization,
   startConsensusRpc,
-  testGenesisOutcome,
-  testKey,
-} from '../helpers/consensus.js';
+} from '../helpers/consensus-rpc.js';
 
 const KEY = testKey('reader');
 const HASH = `0x${'ab'.repeat(32)}`;
@@ -166,17 +170,19 @@ describe('the test kit in front of anvil', () => {
 
   beforeAll(async () => {
     anvil = await startAnvil();
-    await rpc(anvil.rpcUrl, 'anvil_mine', ['0xa']);
+    await rpc(anvil.rpcUrl, 'anvil_mine', ['0x8']);
+    // Block 9 holds a TIP-20 transfer, so the receipts and transactions of rewritten blocks are exercised too.
+    const [from, to] = await rpc<string[]>(anvil.rpcUrl, 'eth_accounts', []);
+    const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to as `0x${string}`, 5n] });
+    await rpc(anvil.rpcUrl, 'eth_sendTransaction', [{ from, to: '0x20c0000000000000000000000000000000000001', data, gas: '0x30d40' }]);
+    await rpc(anvil.rpcUrl, 'anvil_mine', ['0x4']);
   });
   afterAll(async () => {
     await anvil?.stop();
   });
 
   it("serves certificates over anvil's own blocks that verify against the recomputed hash, and forwards other calls", async () => {
-    const n = await node({
-      upstream: anvil.rpcUrl,
-      finalization: certifyUpstream({ upstream: anvil.rpcUrl, epochLength: L, keyFor: () => KEY }),
-    });
+    const n = await node({ upstream: anvil.rpcUrl, certify: { epochLength: L, keyFor: () => KEY } });
     expect(await rpc(n.url, 'eth_chainId', [])).toBe('0x1079');
     const latest = await readFinalization(fetchRequest(n.url), 'latest');
     expect(latest.kind).toBe('certified');
@@ -196,10 +202,7 @@ describe('the test kit in front of anvil', () => {
 
   it('serves a failing certificate when told to certify another block', async () => {
     const other = `0x${'cd'.repeat(32)}`;
-    const n = await node({
-      upstream: anvil.rpcUrl,
-      finalization: certifyUpstream({ upstream: anvil.rpcUrl, epochLength: L, keyFor: () => KEY, payloadFor: () => other }),
-    });
+    const n = await node({ upstream: anvil.rpcUrl, certify: { epochLength: L, keyFor: () => KEY, payloadFor: () => other } });
     const a = await readFinalization(fetchRequest(n.url), { height: 3 });
     if (a.kind !== 'certified') throw new Error(a.reason);
     const block = await rpc<RpcBlock>(n.url, 'eth_getBlockByNumber', ['0x3', false]);
@@ -208,5 +211,49 @@ describe('the test kit in front of anvil', () => {
       { keyChain, epochLength: L },
     );
     expect(v).toMatchObject({ status: 'failed', check: 'payload', block_hash: other });
+  });
+
+  it('serves a boundary block carrying the next key, certified by the old key, and the later epoch certified by the new one', async () => {
+    const next = testKey('reader epoch 2');
+    const outcome = boundaryOutcome(2, next);
+    // Epoch length 4: block 7 is epoch 1's last block; epoch 2 (blocks 8 to 11) is signed by the next key.
+    const n = await node({
+      upstream: anvil.rpcUrl,
+      extraData: { 7: outcome },
+      certify: { epochLength: L, keyFor: (e) => (e < 2 ? KEY : next) },
+    });
+    const request = fetchRequest(n.url);
+    const get = (h: number) => rpc<RpcBlock>(n.url, 'eth_getBlockByNumber', [`0x${h.toString(16)}`, true]);
+    const [b6, b7, b8, b9] = await Promise.all([get(6), get(7), get(8), get(9)]);
+    // The served chain is consistent: rewritten hashes recompute, parents link, receipts name the served block.
+    expect(b7.extraData).toBe(outcome);
+    for (const b of [b7, b8, b9]) expect(checkBlockHash(b).match).toBe(true);
+    expect(b8.parentHash).toBe(b7.hash);
+    const receipts = await rpc<RpcReceipt[]>(n.url, 'eth_getBlockReceipts', ['0x9']);
+    expect(b9.transactions).toHaveLength(1);
+    expect(findInconsistencies({ block: b9, receipts, finalizedHeight: 9, source: n.url, fetchedAt: '' }, 9)).toEqual([]);
+    expect(await rpc<RpcBlock>(n.url, 'eth_getBlockByHash', [b7.hash, false])).toMatchObject({ number: '0x7', hash: b7.hash });
+
+    const verify = async (h: number, b: RpcBlock, chain: KeyChain) => {
+      const a = await readFinalization(request, { height: h });
+      if (a.kind !== 'certified') throw new Error(a.reason);
+      return verifyFinality({ certificate: a.block.certificate, ...finalityBlock(b) }, { keyChain: chain, epochLength: L });
+    };
+    const boundary = await verify(7, b7, keyChain);
+    expect(boundary, boundary.reason).toMatchObject({ status: 'verified', epoch: 1, key_from_epoch: 0 });
+    expect((await verify(9, b9, keyChain)).status).toBe('unknown'); // the key changed at the boundary not yet followed
+    const followed = acceptBoundary(keyChain, boundaryBlock(b7)!, boundary, L);
+    expect(followed, followed.reason).toMatchObject({ accepted: true, keyChanged: true, epoch: 2 });
+    const after = await verify(9, b9, followed.chain);
+    expect(after, after.reason).toMatchObject({ status: 'verified', epoch: 2, key_from_epoch: 2, anchored: true });
+    expect(
+      coverByParentChain(
+        b9.hash,
+        [b9, b8, b7, b6].map((b) => ({ height: Number(b.number), hash: b.hash, parentHash: b.parentHash })),
+      ),
+    ).toMatchObject({
+      coveredFrom: 6,
+      brokenAt: null,
+    });
   });
 });

@@ -1,24 +1,21 @@
 /**
  * Test kit for finality verification (src/chain/consensus): a generated BLS group key that signs Tempo-format
  * finalization certificates (ox's `Bls`), DKG outcomes planting that key (a test genesis outcome, a boundary
- * outcome announcing a next key), the generated vectors of `../shared/consensus`, a JSON-RPC request function
- * over fetch (what the project's RPC client does for the integrator), and a real loopback JSON-RPC node that
- * serves `consensus_getFinalization` / `consensus_getLatest` and forwards every other call to an upstream node
- * (anvil), with certificates signed over the upstream's own blocks.
+ * outcome announcing a next key), the generated vectors and mainnet identity of `../shared/consensus`, and a
+ * Tempo header RLP read as a JSON-RPC block. The loopback consensus node is in ./consensus-rpc.ts.
  *
  * One test key stands for a whole committee: a threshold signature recovered from a quorum of shares is the
  * group secret's signature, so signing with the group secret gives the same bytes.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Bls, BlsPoint, Ed25519, Rlp } from 'ox';
+import * as Bls from 'ox/Bls';
+import * as BlsPoint from 'ox/BlsPoint';
+import * as Ed25519 from 'ox/Ed25519';
+import * as Rlp from 'ox/Rlp';
 import { varint } from '../../src/chain/consensus/codec.js';
-import { epochOf, FINALIZE_NAMESPACE, MINSIG_DST, SEED_NAMESPACE, signedMessage } from '../../src/chain/consensus/index.js';
-import type { ConsensusRequest } from '../../src/chain/consensus/index.js';
+import { FINALIZE_NAMESPACE, MINSIG_DST, SEED_NAMESPACE, signedMessage } from '../../src/chain/consensus/index.js';
 import type { RpcBlock } from '../../src/chain/types.js';
-import { readBody } from './rpc-proxy.js';
 
 type Hex = `0x${string}`;
 
@@ -174,230 +171,6 @@ export function testGenesisOutcome(key: TestKey): Hex {
 /** A boundary block's `extraData` announcing `next` as epoch `epoch`'s group key (a full DKG). */
 export function boundaryOutcome(epoch: number, next: TestKey): Hex {
   return encodeDkgOutcome({ epoch, groupKey: next.groupKey });
-}
-
-/** A JSON-RPC error answer, as a request function rejects with it (code as `rpcCode`, as src/chain/rpc.ts does). */
-export class TestRpcError extends Error {
-  constructor(
-    readonly rpcCode: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/**
- * A ConsensusRequest over fetch: what the integrator's RPC client provides. It honours the signal and refuses a
- * body of more than `maxBytes` while reading it.
- */
-export function fetchRequest(url: string): ConsensusRequest {
-  let id = 0;
-  return async (method, params, { signal, maxBytes }) => {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
-      signal,
-    });
-    if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      size += chunk.length;
-      if (size > maxBytes) throw new Error(`answer larger than ${maxBytes} bytes`);
-      chunks.push(chunk);
-    }
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { result?: unknown; error?: { code: number; message: string } };
-    if (body.error) throw new TestRpcError(body.error.code, body.error.message);
-    return body.result;
-  };
-}
-
-/** A Tempo `CertifiedBlock` as `consensus_getFinalization` serves it (crates/node/src/rpc/consensus/types.rs). */
-export interface CertifiedBlockJson {
-  epoch: number;
-  view: number;
-  digest: string;
-  /** Hex without 0x, as the node serves it. */
-  certificate: string;
-  block: { header: Record<string, unknown>; body: { transactions: unknown[]; ommers: unknown[]; withdrawals: unknown } };
-}
-
-/**
- * The CertifiedBlock of a node's block: its header members (without `hash`) and its transactions as the body.
- * @param certificate 0x hex (served without the prefix)
- */
-export function certifiedBlockJson(block: RpcBlock, certificate: string, round: { epoch: number; view: number }): CertifiedBlockJson {
-  const { hash, transactions, uncles: _u, withdrawals, size: _s, totalDifficulty: _t, ...header } = block;
-  return {
-    epoch: round.epoch,
-    view: round.view,
-    digest: hash,
-    certificate: certificate.replace(/^0x/, ''),
-    block: { header, body: { transactions, ommers: [], withdrawals: withdrawals ?? null } },
-  };
-}
-
-/** Which certificate the loopback node serves for a query: a CertifiedBlock, or null for "nothing stored". */
-export type FinalizationSource = (query: 'latest' | { height: number }) => CertifiedBlockJson | null | Promise<CertifiedBlockJson | null>;
-
-export interface ConsensusRpcOptions {
-  /** The node every other method is forwarded to (anvil); without it they answer -32601. */
-  upstream?: string;
-  /** Serves `consensus_getFinalization` and `consensus_getLatest`'s `finalized`. */
-  finalization?: FinalizationSource;
-  /** Answer every `consensus_*` call with -32601, as shared RPC services do. */
-  unsupported?: boolean;
-  /** Hold `consensus_*` calls unanswered (a node that hangs), until close. */
-  hang?: boolean;
-}
-
-export interface ConsensusRpc {
-  /** http://127.0.0.1:PORT */
-  url: string;
-  /** Every call received, in order (method and params). */
-  calls: { method: string; params: unknown[] }[];
-  close(): Promise<void>;
-}
-
-interface Call {
-  jsonrpc?: string;
-  id: unknown;
-  method: string;
-  params?: unknown[];
-}
-
-const METHOD_NOT_FOUND = -32601;
-
-/**
- * Starts a loopback JSON-RPC node on a free port: `consensus_getFinalization` (params `["latest"]` or
- * `[{"height": N}]`) and `consensus_getLatest` from `finalization` (nothing there: Tempo's error 503), every other
- * method forwarded to `upstream`. Single calls and batches work.
- */
-export async function startConsensusRpc(opts: ConsensusRpcOptions): Promise<ConsensusRpc> {
-  const calls: ConsensusRpc['calls'] = [];
-  let forwardId = 0;
-  const forward = async (c: Call): Promise<unknown> => {
-    if (!opts.upstream)
-      return {
-        jsonrpc: '2.0',
-        id: c.id,
-        error: { code: METHOD_NOT_FOUND, message: `the method ${c.method} does not exist/is not available` },
-      };
-    const res = await fetch(opts.upstream, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: ++forwardId, method: c.method, params: c.params ?? [] }),
-    });
-    const body = (await res.json()) as Record<string, unknown>;
-    return { ...body, id: c.id };
-  };
-  const consensus = async (c: Call): Promise<unknown> => {
-    const ok = (result: unknown) => ({ jsonrpc: '2.0', id: c.id, result });
-    const missing = {
-      jsonrpc: '2.0',
-      id: c.id,
-      error: {
-        code: 503,
-        message: 'the consensus subservice was not available, but the request can be retried later',
-        data: 'certificate',
-      },
-    };
-    if (opts.unsupported || !opts.finalization)
-      return {
-        jsonrpc: '2.0',
-        id: c.id,
-        error: { code: METHOD_NOT_FOUND, message: `the method ${c.method} does not exist/is not available` },
-      };
-    if (c.method === 'consensus_getLatest') return ok({ finalized: await opts.finalization('latest'), notarized: null });
-    if (c.method !== 'consensus_getFinalization')
-      return { jsonrpc: '2.0', id: c.id, error: { code: METHOD_NOT_FOUND, message: `the method ${c.method} does not exist` } };
-    const q = c.params?.[0];
-    const query =
-      q === 'latest'
-        ? 'latest'
-        : typeof q === 'object' && q !== null && typeof (q as { height?: unknown }).height === 'number'
-          ? { height: (q as { height: number }).height }
-          : null;
-    if (query === null) return { jsonrpc: '2.0', id: c.id, error: { code: -32602, message: 'invalid params' } };
-    const found = await opts.finalization(query);
-    return found === null ? missing : ok(found);
-  };
-  const answer = (c: Call): Promise<unknown> => {
-    calls.push({ method: c.method, params: c.params ?? [] });
-    return c.method.startsWith('consensus_') ? consensus(c) : forward(c);
-  };
-  const hanging = new Set<() => void>();
-  const server: Server = createServer((req, res) => {
-    (async () => {
-      const parsed = JSON.parse(await readBody(req)) as Call | Call[];
-      const list = Array.isArray(parsed) ? parsed : [parsed];
-      if (opts.hang && list.some((c) => c.method.startsWith('consensus_'))) {
-        list.forEach((c) => calls.push({ method: c.method, params: c.params ?? [] }));
-        await new Promise<void>((r) => hanging.add(r));
-        return;
-      }
-      const answers = await Promise.all(list.map(answer));
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(Array.isArray(parsed) ? answers : answers[0]));
-    })().catch((e) => {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' }).end(String(e));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    calls,
-    close: () =>
-      new Promise<void>((r) => {
-        for (const release of hanging) release();
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
-}
-
-/** How certifyUpstream signs: the key per epoch, and optional tampering for negative cases. */
-export interface CertifierOptions {
-  /** The node whose blocks are certified (anvil). */
-  upstream: string;
-  /** Blocks per epoch. */
-  epochLength: number;
-  /** The key that signs an epoch's certificates. */
-  keyFor: (epoch: number) => TestKey;
-  /** Rewrites a certificate's stated payload (a certificate over another block). */
-  payloadFor?: (height: number, hash: string) => string;
-}
-
-/**
- * A FinalizationSource that certifies the upstream node's own blocks: for a height it reads the block and signs
- * epoch = height / epochLength, view = height + 1, parent view = height over its hash; "latest" is the
- * upstream's finalized head. A height above that head has no certificate (null).
- */
-export function certifyUpstream(opts: CertifierOptions): FinalizationSource {
-  let id = 0;
-  const block = async (tag: string): Promise<RpcBlock | null> => {
-    const res = await fetch(opts.upstream, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'eth_getBlockByNumber', params: [tag, true] }),
-    });
-    return ((await res.json()) as { result: RpcBlock | null }).result;
-  };
-  return async (query) => {
-    const finalized = await block('finalized');
-    if (finalized === null) return null;
-    const head = Number(BigInt(finalized.number));
-    const height = query === 'latest' ? head : query.height;
-    if (height > head) return null;
-    const b = query === 'latest' ? finalized : await block(`0x${height.toString(16)}`);
-    if (b === null) return null;
-    const epoch = epochOf(height, opts.epochLength);
-    const view = height + 1;
-    const payload = opts.payloadFor ? opts.payloadFor(height, b.hash) : b.hash;
-    const certificate = signFinalization({ key: opts.keyFor(epoch), epoch, view, parentView: height, payload });
-    return certifiedBlockJson(b, certificate, { epoch, view });
-  };
 }
 
 /** Ethereum header members in RLP order (src/chain/integrity/header.ts), with whether each is a quantity. */

@@ -162,31 +162,18 @@ function ethereumHeader(block: RpcBlock): string[] {
  */
 export function checkBlockHash(block: RpcBlock): HeaderCheck {
   const expected = lowerHex(block.hash) ?? String(block.hash);
-  let inner: string;
-  let context: string | null;
+  let encoders: Record<'tempo' | 'ethereum', () => string>;
   try {
-    inner = rlpList(ethereumHeader(block));
-    context = consensusContext(block);
+    encoders = headerEncoders(block);
   } catch (e) {
     return { expected, encoding: null, match: null, reason: (e as Error).message };
   }
-  const tempo = (): string[] => [
-    item(block, 'mainBlockGeneralGasLimit', QUANTITY),
-    item(block, 'sharedGasLimit', QUANTITY),
-    item(block, 'timestampMillisPart', QUANTITY),
-    inner,
-  ];
-  const candidates: ['tempo' | 'ethereum', () => string][] = [
-    // From T4 on the consensusContext is the trailing fifth member; absent (not an empty item) before it.
-    ['tempo', () => rlpList(context === null ? tempo() : [...tempo(), context])],
-    ['ethereum', () => inner],
-  ];
   // A source keeps one encoding: try the one that matched last first, saving a keccak256 per block. The answer
   // is the same in either order (two different preimages cannot both hash to the stated hash).
-  if (candidates[0]![0] !== lastMatched) candidates.reverse();
-  for (const [encoding, encode] of candidates) {
+  const order: ('tempo' | 'ethereum')[] = lastMatched === 'tempo' ? ['tempo', 'ethereum'] : ['ethereum', 'tempo'];
+  for (const encoding of order) {
     try {
-      if (`0x${keccak256RawHex(encode())}` === expected) {
+      if (`0x${keccak256RawHex(encoders[encoding]())}` === expected) {
         lastMatched = encoding;
         return { expected, encoding, match: true };
       }
@@ -195,4 +182,34 @@ export function checkBlockHash(block: RpcBlock): HeaderCheck {
     }
   }
   return { expected, encoding: null, match: false, reason: 'neither the Tempo nor the Ethereum header encoding reproduces the block hash' };
+}
+
+/**
+ * The header's RLP under each encoding, built lazily (the Tempo one needs Tempo's members).
+ * @throws HeaderFieldError when an Ethereum member or a present consensusContext is missing or malformed
+ */
+function headerEncoders(block: RpcBlock): Record<'tempo' | 'ethereum', () => string> {
+  const inner = rlpList(ethereumHeader(block));
+  const context = consensusContext(block);
+  const tempo = (): string[] => [
+    item(block, 'mainBlockGeneralGasLimit', QUANTITY),
+    item(block, 'sharedGasLimit', QUANTITY),
+    item(block, 'timestampMillisPart', QUANTITY),
+    inner,
+  ];
+  return {
+    // From T4 on the consensusContext is the trailing fifth member; absent (not an empty item) before it.
+    tempo: () => rlpList(context === null ? tempo() : [...tempo(), context]),
+    ethereum: () => inner,
+  };
+}
+
+/**
+ * The block hash its header members give under one encoding, whatever hash the node stated: what a test node
+ * that rewrites a header (test/helpers/consensus.ts) serves as the new hash.
+ * @example headerHash(block, 'tempo') === block.hash // for a real Tempo block
+ * @throws HeaderFieldError when a member the encoding needs is missing or malformed
+ */
+export function headerHash(block: RpcBlock, encoding: 'tempo' | 'ethereum'): `0x${string}` {
+  return `0x${keccak256RawHex(headerEncoders(block)[encoding]())}`;
 }
