@@ -282,3 +282,14 @@ describe('evidence and witnesses', () => {
     expect(finalityEvidence(v, null).witnesses).toEqual({ configured: 0, quorum: 0, agreeing: 0, disagreeing: 0 });
   });
 });
+
+describe('input outside its types', () => {
+  it('is unknown, never thrown', () => {
+    const input = certified(150, {}, { context: { epoch: 1.5, view: 151, parentView: 150 } });
+    expect(verifyFinality(input, options())).toMatchObject({ status: 'unknown', check: null, certificate_height: 150 });
+    const handMade = { ...genesisChain(), keys: [{ from_epoch: 0, key: `0x${'11'.repeat(96)}` as `0x${string}`, announced_by: null }] };
+    const r = verifyFinality(certified(150), options(handMade));
+    expect(r.status).toBe('unknown');
+    expect(r.reason).toContain('the checks could not run: group key is not a G2 point');
+  });
+});

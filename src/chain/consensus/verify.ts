@@ -84,6 +84,17 @@ export function finalityUnknown(reason: string, height: number | null = null, no
  * @returns the result; never throws
  */
 export function verifyFinality(input: FinalityInput, options: FinalityOptions): FinalityVerification {
+  try {
+    return checks(input, options);
+  } catch (e) {
+    // Only input outside its types gets here (a hand-made key chain, a context member that is no integer).
+    const height = Number.isSafeInteger(input?.height) ? input.height : null;
+    return finalityUnknown(`the checks could not run: ${String((e as Error)?.message ?? e).slice(0, 200)}`, height, options?.now);
+  }
+}
+
+/** Checks 1–6; may throw only on input outside its types (verifyFinality catches it). */
+function checks(input: FinalityInput, options: FinalityOptions): FinalityVerification {
   const now = options.now ?? new Date();
   const height = input.height;
   let f: Finalization | null = null;
