@@ -57,6 +57,7 @@ describe('the six checks on test-key certificates', () => {
       parent_view: 150,
       key_from_epoch: 0,
       anchored: true,
+      group_key: K0.groupKey,
       verified_at: '2026-11-26T12:00:00.000Z',
     });
     expect(isConsensusVerified(r)).toBe(true);
@@ -121,6 +122,7 @@ describe('the six checks on test-key certificates', () => {
       parent_view: null,
       key_from_epoch: null,
       anchored: false,
+      group_key: null,
       verified_at: '2026-11-26T12:00:00.000Z',
     });
   });
@@ -171,6 +173,12 @@ describe('the key chain across an epoch boundary', () => {
     const good = verifyFinality(certified(199, { payload: hash }, { blockHash: hash }), options(chain));
     expect(good.status).toBe('verified');
     const bad = verifyFinality(certified(199, { key: K2, payload: hash }, { blockHash: hash }), options(chain));
+    // Verified, but under another key chain (anchored at K2): not evidence for this one.
+    const otherChain = verifyFinality(
+      certified(199, { key: K2, payload: hash }, { blockHash: hash }),
+      options(anchorKeyChain(testGenesisOutcome(K2))),
+    );
+    expect(otherChain.status).toBe('verified');
     const cases: [Parameters<typeof acceptBoundary>[1], Parameters<typeof acceptBoundary>[2], string][] = [
       [{ height: 199, hash, extraData: boundaryOutcome(2, K2) }, bad, 'the certificate of boundary block 199 is not verified (unknown:'],
       [{ height: 198, hash, extraData: boundaryOutcome(2, K2) }, good, 'block 198 is not the last block of its epoch (epoch length 100)'],
@@ -185,6 +193,7 @@ describe('the key chain across an epoch boundary', () => {
         good,
         'the extraData of boundary block 199 is not a DKG outcome: dkg outcome ends inside summary',
       ],
+      [{ height: 199, hash, extraData: boundaryOutcome(2, K2) }, otherChain, "was not verified under this key chain's key for its epoch"],
     ];
     for (const [boundary, v, reason] of cases) {
       const r = acceptBoundary(chain, boundary, v, L);

@@ -166,7 +166,7 @@ export interface BoundaryAcceptance {
  * block's own finalization certificate verified (./verify.ts) under the key held for its epoch.
  *
  * Accepted when: the height is its epoch's last block; `verification` is `verified`, anchored, for this height
- * and for this block hash; `extraData` decodes as an outcome for the next epoch; and it does not contradict a key
+ * and for this block hash, under this chain's key for the epoch; `extraData` decodes as an outcome for the next epoch; and it does not contradict a key
  * already held for that epoch. A new key after a later key already held (boundaries followed out of order) is
  * refused: follow boundaries in ascending order.
  *
@@ -199,6 +199,9 @@ export function acceptBoundary(
     return refuse(
       `the verified certificate is for block ${verification.certificate_height} ${verification.block_hash}, not boundary block ${height} ${hash}`,
     );
+  const used = keyForEpoch(chain, epochOf(height, epochLength));
+  if (used === null || used.key.hex !== verification.group_key || used.fromEpoch !== verification.key_from_epoch)
+    return refuse(`the certificate of boundary block ${height} was not verified under this key chain's key for its epoch`);
   let outcome: DkgOutcome;
   try {
     outcome = parseDkgOutcome(boundary.extraData);

@@ -33,6 +33,8 @@ export interface FinalityVerification {
   key_from_epoch: number | null;
   /** True when the key used chains back to the configured anchor through verified boundary certificates. */
   anchored: boolean;
+  /** The group key used (compressed G2, 0x hex), so a result can be tied to the key chain it came from; not served. */
+  group_key: `0x${string}` | null;
   /** When the check ran, ISO 8601. */
   verified_at: string;
 }

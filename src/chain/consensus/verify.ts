@@ -72,6 +72,7 @@ export function finalityUnknown(reason: string, height: number | null = null, no
     parent_view: null,
     key_from_epoch: null,
     anchored: false,
+    group_key: null,
     verified_at: now.toISOString(),
   };
 }
@@ -99,6 +100,7 @@ function checks(input: FinalityInput, options: FinalityOptions): FinalityVerific
   const height = input.height;
   let f: Finalization | null = null;
   let keyFromEpoch: number | null = null;
+  let groupKey: `0x${string}` | null = null;
   let anchored = false;
   const result = (status: FinalityStatus, check: FinalityCheck | null, reason: string): FinalityVerification => ({
     status,
@@ -111,6 +113,7 @@ function checks(input: FinalityInput, options: FinalityOptions): FinalityVerific
     parent_view: f?.parentView ?? null,
     key_from_epoch: keyFromEpoch,
     anchored,
+    group_key: groupKey,
     verified_at: now.toISOString(),
   });
 
@@ -175,6 +178,7 @@ function checks(input: FinalityInput, options: FinalityOptions): FinalityVerific
       `no group key is held for epoch ${f.epoch}: the anchor (${options.keyChain.anchor_source}) is from epoch ${options.keyChain.keys[0]!.from_epoch}`,
     );
   keyFromEpoch = held.fromEpoch;
+  groupKey = held.key.hex;
   anchored = true;
 
   // 6. The vote (TEMPO_FINALIZE) and the seed verify under it.
