@@ -86,23 +86,34 @@ function item(block: RpcBlock, name: string, kind: string): string {
   return rlpString(kind === DATA ? dataHex(v) : quantityHex(v));
 }
 
+/** The trailing Tempo header member from T4 on (TempoConsensusContext), its integers exact. */
+export interface ConsensusContext {
+  epoch: bigint;
+  view: bigint;
+  parentView: bigint;
+  /** The proposer's 32-byte Ed25519 key, 0x hex as served. */
+  proposer: string;
+}
+
 /**
- * The RLP of a consensusContext integer: the node serves epoch, view and parentView as JSON numbers; a hex
- * quantity string is read too. A number beyond 2^53 has lost precision in JSON parsing, so it cannot be encoded.
+ * A consensusContext integer: the node serves epoch, view and parentView as JSON numbers; a hex quantity string
+ * is read too. A number beyond 2^53 has lost precision in JSON parsing, so it is refused.
  */
-function contextInteger(ctx: Record<string, unknown>, name: string): string {
+function contextInteger(ctx: Record<string, unknown>, name: string): bigint {
   const v = ctx[name];
-  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return rlpString(quantityHex(`0x${v.toString(16)}`));
-  if (typeof v === 'string' && /^0x[0-9a-fA-F]+$/.test(v)) return rlpString(quantityHex(v));
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return BigInt(v);
+  if (typeof v === 'string' && /^0x[0-9a-fA-F]+$/.test(v)) return BigInt(v);
   throw new HeaderFieldError(`header member consensusContext.${name} is missing or not a non-negative safe integer`);
 }
 
 /**
- * The trailing Tempo header member from T4 on, rlp([epoch, view, parentView, proposer]), or null when the node
- * served none (a pre-T4 block, or anvil). tempoxyz/tempo `crates/primitives/src/header.rs` TempoConsensusContext.
- * @throws Error naming the member when it is present but malformed
+ * The block's consensusContext, `{epoch, view, parentView, proposer}` (tempoxyz/tempo
+ * `crates/primitives/src/header.rs` TempoConsensusContext), or null when the node served none (a pre-T4 block,
+ * or anvil). The finality check compares it with a certificate's round (src/chain/consensus/verify.ts).
+ * @example readConsensusContext(block) // { epoch: 1176n, view: 1706n, parentView: 1705n, proposer: '0x9a2b…' }
+ * @throws HeaderFieldError naming the member when it is present but malformed
  */
-function consensusContext(block: RpcBlock): string | null {
+export function readConsensusContext(block: RpcBlock): ConsensusContext | null {
   const ctx = block.consensusContext;
   if (ctx === undefined || ctx === null) return null;
   if (typeof ctx !== 'object' || Array.isArray(ctx)) throw new HeaderFieldError('header member consensusContext is not an object');
@@ -110,7 +121,23 @@ function consensusContext(block: RpcBlock): string | null {
   const proposer = c.proposer;
   if (typeof proposer !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(proposer))
     throw new HeaderFieldError('header member consensusContext.proposer is missing or not 32 bytes of hex');
-  return rlpList([contextInteger(c, 'epoch'), contextInteger(c, 'view'), contextInteger(c, 'parentView'), rlpString(dataHex(proposer))]);
+  return { epoch: contextInteger(c, 'epoch'), view: contextInteger(c, 'view'), parentView: contextInteger(c, 'parentView'), proposer };
+}
+
+/** The RLP of a consensusContext integer (u64, minimal big-endian). */
+function contextItem(v: bigint): string {
+  return rlpString(quantityHex(`0x${v.toString(16)}`));
+}
+
+/**
+ * The trailing Tempo header member from T4 on, rlp([epoch, view, parentView, proposer]), or null when the node
+ * served none.
+ * @throws HeaderFieldError naming the member when it is present but malformed
+ */
+function consensusContext(block: RpcBlock): string | null {
+  const c = readConsensusContext(block);
+  if (c === null) return null;
+  return rlpList([contextItem(c.epoch), contextItem(c.view), contextItem(c.parentView), rlpString(dataHex(c.proposer))]);
 }
 
 /** The Ethereum header list of a block (members RLP-encoded); optional members stop at the first one the node left out. */
@@ -135,31 +162,18 @@ function ethereumHeader(block: RpcBlock): string[] {
  */
 export function checkBlockHash(block: RpcBlock): HeaderCheck {
   const expected = lowerHex(block.hash) ?? String(block.hash);
-  let inner: string;
-  let context: string | null;
+  let encoders: Record<'tempo' | 'ethereum', () => string>;
   try {
-    inner = rlpList(ethereumHeader(block));
-    context = consensusContext(block);
+    encoders = headerEncoders(block);
   } catch (e) {
     return { expected, encoding: null, match: null, reason: shortMessage(e) };
   }
-  const tempo = (): string[] => [
-    item(block, 'mainBlockGeneralGasLimit', QUANTITY),
-    item(block, 'sharedGasLimit', QUANTITY),
-    item(block, 'timestampMillisPart', QUANTITY),
-    inner,
-  ];
-  const candidates: ['tempo' | 'ethereum', () => string][] = [
-    // From T4 on the consensusContext is the trailing fifth member; absent (not an empty item) before it.
-    ['tempo', () => rlpList(context === null ? tempo() : [...tempo(), context])],
-    ['ethereum', () => inner],
-  ];
   // A source keeps one encoding: try the one that matched last first, saving a keccak256 per block. The answer
   // is the same in either order (two different preimages cannot both hash to the stated hash).
-  if (candidates[0]![0] !== lastMatched) candidates.reverse();
-  for (const [encoding, encode] of candidates) {
+  const order: ('tempo' | 'ethereum')[] = lastMatched === 'tempo' ? ['tempo', 'ethereum'] : ['ethereum', 'tempo'];
+  for (const encoding of order) {
     try {
-      if (`0x${keccak256RawHex(encode())}` === expected) {
+      if (`0x${keccak256RawHex(encoders[encoding]())}` === expected) {
         lastMatched = encoding;
         return { expected, encoding, match: true };
       }
@@ -168,4 +182,34 @@ export function checkBlockHash(block: RpcBlock): HeaderCheck {
     }
   }
   return { expected, encoding: null, match: false, reason: 'neither the Tempo nor the Ethereum header encoding reproduces the block hash' };
+}
+
+/**
+ * The header's RLP under each encoding, built lazily (the Tempo one needs Tempo's members).
+ * @throws HeaderFieldError when an Ethereum member or a present consensusContext is missing or malformed
+ */
+function headerEncoders(block: RpcBlock): Record<'tempo' | 'ethereum', () => string> {
+  const inner = rlpList(ethereumHeader(block));
+  const context = consensusContext(block);
+  const tempo = (): string[] => [
+    item(block, 'mainBlockGeneralGasLimit', QUANTITY),
+    item(block, 'sharedGasLimit', QUANTITY),
+    item(block, 'timestampMillisPart', QUANTITY),
+    inner,
+  ];
+  return {
+    // From T4 on the consensusContext is the trailing fifth member; absent (not an empty item) before it.
+    tempo: () => rlpList(context === null ? tempo() : [...tempo(), context]),
+    ethereum: () => inner,
+  };
+}
+
+/**
+ * The block hash its header members give under one encoding, whatever hash the node stated: what a test node
+ * that rewrites a header (test/helpers/consensus.ts) serves as the new hash.
+ * @example headerHash(block, 'tempo') === block.hash // for a real Tempo block
+ * @throws HeaderFieldError when a member the encoding needs is missing or malformed
+ */
+export function headerHash(block: RpcBlock, encoding: 'tempo' | 'ethereum'): `0x${string}` {
+  return `0x${keccak256RawHex(headerEncoders(block)[encoding]())}`;
 }

@@ -11,7 +11,7 @@ import { blockCommitment, type BlockCommitment, type RootCheck } from './commitm
 import { lowerHex } from './rpc-values.js';
 
 export { blockCommitment, type BlockCommitment, type RootCheck, type TransactionHashCheck } from './commitment.js';
-export { checkBlockHash, type HeaderCheck } from './header.js';
+export { checkBlockHash, headerHash, readConsensusContext, type ConsensusContext, type HeaderCheck } from './header.js';
 export { findInconsistencies } from './consistency.js';
 export { encodeReceipt, encodeTransaction, UnsupportedEncodingError } from './encoding.js';
 
