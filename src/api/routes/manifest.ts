@@ -11,6 +11,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import type { Config } from '../../config.js';
 import { CHAIN_ID } from '../../domain/observation.js';
+import { integerConstant } from '../../domain/integer-constant.js';
 import { CHECK_PRICE_DOLLARS, FREE_MONTHLY_CHECKS } from '../../trust/metering.js';
 import { MCP_TOOLS } from '../../mcp/tools.js';
 import { POLL_INTERVAL_SECONDS } from '../../domain/filters.js';
@@ -26,7 +27,7 @@ export const Manifest = z
     name: z.literal('paywatch'),
     description: z.string(),
     software_version: z.string().describe("paywatch's package version."),
-    chain: z.object({ name: z.literal('Tempo'), chain_id: z.literal(CHAIN_ID), caip2: z.literal(`eip155:${CHAIN_ID}`) }),
+    chain: z.object({ name: z.literal('Tempo'), chain_id: integerConstant(CHAIN_ID), caip2: z.literal(`eip155:${CHAIN_ID}`) }),
     api: z.object({
       base_url: z.url(),
       openapi_url: z.url(),
