@@ -147,7 +147,9 @@ describe('the OpenAPI documents', () => {
     for (const d of Object.values(docs)) walk(d, '#');
     expect(numberConstants).toEqual([]);
     const row = dereference(docs.api, docs.api.paths['/api/transactions'].get.responses['200'].content!['application/json'].schema) as {
-      properties: { rows: { items: { properties: Record<string, { type: string; enum?: number[]; description: string; properties?: any }> } } };
+      properties: {
+        rows: { items: { properties: Record<string, { type: string; enum?: number[]; description: string; properties?: any }> } };
+      };
     };
     const members = row.properties.rows.items.properties;
     expect(members.chain_id).toMatchObject({ type: 'integer', enum: [4217] });
