@@ -25,7 +25,7 @@ import {
 } from '../store/intel/reads.js';
 import { isoTime, rowToChange, rowToStoredOffer, type StoredChange, type StoredOffer } from '../store/intel/rows.js';
 import { summarizeProvider } from './listing.js';
-import { DISCLAIMERS, type IntelQuery, type ProvidersQuery } from './schemas.js';
+import { COLLECTION_VERSION, DISCLAIMERS, type IntelQuery, type ProvidersQuery } from './schemas.js';
 
 /** What every query needs besides its parameters. */
 export interface QueryOptions {
@@ -109,8 +109,10 @@ async function serviceListings(store: Store, services: IntelServiceRow[], o: Que
  * include_stale), ordered by domain, each as a summary of its matching services (./listing.ts: counts,
  * networks, protocols, price ranges, newest dated check, the first few services), with the source freshness and
  * pagination. The full services and offers are in getProvider.
+ * @throws Unavailable before the first collection run (zero providers would read as "none exist")
  */
 async function searchProvidersUncached(store: Store, p: ProvidersQuery, o: QueryOptions) {
+  await assertCollectionAvailable(store);
   const asOf = isoTime(o.now ?? new Date());
   const filter = serviceFilter(p, o);
   // Every provider with a matching service, once per filter set and TTL.
@@ -141,6 +143,7 @@ async function searchProvidersUncached(store: Store, p: ProvidersQuery, o: Query
   }
   return {
     disclaimer: DISCLAIMERS.providers,
+    collection_version: COLLECTION_VERSION,
     as_of: asOf,
     total,
     limit: p.limit,
@@ -154,9 +157,11 @@ async function searchProvidersUncached(store: Store, p: ProvidersQuery, o: Query
 /**
  * GET /api/providers/{domain}: the provider's profile with all its services (stale ones marked), their latest
  * offers and their CHECKS_PER_SERVICE most recent dated checks.
- * @throws NotFound when the domain is not listed
+ * @throws Unavailable before the first collection run (an unlisted provider then proves nothing); NotFound when the
+ *   domain is not listed
  */
 export async function getProvider(store: Store, domain: string, o: QueryOptions) {
+  await assertCollectionAvailable(store);
   const prov = await providerRow(store, domain);
   if (!prov) throw new NotFound(`provider ${domain} is not listed`);
   const listings = await serviceListings(store, await serviceRows(store, [domain], null), o);
@@ -165,13 +170,18 @@ export async function getProvider(store: Store, domain: string, o: QueryOptions)
   );
   return {
     disclaimer: DISCLAIMERS.providers,
+    collection_version: COLLECTION_VERSION,
     as_of: isoTime(o.now ?? new Date()),
     stale_after_days: o.staleAfterDays,
     provider: { ...prov, services },
   };
 }
 
-/** Collection is available once one run has finished; remembered per store (it never becomes unavailable again). */
+/**
+ * Collection is available once one run has finished: a fact of the store (intel_collect_runs.finished_at, written by
+ * the intelligence collector), so every process and replica over it agrees; remembered per store once true (it
+ * never becomes unavailable again). /api/intelligence/status reports the same fact as `collection.available`.
+ */
 const available = new WeakSet<Store>();
 
 /**
@@ -214,9 +224,22 @@ async function listOffersUncached(
   store: Store,
   p: IntelQuery,
   o: QueryOptions,
-): Promise<{ disclaimer: string; as_of: string; total: number; limit: number; offset: number; offers: StoredOffer[] }> {
+): Promise<{
+  disclaimer: string;
+  collection_version: typeof COLLECTION_VERSION;
+  as_of: string;
+  total: number;
+  limit: number;
+  offset: number;
+  offers: StoredOffer[];
+}> {
   const { total, rows } = await timedPage(store, 'intel_offers', p);
-  return { disclaimer: DISCLAIMERS.offers, ...pageOf(p, total, o), offers: rows.map((r) => rowToStoredOffer({ ...r, id: Number(r.id) })) };
+  return {
+    disclaimer: DISCLAIMERS.offers,
+    collection_version: COLLECTION_VERSION,
+    ...pageOf(p, total, o),
+    offers: rows.map((r) => rowToStoredOffer({ ...r, id: Number(r.id) })),
+  };
 }
 
 /**
@@ -227,9 +250,22 @@ async function listChangesUncached(
   store: Store,
   p: IntelQuery,
   o: QueryOptions,
-): Promise<{ disclaimer: string; as_of: string; total: number; limit: number; offset: number; changes: StoredChange[] }> {
+): Promise<{
+  disclaimer: string;
+  collection_version: typeof COLLECTION_VERSION;
+  as_of: string;
+  total: number;
+  limit: number;
+  offset: number;
+  changes: StoredChange[];
+}> {
   const { total, rows } = await timedPage(store, 'intel_changes', p);
-  return { disclaimer: DISCLAIMERS.changes, ...pageOf(p, total, o), changes: rows.map((r) => rowToChange({ ...r, id: Number(r.id) })) };
+  return {
+    disclaimer: DISCLAIMERS.changes,
+    collection_version: COLLECTION_VERSION,
+    ...pageOf(p, total, o),
+    changes: rows.map((r) => rowToChange({ ...r, id: Number(r.id) })),
+  };
 }
 
 /**
@@ -247,6 +283,7 @@ async function listHistoryUncached(store: Store, p: IntelQuery, o: QueryOptions)
   );
   return {
     disclaimer: DISCLAIMERS.history,
+    collection_version: COLLECTION_VERSION,
     ...pageOf(p, total, o),
     checks: rows.map((r) => ({ ...checkOf(r), service_id: r.service_id, domain: r.domain, offers: offers.get(r.snapshot_id) ?? [] })),
   };
@@ -279,6 +316,7 @@ export async function intelligenceStatus(store: Store, o: QueryOptions) {
   const run = r.lastRun;
   return {
     disclaimer: DISCLAIMERS.status,
+    collection_version: COLLECTION_VERSION,
     as_of: isoTime(o.now ?? new Date()),
     collection: {
       available: r.finishedAny,

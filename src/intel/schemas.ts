@@ -106,6 +106,21 @@ export const DISCLAIMERS = {
     'Collection health of provider intelligence. Records are observations, not a complete list of providers: a missing record is not zero activity.',
 } as const;
 
+/**
+ * The version of what an intelligence collection means, carried as `collection_version` by every provider and
+ * intelligence answer (HTTP and MCP) — contract §9: "Intelligence collections are versioned". Bump it (to "2",
+ * "3"…) when a collected record's meaning changes: what a probe outcome, offer, change kind or staleness rule
+ * means, or how directories and probes are read into them; not for new members, fixes of single records or a
+ * different schedule. Answers are never rewritten: records collected before a bump keep the meaning of theirs.
+ */
+export const COLLECTION_VERSION = '1' as const;
+
+const collectionVersion = z
+  .literal(COLLECTION_VERSION)
+  .describe(
+    'version of the meaning of the collected records (outcomes, offers, changes, staleness); changes only when that meaning changes',
+  );
+
 const disclaimer = z
   .string()
   .describe('what this response is not: listings, checks and advertised prices do not establish purchases, charges or wallet control');
@@ -229,6 +244,7 @@ export const ProviderListingSchema = ProviderSchema.extend({
 export const ProvidersResponse = z
   .object({
     disclaimer,
+    collection_version: collectionVersion,
     as_of: iso,
     total: z.number().int(),
     limit: z.number().int(),
@@ -242,6 +258,7 @@ export const ProvidersResponse = z
 export const ProviderProfileResponse = z
   .object({
     disclaimer,
+    collection_version: collectionVersion,
     as_of: iso,
     stale_after_days: z.number(),
     provider: ProviderSchema.extend({
@@ -252,7 +269,14 @@ export const ProviderProfileResponse = z
   })
   .loose();
 
-const page = { disclaimer, as_of: iso, total: z.number().int(), limit: z.number().int(), offset: z.number().int() };
+const page = {
+  disclaimer,
+  collection_version: collectionVersion,
+  as_of: iso,
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+};
 
 export const OffersResponse = z.object({ ...page, offers: z.array(StoredOfferSchema) }).loose();
 
@@ -279,6 +303,7 @@ export const HistoryResponse = z
 export const IntelligenceStatusResponse = z
   .object({
     disclaimer,
+    collection_version: collectionVersion,
     as_of: iso,
     collection: z.object({
       available: z.boolean().describe('false until one collection run has finished; the list endpoints answer 503 until then'),
