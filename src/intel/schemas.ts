@@ -152,10 +152,20 @@ export const StoredOfferSchema = OfferSchema.extend({
   id: z.number().int(),
   service_id: z.string(),
   domain: z.string(),
-  snapshot_id: z.string().nullable().describe('the endpoint check it was read from (null for a directory listing)'),
+  snapshot_id: z
+    .string()
+    .nullable()
+    .describe(
+      'the endpoint check it was read from, or for a directory listing the archived directory answer (null only for listings stored before directories were archived)',
+    ),
   source_name: z.string().nullable().describe('the directory source it was listed by (null for an endpoint check)'),
   observed_at: iso,
-  evidence_hash: z.string().nullable().describe('sha256 hex of the archived raw response'),
+  evidence_hash: z
+    .string()
+    .nullable()
+    .describe(
+      'sha256 hex of the archived raw response it was read from (endpoint answer or directory answer); paywatch intel verify-archive re-hashes it',
+    ),
 });
 
 export const CheckSchema = z.object({

@@ -10,7 +10,7 @@ import { collectOpenApi, collectWellKnown } from './origin.js';
 import type { CollectOptions, CollectResult, SourceFreshness } from './types.js';
 import type { SourceConfig } from '../../domain/sources.js';
 
-export type { CollectOptions, CollectResult, SourceFreshness } from './types.js';
+export type { CollectOptions, CollectResult, SourceAnswer, SourceFreshness } from './types.js';
 export type { SourceConfig, SourceKind } from '../../domain/sources.js';
 export { bazaarItem, bazaarPageUrl, collectBazaar } from './bazaar.js';
 export { mppRegistryServices, collectMppRegistry, joinUrl } from './mpp-registry.js';
@@ -39,7 +39,7 @@ export async function collectSource(
   const base = prev ?? initialFreshness(src);
   const warnings: string[] = [];
   try {
-    const services =
+    const answers =
       src.kind === 'bazaar'
         ? await collectBazaar(src.url, src.name, opts, warnings)
         : src.kind === 'mpp-registry'
@@ -47,8 +47,10 @@ export async function collectSource(
           : src.kind === 'well-known'
             ? await collectWellKnown(src.url, src.name, opts, warnings)
             : await collectOpenApi(src.url, src.name, opts, warnings);
+    const services = answers.flatMap((a) => a.services);
     return {
       services,
+      answers,
       warnings,
       freshness: {
         ...base,
@@ -64,6 +66,7 @@ export async function collectSource(
   } catch (err) {
     return {
       services: [],
+      answers: [],
       warnings,
       freshness: {
         ...base,
