@@ -14,7 +14,7 @@ import type { Store } from './store.js';
 import { migrationProvider } from './migrations/index.js';
 import { namingPool } from './prepared.js';
 import { DEFAULT_TOKEN_LIST, type TokenList } from '../domain/token-list.js';
-import { ReaderPool } from './chain/readers.js';
+import { ReaderPool, } from './chain/readers.js';
 import { StoreCache } from './cache.js';
 import { PaywatchError } from '../domain/errors.js';
 

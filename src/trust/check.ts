@@ -1,3 +1,4 @@
+
 import { archiveEvidence } from '../intel/evidence.js';
 import { uuidv7 } from '../intel/probe/snapshot-id.js';
 import type { Offer } from '../domain/intel.js';
