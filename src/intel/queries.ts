@@ -210,34 +210,28 @@ async function timedPage<T extends TimedTable>(store: Store, table: T, p: IntelQ
   return timedRows(store, table, p);
 }
 
-/** Pagination members of a list response. */
-function pageOf(p: IntelQuery, total: number, o: QueryOptions) {
-  return { as_of: isoTime(o.now ?? new Date()), total, limit: p.limit, offset: p.offset };
+/** The members every list answer starts with: what it is not, the collection version, and its pagination. */
+function pageOf(disclaimer: string, p: IntelQuery, total: number, o: QueryOptions) {
+  return {
+    disclaimer,
+    collection_version: COLLECTION_VERSION,
+    as_of: isoTime(o.now ?? new Date()),
+    total,
+    limit: p.limit,
+    offset: p.offset,
+  };
 }
+type ListPage = ReturnType<typeof pageOf>;
 
 /**
  * GET /api/intelligence/offers: every retained offer (endpoint checks and directory listings), newest first
  * (observed_at desc, id desc).
  * @throws Unavailable before the first collection run; InvalidInput when until ≤ since
  */
-async function listOffersUncached(
-  store: Store,
-  p: IntelQuery,
-  o: QueryOptions,
-): Promise<{
-  disclaimer: string;
-  collection_version: typeof COLLECTION_VERSION;
-  as_of: string;
-  total: number;
-  limit: number;
-  offset: number;
-  offers: StoredOffer[];
-}> {
+async function listOffersUncached(store: Store, p: IntelQuery, o: QueryOptions): Promise<ListPage & { offers: StoredOffer[] }> {
   const { total, rows } = await timedPage(store, 'intel_offers', p);
   return {
-    disclaimer: DISCLAIMERS.offers,
-    collection_version: COLLECTION_VERSION,
-    ...pageOf(p, total, o),
+    ...pageOf(DISCLAIMERS.offers, p, total, o),
     offers: rows.map((r) => rowToStoredOffer({ ...r, id: Number(r.id) })),
   };
 }
@@ -246,24 +240,10 @@ async function listOffersUncached(
  * GET /api/intelligence/changes: dated change records, newest first (at desc, id desc).
  * @throws Unavailable before the first collection run; InvalidInput when until ≤ since
  */
-async function listChangesUncached(
-  store: Store,
-  p: IntelQuery,
-  o: QueryOptions,
-): Promise<{
-  disclaimer: string;
-  collection_version: typeof COLLECTION_VERSION;
-  as_of: string;
-  total: number;
-  limit: number;
-  offset: number;
-  changes: StoredChange[];
-}> {
+async function listChangesUncached(store: Store, p: IntelQuery, o: QueryOptions): Promise<ListPage & { changes: StoredChange[] }> {
   const { total, rows } = await timedPage(store, 'intel_changes', p);
   return {
-    disclaimer: DISCLAIMERS.changes,
-    collection_version: COLLECTION_VERSION,
-    ...pageOf(p, total, o),
+    ...pageOf(DISCLAIMERS.changes, p, total, o),
     changes: rows.map((r) => rowToChange({ ...r, id: Number(r.id) })),
   };
 }
@@ -282,9 +262,7 @@ async function listHistoryUncached(store: Store, p: IntelQuery, o: QueryOptions)
     rows.map((r) => r.snapshot_id),
   );
   return {
-    disclaimer: DISCLAIMERS.history,
-    collection_version: COLLECTION_VERSION,
-    ...pageOf(p, total, o),
+    ...pageOf(DISCLAIMERS.history, p, total, o),
     checks: rows.map((r) => ({ ...checkOf(r), service_id: r.service_id, domain: r.domain, offers: offers.get(r.snapshot_id) ?? [] })),
   };
 }

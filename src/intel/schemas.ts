@@ -251,14 +251,19 @@ export const ProviderListingSchema = ProviderSchema.extend({
     .describe(`the first matching services by URL (at most ${SERVICES_IN_LISTING}); all of them, with offers, in the profile`),
 });
 
+/** The members every list answer starts with: what it is not, the collection version, and its pagination. */
+const page = {
+  disclaimer,
+  collection_version: collectionVersion,
+  as_of: iso,
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+};
+
 export const ProvidersResponse = z
   .object({
-    disclaimer,
-    collection_version: collectionVersion,
-    as_of: iso,
-    total: z.number().int(),
-    limit: z.number().int(),
-    offset: z.number().int(),
+    ...page,
     stale_after_days: z.number(),
     sources: z.array(SourceFreshnessSchema),
     providers: z.array(ProviderListingSchema),
@@ -278,15 +283,6 @@ export const ProviderProfileResponse = z
     }),
   })
   .loose();
-
-const page = {
-  disclaimer,
-  collection_version: collectionVersion,
-  as_of: iso,
-  total: z.number().int(),
-  limit: z.number().int(),
-  offset: z.number().int(),
-};
 
 export const OffersResponse = z.object({ ...page, offers: z.array(StoredOfferSchema) }).loose();
 
