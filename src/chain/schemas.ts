@@ -5,6 +5,7 @@
  * contract does.
  */
 import { z } from 'zod';
+import { integerConstant } from '../domain/integer-constant.js';
 import { CHAIN_ID, TRANSACTION_MEMBERS, type MemberName, type ServedMember, type TransactionMember } from '../domain/observation.js';
 import {
   HASH_PATTERN,
@@ -119,7 +120,7 @@ export const IntegrityStageSchema = z
 
 export const IntegritySchema = z.looseObject({
   score: z.int().min(0).max(5).describe('Number of consecutive passed stages from stage 1.'),
-  maximum: z.literal(5).describe('Constant 5.'),
+  maximum: integerConstant(5).describe('Constant 5.'),
   version: z.string().describe('Version of the integrity rules.'),
   stages: z.array(IntegrityStageSchema).describe('Evaluated stages (currently levels 1 and 2).'),
   scope: z.string().describe('What was checked, e.g. transaction-in-finalized-block.'),
@@ -134,7 +135,7 @@ export const IntegritySchema = z.looseObject({
 const ZOD_OF_KIND = {
   hash: () => z.string().regex(/^0x[0-9a-fA-F]{64}$/),
   int: () => z.int(),
-  chain_id: () => z.literal(CHAIN_ID),
+  chain_id: () => integerConstant(CHAIN_ID),
   address: () => z.string(),
   text: () => z.string(),
   decimal: () => z.string().regex(/^-?\d+(\.\d+)?$/),
@@ -200,7 +201,7 @@ export const TransactionListSchema = z
 
 export const StatusSchema = z
   .looseObject({
-    chain_id: z.literal(CHAIN_ID).describe('Constant 4217.'),
+    chain_id: integerConstant(CHAIN_ID).describe('Constant 4217.'),
     source: z.string().nullable().describe('Origin of the JSON-RPC source the collector reads (credentials and path removed).'),
     lag_seconds: z
       .number()

@@ -14,6 +14,7 @@ import type { AppContext, LiveComponents } from '../context.js';
 import { listenVerify } from './commands/verify.js';
 import { launchCollector, type LaunchedCollector } from '../chain/collector/index.js';
 import { listenApi } from './commands/serve.js';
+import { withListeningVerifyPort } from '../http/base-urls.js';
 import { loadConfig, type Flags } from '../config.js';
 import type { Store } from '../store/db.js';
 import { openConfiguredStore } from './open-store.js';
@@ -114,8 +115,6 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
     });
 
     const components: LiveComponents = new Map([['collector', () => collector.report()]]);
-    const { app, url } = await listenApi({ config, store, components, log: opts.log });
-    cleanups.push(() => app.close());
     const ctx: AppContext = { store, config, components, log: opts.log };
     const intel = await startDemoIntel(ctx, anvil.rpcUrl, say, cleanups);
     // Per-call x402 payment of the trust check: the demo's payment token, paid to an anvil account, settled by
@@ -145,6 +144,9 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
     });
     const verify = await listenVerify({ ...ctx, config: verifyConfig });
     cleanups.push(() => verify.close());
+    // The public app advertises the trust check where it really listens (manifest, explorer).
+    const { app, url } = await listenApi({ ...ctx, config: withListeningVerifyPort(config, verify.port) });
+    cleanups.push(() => app.close());
 
     // Wait until the generated activity is collected, then let blocks keep coming for the collector to follow.
     while ((collector.status().last_block ?? -1) < truth.lastTxHeight) {

@@ -39,6 +39,7 @@ export const EXIT_CODE_OF_CODE: Readonly<Record<ErrorCode, number>> = {
   read_replica: 1,
   wrong_chain: 1,
   cli: 1,
+  consensus_decode: 1,
   token_metadata_timeout: 1,
   rpc_unavailable: 1,
   rpc_http: 1,

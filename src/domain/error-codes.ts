@@ -66,6 +66,12 @@ export const ERROR_CODES = {
     meaning: 'a command cannot go on; the message is one line for the terminal and the error carries its exit code',
   },
   // The chain node and the collector.
+  consensus_decode: {
+    callerFault: false,
+    retryable: false,
+    meaning:
+      'a consensus certificate, DKG outcome or group key from the node does not decode exactly (finality is then unknown or failed, never verified)',
+  },
   token_metadata_timeout: {
     callerFault: false,
     retryable: true,

@@ -257,7 +257,8 @@ export const TRANSACTION_MEMBERS = {
     nullable: false,
     observed: true,
     stored: 'text',
-    served: 'How completely the transaction was decoded (full, partial, none).',
+    served:
+      'How completely the transaction was decoded: `full`; `partial: <reasons>` (reasons joined by `; `, e.g. `partial: 1 undecoded call(s)`, `partial: atomic amounts, decimals unknown for 0x…`); or `none: no receipt` (docs/decoding.md). Match on the word before the colon.',
   },
   /** Retained data served only by the detail endpoint; stored in its own table (observation_details). */
   detail: { kind: 'detail', nullable: false, observed: true, stored: null, served: null },

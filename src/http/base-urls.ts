@@ -58,3 +58,13 @@ export function cacheScope(...configured: (string | null)[]): 'public' | 'privat
 export function configuredBaseUrls(config: Pick<Config, 'publicUrl' | 'verifyUrl'>): { api: string | null; verify: string | null } {
   return { api: config.publicUrl && trimmed(config.publicUrl), verify: config.verifyUrl && trimmed(config.verifyUrl) };
 }
+
+/**
+ * The configuration for a public listener running beside a trust-check listener in the same process (`start`,
+ * `demo`): its trust-check address is the one that listener really has (the port the OS chose for
+ * `--verify-port 0`, or a demo's free port), unless PAYWATCH_VERIFY_URL names the advertised one.
+ * @param listening the port the trust-check listener is bound to
+ */
+export function withListeningVerifyPort<C extends Pick<Config, 'verifyUrl' | 'verifyPort'>>(config: C, listening: number): C {
+  return config.verifyUrl ? config : { ...config, verifyPort: listening };
+}

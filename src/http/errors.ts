@@ -37,6 +37,7 @@ export const HTTP_STATUS_OF_CODE: Readonly<Record<ErrorCode, number | null>> = {
   read_replica: null,
   wrong_chain: null,
   cli: null,
+  consensus_decode: null,
   token_metadata_timeout: null,
   rpc_unavailable: null,
   rpc_http: null,

@@ -102,8 +102,8 @@ function checkEnvironment(sender: Sender, environment: Environment, member: stri
  * Stores a protocol event from an authenticated connection (body verified, not yet parsed). What is stored is
  * the body as validated (parseJsonBody: without a leading byte-order mark); the receipt's sha256 is of those bytes.
  * @param receivedAt the receipt time to record for a first delivery
- * @throws InvalidInput (400) for a malformed body, envelope or record; Forbidden (403) for the other environment;
- *   Conflict (409) for a changed body
+ * @throws InvalidInput (400) for a malformed body or envelope (never for the native record's shape); Forbidden (403)
+ *   for the other environment; Conflict (409) for a changed body
  */
 export async function acceptProtocolEvent(store: Store, conn: Sender, raw: Buffer, receivedAt: Date): Promise<Accepted> {
   const { json, bytes: body } = parseJsonBody(raw);

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { InvalidInput, shortMessage } from '../domain/errors.js';
 import { isDecimal } from '../domain/money.js';
 import { sha256Hex } from '../secrets/index.js';
-import { PROTOCOLS, nativeRecordProblem, type Protocol } from './protocols.js';
+import { PROTOCOLS } from './protocols.js';
 import { jsonShapeProblem } from './json-shape.js';
 
 export const PROTOCOL_SCHEMA = 'paywatch.protocol.v1';
@@ -138,9 +138,11 @@ function describe(err: z.ZodError, what: string): string {
 }
 
 /**
- * Validates a protocol-event envelope and its native record.
+ * Validates a protocol-event envelope: its own members only. The native record must be a JSON object and is
+ * otherwise not checked (the envelope verifies sender and bytes, not the record: contract §5); what it is, is
+ * annotated when it is read (./protocols.ts annotateRecord).
  * @param connectionProtocol the protocol the connection was created for
- * @throws InvalidInput naming the member, a protocol that is not the connection's, or the record shape
+ * @throws InvalidInput naming the member, or a protocol that is not the connection's
  */
 export function parseProtocolEnvelope(json: unknown, connectionProtocol: string): ProtocolEnvelope {
   const r = ProtocolEnvelope.safeParse(json);
@@ -148,8 +150,6 @@ export function parseProtocolEnvelope(json: unknown, connectionProtocol: string)
   if (r.data.protocol !== connectionProtocol) {
     throw new InvalidInput(`malformed envelope: protocol '${r.data.protocol}' is not this connection's protocol '${connectionProtocol}'`);
   }
-  const problem = nativeRecordProblem(r.data.protocol as Protocol, r.data.record);
-  if (problem) throw new InvalidInput(`malformed record: ${problem}`);
   return r.data;
 }
 

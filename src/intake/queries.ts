@@ -8,6 +8,7 @@ import { listOutcomes, listProtocolEvents, outcomeCharges, type RecordFilter } f
 import { DecimalSum } from '../domain/money.js';
 import { parseJsonBody } from './envelope.js';
 import { shortMessage } from '../domain/errors.js';
+import { annotateRecord, UNRECOGNISED, type RecordIds } from './protocols.js';
 
 export type { RecordFilter };
 
@@ -45,6 +46,13 @@ export interface EventView extends StoredBodyView {
   body_sha256: string;
   /** The native record, parsed from the stored body bytes (whose sha256 is body_sha256); null when record_error is set. */
   record: unknown;
+  /**
+   * What the record was recognised as (./protocols.ts annotateRecord: `cart_mandate`, `agent_card`, `order`…), or
+   * `unrecognised`; computed when read, so it follows the current recognition. Null when record_error is set.
+   */
+  record_kind: string | null;
+  /** The ids the record names (`order_id`, `task_id`…); null when record_error is set. */
+  record_ids: RecordIds | null;
 }
 
 /** A page of records. */
@@ -66,6 +74,12 @@ export async function readEvents(store: Store, f: RecordFilter): Promise<Page<Ev
   const { total, rows } = await listProtocolEvents(store, f);
   return pageOf(f, total, rows, (r) => {
     const { json, ...stored } = renderStored(r.body);
+    const record = json ? (json.record ?? null) : null;
+    // Stored envelopes always hold an object record; a row from before that rule may not.
+    const annotation =
+      record !== null && typeof record === 'object' && !Array.isArray(record)
+        ? annotateRecord(r.protocol, record as Record<string, unknown>)
+        : null;
     return {
       connection_id: r.connection_id,
       event_id: r.event_id,
@@ -75,7 +89,9 @@ export async function readEvents(store: Store, f: RecordFilter): Promise<Page<Ev
       event_time: Number(r.event_time),
       received_at: r.received_at,
       body_sha256: r.body_sha256,
-      record: json ? (json.record ?? null) : null,
+      record,
+      record_kind: json ? (annotation?.record_kind ?? UNRECOGNISED) : null,
+      record_ids: json ? (annotation?.record_ids ?? {}) : null,
       ...stored,
     };
   });

@@ -23,7 +23,7 @@ import {
 } from '../store/intel/index.js';
 import type { Store } from '../store/db.js';
 import { diffSnapshots, directoryDriftChanges } from './changes.js';
-import { verifyEvidence } from './evidence.js';
+import { archiveSourceAnswer, verifyEvidence, type ArchivedSourceAnswer } from './evidence.js';
 import { Prober, type ProbeResult } from './probe/index.js';
 import { providerDomain, serviceId } from './service-id.js';
 import { collectSource, DEFAULT_SOURCES, parseSources, type SourceConfig, type SourceFreshness } from './sources/index.js';
@@ -138,27 +138,32 @@ async function readSource(store: Store, src: SourceConfig, opts: CollectOptions)
   await saveSourceFreshness(store, res.freshness, samples);
   if (!ok) opts.log?.warn({ source: src.name, error: res.freshness.last_error }, 'source failed');
   const seenAt = res.freshness.last_attempt_at ?? new Date().toISOString();
-  for (const d of res.services) {
-    let id: string;
-    let domain: string;
-    try {
-      id = serviceId(d.method, d.url, d.tool);
-      domain = providerDomain(d.url);
-    } catch {
-      continue; // not an absolute URL: the source collector already warned
+  for (const a of res.answers) {
+    // Archived once per answer, and only when a listing read from it is stored (docs/intelligence.md, "Directory evidence").
+    let archived: ArchivedSourceAnswer | undefined;
+    const evidence = () => (archived ??= archiveSourceAnswer(src.name, a));
+    for (const d of a.services) {
+      let id: string;
+      let domain: string;
+      try {
+        id = serviceId(d.method, d.url, d.tool);
+        domain = providerDomain(d.url);
+      } catch {
+        continue; // not an absolute URL: the source collector already warned
+      }
+      await upsertService(store, {
+        service_id: id,
+        domain,
+        method: d.method.toUpperCase(),
+        url: d.url,
+        tool: d.tool,
+        description: d.description,
+        source: d.source,
+        seen_at: seenAt,
+      });
+      if (d.offers.length)
+        await recordDirectoryOffers(store, { service_id: id, domain, source_name: d.source, observed_at: seenAt }, d.offers, evidence);
     }
-    await upsertService(store, {
-      service_id: id,
-      domain,
-      method: d.method.toUpperCase(),
-      url: d.url,
-      tool: d.tool,
-      description: d.description,
-      source: d.source,
-      seen_at: seenAt,
-    });
-    if (d.offers.length)
-      await recordDirectoryOffers(store, { service_id: id, domain, source_name: d.source, observed_at: seenAt }, d.offers);
   }
   return ok;
 }

@@ -1,5 +1,6 @@
 /**
- * Evidence archive (docs/intelligence.md): the raw response of a probe (status, headers, body up to the cap)
+ * Evidence archive (docs/intelligence.md): the raw response of a probe or of a source (a directory page; status,
+ * headers, body up to the cap)
  * serialised canonically, gzip-compressed, and identified by the sha256 of the compressed bytes, the
  * snapshot's `evidence_hash`. Verification re-hashes the stored bytes, so any edit to them is detected.
  *
@@ -12,6 +13,7 @@ import { PaywatchError } from '../domain/errors.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { RawResponse } from '../domain/intel.js';
+import { uuidv7 } from './probe/snapshot-id.js';
 
 export interface ArchivedEvidence {
   /** gzip of the canonical serialisation. */
@@ -43,6 +45,37 @@ export function archiveEvidence(r: RawResponse): ArchivedEvidence {
   });
   const bytes = gzipSync(Buffer.from(canonical, 'utf8'), { level: 9 });
   return { bytes, sha256: sha256Hex(bytes) };
+}
+
+/** A source answer (a directory page) archived: the evidence its listed offers cite (stored by recordDirectoryOffers). */
+export interface ArchivedSourceAnswer {
+  /** UUID v7 at the answer's time, the `snapshot_id` its offers cite. */
+  snapshot_id: string;
+  source_name: string;
+  /** The answer's final URL. */
+  url: string;
+  /** ISO 8601 time it was received. */
+  fetched_at: string;
+  http_status: number;
+  evidence: { sha256: string; encoding: 'gzip'; bytes: Buffer };
+}
+
+/**
+ * Archives a source's answer exactly as a probe's (archiveEvidence: status, headers, the body as received, at most
+ * the source fetch cap), under a new snapshot id.
+ * @param sourceName the configured source it came from
+ * @param a the raw answer and when it was received (ISO 8601)
+ */
+export function archiveSourceAnswer(sourceName: string, a: { answer: RawResponse; fetched_at: string }): ArchivedSourceAnswer {
+  const { bytes, sha256 } = archiveEvidence(a.answer);
+  return {
+    snapshot_id: uuidv7(Date.parse(a.fetched_at)),
+    source_name: sourceName,
+    url: a.answer.url,
+    fetched_at: a.fetched_at,
+    http_status: a.answer.status,
+    evidence: { sha256, encoding: 'gzip', bytes },
+  };
 }
 
 /**

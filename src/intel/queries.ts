@@ -25,7 +25,7 @@ import {
 } from '../store/intel/reads.js';
 import { isoTime, rowToChange, rowToStoredOffer, type StoredChange, type StoredOffer } from '../store/intel/rows.js';
 import { summarizeProvider } from './listing.js';
-import { DISCLAIMERS, type IntelQuery, type ProvidersQuery } from './schemas.js';
+import { COLLECTION_VERSION, DISCLAIMERS, type IntelQuery, type ProvidersQuery } from './schemas.js';
 
 /** What every query needs besides its parameters. */
 export interface QueryOptions {
@@ -109,8 +109,10 @@ async function serviceListings(store: Store, services: IntelServiceRow[], o: Que
  * include_stale), ordered by domain, each as a summary of its matching services (./listing.ts: counts,
  * networks, protocols, price ranges, newest dated check, the first few services), with the source freshness and
  * pagination. The full services and offers are in getProvider.
+ * @throws Unavailable before the first collection run (zero providers would read as "none exist")
  */
 async function searchProvidersUncached(store: Store, p: ProvidersQuery, o: QueryOptions) {
+  await assertCollectionAvailable(store);
   const asOf = isoTime(o.now ?? new Date());
   const filter = serviceFilter(p, o);
   // Every provider with a matching service, once per filter set and TTL.
@@ -141,6 +143,7 @@ async function searchProvidersUncached(store: Store, p: ProvidersQuery, o: Query
   }
   return {
     disclaimer: DISCLAIMERS.providers,
+    collection_version: COLLECTION_VERSION,
     as_of: asOf,
     total,
     limit: p.limit,
@@ -154,9 +157,11 @@ async function searchProvidersUncached(store: Store, p: ProvidersQuery, o: Query
 /**
  * GET /api/providers/{domain}: the provider's profile with all its services (stale ones marked), their latest
  * offers and their CHECKS_PER_SERVICE most recent dated checks.
- * @throws NotFound when the domain is not listed
+ * @throws Unavailable before the first collection run (an unlisted provider then proves nothing); NotFound when the
+ *   domain is not listed
  */
 export async function getProvider(store: Store, domain: string, o: QueryOptions) {
+  await assertCollectionAvailable(store);
   const prov = await providerRow(store, domain);
   if (!prov) throw new NotFound(`provider ${domain} is not listed`);
   const listings = await serviceListings(store, await serviceRows(store, [domain], null), o);
@@ -165,13 +170,18 @@ export async function getProvider(store: Store, domain: string, o: QueryOptions)
   );
   return {
     disclaimer: DISCLAIMERS.providers,
+    collection_version: COLLECTION_VERSION,
     as_of: isoTime(o.now ?? new Date()),
     stale_after_days: o.staleAfterDays,
     provider: { ...prov, services },
   };
 }
 
-/** Collection is available once one run has finished; remembered per store (it never becomes unavailable again). */
+/**
+ * Collection is available once one run has finished: a fact of the store (intel_collect_runs.finished_at, written by
+ * the intelligence collector), so every process and replica over it agrees; remembered per store once true (it
+ * never becomes unavailable again). /api/intelligence/status reports the same fact as `collection.available`.
+ */
 const available = new WeakSet<Store>();
 
 /**
@@ -200,36 +210,42 @@ async function timedPage<T extends TimedTable>(store: Store, table: T, p: IntelQ
   return timedRows(store, table, p);
 }
 
-/** Pagination members of a list response. */
-function pageOf(p: IntelQuery, total: number, o: QueryOptions) {
-  return { as_of: isoTime(o.now ?? new Date()), total, limit: p.limit, offset: p.offset };
+/** The members every list answer starts with: what it is not, the collection version, and its pagination. */
+function pageOf(disclaimer: string, p: IntelQuery, total: number, o: QueryOptions) {
+  return {
+    disclaimer,
+    collection_version: COLLECTION_VERSION,
+    as_of: isoTime(o.now ?? new Date()),
+    total,
+    limit: p.limit,
+    offset: p.offset,
+  };
 }
+type ListPage = ReturnType<typeof pageOf>;
 
 /**
  * GET /api/intelligence/offers: every retained offer (endpoint checks and directory listings), newest first
  * (observed_at desc, id desc).
  * @throws Unavailable before the first collection run; InvalidInput when until ≤ since
  */
-async function listOffersUncached(
-  store: Store,
-  p: IntelQuery,
-  o: QueryOptions,
-): Promise<{ disclaimer: string; as_of: string; total: number; limit: number; offset: number; offers: StoredOffer[] }> {
+async function listOffersUncached(store: Store, p: IntelQuery, o: QueryOptions): Promise<ListPage & { offers: StoredOffer[] }> {
   const { total, rows } = await timedPage(store, 'intel_offers', p);
-  return { disclaimer: DISCLAIMERS.offers, ...pageOf(p, total, o), offers: rows.map((r) => rowToStoredOffer({ ...r, id: Number(r.id) })) };
+  return {
+    ...pageOf(DISCLAIMERS.offers, p, total, o),
+    offers: rows.map((r) => rowToStoredOffer({ ...r, id: Number(r.id) })),
+  };
 }
 
 /**
  * GET /api/intelligence/changes: dated change records, newest first (at desc, id desc).
  * @throws Unavailable before the first collection run; InvalidInput when until ≤ since
  */
-async function listChangesUncached(
-  store: Store,
-  p: IntelQuery,
-  o: QueryOptions,
-): Promise<{ disclaimer: string; as_of: string; total: number; limit: number; offset: number; changes: StoredChange[] }> {
+async function listChangesUncached(store: Store, p: IntelQuery, o: QueryOptions): Promise<ListPage & { changes: StoredChange[] }> {
   const { total, rows } = await timedPage(store, 'intel_changes', p);
-  return { disclaimer: DISCLAIMERS.changes, ...pageOf(p, total, o), changes: rows.map((r) => rowToChange({ ...r, id: Number(r.id) })) };
+  return {
+    ...pageOf(DISCLAIMERS.changes, p, total, o),
+    changes: rows.map((r) => rowToChange({ ...r, id: Number(r.id) })),
+  };
 }
 
 /**
@@ -246,8 +262,7 @@ async function listHistoryUncached(store: Store, p: IntelQuery, o: QueryOptions)
     rows.map((r) => r.snapshot_id),
   );
   return {
-    disclaimer: DISCLAIMERS.history,
-    ...pageOf(p, total, o),
+    ...pageOf(DISCLAIMERS.history, p, total, o),
     checks: rows.map((r) => ({ ...checkOf(r), service_id: r.service_id, domain: r.domain, offers: offers.get(r.snapshot_id) ?? [] })),
   };
 }
@@ -279,6 +294,7 @@ export async function intelligenceStatus(store: Store, o: QueryOptions) {
   const run = r.lastRun;
   return {
     disclaimer: DISCLAIMERS.status,
+    collection_version: COLLECTION_VERSION,
     as_of: isoTime(o.now ?? new Date()),
     collection: {
       available: r.finishedAny,

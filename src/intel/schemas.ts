@@ -106,6 +106,21 @@ export const DISCLAIMERS = {
     'Collection health of provider intelligence. Records are observations, not a complete list of providers: a missing record is not zero activity.',
 } as const;
 
+/**
+ * The version of what an intelligence collection means, carried as `collection_version` by every provider and
+ * intelligence answer (HTTP and MCP) — contract §9: "Intelligence collections are versioned". Bump it (to "2",
+ * "3"…) when a collected record's meaning changes: what a probe outcome, offer, change kind or staleness rule
+ * means, or how directories and probes are read into them; not for new members, fixes of single records or a
+ * different schedule. Answers are never rewritten: records collected before a bump keep the meaning of theirs.
+ */
+export const COLLECTION_VERSION = '1' as const;
+
+const collectionVersion = z
+  .literal(COLLECTION_VERSION)
+  .describe(
+    'version of the meaning of the collected records (outcomes, offers, changes, staleness); changes only when that meaning changes',
+  );
+
 const disclaimer = z
   .string()
   .describe('what this response is not: listings, checks and advertised prices do not establish purchases, charges or wallet control');
@@ -137,10 +152,20 @@ export const StoredOfferSchema = OfferSchema.extend({
   id: z.number().int(),
   service_id: z.string(),
   domain: z.string(),
-  snapshot_id: z.string().nullable().describe('the endpoint check it was read from (null for a directory listing)'),
+  snapshot_id: z
+    .string()
+    .nullable()
+    .describe(
+      'the endpoint check it was read from, or for a directory listing the archived directory answer (null only for listings stored before directories were archived)',
+    ),
   source_name: z.string().nullable().describe('the directory source it was listed by (null for an endpoint check)'),
   observed_at: iso,
-  evidence_hash: z.string().nullable().describe('sha256 hex of the archived raw response'),
+  evidence_hash: z
+    .string()
+    .nullable()
+    .describe(
+      'sha256 hex of the archived raw response it was read from (endpoint answer or directory answer); paywatch intel verify-archive re-hashes it',
+    ),
 });
 
 export const CheckSchema = z.object({
@@ -226,13 +251,19 @@ export const ProviderListingSchema = ProviderSchema.extend({
     .describe(`the first matching services by URL (at most ${SERVICES_IN_LISTING}); all of them, with offers, in the profile`),
 });
 
+/** The members every list answer starts with: what it is not, the collection version, and its pagination. */
+const page = {
+  disclaimer,
+  collection_version: collectionVersion,
+  as_of: iso,
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+};
+
 export const ProvidersResponse = z
   .object({
-    disclaimer,
-    as_of: iso,
-    total: z.number().int(),
-    limit: z.number().int(),
-    offset: z.number().int(),
+    ...page,
     stale_after_days: z.number(),
     sources: z.array(SourceFreshnessSchema),
     providers: z.array(ProviderListingSchema),
@@ -242,6 +273,7 @@ export const ProvidersResponse = z
 export const ProviderProfileResponse = z
   .object({
     disclaimer,
+    collection_version: collectionVersion,
     as_of: iso,
     stale_after_days: z.number(),
     provider: ProviderSchema.extend({
@@ -251,8 +283,6 @@ export const ProviderProfileResponse = z
     }),
   })
   .loose();
-
-const page = { disclaimer, as_of: iso, total: z.number().int(), limit: z.number().int(), offset: z.number().int() };
 
 export const OffersResponse = z.object({ ...page, offers: z.array(StoredOfferSchema) }).loose();
 
@@ -279,6 +309,7 @@ export const HistoryResponse = z
 export const IntelligenceStatusResponse = z
   .object({
     disclaimer,
+    collection_version: collectionVersion,
     as_of: iso,
     collection: z.object({
       available: z.boolean().describe('false until one collection run has finished; the list endpoints answer 503 until then'),

@@ -10,10 +10,11 @@
  *   header, or for every 4th service MPP from WWW-Authenticate);
  * - every 5th service changed its price at its last check (one `price_changed` record per offer);
  * - every 20th service failed its last two checks (404, `status_changed` record); its missing offers are made up by
- *   a directory listing, so every service holds exactly snapshotsPerService × offersPerSnapshot offer rows;
+ *   a directory listing (citing its directory answer, an intel_source_answers row), so every service holds exactly
+ *   snapshotsPerService × offersPerSnapshot offer rows;
  *   every 3rd of those failed ten days before the seed's start. Staleness is decided at query time (failing longer
  *   than the stale period), so on a store queried weeks after `start` every failing service is stale.
- * Evidence bytes are not archived (snapshots cite a hash, intel_evidence stays empty).
+ * Evidence bytes are not archived (snapshots and directory answers cite a hash, intel_evidence stays empty).
  */
 import { createHash } from 'node:crypto';
 import type { Offer } from '../domain/intel.js';
@@ -105,11 +106,9 @@ function offersOf(s: number, url: string, count: number, step: number, source: O
 type Rows<T extends keyof Database> = Database[T] extends infer R ? Omit<R, 'id'>[] : never;
 
 /** Inserts rows in multi-row statements of at most ~30,000 bound values (under SQLite's and PostgreSQL's limits). */
-async function insertBatched<T extends 'intel_providers' | 'intel_services' | 'intel_snapshots' | 'intel_offers' | 'intel_changes'>(
-  tx: Store['db'],
-  table: T,
-  rows: Rows<T>,
-): Promise<void> {
+async function insertBatched<
+  T extends 'intel_providers' | 'intel_services' | 'intel_snapshots' | 'intel_offers' | 'intel_changes' | 'intel_source_answers',
+>(tx: Store['db'], table: T, rows: Rows<T>): Promise<void> {
   if (!rows.length) return;
   const per = Math.max(1, Math.floor(30_000 / Object.keys(rows[0] as object).length));
   for (let i = 0; i < rows.length; i += per) {
@@ -142,6 +141,7 @@ export async function seedIntel(store: Store, opts: IntelSeedOptions): Promise<I
       snapshots: [] as Rows<'intel_snapshots'>,
       offers: [] as Rows<'intel_offers'>,
       changes: [] as Rows<'intel_changes'>,
+      answers: [] as Rows<'intel_source_answers'>,
     };
     for (let p = p0; p < Math.min(opts.providers, p0 + CHUNK); p++) {
       const domain = seedDomain(p);
@@ -199,15 +199,26 @@ export async function seedIntel(store: Store, opts: IntelSeedOptions): Promise<I
             after: { http_status: 404 },
           });
           const listed = offersOf(s, url, 2 * offersPer, 0, 'directory');
+          // The directory answer the listing was read from (its archived bytes are not seeded, as for snapshots).
+          const answer = {
+            snapshot_id: uuidv7(base, createHash('sha256').update(`answer:${s}`).digest().subarray(0, 16)),
+            source_name: SEED_SOURCE,
+            url: 'https://directory.bench/discovery/resources',
+            fetched_at: new Date(base).toISOString(),
+            http_status: 200,
+            evidence_hash: '',
+          };
+          answer.evidence_hash = hex(`evidence:${answer.snapshot_id}`);
+          rows.answers.push(answer);
           for (const o of listed)
             rows.offers.push(
               offerToRow(o, {
                 service_id,
                 domain,
-                snapshot_id: null,
+                snapshot_id: answer.snapshot_id,
                 source_name: SEED_SOURCE,
-                observed_at: new Date(base).toISOString(),
-                evidence_hash: null,
+                observed_at: answer.fetched_at,
+                evidence_hash: answer.evidence_hash,
               }),
             );
         } else if (s % 5 === 0) {
@@ -274,6 +285,7 @@ export async function seedIntel(store: Store, opts: IntelSeedOptions): Promise<I
       await insertBatched(tx, 'intel_snapshots', rows.snapshots);
       await insertBatched(tx, 'intel_offers', rows.offers);
       await insertBatched(tx, 'intel_changes', rows.changes);
+      await insertBatched(tx, 'intel_source_answers', rows.answers);
     });
     totals.providers += rows.providers.length;
     totals.services += rows.services.length;

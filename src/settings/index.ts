@@ -359,7 +359,7 @@ export const SETTINGS = {
     default: null,
     defaultText: '`http://HOST:VERIFY_PORT`',
     schema: httpUrl.nullable(),
-    help: "the address the trust check advertises (in the manifest, else the request's host with the verify port)",
+    help: "the address the trust check advertises (in the manifest, else the request's host with the verify port: in `start` and `demo` the port the trust-check listener really has, e.g. with `--verify-port 0`)",
   },
   verifyTimeoutMs: {
     env: 'PAYWATCH_VERIFY_TIMEOUT_MS',

@@ -144,6 +144,8 @@ export interface VerifyServer {
   app: FastifyInstance;
   /** The address it listens on, e.g. http://127.0.0.1:8081. */
   url: string;
+  /** The port it listens on (the one the OS chose when config.verifyPort is 0). */
+  port: number;
   close(): Promise<void>;
 }
 
@@ -155,5 +157,7 @@ export interface VerifyServer {
 export async function startVerifyServer(ctx: AppContext, opts: BuildVerifyAppOptions = {}): Promise<VerifyServer> {
   const app = await buildVerifyApp(ctx, opts);
   const address = await app.listen({ host: ctx.config.host, port: ctx.config.verifyPort });
-  return { app, url: address, close: () => closeGracefully(app, ctx.config.shutdownGraceSeconds) };
+  const bound = app.server.address();
+  const port = bound && typeof bound === 'object' ? bound.port : ctx.config.verifyPort;
+  return { app, url: address, port, close: () => closeGracefully(app, ctx.config.shutdownGraceSeconds) };
 }

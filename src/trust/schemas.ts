@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { REASON_CODES } from './types.js';
 import { ErrorBody } from '../domain/error-body.js';
+import { integerConstant } from '../domain/integer-constant.js';
 
 /** Longest URL a check accepts (docs/trust-check.md). */
 export const MAX_URL_LENGTH = 2048;
@@ -162,7 +163,7 @@ export const Errors = {
   400: ErrorBody.describe('Bad body or URL, or a refused address (private, loopback, link-local, metadata).'),
   401: ErrorBody.describe('Missing or bad API key where no per-call payment is offered.'),
   402: z
-    .object({ error: z.string(), x402Version: z.literal(1), accepts: z.array(z.record(z.string(), z.unknown())) })
+    .object({ error: z.string(), x402Version: integerConstant(1), accepts: z.array(z.record(z.string(), z.unknown())) })
     .describe('Payment required: the PAYMENT-REQUIRED header carries the x402 v2 requirements; the body is v1-compatible.'),
   429: ErrorBody.describe('Free quota used (the message names the paid options) or rate limited; see Retry-After.'),
   503: ErrorBody.describe('Our store or payment facilitator is down; retry after Retry-After seconds. Not metered, not settled.'),

@@ -17,6 +17,7 @@ import { openStore, type Store } from '../../src/store/db.js';
 import { buildVerifyApp } from '../../src/trust/app.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { apiFixture, type ApiFixture } from './helpers.js';
+import { finishCollectRun, startCollectRun } from '../../src/store/intel/index.js';
 
 /** Log lines of an app, as parsed pino records. */
 function logSink(): { stream: Writable; lines: Record<string, unknown>[] } {
@@ -167,6 +168,8 @@ describe('path parameters', () => {
   let f: ApiFixture;
   beforeAll(async () => {
     f = await apiFixture('sqlite', []);
+    // A provider profile is looked up (404 when not listed) once a collection run has finished; before, it is 503.
+    await finishCollectRun(f.store, await startCollectRun(f.store), { services: 0, snapshots: 0, changes: 0, error: null });
   });
   afterAll(async () => {
     await f?.close();

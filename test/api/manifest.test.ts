@@ -2,7 +2,9 @@
  * GET /.well-known/paywatch.json over a real socket: valid against its schema as published in the OpenAPI
  * document it names (ajv, JSON Schema 2020-12), its MCP tool list equal to what a real MCP client lists at the
  * advertised MCP URL (all read-only), its base URLs those the request was addressed to (or the configured ones),
- * its limits taken from the configuration, read-only and enabling nothing, linked from /api/status.
+ * its limits taken from the configuration, read-only and enabling nothing (no payment flag, access method or price,
+ * even with x402 configured), linked from /api/status. That every URL it names answers in `start` and `demo` is
+ * test/e2e/manifest-urls.test.ts.
  */
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -17,7 +19,14 @@ describe('the manifest', () => {
   let f: ApiFixture;
   let base: string;
   beforeAll(async () => {
-    f = await apiFixture('sqlite', [], { rateLimitPerMinute: 321, verifyUrl: 'https://check.paywatch.example' });
+    f = await apiFixture('sqlite', [], {
+      rateLimitPerMinute: 321,
+      verifyUrl: 'https://check.paywatch.example',
+      // x402 per-call payment of the trust check configured: the manifest still says nothing of it.
+      x402PayTo: '0x3333333333333333333333333333333333333333',
+      x402Asset: '0x20c0000000000000000000000000000000000000',
+      x402FacilitatorUrl: 'https://facilitator.example',
+    });
     await f.app.listen({ host: '127.0.0.1', port: 0 });
     base = `http://127.0.0.1:${(f.app.server.address() as AddressInfo).port}`;
   }, 60_000);
@@ -53,12 +62,29 @@ describe('the manifest', () => {
     expect(m.rate_limits.requests_per_minute_per_client).toBe(321);
     expect(m.polling.min_interval_seconds).toBe(POLL_INTERVAL_SECONDS);
     expect(m.enables).toMatchObject({ payments: false, mandates: false, agent_identity: false });
-    expect(m.trust_check).toMatchObject({
+    expect(m.trust_check).toEqual({
       url: 'https://check.paywatch.example/v1/check',
-      access: ['api_key'],
-      free_checks_per_month: 1000,
-      x402_enabled: false,
+      openapi_url: 'https://check.paywatch.example/v1/openapi.json',
+      description: expect.stringMatching(/OpenAPI document.*Nothing in this manifest enables a payment/),
     });
+    // Read-only access only: no payment flags, access methods or prices anywhere in it, and its schema forbids them.
+    const keys: string[] = [];
+    const values: unknown[] = [];
+    const walk = (v: unknown): void => {
+      if (Array.isArray(v)) v.forEach(walk);
+      else if (v && typeof v === 'object')
+        for (const [k, x] of Object.entries(v)) {
+          keys.push(k);
+          walk(x);
+        }
+      else values.push(v);
+    };
+    walk(m);
+    expect(keys.filter((k) => /x402|price|pay|enabled$|quota|free_checks/i.test(k))).toEqual(['payments']);
+    expect(values.filter((v) => v === 'x402' || v === 'api_key')).toEqual([]);
+    expect(m.api.access).toBe('read-only');
+    expect(validate({ ...m, trust_check: { ...m.trust_check, x402_enabled: true } })).toBe(false);
+    expect(validate({ ...m, trust_check: { ...m.trust_check, access: ['api_key', 'x402'] } })).toBe(false);
     expect(m.data_semantics.join(' ')).toMatch(/not a complete feed/);
 
     const answer = await fetch(`${base}/api/status`);

@@ -134,6 +134,48 @@ describe('the OpenAPI documents', () => {
     }
   });
 
+  it("type the contract's integer constants integer, describe decode by its served values, and declare the export's errors JSON", async () => {
+    // Every constant number anywhere in both documents (chain_id 4217, integrity.maximum 5, x402Version 1) is an integer.
+    const numberConstants: string[] = [];
+    const walk = (node: unknown, at: string) => {
+      if (!node || typeof node !== 'object') return;
+      const n = node as Record<string, unknown>;
+      const constants = [...((n.enum as unknown[]) ?? []), ...('const' in n ? [n.const] : [])];
+      if (constants.some((v) => typeof v === 'number') && n.type !== 'integer') numberConstants.push(`${at}: ${JSON.stringify(n)}`);
+      for (const [k, v] of Object.entries(n)) walk(v, `${at}/${k}`);
+    };
+    for (const d of Object.values(docs)) walk(d, '#');
+    expect(numberConstants).toEqual([]);
+    const row = dereference(docs.api, docs.api.paths['/api/transactions'].get.responses['200'].content!['application/json'].schema) as {
+      properties: {
+        rows: { items: { properties: Record<string, { type: string; enum?: number[]; description: string; properties?: any }> } };
+      };
+    };
+    const members = row.properties.rows.items.properties;
+    expect(members.chain_id).toMatchObject({ type: 'integer', enum: [4217] });
+    expect(members.integrity.properties.maximum).toMatchObject({ type: 'integer', enum: [5] });
+    // decode is described by the values it really takes, and every served value has one of those forms.
+    expect(members.decode.description).toMatch(/`full`.*`partial: <reasons>`.*`partial: 1 undecoded call\(s\)`.*`none: no receipt`/);
+    const app = await build('api');
+    try {
+      const served = (await app.inject('/api/transactions?limit=100')).json() as { rows: { decode: string }[] };
+      expect(served.rows.length).toBeGreaterThan(0);
+      for (const r of served.rows) expect(r.decode).toMatch(/^(full|partial: .+|none: .+)$/);
+      // The export's errors are served as JSON, and documented so (never text/csv).
+      const bad = await app.inject('/api/export?since=x');
+      expect(bad.statusCode).toBe(400);
+      expect(bad.headers['content-type']).toMatch(/^application\/json/);
+    } finally {
+      await app.close();
+    }
+    const exportAnswers = docs.api.paths['/api/export'].get.responses;
+    expect(Object.keys(exportAnswers['200'].content!)).toEqual(['text/csv']);
+    for (const status of ['400', '429', '503']) {
+      const answer = dereference(docs.api, exportAnswers[status]) as Response;
+      expect(Object.keys(answer.content!), `export ${status}`).toEqual(['application/json']);
+    }
+  });
+
   it('cannot be built with an operation it has no id for', () => {
     const doc = { info: {}, paths: { '/api/new': { get: { responses: {} } } } };
     expect(() => finishDocument(doc, { server: 'http://x' })).toThrow(/no operationId for GET \/api\/new/);

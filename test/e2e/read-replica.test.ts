@@ -13,6 +13,7 @@ import { generateLoad } from '../../src/demo/activity.js';
 import { getCheckpoint } from '../../src/store/chain/index.js';
 import { STATS_REUSE_MS } from '../../src/store/cache.js';
 import { openStore } from '../../src/store/db.js';
+import { finishCollectRun, startCollectRun, upsertService } from '../../src/store/intel/index.js';
 import { createPgPair, type PgPair } from '../helpers/pg-cluster.js';
 import { runCli, snapshotStore, startCli } from './cli.js';
 import { finalizedHeight, rpcCall } from './rpc.js';
@@ -74,6 +75,23 @@ beforeAll(async () => {
   replicaUrl = pair.replica.url(name);
   await generateLoad(anvil.rpcUrl, { transactions: 60, perBlock: 2 });
   await collectOnce();
+  // A provider and a finished intelligence collection run (provider reads answer 503 before one), written to the primary.
+  const primary = await openStore(primaryUrl);
+  try {
+    await upsertService(primary, {
+      service_id: 'a'.repeat(64),
+      domain: 'api.alpha.example',
+      method: 'GET',
+      url: 'https://api.alpha.example/quote',
+      tool: null,
+      description: 'quotes',
+      source: 'test',
+      seen_at: '2026-01-01T00:00:00Z',
+    });
+    await finishCollectRun(primary, await startCollectRun(primary), { services: 1, snapshots: 0, changes: 0, error: null });
+  } finally {
+    await primary.close();
+  }
   await pair.waitCaughtUp();
 }, 240_000);
 
@@ -111,9 +129,15 @@ describe('reads from a streaming replica', () => {
     const hash = list.body.rows[7].hash as string;
     expect((await get(onReplica, `/api/transactions/${hash}`)).body).toEqual((await get(onPrimary, `/api/transactions/${hash}`)).body);
     expect((await get(onReplica, '/api/metrics')).body).toEqual((await get(onPrimary, '/api/metrics')).body);
-    // The provider search (empty here: no directory was collected) answers from the replica too; as_of is the time asked.
-    const providers = async (base: string) => ({ ...(await get(base, '/api/providers')).body, as_of: null });
-    expect(await providers(onReplica)).toEqual(await providers(onPrimary));
+    // The provider search answers from the replica too; as_of is the time asked.
+    const providers = async (base: string) => {
+      const r = await get(base, '/api/providers');
+      expect(r.status).toBe(200);
+      return { ...r.body, as_of: null } as Json;
+    };
+    const listed = await providers(onReplica);
+    expect(listed.total).toBe(1);
+    expect(listed).toEqual(await providers(onPrimary));
     const csv = async (base: string) => (await fetch(`${base}/api/export`)).text();
     const exported = await csv(onReplica);
     expect(exported.trim().split('\n')).toHaveLength(61); // the header and 60 rows

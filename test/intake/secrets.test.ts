@@ -7,7 +7,8 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { MasterSecret, constantTimeEqual, newToken, open, seal, sha256Hex } from '../../src/secrets/index.js';
 import { KeyVault } from '../../src/intake/keys.js';
 import { checkTimestamp, signDelivery, signatureMatches } from '../../src/intake/signature.js';
-import { nativeRecordProblem } from '../../src/intake/protocols.js';
+import { annotateRecord, MAX_ID_LENGTH, PROTOCOLS, UNRECOGNISED } from '../../src/intake/protocols.js';
+import { NATIVE_RECORDS, UNRECOGNISED_RECORDS } from './native-records.js';
 import { RECORDS } from './helpers.js';
 
 const master = MasterSecret.parse(randomBytes(32).toString('hex'));
@@ -74,17 +75,20 @@ describe('signature rules', () => {
     expect(() => checkTimestamp(undefined, now)).toThrow(/missing X-SVC-Timestamp/);
   });
 
-  it('checks each protocol record by its discriminators and ids', () => {
-    for (const [p, { record }] of Object.entries(RECORDS)) expect(nativeRecordProblem(p as 'mcp', record), p).toBeNull();
-    expect(nativeRecordProblem('ap2', { payment_mandate_contents: { payment_mandate_id: 'pm-1' }, user_authorization: 'x' })).toBeNull();
-    expect(nativeRecordProblem('ap2', { natural_language_description: 'buy shoes', intent_expiry: '2026-12-01T00:00:00Z' })).toBeNull();
-    expect(nativeRecordProblem('ap2', { contents: { payment_request: {} } })).toMatch(/AP2/);
-    expect(nativeRecordProblem('a2a', { kind: 'task', id: 't', contextId: 'c', status: { state: 'working' } })).toBeNull();
-    expect(nativeRecordProblem('a2a', { kind: 'status-update', taskId: 't', status: { state: 'x' }, final: true })).toMatch(/A2A/);
-    expect(nativeRecordProblem('mcp', { jsonrpc: '2.0', id: 1, result: { ok: true } })).toBeNull();
-    expect(nativeRecordProblem('mcp', { jsonrpc: '1.0', method: 'x' })).toMatch(/MCP/);
-    expect(nativeRecordProblem('ucp', { ...(RECORDS.ucp.record as object), status: 'paid' })).toMatch(/UCP/);
-    expect(nativeRecordProblem('acp', { type: 'order_delete', data: {} })).toMatch(/ACP/);
-    expect(nativeRecordProblem('acp', { id: 'cs_1', status: 'ready_for_payment', currency: 'usd', line_items: [], totals: [] })).toBeNull();
+  it('annotates native records of all five protocols with their kind and ids, and the rest as unrecognised', () => {
+    for (const n of NATIVE_RECORDS)
+      expect(annotateRecord(n.protocol, n.record), `${n.protocol} ${n.name}`).toEqual({ record_kind: n.kind, record_ids: n.ids });
+    expect(new Set(NATIVE_RECORDS.map((n) => n.protocol))).toEqual(new Set(PROTOCOLS));
+    for (const [p, { record }] of Object.entries(RECORDS))
+      expect(annotateRecord(p, record as Record<string, unknown>).record_kind, p).not.toBe(UNRECOGNISED);
+    for (const u of UNRECOGNISED_RECORDS)
+      expect(annotateRecord(u.protocol, u.record), u.protocol).toEqual({ record_kind: UNRECOGNISED, record_ids: {} });
+    expect(annotateRecord('other', { jsonrpc: '2.0', method: 'x' })).toEqual({ record_kind: UNRECOGNISED, record_ids: {} });
+    // Ids too long to be ids, or of another type, are left out; the kind stays.
+    expect(annotateRecord('acp', { id: 'x'.repeat(MAX_ID_LENGTH + 1), status: 's', currency: 'usd', line_items: [] })).toEqual({
+      record_kind: 'checkout_session',
+      record_ids: {},
+    });
+    expect(annotateRecord('mcp', { jsonrpc: '2.0', id: { nested: 1 }, method: 'm' }).record_ids).toEqual({ method: 'm' });
   });
 });

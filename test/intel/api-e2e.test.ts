@@ -10,6 +10,8 @@ import { buildApp } from '../../src/api/app.js';
 import { loadConfig } from '../../src/config.js';
 import { ALPHA_USD, PATH_USD, startPaidServices, type PaidServices } from '../../src/demo/paid-services/index.js';
 import { collectOnce, verifyArchive } from '../../src/intel/collect.js';
+import { readEvidence, verifyEvidence } from '../../src/intel/evidence.js';
+import { runCli } from '../e2e/cli.js';
 import { providerDomain, serviceId } from '../../src/intel/service-id.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
@@ -167,15 +169,58 @@ describe.each(DIALECTS)('collect → change → collect with real paid services 
     expect(all.total).toBe(4);
   });
 
-  it('archive verification passes on real evidence and detects a tampered row', async () => {
+  it('keeps evidence for directory offers: the directory answer archived, cited by snapshot_id and evidence_hash', async () => {
+    const offers = (await get('/api/intelligence/offers?limit=100')).offers as {
+      source: string;
+      source_name: string | null;
+      snapshot_id: string | null;
+      evidence_hash: string | null;
+      resource: string;
+      amount_atomic: string;
+    }[];
+    const listed = offers.filter((o) => o.source === 'directory');
+    expect(listed.length).toBeGreaterThan(0);
+    expect(new Set(listed.map((o) => o.source_name))).toEqual(new Set(['local-bazaar', 'local-mpp']));
+    for (const o of listed) {
+      expect(o.snapshot_id, o.resource).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/);
+      expect(o.evidence_hash, o.resource).toMatch(/^[0-9a-f]{64}$/);
+      const answer = await store.db
+        .selectFrom('intel_source_answers')
+        .selectAll()
+        .where('snapshot_id', '=', o.snapshot_id!)
+        .executeTakeFirstOrThrow();
+      expect(answer).toMatchObject({ source_name: o.source_name, evidence_hash: o.evidence_hash, http_status: 200 });
+      // The archived bytes are the directory's answer: they hash to the cited hash and list this offer.
+      const ev = await store.db
+        .selectFrom('intel_evidence')
+        .selectAll()
+        .where('snapshot_id', '=', o.snapshot_id!)
+        .executeTakeFirstOrThrow();
+      expect(verifyEvidence(ev.bytes, o.evidence_hash!)).toBe(true);
+      const body = Buffer.from(readEvidence(ev.bytes).body).toString('utf8');
+      expect(body).toContain(o.amount_atomic);
+    }
+  });
+
+  it('archive verification passes on real evidence, endpoint and directory answers alike, and detects tampered rows', async () => {
+    const directory = (await store.db.selectFrom('intel_source_answers').select('snapshot_id').orderBy('snapshot_id').execute()).map(
+      (r) => r.snapshot_id,
+    );
+    expect(directory.length).toBeGreaterThan(0);
     const clean = await verifyArchive(store);
-    expect(clean).toEqual({ checked: 6, verified: 6, failed: [] });
+    expect(clean).toEqual({ checked: 6 + directory.length, verified: 6 + directory.length, failed: [] });
     const [victim] = await snapshots(svc('x402-v1-joke').id);
-    // Tamper with the stored bytes of one archived response (as a disk fault or an edit would).
-    await sql`update intel_evidence set bytes = ${new Uint8Array([1, 2, 3])} where snapshot_id = ${victim}`.execute(store.db);
+    // Tamper with the stored bytes of one archived response and one directory answer (as a disk fault or an edit would).
+    for (const id of [victim, directory[0]])
+      await sql`update intel_evidence set bytes = ${new Uint8Array([1, 2, 3])} where snapshot_id = ${id}`.execute(store.db);
     const dirty = await verifyArchive(store);
-    expect(dirty).toEqual({ checked: 6, verified: 5, failed: [victim] });
+    const failed = [victim, directory[0]].sort();
+    expect(dirty).toEqual({ checked: 6 + directory.length, verified: 4 + directory.length, failed });
     const status = await get('/api/intelligence/status');
-    expect(status.archive_verification).toMatchObject({ checked: 6, verified: 5, failed: [victim] });
+    expect(status.archive_verification).toMatchObject({ checked: 6 + directory.length, verified: 4 + directory.length, failed });
+    // The operator's command finds the same, and exits 1.
+    const cli = await runCli(['intel', 'verify-archive', '--db', t.url]);
+    expect(cli.code).toBe(1);
+    expect(JSON.parse(cli.stdout)).toEqual({ checked: 6 + directory.length, verified: 4 + directory.length, failed });
   });
 });

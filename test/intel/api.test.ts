@@ -6,6 +6,7 @@ import { buildApp } from '../../src/api/app.js';
 import { loadConfig } from '../../src/config.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import {
+  COLLECTION_VERSION,
   ChangesResponse,
   HistoryResponse,
   IntelligenceStatusResponse,
@@ -15,6 +16,9 @@ import {
 } from '../../src/intel/schemas.js';
 import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
 import { seed, SID_A, SID_C } from './store-fixtures.js';
+import { startCollectRun, upsertService } from '../../src/store/intel/index.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 /** Builds the real app over a fresh store; `seeded` adds the fixture providers and a finished collection run. */
 async function appOver(dialect: (typeof DIALECTS)[number], seeded: boolean) {
@@ -134,6 +138,28 @@ describe.each(DIALECTS)('provider and intelligence routes on %s', (dialect) => {
     expect(s.history.services_stale).toBe(1);
   });
 
+  it('versions every intelligence answer with collection_version, described in the OpenAPI document', async () => {
+    const paths = {
+      '/api/providers': '/api/providers',
+      '/api/providers/{domain}': '/api/providers/api.alpha.example',
+      '/api/intelligence/status': '/api/intelligence/status',
+      '/api/intelligence/offers': '/api/intelligence/offers',
+      '/api/intelligence/changes': '/api/intelligence/changes',
+      '/api/intelligence/history': '/api/intelligence/history?domain=api.alpha.example',
+    };
+    const doc = (await get('/api/openapi.json')).json();
+    for (const [documented, url] of Object.entries(paths)) {
+      const r = await get(url);
+      expect(r.statusCode, url).toBe(200);
+      expect(r.json().collection_version, url).toBe('1');
+      const schema = doc.paths[documented].get.responses['200'].content['application/json'].schema;
+      expect(schema.required, documented).toContain('collection_version');
+      expect(schema.properties.collection_version, documented).toMatchObject({ type: 'string', enum: [COLLECTION_VERSION] });
+      expect(schema.properties.collection_version.description, documented).toMatch(/meaning/);
+    }
+    expect(COLLECTION_VERSION).toBe('1');
+  });
+
   it('describes the routes and the disclaimer member in a valid OpenAPI 3.1 document', async () => {
     const doc = (await get('/api/openapi.json')).json();
     for (const p of [
@@ -155,19 +181,103 @@ describe.each(DIALECTS)('provider and intelligence routes on %s', (dialect) => {
   });
 });
 
-describe('intelligence before the first collection run', () => {
-  it('answers 503 {error} with Retry-After on the list endpoints, and status reports it', async () => {
-    const { t, store, app } = await appOver('sqlite', false);
+describe.each(DIALECTS)('provider and intelligence reads before the first collection run (%s)', (dialect) => {
+  const UNTIL_COLLECTED = [
+    '/api/providers',
+    '/api/providers?q=alpha',
+    '/api/providers/api.alpha.example',
+    '/api/providers/nobody.example',
+    '/api/intelligence/offers',
+    '/api/intelligence/changes',
+    '/api/intelligence/history?domain=a.example',
+  ];
+
+  it('answer 503 {error} with Retry-After on provider search, profiles and the lists, and status reports it', async () => {
+    const { t, store, app } = await appOver(dialect, false);
     try {
-      for (const url of ['/api/intelligence/offers', '/api/intelligence/changes', '/api/intelligence/history?domain=a.example']) {
+      // Listed providers and a started run are not enough: only a finished collection run makes an empty answer mean "none".
+      await upsertService(store, {
+        service_id: SID_A,
+        domain: 'api.alpha.example',
+        method: 'GET',
+        url: 'https://api.alpha.example/v1/quote',
+        tool: null,
+        description: null,
+        source: 'bazaar',
+        seen_at: '2026-01-01T00:00:00Z',
+      });
+      await startCollectRun(store);
+      for (const url of UNTIL_COLLECTED) {
         const r = await app.inject({ method: 'GET', url });
         expect(r.statusCode, url).toBe(503);
-        expect(r.headers['retry-after']).toBe('30');
-        expect(r.json().error).toMatch(/collection temporarily unavailable/);
+        expect(r.headers['retry-after'], url).toBe('30');
+        expect(r.json(), url).toEqual({
+          error: 'collection temporarily unavailable: no provider collection run has finished yet; retry later',
+        });
       }
       const s = await app.inject({ method: 'GET', url: '/api/intelligence/status' });
       expect(s.statusCode).toBe(200);
-      expect(s.json().collection).toEqual({ available: false, last_run: null, last_successful_run_at: null });
+      expect(s.json().collection).toMatchObject({ available: false, last_successful_run_at: null });
+      // The OpenAPI document lists that 503 on each of them.
+      const doc = (await app.inject('/api/openapi.json')).json();
+      for (const path of [
+        '/api/providers',
+        '/api/providers/{domain}',
+        '/api/intelligence/offers',
+        '/api/intelligence/changes',
+        '/api/intelligence/history',
+      ]) {
+        const r503 = doc.paths[path].get.responses['503'];
+        expect(r503.description, path).toMatch(/no provider collection run has finished yet/);
+        expect(Object.keys(r503.content), path).toEqual(['application/json']);
+      }
+    } finally {
+      await app.close();
+      await store.close();
+      await t.drop();
+    }
+  });
+
+  it('is one fact of the store: a run finished by another process makes every reader answer', async () => {
+    const { t, store, app } = await appOver(dialect, false);
+    // Another process (its own connection) collects into the same store; this app writes nothing itself.
+    const collector = await openStore(t.url);
+    try {
+      for (const url of UNTIL_COLLECTED) expect((await app.inject({ method: 'GET', url })).statusCode, url).toBe(503);
+      await seed(collector);
+      const status = await app.inject({ method: 'GET', url: '/api/intelligence/status' });
+      expect(status.json().collection.available).toBe(true);
+      expect((await app.inject({ method: 'GET', url: '/api/providers' })).statusCode).toBe(200);
+      expect((await app.inject({ method: 'GET', url: '/api/providers/api.alpha.example' })).statusCode).toBe(200);
+      expect((await app.inject({ method: 'GET', url: '/api/providers/nobody.example' })).statusCode).toBe(404);
+      expect((await app.inject({ method: 'GET', url: '/api/intelligence/offers' })).statusCode).toBe(200);
+    } finally {
+      await app.close();
+      await collector.close();
+      await store.close();
+      await t.drop();
+    }
+  });
+
+  it('gives the MCP twins the same answer, as a tool error', async () => {
+    const { t, store, app } = await appOver(dialect, false);
+    try {
+      const base = await app.listen({ host: '127.0.0.1', port: 0 });
+      const client = new Client({ name: 'paywatch-test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/api/mcp`)));
+      try {
+        for (const [name, args] of [
+          ['search_providers', {}],
+          ['get_provider', { domain: 'api.alpha.example' }],
+          ['get_service_offers', {}],
+        ] as const) {
+          const r = await client.callTool({ name, arguments: args });
+          expect(r.isError, name).toBe(true);
+          expect(JSON.parse((r.content as { text: string }[])[0].text).error, name).toMatch(/^collection temporarily unavailable/);
+        }
+      } finally {
+        await client.close();
+      }
     } finally {
       await app.close();
       await store.close();

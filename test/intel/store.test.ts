@@ -7,6 +7,9 @@ import {
   recordDirectoryOffers,
   saveSourceFreshness,
 } from '../../src/store/intel/index.js';
+import { archiveSourceAnswer, readEvidence, verifyEvidence } from '../../src/intel/evidence.js';
+import { lastKnownOffers } from '../../src/store/trust/index.js';
+import { offerToRow, rowToOffer } from '../../src/store/intel/rows.js';
 import { getProvider, intelligenceStatus, listChanges, listHistory, listOffers, searchProviders } from '../../src/intel/queries.js';
 import { IntelQuery, ProvidersQuery } from '../../src/intel/schemas.js';
 import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
@@ -177,19 +180,72 @@ describe.each(DIALECTS)('intel store on %s', (dialect) => {
     await expect(listOffers(store, iq({ since: 10, until: 5 }), opts)).rejects.toThrow(/until/);
   });
 
-  it('stores directory offers only when the listing changes', async () => {
+  it('stores directory offers only when the listing changes, each stored listing citing its archived directory answer', async () => {
     const at = { service_id: SID_B, domain: 'beta.example', source_name: 'mpp-registry', observed_at: '2026-01-16T00:00:00Z' };
     const listed = [offer({ protocol: 'mpp', x402_version: null, scheme: 'charge', method: 'tempo', source: 'directory' })];
-    expect(await recordDirectoryOffers(store, at, listed)).toBe(true);
-    expect(await recordDirectoryOffers(store, { ...at, observed_at: '2026-01-17T00:00:00Z' }, listed)).toBe(false);
-    expect(await recordDirectoryOffers(store, { ...at, observed_at: '2026-01-18T00:00:00Z' }, [{ ...listed[0], amount_atomic: '5' }])).toBe(
-      true,
-    );
+    /** An archived answer and a thunk handing it out that counts its calls. */
+    const answerAt = (fetched_at: string, body: string) => {
+      const a = archiveSourceAnswer('mpp-registry', {
+        fetched_at,
+        answer: {
+          status: 200,
+          headers: { 'content-type': 'application/json' },
+          body: Buffer.from(body),
+          truncated: false,
+          url: 'https://mpp.example/api/services',
+        },
+      });
+      let calls = 0;
+      return { a, thunk: () => (calls++, a), calls: () => calls };
+    };
+    const first = answerAt('2026-01-16T00:00:00Z', '{"services":[1]}');
+    expect(await recordDirectoryOffers(store, at, listed, first.thunk)).toBe(true);
+    const same = answerAt('2026-01-17T00:00:00Z', '{"services":[1],"x":1}');
+    expect(await recordDirectoryOffers(store, { ...at, observed_at: '2026-01-17T00:00:00Z' }, listed, same.thunk)).toBe(false);
+    // An unchanged listing archives nothing: the answer is not even built.
+    expect(same.calls()).toBe(0);
+    const changed = answerAt('2026-01-18T00:00:00Z', '{"services":[5]}');
+    expect(
+      await recordDirectoryOffers(
+        store,
+        { ...at, observed_at: '2026-01-18T00:00:00Z' },
+        [{ ...listed[0], amount_atomic: '5' }],
+        changed.thunk,
+      ),
+    ).toBe(true);
+    // A second listing read from the same answer cites it too; the answer is stored once.
+    expect(
+      await recordDirectoryOffers(
+        store,
+        { ...at, service_id: SID_A, domain: 'api.alpha.example' },
+        [{ ...listed[0], amount_atomic: '6' }],
+        changed.thunk,
+      ),
+    ).toBe(true);
     const rows = (await listOffers(store, iq({ service_id: SID_B }), opts)).offers.filter((o) => o.source_name === 'mpp-registry');
-    expect(rows.map((r) => [r.observed_at, r.amount_atomic, r.snapshot_id])).toEqual([
-      ['2026-01-18T00:00:00.000Z', '5', null],
-      ['2026-01-16T00:00:00.000Z', '10000', null],
+    expect(rows.map((r) => [r.observed_at, r.amount_atomic, r.snapshot_id, r.evidence_hash])).toEqual([
+      ['2026-01-18T00:00:00.000Z', '5', changed.a.snapshot_id, changed.a.evidence.sha256],
+      ['2026-01-16T00:00:00.000Z', '10000', first.a.snapshot_id, first.a.evidence.sha256],
     ]);
+    const answers = await store.db.selectFrom('intel_source_answers').selectAll().orderBy('fetched_at').execute();
+    expect(answers.map((a) => [a.snapshot_id, a.source_name, a.http_status, a.evidence_hash])).toEqual([
+      [first.a.snapshot_id, 'mpp-registry', 200, first.a.evidence.sha256],
+      [changed.a.snapshot_id, 'mpp-registry', 200, changed.a.evidence.sha256],
+    ]);
+    // The archived bytes are the answer as received, verified like a probe's.
+    const ev = await store.db
+      .selectFrom('intel_evidence')
+      .selectAll()
+      .where('snapshot_id', '=', changed.a.snapshot_id)
+      .executeTakeFirstOrThrow();
+    expect(verifyEvidence(ev.bytes, changed.a.evidence.sha256)).toBe(true);
+    expect(Buffer.from(readEvidence(ev.bytes).body).toString()).toBe('{"services":[5]}');
+    // The trust check's history falls back to the latest listing of a service never answered a 402 (src/store/trust).
+    const unprobed = 'f'.repeat(64);
+    await recordDirectoryOffers(store, { ...at, service_id: unprobed, domain: 'unprobed.example' }, listed, first.thunk);
+    const known = await lastKnownOffers(store, unprobed, '2027-01-01T00:00:00.000Z');
+    expect(known).toMatchObject({ snapshot_id: null, checked_at: '2026-01-16T00:00:00.000Z' });
+    expect(known!.offers).toEqual([rowToOffer(offerToRow(listed[0], { ...at, snapshot_id: null, evidence_hash: null }))]);
   });
 
   it('round-trips changes and history', async () => {

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { approxHeapBytes, CacheRegion, chainVersionKey, StoreCache, STATS_REUSE_MS } from '../../src/store/cache.js';
 import type { ChainStats } from '../../src/store/chain/answers.js';
 import { computeMetrics, computeSeries, listTransactions, writeBlocks } from '../../src/store/chain/index.js';
-import { upsertService } from '../../src/store/intel/index.js';
+import { finishCollectRun, startCollectRun, upsertService } from '../../src/store/intel/index.js';
 import { searchProviders } from '../../src/intel/queries.js';
 import { transactionDetail } from '../../src/chain/queries.js';
 import { NotFound } from '../../src/domain/errors.js';
@@ -159,6 +159,8 @@ describe.each(DIALECTS)('a write through the store invalidates its remembered an
       seen_at: '2026-01-01T00:00:00Z',
     });
     await upsertService(s, sighting('one.example'));
+    // Provider search answers only once a collection run has finished (src/intel/queries.ts).
+    await finishCollectRun(s, await startCollectRun(s), { services: 1, snapshots: 0, changes: 0, error: null });
     const before = await searchProviders(s, q, opts);
     expect(await searchProviders(s, q, opts)).toBe(before); // remembered: the same answer object
     await upsertService(s, sighting('two.example'));

@@ -163,7 +163,7 @@ export type History = {
   offset: number;
   checks: (Check & { service_id: string; domain: string; offers: Offer[] })[];
 };
-export type Manifest = { trust_check: { url: string; free_checks_per_month: number } };
+export type Manifest = { trust_check: { url: string } };
 export type CheckAnswer = {
   url: string;
   checked_at: string;

@@ -184,7 +184,6 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
         summary: 'CSV export of the newest 10,000 matches, newest first (offset is ignored)',
         description: `Columns: see docs/api-chain.md. Exact decimal strings; *_unit columns state units; an empty cell is null (unknown). Full integrity stages and raw evidence are only in the JSON endpoints. At most ${EXPORTS_AT_ONCE} exports run at once; another one is answered 503 with Retry-After. An export whose client takes no bytes for ${ctx.config.exportIdleSeconds} s is cut (the connection is reset mid-CSV).`,
         querystring: ExportQuery,
-        produces: ['text/csv', 'application/json'],
         response: {
           200: { description: 'CSV with a header row.', content: { 'text/csv': { schema: z.string() } } },
           ...publicErrorResponses,

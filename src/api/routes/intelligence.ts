@@ -1,14 +1,15 @@
 /**
  * GET /api/intelligence/{status,offers,changes,history} (docs/intelligence.md).
  * Thin: zod parses the input (shapes shared with the MCP tools), one query function answers. The list endpoints
- * answer 503 with Retry-After until the first collection run has finished (see assertCollectionAvailable).
+ * (and the provider routes) answer 503 with Retry-After until the first collection run has finished
+ * (assertCollectionAvailable).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../context.js';
 import { FRESH, renderedOnce, sendRenderedJson } from '../../http/reply.js';
 import { intelligenceStatus, listChanges, listHistory, listOffers } from '../../intel/queries.js';
-import { publicErrorResponses } from '../schemas/common.js';
+import { collectionErrorResponses, publicErrorResponses } from '../schemas/common.js';
 import { ChangesResponse, HistoryResponse, IntelligenceStatusResponse, IntelQuery, NoParams, OffersResponse } from '../../intel/schemas.js';
 
 /** Registers the intelligence routes. */
@@ -70,7 +71,7 @@ export const intelligenceRoutes: FastifyPluginAsync<AppContext> = async (fastify
           summary: l.summary,
           description: `${l.description} 503 until the first collection run has finished.`,
           querystring: IntelQuery,
-          response: { 200: l.response, ...publicErrorResponses },
+          response: { 200: l.response, ...collectionErrorResponses },
         },
       },
       // Answers are reused for up to 5 s (src/store/cache.ts); their JSON text is sent as is.

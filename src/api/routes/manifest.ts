@@ -1,8 +1,11 @@
 /**
  * GET /.well-known/paywatch.json: the service manifest (RFC 8615 well-known location). What paywatch is, where
- * its API description, MCP endpoint and trust check live, how to access and poll them, what its data means, and
- * that it enables no payments, mandates or agent identity. Built from the configuration and the address the request
- * was sent to (src/http/base-urls.ts); its schema is in the OpenAPI document. Linked from /api/status.
+ * its API description, MCP endpoint and trust check live, how to poll the read-only API, what its data means, and
+ * that it enables no payments, mandates or agent identity (contract §1: the manifest describes read-only access
+ * only), so it names the trust check and its own OpenAPI document but none of its access or payment terms. Built
+ * from the configuration and the address the request was sent to (src/http/base-urls.ts); in `start` and `demo` the
+ * configuration carries the trust check's real port (withListeningVerifyPort). Its schema is in the OpenAPI
+ * document. Linked from /api/status.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -11,7 +14,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import type { Config } from '../../config.js';
 import { CHAIN_ID } from '../../domain/observation.js';
-import { CHECK_PRICE_DOLLARS, FREE_MONTHLY_CHECKS } from '../../trust/metering.js';
+import { integerConstant } from '../../domain/integer-constant.js';
 import { MCP_TOOLS } from '../../mcp/tools.js';
 import { POLL_INTERVAL_SECONDS } from '../../domain/filters.js';
 import { cacheScope, publicBaseUrl, verifyBaseUrl, type RequestAddress } from '../../http/base-urls.js';
@@ -26,7 +29,7 @@ export const Manifest = z
     name: z.literal('paywatch'),
     description: z.string(),
     software_version: z.string().describe("paywatch's package version."),
-    chain: z.object({ name: z.literal('Tempo'), chain_id: z.literal(CHAIN_ID), caip2: z.literal(`eip155:${CHAIN_ID}`) }),
+    chain: z.object({ name: z.literal('Tempo'), chain_id: integerConstant(CHAIN_ID), caip2: z.literal(`eip155:${CHAIN_ID}`) }),
     api: z.object({
       base_url: z.url(),
       openapi_url: z.url(),
@@ -57,14 +60,15 @@ export const Manifest = z
       .describe('What using this service does not do.'),
     trust_check: z
       .object({
-        url: z.url(),
-        openapi_url: z.url(),
-        access: z.array(z.enum(['api_key', 'x402'])),
-        free_checks_per_month: z.int(),
-        price_per_check_dollars: z.string().describe('x402 per-call price, an exact decimal string.'),
-        x402_enabled: z.boolean(),
+        url: z.url().describe('POST here to check a URL: the trust-check listener as it really listens (or PAYWATCH_VERIFY_URL).'),
+        openapi_url: z
+          .url()
+          .describe("The trust check's own OpenAPI document: its requests, keys and payment are described there, not here."),
+        description: z.string(),
       })
-      .describe('The separate, paid trust-check API (its own listener, its own access rules).'),
+      .describe(
+        'Where the separate trust-check API is (its own listener, its own access rules). This manifest describes read-only access only: how the trust check is accessed or paid is in its own document.',
+      ),
   })
   .describe('What this service is and how to use it.');
 
@@ -122,10 +126,8 @@ export function buildManifest(config: Config, req?: RequestAddress): ManifestBod
     trust_check: {
       url: `${verify}/v1/check`,
       openapi_url: `${verify}/v1/openapi.json`,
-      access: config.x402PayTo ? ['api_key', 'x402'] : ['api_key'],
-      free_checks_per_month: FREE_MONTHLY_CHECKS,
-      price_per_check_dollars: CHECK_PRICE_DOLLARS,
-      x402_enabled: config.x402PayTo !== null,
+      description:
+        'Should an agent pay this URL? A separate API on its own listener; how to call it, and how it is accessed, is in its OpenAPI document (openapi_url). Nothing in this manifest enables a payment.',
     },
   };
 }

@@ -8,7 +8,7 @@ import { FRESH, renderedOnce, sendRenderedJson } from '../../http/reply.js';
 import type { AppContext } from '../../context.js';
 import { getProvider, searchProviders } from '../../intel/queries.js';
 import { ErrorBody } from '../../domain/error-body.js';
-import { publicErrorResponses } from '../schemas/common.js';
+import { collectionErrorResponses } from '../schemas/common.js';
 import { NoParams, ProviderParams, ProviderProfileResponse, ProvidersQuery, ProvidersResponse } from '../../intel/schemas.js';
 
 /** Registers the provider routes. */
@@ -23,9 +23,9 @@ export const providerRoutes: FastifyPluginAsync<AppContext> = async (fastify, ct
         tags: ['providers'],
         summary: 'Search provider listings',
         description:
-          'Providers (origin domains) with their paid services, the latest dated endpoint check and advertised offers of each, source freshness and pagination. Stale services (failing longer than `stale_after_days`) are hidden unless include_stale=true; their history stays. A listing does not establish a completed purchase; domain control does not prove wallet control.',
+          'Providers (origin domains) with their paid services, the latest dated endpoint check and advertised offers of each, source freshness and pagination. Stale services (failing longer than `stale_after_days`) are hidden unless include_stale=true; their history stays. A listing does not establish a completed purchase; domain control does not prove wallet control. 503 until the first collection run has finished.',
         querystring: ProvidersQuery,
-        response: { 200: ProvidersResponse, ...publicErrorResponses },
+        response: { 200: ProvidersResponse, ...collectionErrorResponses },
       },
     },
     // The answer is reused for up to 5 s (src/store/cache.ts); its JSON text is sent as is.
@@ -42,12 +42,12 @@ export const providerRoutes: FastifyPluginAsync<AppContext> = async (fastify, ct
         tags: ['providers'],
         summary: 'Provider profile',
         description:
-          'One provider with all its services (stale ones marked with the date of their last good check), the offers of their latest check and their recent dated checks. 404 when not listed.',
+          'One provider with all its services (stale ones marked with the date of their last good check), the offers of their latest check and their recent dated checks. 404 when not listed; 503 until the first collection run has finished.',
         params: ProviderParams,
         querystring: NoParams,
         response: {
           200: ProviderProfileResponse,
-          ...publicErrorResponses,
+          ...collectionErrorResponses,
           404: ErrorBody.describe('The provider is not listed here; this is not proof that it does not exist.'),
         },
       },

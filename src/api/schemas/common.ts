@@ -12,3 +12,15 @@ export const publicErrorResponses = {
   ),
   503: ErrorBody.describe('The store cannot answer now; retry after Retry-After seconds with exponential backoff.'),
 } as const;
+
+/**
+ * Error responses of the provider and intelligence reads that need a finished collection (provider search and
+ * profile, offers, changes, history): the public ones, with the 503 they answer until the first collection run has
+ * finished (src/intel/queries.ts assertCollectionAvailable).
+ */
+export const collectionErrorResponses = {
+  ...publicErrorResponses,
+  503: ErrorBody.describe(
+    'Collection temporarily unavailable: no provider collection run has finished yet (an empty answer would read as "none", and a missing record is not zero activity), or the store cannot answer now; retry after Retry-After seconds with exponential backoff.',
+  ),
+} as const;

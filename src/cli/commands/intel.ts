@@ -55,7 +55,9 @@ export function register(cmd: Command): void {
     );
 
   addSettingOptions(intel.command('verify-archive'), 'intel verify-archive')
-    .description('re-hash every archived probe response against its snapshot evidence hash; exit 1 when any fails')
+    .description(
+      're-hash every archived response (endpoint checks and directory answers) against the evidence hash its snapshot cites; exit 1 when any fails',
+    )
     .action(
       action(async (opts: Record<string, unknown>) => {
         const config = configFrom(opts);

@@ -12,6 +12,7 @@ import { listenApi } from './serve.js';
 import { listenVerify } from './verify.js';
 import type { AppContext, LiveComponents } from '../../context.js';
 import { closeGracefully } from '../../http/fastify.js';
+import { withListeningVerifyPort } from '../../http/base-urls.js';
 import { startMetricsIfAsked } from '../metrics.js';
 
 /** Adds `start`'s options and action to its command. */
@@ -31,10 +32,11 @@ export function register(cmd: Command): void {
         const ctx: AppContext = { store, config, components, limits, log };
         const listeners: { app: Parameters<typeof closeGracefully>[0] }[] = [];
         try {
-          const api = await listenApi({ ...ctx, readStore });
-          listeners.push(api);
+          // The trust check first: the public app advertises the address it really listens on (manifest, explorer).
           const verify = await listenVerify({ ...ctx, log: log.child({ component: 'verify' }) });
           listeners.push(verify);
+          const api = await listenApi({ ...ctx, config: withListeningVerifyPort(config, verify.port), readStore });
+          listeners.push(api);
           const { startIntelCollector } = await import('../../intel/collect.js');
           const intel = startIntelCollector({ ...ctx, log: log.child({ component: 'intel' }) });
           log.info(

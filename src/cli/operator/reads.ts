@@ -40,7 +40,7 @@ export function registerReads(op: Command): void {
           `${page.total} ${page.environment} events (showing ${page.rows.length} from offset ${page.offset})`,
           ...page.rows.map(
             (r) =>
-              `${when(r.event_time)}\t${r.connection_id}\t${r.protocol}\t${printable(r.event_type)}\t${r.event_id}\tsha256 ${r.body_sha256}${r.record_error ? `\t${unrendered(r)}` : ''}`,
+              `${when(r.event_time)}\t${r.connection_id}\t${r.protocol}\t${printable(r.event_type)}\t${r.record_kind ?? '-'}\t${r.event_id}\tsha256 ${r.body_sha256}${r.record_error ? `\t${unrendered(r)}` : ''}`,
           ),
         ]);
       }),

@@ -7,7 +7,7 @@
 import { parseX402Payload } from '../challenge/x402.js';
 import type { DiscoveredService } from '../../domain/intel.js';
 import { fetchJson, SourceAnswerError } from './fetch-json.js';
-import type { CollectOptions } from './types.js';
+import type { CollectOptions, SourceAnswer } from './types.js';
 import { isObject, str } from '../challenge/guards.js';
 
 /** True for an absolute http(s) URL the WHATWG parser accepts. */
@@ -65,6 +65,7 @@ export function bazaarItem(item: unknown, source: string, warnings: string[]): D
 /**
  * Reads every page of a Bazaar directory.
  * @param facilitator the facilitator base URL (without /discovery/resources)
+ * @returns one answer per page read, with the services of that page
  * @throws on a page that cannot be fetched or is not a Bazaar answer (the caller records it as the source's error)
  */
 export async function collectBazaar(
@@ -72,18 +73,20 @@ export async function collectBazaar(
   source: string,
   opts: CollectOptions,
   warnings: string[],
-): Promise<DiscoveredService[]> {
+): Promise<SourceAnswer[]> {
   const pageSize = opts.pageSize ?? 100;
   const maxPages = opts.maxPages ?? 100;
-  const out: DiscoveredService[] = [];
+  const out: SourceAnswer[] = [];
   let offset = 0;
   for (let page = 0; page < maxPages; page++) {
-    const doc = await fetchJson(bazaarPageUrl(facilitator, pageSize, offset), opts);
+    const { doc, raw, fetched_at } = await fetchJson(bazaarPageUrl(facilitator, pageSize, offset), opts);
     if (!isObject(doc) || !Array.isArray(doc.items)) throw new SourceAnswerError('not a Bazaar answer (no items array)');
+    const services: DiscoveredService[] = [];
     for (const item of doc.items) {
       const svc = bazaarItem(item, source, warnings);
-      if (svc) out.push(svc);
+      if (svc) services.push(svc);
     }
+    out.push({ answer: raw, fetched_at, services });
     const total = isObject(doc.pagination) && typeof doc.pagination.total === 'number' ? doc.pagination.total : null;
     offset += doc.items.length;
     if (doc.items.length === 0 || (total !== null && offset >= total)) return out;

@@ -11,7 +11,7 @@ import type { CollectOptions, CollectResult, SourceFreshness } from './types.js'
 import type { SourceConfig } from '../../domain/sources.js';
 import { shortMessage } from '../../domain/errors.js';
 
-export type { CollectOptions, CollectResult, SourceFreshness } from './types.js';
+export type { CollectOptions, CollectResult, SourceAnswer, SourceFreshness } from './types.js';
 export type { SourceConfig, SourceKind } from '../../domain/sources.js';
 export { bazaarItem, bazaarPageUrl, collectBazaar } from './bazaar.js';
 export { mppRegistryServices, collectMppRegistry, joinUrl } from './mpp-registry.js';
@@ -40,7 +40,7 @@ export async function collectSource(
   const base = prev ?? initialFreshness(src);
   const warnings: string[] = [];
   try {
-    const services =
+    const answers =
       src.kind === 'bazaar'
         ? await collectBazaar(src.url, src.name, opts, warnings)
         : src.kind === 'mpp-registry'
@@ -48,8 +48,10 @@ export async function collectSource(
           : src.kind === 'well-known'
             ? await collectWellKnown(src.url, src.name, opts, warnings)
             : await collectOpenApi(src.url, src.name, opts, warnings);
+    const services = answers.flatMap((a) => a.services);
     return {
       services,
+      answers,
       warnings,
       freshness: {
         ...base,
@@ -65,6 +67,7 @@ export async function collectSource(
   } catch (err) {
     return {
       services: [],
+      answers: [],
       warnings,
       freshness: {
         ...base,

@@ -11,7 +11,7 @@ import { atomicAmount } from '../challenge/x402.js';
 import { normaliseAddress } from '../challenge/networks.js';
 import type { DiscoveredService, Offer } from '../../domain/intel.js';
 import { fetchJson, SourceAnswerError } from './fetch-json.js';
-import type { CollectOptions } from './types.js';
+import type { CollectOptions, SourceAnswer } from './types.js';
 import { isObject, str } from '../challenge/guards.js';
 
 /** Joins a service base URL and an endpoint path, keeping the base's own path ("/v1" + "/x" → "/v1/x"). */
@@ -81,12 +81,8 @@ export function mppRegistryServices(doc: unknown, source: string, warnings: stri
   return out;
 }
 
-/** Fetches and reads an MPP catalog. @throws when it cannot be fetched or is not a catalog */
-export async function collectMppRegistry(
-  url: string,
-  source: string,
-  opts: CollectOptions,
-  warnings: string[],
-): Promise<DiscoveredService[]> {
-  return mppRegistryServices(await fetchJson(url, opts), source, warnings);
+/** Fetches and reads an MPP catalog (one answer). @throws when it cannot be fetched or is not a catalog */
+export async function collectMppRegistry(url: string, source: string, opts: CollectOptions, warnings: string[]): Promise<SourceAnswer[]> {
+  const { doc, raw, fetched_at } = await fetchJson(url, opts);
+  return [{ answer: raw, fetched_at, services: mppRegistryServices(doc, source, warnings) }];
 }

@@ -5,7 +5,7 @@
 import { parseOpenApiPaymentInfo, parseWellKnownX402, type DiscoveryDocResult } from '../challenge/discovery-docs.js';
 import type { DiscoveredService } from '../../domain/intel.js';
 import { fetchJson } from './fetch-json.js';
-import type { CollectOptions } from './types.js';
+import type { CollectOptions, SourceAnswer } from './types.js';
 
 function toServices(res: DiscoveryDocResult, source: string, warnings: string[]): DiscoveredService[] {
   warnings.push(...res.errors);
@@ -19,24 +19,16 @@ export function originOf(url: string): string {
   return new URL(url).origin;
 }
 
-/** Reads `{origin}/.well-known/x402`. @throws when it cannot be fetched or is not JSON */
-export async function collectWellKnown(
-  origin: string,
-  source: string,
-  opts: CollectOptions,
-  warnings: string[],
-): Promise<DiscoveredService[]> {
+/** Reads `{origin}/.well-known/x402` (one answer). @throws when it cannot be fetched or is not JSON */
+export async function collectWellKnown(origin: string, source: string, opts: CollectOptions, warnings: string[]): Promise<SourceAnswer[]> {
   const o = originOf(origin);
-  return toServices(parseWellKnownX402(await fetchJson(`${o}/.well-known/x402`, opts), { origin: o }), source, warnings);
+  const { doc, raw, fetched_at } = await fetchJson(`${o}/.well-known/x402`, opts);
+  return [{ answer: raw, fetched_at, services: toServices(parseWellKnownX402(doc, { origin: o }), source, warnings) }];
 }
 
-/** Reads `{origin}/openapi.json`. @throws when it cannot be fetched or is not JSON */
-export async function collectOpenApi(
-  origin: string,
-  source: string,
-  opts: CollectOptions,
-  warnings: string[],
-): Promise<DiscoveredService[]> {
+/** Reads `{origin}/openapi.json` (one answer). @throws when it cannot be fetched or is not JSON */
+export async function collectOpenApi(origin: string, source: string, opts: CollectOptions, warnings: string[]): Promise<SourceAnswer[]> {
   const o = originOf(origin);
-  return toServices(parseOpenApiPaymentInfo(await fetchJson(`${o}/openapi.json`, opts), { origin: o }), source, warnings);
+  const { doc, raw, fetched_at } = await fetchJson(`${o}/openapi.json`, opts);
+  return [{ answer: raw, fetched_at, services: toServices(parseOpenApiPaymentInfo(doc, { origin: o }), source, warnings) }];
 }

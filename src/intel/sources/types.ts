@@ -2,7 +2,7 @@
  * Shapes shared by the source collectors. A source is one configured directory (or one origin's
  * self-description); collecting it yields discovered services and its freshness.
  */
-import type { DiscoveredService } from '../../domain/intel.js';
+import type { DiscoveredService, RawResponse } from '../../domain/intel.js';
 import type { SourceKind } from '../../domain/sources.js';
 
 /** Freshness of one source (feeds `service_sources` in /api/status and /api/intelligence/status). */
@@ -20,8 +20,23 @@ export interface SourceFreshness {
   item_count: number | null;
 }
 
-export interface CollectResult {
+/**
+ * One answer of a source (a directory page, a catalog, an origin's document) with the services read from it: the
+ * raw answer is what the offers it lists are archived with (docs/intelligence.md, "Directory evidence").
+ */
+export interface SourceAnswer {
+  /** The answer as received (status, headers, body up to the fetch cap, final URL). */
+  answer: RawResponse;
+  /** ISO 8601 time the answer was received. */
+  fetched_at: string;
   services: DiscoveredService[];
+}
+
+export interface CollectResult {
+  /** Every service read, in answer order (the services of `answers`, flattened). */
+  services: DiscoveredService[];
+  /** The answers the services were read from; empty on failure. */
+  answers: SourceAnswer[];
   freshness: SourceFreshness;
   /** Items skipped as unreadable, one line each (not fatal). */
   warnings: string[];

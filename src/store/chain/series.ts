@@ -1,4 +1,3 @@
-
 import { addExact, addToSum, emptySum, formatExact, mergeSums, parseDecimal, type ExactDecimal } from '../../domain/money.js';
 import type { TokenList } from '../../domain/token-list.js';
 import type { Store } from '../store.js';

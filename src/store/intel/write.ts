@@ -215,19 +215,37 @@ export async function latestDirectoryOffers(store: Store, serviceId: string, sou
   return rows.map(rowToOffer);
 }
 
+/** An archived source answer (a directory page): the evidence the offers listed from it cite. */
+export interface SourceAnswerEvidence {
+  /** UUID v7 of this answer (src/intel/probe/snapshot-id.ts). */
+  snapshot_id: string;
+  source_name: string;
+  /** The final URL of the answer. */
+  url: string;
+  /** When it was received (ISO 8601 or Date). */
+  fetched_at: string | Date;
+  http_status: number;
+  evidence: EvidenceBlob;
+}
+
 /**
  * Stores the offers a source lists for a service, unless they equal what that source listed last time (a listing
- * that did not change is not re-stored, so the offers table grows with changes, not with polls).
+ * that did not change is not re-stored, so the offers table grows with changes, not with polls). A stored listing
+ * cites the source answer it was read from: that answer (its row and archived bytes) is stored in the same
+ * transaction, once however many listings of it are stored (src/intel/evidence.ts, verified like a probe's).
+ * @param answer the archived answer the offers were read from; called only when the listing is stored (archiving
+ *   costs a gzip of the whole answer)
  * @returns true when a new listing was stored
  */
 export async function recordDirectoryOffers(
   store: Store,
   at: { service_id: string; domain: string; source_name: string; observed_at: string | Date },
   offers: Offer[],
+  answer: () => SourceAnswerEvidence,
 ): Promise<boolean> {
   if (!offers.length) return false;
   const observed_at = isoTime(at.observed_at);
-  const where = {
+  const bare = {
     service_id: at.service_id,
     domain: at.domain,
     snapshot_id: null,
@@ -237,11 +255,32 @@ export async function recordDirectoryOffers(
   };
   const prev = await latestDirectoryOffers(store, at.service_id, at.source_name);
   // Compare in stored form (a round trip through the row), so an unchanged listing is recognised.
-  if (JSON.stringify(prev) === JSON.stringify(offers.map((o) => rowToOffer(offerToRow(o, where))))) return false;
-  await store.db
-    .insertInto('intel_offers')
-    .values(offers.map((o) => offerToRow(o, where)))
-    .execute();
+  if (JSON.stringify(prev) === JSON.stringify(offers.map((o) => rowToOffer(offerToRow(o, bare))))) return false;
+  const a = answer();
+  const where = { ...bare, snapshot_id: a.snapshot_id, evidence_hash: a.evidence.sha256 };
+  await store.db.transaction().execute(async (tx) => {
+    await tx
+      .insertInto('intel_source_answers')
+      .values({
+        snapshot_id: a.snapshot_id,
+        source_name: a.source_name,
+        url: a.url,
+        fetched_at: isoTime(a.fetched_at),
+        http_status: a.http_status,
+        evidence_hash: a.evidence.sha256,
+      })
+      .onConflict((oc) => oc.column('snapshot_id').doNothing())
+      .execute();
+    await tx
+      .insertInto('intel_evidence')
+      .values({ snapshot_id: a.snapshot_id, sha256: a.evidence.sha256, encoding: a.evidence.encoding, bytes: a.evidence.bytes })
+      .onConflict((oc) => oc.column('snapshot_id').doNothing())
+      .execute();
+    await tx
+      .insertInto('intel_offers')
+      .values(offers.map((o) => offerToRow(o, where)))
+      .execute();
+  });
   store.cache.intelWritten(); // after the write, so a read started meanwhile is not kept as current (../cache.ts)
   return true;
 }
@@ -299,7 +338,7 @@ export async function recordArchiveRun(
 
 /**
  * Reads archived evidence in snapshot-id order, `batch` rows at a time, for the verification job, with the
- * evidence hash its snapshot cites (null when the snapshot row is missing).
+ * evidence hash its snapshot (an endpoint check, or an archived source answer) cites (null when neither row exists).
  * @param after the last snapshot id of the previous batch ('' to start)
  */
 export async function readEvidenceBatch(
@@ -310,12 +349,13 @@ export async function readEvidenceBatch(
   return store.db
     .selectFrom('intel_evidence')
     .leftJoin('intel_snapshots', 'intel_snapshots.snapshot_id', 'intel_evidence.snapshot_id')
-    .select([
+    .leftJoin('intel_source_answers', 'intel_source_answers.snapshot_id', 'intel_evidence.snapshot_id')
+    .select((eb) => [
       'intel_evidence.snapshot_id',
       'intel_evidence.sha256',
       'intel_evidence.encoding',
       'intel_evidence.bytes',
-      'intel_snapshots.evidence_hash',
+      eb.fn.coalesce('intel_snapshots.evidence_hash', 'intel_source_answers.evidence_hash').as('evidence_hash'),
     ])
     .where('intel_evidence.snapshot_id', '>', after)
     .orderBy('intel_evidence.snapshot_id')

@@ -236,6 +236,28 @@ export const intelMigrations: Record<string, Migration> = {
       }
     },
   },
+  /**
+   * Directory evidence: one row per archived source answer (a directory page, a catalog), its bytes in intel_evidence
+   * under the same id; directory offers cite it by snapshot_id and evidence_hash (docs/intelligence.md).
+   */
+  intel_0005_source_answers: {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('intel_source_answers')
+        .addColumn('snapshot_id', 'text', (c) => c.primaryKey())
+        .addColumn('source_name', 'text', (c) => c.notNull())
+        .addColumn('url', 'text', (c) => c.notNull())
+        .addColumn('fetched_at', 'text', (c) => c.notNull())
+        .addColumn('http_status', 'integer', (c) => c.notNull())
+        .addColumn('evidence_hash', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('intel_source_answers_source_time')
+        .on('intel_source_answers')
+        .columns(['source_name', 'fetched_at'])
+        .execute();
+    },
+  },
 };
 
 /**

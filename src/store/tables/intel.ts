@@ -79,8 +79,26 @@ export interface IntelEvidenceRow {
 }
 
 /**
- * One advertised payment option, from a snapshot (snapshot_id set) or a directory listing (source_name set):
- * every Offer member (extra as JSON text) plus where and when it was observed.
+ * One archived answer of a source (a directory page, a catalog, an origin's document; migration intel_0005): the
+ * evidence of the offers listed from it, which cite its snapshot_id and evidence_hash. Its bytes are in
+ * intel_evidence under the same snapshot_id, archived like a probe's answer.
+ */
+export interface IntelSourceAnswerRow {
+  /** UUID v7, from the same generator as probe snapshot ids. */
+  snapshot_id: string;
+  source_name: string;
+  /** The final URL of the answer (after redirects). */
+  url: string;
+  fetched_at: string;
+  http_status: number;
+  /** sha256 hex of the archived bytes (src/intel/evidence.ts). */
+  evidence_hash: string;
+}
+
+/**
+ * One advertised payment option, from a snapshot (snapshot_id set, source_name null) or a directory listing
+ * (source_name set; snapshot_id the archived source answer it was read from, null on rows stored before
+ * intel_0005): every Offer member (extra as JSON text) plus where and when it was observed.
  */
 export interface IntelOfferRow extends Omit<Offer, 'extra'> {
   id: Generated<number>;
@@ -136,6 +154,7 @@ export interface IntelTables {
   intel_sources: IntelSourceRow;
   intel_snapshots: IntelSnapshotRow;
   intel_evidence: IntelEvidenceRow;
+  intel_source_answers: IntelSourceAnswerRow;
   intel_offers: IntelOfferRow;
   intel_changes: IntelChangeRow;
   intel_collect_runs: IntelCollectRunRow;

@@ -221,7 +221,7 @@ export async function lastKnownOffers(
     .selectFrom('intel_offers')
     .select('observed_at')
     .where('service_id', '=', serviceId)
-    .where('snapshot_id', 'is', null)
+    .where('source_name', 'is not', null)
     .where('observed_at', '<', before)
     .orderBy('observed_at', 'desc')
     .limit(1)
@@ -231,7 +231,7 @@ export async function lastKnownOffers(
     .selectFrom('intel_offers')
     .selectAll()
     .where('service_id', '=', serviceId)
-    .where('snapshot_id', 'is', null)
+    .where('source_name', 'is not', null)
     .where('observed_at', '=', last.observed_at)
     .orderBy('id')
     .execute();
