@@ -1,6 +1,6 @@
 /**
  * Prepared statements, one mechanism for every store: on PostgreSQL a few hot SQL texts run as named statements,
- * on SQLite every statement is already cached by openStore (cachingStatements in ./db.ts).
+ * on SQLite every statement is already cached by openStore (cachingStatements in ./sqlite.ts).
  *
  * Kysely sends every query unnamed, so PostgreSQL parses and plans it each time. For the collector's multi-row
  * INSERTs (hundreds of parameters) and the intake's group inserts that was a large share of the server's CPU per

@@ -1,6 +1,6 @@
 /**
  * First opens of one new SQLite file by several processes at once: their migrations are serialised by the
- * migration lock (src/store/db.ts lockSqliteMigrations), so every process succeeds and the schema is made once.
+ * migration lock (src/store/sqlite.ts lockSqliteMigrations), so every process succeeds and the schema is made once.
  * Real processes (node bin/run-ts.js test/fixtures/open-store.ts), released together once all have loaded.
  */
 import { spawn } from 'node:child_process';
