@@ -207,7 +207,8 @@ async function startDemoIntel(
   cleanups: (() => Promise<void>)[],
 ): Promise<{ changedDomain: string; checkUrl: string; facilitatorUrl: string }> {
   const { startPaidServices } = await import('../demo/paid-services/index.js');
-  const { collectOnce, startIntelCollector } = await import('../intel/collect.js');
+  const { collectOnce } = await import('../intel/collect.js');
+  const { startIntelCollector } = await import('../intel/schedule.js');
   const { providerDomain } = await import('../intel/service-id.js');
   const ps = await startPaidServices({ rpcUrl });
   cleanups.push(() => ps.stop());

@@ -1,5 +1,5 @@
 /**
- * Listener timeouts and limits (src/http/fastify.ts) and the stalled-export abort (src/api/routes/chain-export.ts
+ * Listener timeouts and limits (src/http/fastify.ts) and the stalled-export abort (src/http/stalled.ts
  * abortWhenStalled), over real sockets on 127.0.0.1: clients that open exports and never read lose them after the
  * idle time and free their slots, a slow reader keeps its export past every timeout, a slowly sent head or body is
  * cut with 408, idle kept-alive connections are closed, and connections past the cap are refused. Short settings

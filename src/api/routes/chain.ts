@@ -35,7 +35,8 @@ import {
   TransactionListSchema,
   TransactionsQuery,
 } from '../../chain/schemas.js';
-import { abortWhenStalled, csvExport, EXPORTS_AT_ONCE, ExportSlots } from './chain-export.js';
+import { csvExport, EXPORTS_AT_ONCE, ExportSlots } from './chain-export.js';
+import { abortWhenStalled } from '../../http/stalled.js';
 import { FRESH, renderedOnce, sendRenderedJson } from '../../http/reply.js';
 
 /** A recorded finalized transaction never changes. */

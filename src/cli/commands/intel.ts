@@ -5,7 +5,9 @@
  */
 import { type Command, Option } from 'commander';
 import type { AppContext } from '../../context.js';
-import { collectOnce, startIntelCollector, verifyArchive } from '../../intel/collect.js';
+import { collectOnce } from '../../intel/collect.js';
+import { startIntelCollector } from '../../intel/schedule.js';
+import { verifyArchive } from '../../intel/archive.js';
 import { parseSources } from '../../intel/sources/index.js';
 import { openStore } from '../../store/db.js';
 import { addCommonOptions } from '../options.js';

@@ -35,7 +35,7 @@ export function register(cmd: Command): void {
           listeners.push(api);
           const verify = await listenVerify({ ...ctx, log: log.child({ component: 'verify' }) });
           listeners.push(verify);
-          const { startIntelCollector } = await import('../../intel/collect.js');
+          const { startIntelCollector } = await import('../../intel/schedule.js');
           const intel = startIntelCollector({ ...ctx, log: log.child({ component: 'intel' }) });
           log.info(
             { url: api.url, verify: verify.url, source: collector.report().source, store: store.location },
