@@ -20,6 +20,7 @@ import { openConfiguredStore } from './open-store.js';
 import { generateActivity, type GroundTruth } from '../demo/activity.js';
 import { ANVIL_TOKENS, writeLocalTokenList } from '../demo/token-list.js';
 import { deployPaymentToken } from '../demo/payment-token.js';
+import { TEMPO_MAINNET } from '../domain/tempo.js';
 
 /** The demo agent's key (anvil's well-known test account 2, never real funds): it holds payment tokens to pay for checks. */
 const DEMO_PAYER_KEY = ANVIL_KEYS[2] as `0x${string}`;
@@ -139,7 +140,7 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
       x402AssetName: paymentToken.name,
       x402AssetVersion: paymentToken.version,
       x402AssetDecimals: paymentToken.decimals,
-      x402Network: 'eip155:4217',
+      x402Network: TEMPO_MAINNET,
       x402FacilitatorUrl: intel.facilitatorUrl,
     });
     const verify = await listenVerify({ ...ctx, config: verifyConfig });

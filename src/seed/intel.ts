@@ -24,6 +24,7 @@ import type { Store } from '../store/store.js';
 import type { Database } from '../store/schema.js';
 import { changeToRow, offerToRow, rowToOffer, snapshotToRow } from '../store/intel/rows.js';
 import type { Change, Snapshot } from '../domain/intel.js';
+import { TEMPO_MAINNET } from '../domain/tempo.js';
 
 export interface IntelSeedOptions {
   /** Number of providers (domains). */
@@ -86,7 +87,7 @@ function offersOf(s: number, url: string, count: number, step: number, source: O
       x402_version: mpp ? null : 2,
       scheme: mpp ? 'charge' : 'exact',
       method: mpp ? 'tempo' : null,
-      network: 'eip155:4217',
+      network: TEMPO_MAINNET,
       asset: TOKENS[k % TOKENS.length],
       amount_atomic: atomic,
       amount: toDecimal(atomic, 6),

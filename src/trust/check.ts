@@ -1,4 +1,3 @@
-
 import { archiveEvidence } from '../intel/evidence.js';
 import { uuidv7 } from '../intel/probe/snapshot-id.js';
 import type { Offer } from '../domain/intel.js';
