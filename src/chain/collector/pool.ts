@@ -7,12 +7,10 @@
  * Workers are unref'd while idle so an idle pool never keeps the process alive; `close()` ends them.
  */
 import { PaywatchError } from '../../domain/errors.js';
-import { TaskThread } from '../../threads/task-thread.js';
+import { ThreadPool } from '../../threads/pool.js';
 import type { FetchedBlock, TokenMap } from '../types.js';
 import type { PreparedBlock } from './deps.js';
 import { processRun } from './process.js';
-
-type Slot = TaskThread<{ fetched: FetchedBlock[]; tokens: TokenMap }, PreparedBlock[]>;
 
 /** A worker thread died or failed to start; its tasks are rejected with this. */
 export class WorkerFailedError extends PaywatchError {
@@ -21,12 +19,9 @@ export class WorkerFailedError extends PaywatchError {
   }
 }
 
-/** Pool of `size` decode workers (0 = inline). Starts them on construction. */
+/** Pool of `size` decode workers (0 = inline): a ThreadPool (src/threads/pool.ts). Starts them on construction. */
 export class DecodePool {
-  private readonly slots: (Slot | null)[];
-  private closed = false;
-  /** Runs processed so far on a worker and inline (for tests and benchmarks). */
-  readonly counts = { worker: 0, inline: 0 };
+  private readonly threads: ThreadPool<{ fetched: FetchedBlock[]; tokens: TokenMap }, PreparedBlock[]>;
 
   /**
    * @param size worker threads (0 = none)
@@ -34,9 +29,20 @@ export class DecodePool {
    */
   constructor(
     readonly size: number,
-    private readonly maxQueued = 2,
+    maxQueued = 2,
   ) {
-    this.slots = Array.from({ length: size }, (_, i) => this.spawn(i));
+    this.threads = new ThreadPool({
+      entry: new URL('./worker.ts', import.meta.url),
+      data: {},
+      size,
+      failure: (message) => new WorkerFailedError(message),
+      perThread: maxQueued,
+    });
+  }
+
+  /** Runs processed so far on a worker and inline (for tests and benchmarks). */
+  get counts(): { worker: number; inline: number } {
+    return { worker: this.threads.counts.thread, inline: this.threads.counts.inline };
   }
 
   /**
@@ -44,38 +50,16 @@ export class DecodePool {
    * @throws WorkerFailedError when the worker dies; the error of processRun otherwise
    */
   process(fetched: FetchedBlock[], tokens: TokenMap): Promise<PreparedBlock[]> {
-    let slot: Slot | null = null;
-    for (const s of this.slots) if (s?.ready && s.queued < this.maxQueued && (!slot || s.queued < slot.queued)) slot = s;
-    if (!slot || this.closed) {
-      this.counts.inline++;
-      return processRun(fetched, tokens);
-    }
-    this.counts.worker++;
-    return slot.run({ fetched, tokens });
+    return this.threads.run({ fetched, tokens }, (run) => processRun(run.fetched, run.tokens));
   }
 
   /** Resolves once every worker has loaded or failed (for benchmarks and tests; the collector never waits). */
-  async whenReady(): Promise<void> {
-    while (this.slots.some((s) => s && !s.ready)) await new Promise((r) => setTimeout(r, 20));
+  whenReady(): Promise<void> {
+    return this.threads.whenReady();
   }
 
   /** Ends every worker; tasks still pending are rejected. Later calls to process() run inline. */
-  async close(): Promise<void> {
-    this.closed = true;
-    const slots = this.slots.splice(0).filter((s): s is Slot => s !== null);
-    await Promise.all(slots.map((s) => s.terminate()));
-  }
-
-  private spawn(i: number): Slot {
-    const slot: Slot = new TaskThread(
-      new URL('./worker.ts', import.meta.url),
-      {},
-      (message) => new WorkerFailedError(message),
-      // A worker that had worked is replaced; one that never loaded is not retried (its runs go inline).
-      (wasReady) => {
-        if (this.slots[i] === slot) this.slots[i] = wasReady && !this.closed ? this.spawn(i) : null;
-      },
-    );
-    return slot;
+  close(): Promise<void> {
+    return this.threads.close();
   }
 }
