@@ -13,6 +13,7 @@ import { parseDbTarget, redactDbLocation, type DbTarget } from './target.js';
 import { openSqlite } from './sqlite.js';
 import { openPostgres } from './postgres.js';
 import { migrateStore } from './migrate.js';
+import { pingDatabase } from './maintenance.js';
 
 export type { DialectName } from './dialect.js';
 export type { Store } from './store.js';
@@ -75,6 +76,7 @@ function storeOver(db: Kysely<Database>, t: DbTarget, tokenList: TokenList): Sto
     tokenList,
     readers: null,
     cache: new StoreCache(),
+    ping: () => pingDatabase(db),
     close: async () => {
       await store.readers?.close();
       await db.destroy();
