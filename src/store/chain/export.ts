@@ -25,9 +25,14 @@ export async function exportStep(store: Store, filters: ObservationFilters, afte
       ? sql<string | number>`(integrity::json ->> ${sql.lit(m)})`
       : sql<string | number>`json_extract(integrity, ${sql.lit(`$.${m}`)})`;
   const list = store.tokenList;
-  const rows = await keysetStep(store.db, filters, list, after, n, (qb) =>
-    qb.select(EXPORT_READ).select([member('score').as('integrity_score'), member('maximum').as('integrity_maximum')]),
-  );
+  const rows = await keysetStep({
+    db: store.db,
+    filters,
+    list,
+    after,
+    n,
+    select: (qb) => qb.select(EXPORT_READ).select([member('score').as('integrity_score'), member('maximum').as('integrity_maximum')]),
+  });
   return rows.map((r) => rowWithIntegrity(r, { score: Number(r.integrity_score), maximum: Number(r.integrity_maximum) }, list));
 }
 

@@ -29,7 +29,7 @@ export async function listTransactions(
     const offload = store.readers ? (f: ObservationFilters) => store.readers!.count(f) : undefined;
     const [total, rows] = await Promise.all([
       countMatches(store, filters, stats, offload),
-      pageMatches(store.db, filters, list, page.limit, page.offset, stats),
+      pageMatches({ db: store.db, filters, list, limit: page.limit, offset: page.offset, known: stats }),
     ]);
     return { total, as_of: stats.updatedAt ?? now.toISOString(), rows };
   });
@@ -71,7 +71,8 @@ export async function aggregateMetrics(store: Store, filters: ObservationFilters
   let analyzed = 0;
   let success = 0;
   let known = 0;
-  for await (const r of scanMatches(store.db, filters, list, window, ['nominal_parts', 'fee', 'execution'] as const)) {
+  const columns = ['nominal_parts', 'fee', 'execution'] as const;
+  for await (const r of scanMatches({ db: store.db, filters, list, cap: window, columns })) {
     analyzed++;
     nominal.addExact(nominalExact(parseNominalParts(r.nominal_parts), list));
     fees.add(r.fee);

@@ -53,7 +53,8 @@ export async function sumSeriesRange(store: Store, req: SeriesRequest, range: Se
   const { buckets } = emptySeriesSums(req);
   let analyzed = 0;
   let oldest: number | null = null;
-  for await (const r of scanMatches(store.db, req.filters, list, range.cap, ['nominal_parts', 'fee', 'execution'] as const, range.start)) {
+  const columns = ['nominal_parts', 'fee', 'execution'] as const;
+  for await (const r of scanMatches({ db: store.db, filters: req.filters, list, cap: range.cap, columns, start: range.start })) {
     analyzed++;
     const time = Number(r.time);
     oldest = time;
