@@ -4,10 +4,12 @@
  *    better-sqlite3), not even their types.
  * 2. Faces (FACES below) reach the store only to open one: from src/store/ they import types (`import type`, or
  *    `type` on every name), and values only from the modules and names in FACE_STORE_VALUES.
+ * 3. The explorer (web/src) imports the server's types, and as values only the pure modules in WEB_SHARED, which
+ *    themselves import values only from each other and from packages: nothing of the server is bundled.
  * Static imports, `export … from` and dynamic `import()` all count. Exits 1 and prints each offending import.
  * Usage: node scripts/import-rules.mjs [ROOT] (default: the current directory).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -27,19 +29,23 @@ export const FACE_STORE_VALUES = {
   'src/store/outage.ts': ['isStoreOutage', 'StoreUnavailable'],
 };
 
+/** Server modules the explorer may bundle: pure rules it shares with the server (no I/O, no server state). */
+export const WEB_SHARED = ['src/domain/money.ts', 'src/domain/metrics.ts'];
+
 /** Packages that speak SQL to a database. */
 export const DATABASE_PACKAGES = ['kysely', 'pg', 'better-sqlite3'];
 
 const isFace = (file) => FACES.some((f) => (f.endsWith('/') ? file.startsWith(f) : file === f));
 const isDatabasePackage = (spec) => DATABASE_PACKAGES.some((p) => spec === p || spec.startsWith(`${p}/`));
 
-/** Every .ts file under `dir`, as paths relative to `root` with forward slashes. */
+/** Every .ts (and .tsx) file under `dir`, as paths relative to `root` with forward slashes; [] when `dir` is absent. */
 function tsFiles(root, dir) {
+  if (!existsSync(join(root, dir))) return [];
   const out = [];
   for (const e of readdirSync(join(root, dir), { withFileTypes: true })) {
     const path = `${dir}/${e.name}`;
     if (e.isDirectory()) out.push(...tsFiles(root, path));
-    else if (e.name.endsWith('.ts') && !e.name.endsWith('.d.ts')) out.push(path);
+    else if (/\.tsx?$/.test(e.name) && !e.name.endsWith('.d.ts')) out.push(path);
   }
   return out;
 }
@@ -95,14 +101,15 @@ function destructured(call) {
   return decl.name.elements.map((e) => (e.propertyName ?? e.name).getText());
 }
 
-/** A relative specifier of `file` as a repository path (`./x.js` → `src/…/x.ts`); null for a package. */
+/** A relative specifier of `file` as a repository path (`./x.js` or `./x` → `src/…/x.ts`); null for a package. */
 function resolveSpec(file, spec) {
   if (!spec.startsWith('.')) return null;
-  return join(dirname(file), spec).replace(/\\/g, '/').replace(/\.js$/, '.ts');
+  const path = join(dirname(file), spec).replace(/\\/g, '/');
+  return /\.tsx?$/.test(path) ? path : `${path.replace(/\.js$/, '')}.ts`;
 }
 
 /**
- * Checks every .ts file under `root`/src against the rules.
+ * Checks every .ts file under `root`/src and every .ts and .tsx file under `root`/web/src against the rules.
  * @returns one line per offending import, `file:line: what` (empty when every import keeps the rules)
  */
 export function checkImportRules(root) {
@@ -128,6 +135,16 @@ export function checkImportRules(root) {
         );
     }
   }
+  for (const file of [...tsFiles(root, 'web/src'), ...WEB_SHARED.filter((f) => existsSync(join(root, f)))]) {
+    const shared = WEB_SHARED.includes(file);
+    for (const imp of importsOf(file, readFileSync(join(root, file), 'utf8'))) {
+      const target = resolveSpec(file, imp.spec);
+      if (imp.typeOnly || !target || (!shared && target.startsWith('web/')) || WEB_SHARED.includes(target)) continue;
+      problems.push(
+        `${file}:${imp.line}: ${shared ? 'a module the explorer bundles' : 'the explorer'} imports a value from ${target}: only types, and values from ${WEB_SHARED.join(', ')}`,
+      );
+    }
+  }
   return problems;
 }
 
@@ -138,5 +155,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     for (const p of problems) console.error(p);
     process.exit(1);
   }
-  console.log(`Import rules kept by ${tsFiles(root, 'src').length} modules of ${relative(process.cwd(), root) || '.'}/src.`);
+  const at = relative(process.cwd(), root) || '.';
+  console.log(
+    `Import rules kept by ${tsFiles(root, 'src').length} modules of ${at}/src and ${tsFiles(root, 'web/src').length} of ${at}/web/src.`,
+  );
 }

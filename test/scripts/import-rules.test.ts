@@ -1,7 +1,8 @@
 /**
  * scripts/import-rules.mjs (run by `npm run lint:cycles`): only src/store/ imports the database libraries, and
  * faces import from src/store/ types and the few opening functions it allows. Checked on small trees written
- * here, each breaking one rule, and on this repository.
+ * here, each breaking one rule, and on this repository. The explorer (web/src) imports the server's types and only
+ * the pure modules it shares with the server.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -73,6 +74,29 @@ describe('import rules', () => {
       expect.arrayContaining(['src/http/health.ts', 'src/seed/chain.ts', 'src/ops/pool.ts']),
     );
     expect(problems).toHaveLength(3);
+  });
+
+  it('let the explorer import server types and the shared pure modules, and nothing else of the server', () => {
+    const root = tree({
+      'src/domain/money.ts': "import { format } from 'ox/Value';\nimport type { Store } from '../store/db.js';\n",
+      'src/domain/metrics.ts': 'export const METRICS_WINDOW = 50_000;\n',
+      'web/src/ok.tsx':
+        "import type { Row } from '../../src/store/chain/index';\nimport { sumDecimals } from '../../src/domain/money';\nimport { Chart } from './chart';\n",
+      'web/src/bad.tsx': "import { listTransactions } from '../../src/store/chain/index';\n",
+    });
+    expect(check(root)).toEqual([
+      expect.stringMatching(/^web\/src\/bad\.tsx:1: the explorer imports a value from src\/store\/chain\/index\.ts/),
+    ]);
+  });
+
+  it('refuse a shared module that imports server code the explorer would then bundle', () => {
+    const root = tree({
+      'src/domain/money.ts': "import { openStore } from '../store/db.js';\n",
+      'web/src/ok.tsx': "import { sumDecimals } from '../../src/domain/money';\n",
+    });
+    expect(check(root)).toEqual([
+      expect.stringMatching(/^src\/domain\/money\.ts:1: a module the explorer bundles imports a value from src\/store\/db\.ts/),
+    ]);
   });
 
   it('hold in this repository', () => {

@@ -23,6 +23,6 @@ export {
   type CollectorState,
   type StoreStatus,
 } from './checkpoint.js';
-export { aggregateMetrics, computeMetrics, computeSeries, getTransaction, listTransactions, METRICS_WINDOW } from './reads.js';
+export { aggregateMetrics, computeMetrics, computeSeries, getTransaction, listTransactions } from './reads.js';
 export { EXPORT_CAP, exportRows, exportStep } from './export.js';
 export { runReaderTask } from './reader-tasks.js';

@@ -4,6 +4,7 @@
  */
 import type { Store } from '../store.js';
 import { DecimalSum } from '../../domain/money.js';
+import { METRICS_WINDOW, successRate } from '../../domain/metrics.js';
 import type { ObservationFilters } from '../../domain/filters.js';
 import { nominalExact } from '../../domain/listing.js';
 import { VALUE_METHOD, type Metrics, type MetricsSeries, type TransactionPage } from './answers.js';
@@ -46,9 +47,6 @@ export async function getTransaction(store: Store, hash: string): Promise<Transa
   return r ? rowToDetail(r, store.tokenList) : null;
 }
 
-/** Metrics window (docs/api-chain.md). */
-export const METRICS_WINDOW = 50_000;
-
 /**
  * Aggregates the latest 50,000 matches by streaming their rows and summing with DecimalSum (exact bigint
  * arithmetic; never floats, never SQL SUM over text). `total` counts all matches. The answer is remembered
@@ -70,16 +68,14 @@ export async function aggregateMetrics(store: Store, filters: ObservationFilters
   const fees = new DecimalSum();
   let analyzed = 0;
   let success = 0;
-  let known = 0;
+  let failed = 0;
   const columns = ['nominal_parts', 'fee', 'execution'] as const;
   for await (const r of scanMatches({ db: store.db, filters, list, cap: window, columns })) {
     analyzed++;
     nominal.addExact(nominalExact(parseNominalParts(r.nominal_parts), list));
     fees.add(r.fee);
-    if (r.execution === 'success' || r.execution === 'failed') {
-      known++;
-      if (r.execution === 'success') success++;
-    }
+    if (r.execution === 'success') success++;
+    else if (r.execution === 'failed') failed++;
   }
   return {
     total,
@@ -90,7 +86,7 @@ export async function aggregateMetrics(store: Store, filters: ObservationFilters
     nominal_known: nominal.count,
     fees_known: fees.count,
     value_method: VALUE_METHOD,
-    rate: known ? success / known : null,
+    rate: successRate(success, failed),
     task_outcomes: null,
   };
 }
