@@ -33,7 +33,7 @@ function pairBy(before: Offer[], after: Offer[], key: (o: Offer) => string): { p
   const afterGroups = groupBy(after, key);
   for (const o of before) {
     const g = afterGroups.get(key(o));
-    if (g && g.length) pairs.push([o, g.shift()!]);
+    if (g?.length) pairs.push([o, g.shift()!]);
     else removed.push(o);
   }
   const added = [...afterGroups.values()].flat();

@@ -187,7 +187,7 @@ export async function seedIntel(store: Store, opts: IntelSeedOptions): Promise<I
               }),
             );
         } else if (s % 5 === 0) {
-          prev.offers.forEach((o, k) =>
+          for (const [k, o] of prev.offers.entries())
             changes.push({
               service_id,
               domain,
@@ -197,8 +197,7 @@ export async function seedIntel(store: Store, opts: IntelSeedOptions): Promise<I
               after_snapshot_id: last.snapshot_id,
               before: { offer: k, amount_atomic: o.amount_atomic },
               after: { offer: k, amount_atomic: last.offers[k].amount_atomic },
-            }),
-          );
+            });
         }
         for (const c of changes) rows.intel_changes.push(changeToRow(c));
         const good = failing ? snaps[snapsPer - 3] : last;

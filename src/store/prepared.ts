@@ -67,7 +67,10 @@ export function namingPool(pool: Pick<pg.Pool, 'connect' | 'end'>): PostgresPool
     async connect() {
       const client = await pool.connect();
       let w = wrappers.get(client);
-      if (!w) wrappers.set(client, (w = wrap(client)));
+      if (!w) {
+        w = wrap(client);
+        wrappers.set(client, w);
+      }
       return w;
     },
     end: () => pool.end(),

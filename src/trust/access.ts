@@ -61,7 +61,7 @@ export async function checkWithPayment(
 ): Promise<CheckReply> {
   const decision = await gate.process(req);
   if (decision.kind === 'respond') return { status: decision.status, headers: decision.headers, body: decision.body };
-  let answer;
+  let answer: Awaited<ReturnType<typeof runCheck>>;
   try {
     answer = await runCheck(url, { ...gather, now: new Date() }, { keyId: null, payer: decision.payer });
   } catch (e) {

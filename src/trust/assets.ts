@@ -31,7 +31,7 @@ export function assetResolver(rpcUrl: string | null, timeoutMs = 2000): AssetRes
     if (network === TEMPO_MAINNET && registry && isTip20Address(a)) {
       try {
         const info = (await registry.resolve([a])).get(a);
-        if (info && info.currency)
+        if (info?.currency)
           return { network, asset: a, known: true, symbol: info.symbol, currency: info.currency, decimals: info.decimals, source: 'chain' };
       } catch {
         /* chain not reachable: the asset stays unknown */

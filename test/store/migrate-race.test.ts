@@ -74,7 +74,8 @@ describe('SQLite migrations from several processes at once', () => {
     for (let round = 0; round < ROUNDS; round++) {
       const path = join(dir, `round-${round}.sqlite`);
       const outcomes = await openAtOnce(`sqlite:${path}`);
-      outcomes.forEach((o, i) => o.code !== 0 && failures.push(`round ${round} process ${i}: exit ${o.code}: ${o.stderr.trim()}`));
+      for (const [i, o] of outcomes.entries())
+        if (o.code !== 0) failures.push(`round ${round} process ${i}: exit ${o.code}: ${o.stderr.trim()}`);
       expect(schemaOf(path)).toEqual(expected);
     }
     expect(failures).toEqual([]);

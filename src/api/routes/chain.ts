@@ -5,6 +5,7 @@
 import { cacheScope, publicBaseUrl } from '../../http/base-urls.js';
 import { MANIFEST_PATH } from './manifest.js';
 import { HeavyBudget } from '../../http/heavy-budget.js';
+import type { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -198,7 +199,7 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
     },
     async (req, reply) => {
       const release = exportSlots.take();
-      let body;
+      let body: Readable;
       try {
         // Read the first rows before answering, so a store outage is still a JSON {error} with 503.
         body = await csvExport(exportBatches(ctx.store, req.query));

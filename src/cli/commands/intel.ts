@@ -32,7 +32,7 @@ export function register(cmd: Command): void {
       action(async (opts: Record<string, unknown>) => {
         const config = configFrom(opts);
         const log = createLogger(config);
-        let sources;
+        let sources: ReturnType<typeof parseSources>;
         try {
           sources = parseSources(typeof opts.sources === 'string' ? opts.sources : config.sources);
         } catch (e) {

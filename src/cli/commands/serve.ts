@@ -3,7 +3,7 @@
  */
 import type { Command } from 'commander';
 import type { FastifyInstance } from 'fastify';
-import type { AppContext, } from '../../context.js';
+import type { AppContext } from '../../context.js';
 import { addCommonOptions } from '../options.js';
 import { action, CliError } from '../run.js';
 import { serveUntilSignal } from '../listener.js';

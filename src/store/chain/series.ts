@@ -1,4 +1,3 @@
-
 import { addExact, addToSum, emptySum, formatExact, mergeSums, parseDecimal, type ExactDecimal } from '../../domain/money.js';
 import type { TokenList } from '../../domain/token-list.js';
 import type { Store } from '../store.js';
@@ -66,7 +65,8 @@ export async function sumSeriesRange(store: Store, req: SeriesRequest, range: Se
       if (!list.tokens.has(p.asset_contract)) continue;
       const amount = parseDecimal(p.amount);
       nominal = nominal ? addExact(nominal, amount) : amount;
-      const a = (b.assets[p.asset_contract] ??= { count: 0, nominal: emptySum() });
+      b.assets[p.asset_contract] ??= { count: 0, nominal: emptySum() };
+      const a = b.assets[p.asset_contract];
       // A row counts once per asset, however many parts name it.
       if (!counted.includes(p.asset_contract)) {
         a.count++;
