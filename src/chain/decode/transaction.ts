@@ -126,7 +126,7 @@ const unknownLog = (l: DecodedLog) => ({ log_index: l.log_index, address: l.addr
 /**
  * The list-independent parts of the nominal value: the sender's non-fee legs in tokens whose currency() is "USD"
  * and whose decimals are known, summed per token contract (in first-seen order); null when there is none. Which
- * parts count as dollars depends on the token list and is decided when answers are read (src/chain/listing.ts).
+ * parts count as dollars depends on the token list and is decided when answers are read (src/domain/listing.ts).
  */
 export function nominalPartsOf(legs: Leg[], sender: string | null, tokens: TokenMap): NominalPart[] | null {
   const byContract = new Map<string, string[]>();
