@@ -329,23 +329,15 @@ function payToMoveReasons(rc: RecentChanges, window: ChangeWindow, add: Add): bo
     };
     const when = cs[cs.length - 1].at;
     if (inbound.count !== null && inbound.count > 0) {
-      add(
-        'pay_to_changed_recently',
-        'warning',
-        `payTo changed to ${payTo} on ${when}; the new wallet has received ${inbound.count} observed payment(s) on chain`,
-        evidence,
-      );
+      const seen = `the new wallet has received ${inbound.count} observed payment(s) on chain`;
+      add('pay_to_changed_recently', 'warning', `payTo changed to ${payTo} on ${when}; ${seen}`, evidence);
     } else {
       const why =
         inbound.count === null
           ? `we do not observe ${network ?? 'its network'}, so no payment to it can be seen`
           : 'no payment to it has been observed on chain';
-      add(
-        'pay_to_changed_recently',
-        'critical',
-        `payTo changed to ${payTo ?? '(none)'} on ${when} and ${why}: a swapped payTo sends the money to a different wallet`,
-        evidence,
-      );
+      const risk = 'a swapped payTo sends the money to a different wallet';
+      add('pay_to_changed_recently', 'critical', `payTo changed to ${payTo ?? '(none)'} on ${when} and ${why}: ${risk}`, evidence);
     }
   }
   return payToMoves.size > 0;
