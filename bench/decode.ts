@@ -36,7 +36,7 @@ const integrity = await perTx(async () => {
   for (const f of blocks) await evaluateBlockIntegrity(f);
 });
 const decode = await perTx(() => {
-  blocks.forEach((f, i) => decodeBlock(f, fx.tokens, integrities[i]!));
+  for (const [i, f] of blocks.entries()) decodeBlock(f, fx.tokens, integrities[i]!);
 });
 const both = await perTx(async () => {
   for (const f of blocks) decodeBlock(f, fx.tokens, await evaluateBlockIntegrity(f));

@@ -145,7 +145,10 @@ try {
     let last = 0;
     const launched = await launchCollector(config, store, pino({ level: 'silent' }), {
       once: true,
-      onProgress: (p) => ((tx += p.transactions), (last = p.lastBlock)),
+      onProgress: (p) => {
+        tx += p.transactions;
+        last = p.lastBlock;
+      },
     });
     // Steady-state rate: the one-off load of the collector's threads (the SQLite writer thread, about a second;
     // decode workers if any) is waited for before the clock starts, like the lock and the node's chain id

@@ -129,13 +129,14 @@ async function benchDialect(dialect: 'sqlite' | 'postgres'): Promise<DialectRepo
             connections,
             requests: signedRequests(conn, 0),
           });
+          next += 10_000_000;
           const intake = await measure(
             `signed protocol event (${dialect}), ${connections} connections`,
             `${server.url}/api/protocol-events`,
             {
               duration: DURATION,
               connections,
-              requests: signedRequests(conn, (next += 10_000_000)),
+              requests: signedRequests(conn, next),
             },
           );
           runs.push({

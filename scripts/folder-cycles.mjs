@@ -16,7 +16,9 @@ for (const [file, deps] of Object.entries(files)) {
     const to = folderOf(dep);
     if (to === from) continue;
     graph[from].add(to);
-    (because[`${from} -> ${to}`] ??= []).push(`${file} -> ${dep}`);
+    const edge = `${from} -> ${to}`;
+    because[edge] ??= [];
+    because[edge].push(`${file} -> ${dep}`);
   }
 }
 const cycles = (await madge(Object.fromEntries(Object.entries(graph).map(([k, v]) => [k, [...v]])))).circular();
@@ -25,7 +27,8 @@ if (cycles.length === 0) {
 } else {
   for (const cycle of cycles) {
     console.error(`folder cycle: ${[...cycle, cycle[0]].join(' -> ')}`);
-    cycle.forEach((from, i) => console.error(`  ${(because[`${from} -> ${cycle[(i + 1) % cycle.length]}`] ?? []).join('\n  ')}`));
+    for (const [i, from] of cycle.entries())
+      console.error(`  ${(because[`${from} -> ${cycle[(i + 1) % cycle.length]}`] ?? []).join('\n  ')}`);
   }
   process.exit(1);
 }

@@ -155,8 +155,15 @@ export async function startBareRoute(bytes: number): Promise<ChildServer & { bar
 export function sampleChildRss(server: ChildServer, everyMs = 20): { stop: () => number } {
   const start = server.rss();
   let peak = start;
-  const t = setInterval(() => (peak = Math.max(peak, server.rss())), everyMs);
-  return { stop: () => (clearInterval(t), peak - start) };
+  const t = setInterval(() => {
+    peak = Math.max(peak, server.rss());
+  }, everyMs);
+  return {
+    stop: () => {
+      clearInterval(t);
+      return peak - start;
+    },
+  };
 }
 
 /**

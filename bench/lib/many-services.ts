@@ -65,7 +65,9 @@ export async function startManyServices(ports = 10, routesPerPort = 100, delayMs
       // Count the request as finished only when the response is fully sent (or the socket is gone).
       let done = false;
       const finish = () => {
-        if (!done) (done = true), s.inFlight--;
+        if (done) return;
+        done = true;
+        s.inFlight--;
       };
       res.on('finish', finish);
       res.on('close', finish);

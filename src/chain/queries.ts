@@ -2,7 +2,7 @@
  * The chain area's query layer: the answers of the public chain endpoints, from input already parsed by the
  * wire schemas (src/domain/filters.ts) to the body (pagination, status composition, coverage shape, the series
  * window, NotFound for an unrecorded hash). HTTP routes (src/api/routes/chain.ts) import only these; the SQL
- * and the remembered answers keyed on the store version are in src/store/chain/index.ts.
+ * and the remembered answers keyed on the store version are in src/store/chain/reads.ts.
  */
 import type { AppContext } from '../context.js';
 import { InvalidInput, NotFound } from '../domain/errors.js';

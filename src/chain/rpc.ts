@@ -120,14 +120,14 @@ export class TempoRpc {
   private readonly endpoint: string;
   private readonly authorization: string | null;
   private readonly gate: Semaphore;
-  private readonly o: Required<Omit<RpcOptions, 'onRetry'>> & Pick<RpcOptions, 'onRetry'>;
+  private readonly opts: Required<Omit<RpcOptions, 'onRetry'>> & Pick<RpcOptions, 'onRetry'>;
   private nextId = 1;
   /** False once the node said eth_getBlockReceipts does not exist; then receipts are read one by one. */
   private blockReceiptsSupported = true;
 
   /** @param agent connections to reuse (those of connect's probe, same node and options), else new ones */
   private constructor(opts: RpcOptions, agent?: Agent) {
-    this.o = { concurrency: 8, batchSize: 40, timeoutMs: 10_000, maxAttempts: 8, baseDelayMs: 200, maxDelayMs: 10_000, ...opts };
+    this.opts = { concurrency: 8, batchSize: 40, timeoutMs: 10_000, maxAttempts: 8, baseDelayMs: 200, maxDelayMs: 10_000, ...opts };
     this.source = redactUrl(opts.url);
     const u = new URL(opts.url);
     // Credentials in the URL are sent as basic auth (RFC 7617), as browsers and viem do, and kept out of the URL.
@@ -138,8 +138,8 @@ export class TempoRpc {
     u.username = '';
     u.password = '';
     this.endpoint = u.toString();
-    this.agent = agent ?? new Agent({ connections: this.o.concurrency, maxResponseSize: MAX_RESPONSE_BYTES });
-    this.gate = new Semaphore(this.o.concurrency);
+    this.agent = agent ?? new Agent({ connections: this.opts.concurrency, maxResponseSize: MAX_RESPONSE_BYTES });
+    this.gate = new Semaphore(this.opts.concurrency);
   }
 
   /**
@@ -174,7 +174,7 @@ export class TempoRpc {
    */
   async batch(calls: RpcCall[]): Promise<unknown[]> {
     const chunks: number[][] = [];
-    for (let i = 0; i < calls.length; i += this.o.batchSize) chunks.push(calls.slice(i, i + this.o.batchSize).map((_, j) => i + j));
+    for (let i = 0; i < calls.length; i += this.opts.batchSize) chunks.push(calls.slice(i, i + this.opts.batchSize).map((_, j) => i + j));
     const results = new Array<unknown>(calls.length);
     await Promise.all(chunks.map((idx) => this.sendWithRetry(calls, idx, results)));
     return results;
@@ -194,13 +194,13 @@ export class TempoRpc {
           throw failed[0].error;
         },
         {
-          attempts: this.o.maxAttempts,
-          baseMs: this.o.baseDelayMs,
-          maxMs: this.o.maxDelayMs,
+          attempts: this.opts.maxAttempts,
+          baseMs: this.opts.baseDelayMs,
+          maxMs: this.opts.maxDelayMs,
           onRetry: ({ attempt, delayMs, error }) => {
             rpcErrors.inc();
             rpcRetries.inc();
-            this.o.onRetry?.({ attempt, delayMs, error: firstLine(error) });
+            this.opts.onRetry?.({ attempt, delayMs, error: firstLine(error) });
           },
         },
       );
@@ -227,7 +227,7 @@ export class TempoRpc {
         : { 'content-type': 'application/json' },
       body: JSON.stringify(body),
       dispatcher: this.agent,
-      signal: AbortSignal.timeout(this.o.timeoutMs),
+      signal: AbortSignal.timeout(this.opts.timeoutMs),
     });
     if (res.statusCode < 200 || res.statusCode > 299) {
       await res.body.dump();

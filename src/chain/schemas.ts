@@ -107,7 +107,6 @@ const decimal = (what: string) =>
     .regex(/^-?\d+(\.\d+)?$/)
     .nullable()
     .describe(`${what}: exact decimal string (no exponent, no float); null when unknown.`);
-const address = (what: string) => z.string().nullable().describe(`${what}: lower-case 0x address; null when unknown.`);
 
 export const IntegrityStageSchema = z
   .object({

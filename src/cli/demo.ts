@@ -15,13 +15,14 @@ import { listenVerify } from './commands/verify.js';
 import { launchCollector, type LaunchedCollector } from '../chain/collector/index.js';
 import { listenApi } from './commands/serve.js';
 import { withListeningVerifyPort } from '../http/base-urls.js';
-import { loadConfig, type Flags } from '../config.js';
+import { loadConfig, type Config, type Flags } from '../config.js';
 import type { Store } from '../store/db.js';
 import { openConfiguredStore } from './open-store.js';
 import { generateActivity, type GroundTruth } from '../demo/activity.js';
 import { ANVIL_TOKENS, writeLocalTokenList } from '../demo/token-list.js';
 import { deployPaymentToken } from '../demo/payment-token.js';
 import { shortMessage } from '../domain/errors.js';
+import { TEMPO_MAINNET } from '../domain/tempo.js';
 
 /** The demo agent's key (anvil's well-known test account 2, never real funds): it holds payment tokens to pay for checks. */
 const DEMO_PAYER_KEY = ANVIL_KEYS[2] as `0x${string}`;
@@ -60,6 +61,9 @@ export interface RunningDemo {
 /** Seconds between blocks once the activity is in, so the collector has a moving finalized head to follow. */
 const BLOCK_SECONDS = 1;
 
+/** Stops what the demo started, last first (each entry stops one thing). */
+type Cleanups = (() => Promise<void>)[];
+
 /**
  * Starts the whole demo and returns once the collector has caught up with the generated activity.
  * @throws Error (one line) when anvil, the store, the collector or the API cannot start; whatever had started
@@ -67,117 +71,25 @@ const BLOCK_SECONDS = 1;
  */
 export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
   const say = opts.say ?? (() => {});
-  const cleanups: (() => Promise<void>)[] = [];
+  const cleanups: Cleanups = [];
   const stop = async () => {
     while (cleanups.length) await cleanups.pop()!().catch((e) => opts.log.warn({ err: shortMessage(e) }, 'demo cleanup step failed'));
   };
   try {
-    const anvil: AnvilNode = await startAnvil();
-    cleanups.push(() => anvil.stop());
-    say(`anvil (Tempo mode, chain id 4217) on ${anvil.rpcUrl}`);
-
-    say('driving activity into it: transfers, memos, MPP charges, 0x76 batches, a sponsored fee, a revert, DEX swaps, a EUR token…');
-    const truth = await generateActivity(anvil.rpcUrl);
-    say(`${truth.transactions.length} transactions up to block ${truth.lastTxHeight}`);
-
-    const dir = mkdtempSync(join(tmpdir(), 'paywatch-demo-'));
-    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-    const temporaryStore = opts.flags.db === undefined && !process.env.PAYWATCH_DB;
-    const db = temporaryStore ? `sqlite:${join(dir, 'paywatch.sqlite')}` : String(opts.flags.db ?? process.env.PAYWATCH_DB ?? '');
-    // The tokens this chain has: anvil's genesis tokens and the EUR token the activity created (unless --tokenlist).
-    const eur = truth.eurToken;
-    const tokenList =
-      opts.flags.tokenList ??
-      writeLocalTokenList(dir, [...ANVIL_TOKENS, { address: eur.address.toLowerCase(), symbol: eur.symbol, name: eur.symbol }]);
-    say(`token list: ${tokenList}`);
-    const port = opts.flags.port ?? (await freePort());
-    const config = loadConfig({
-      ...opts.flags,
-      db,
-      port,
-      tokenList,
-      rpcUrl: anvil.rpcUrl,
-      from: 0,
-      pollIntervalMs: opts.flags.pollIntervalMs ?? 250,
-    });
-
+    const { anvil, truth } = await startChain(say, cleanups);
+    const { config, temporaryStore } = await demoConfig(opts, anvil, truth, say, cleanups);
     const store: Store = await openConfiguredStore(config, { readers: config.readers });
     cleanups.push(() => store.close());
     say(`store: ${store.location}${temporaryStore ? ' (temporary, deleted when the demo stops; use --db to keep one)' : ''}`);
-
-    const launched: LaunchedCollector = await launchCollector(config, store, opts.log);
-    cleanups.push(() => launched.release());
-    const { collector } = launched;
-    const running = collector.run();
-    cleanups.push(async () => {
-      collector.stop();
-      await running;
-    });
-
+    const { collector, running } = await startCollector(config, store, opts.log, cleanups);
     const components: LiveComponents = new Map([['collector', () => collector.report()]]);
     const ctx: AppContext = { store, config, components, log: opts.log };
     const intel = await startDemoIntel(ctx, anvil.rpcUrl, say, cleanups);
-    // Per-call x402 payment of the trust check: the demo's payment token, paid to an anvil account, settled by
-    // the local facilitator; the agent account holds tokens to pay with (examples/pay-check.mjs).
-    const payer = privateKeyToAccount(DEMO_PAYER_KEY);
-    const paymentToken = await deployPaymentToken(anvil.rpcUrl, ANVIL_KEYS[0], {
-      name: 'Demo USD',
-      symbol: 'DUSD',
-      holders: [payer.address],
-      amount: 1_000_000n,
-    });
-    const verifyConfig = loadConfig({
-      ...opts.flags,
-      db,
-      port,
-      tokenList,
-      rpcUrl: anvil.rpcUrl,
-      verifyPort: opts.flags.verifyPort ?? (await freePort()),
-      verifyAllowLoopback: '1',
-      x402PayTo: privateKeyToAccount(ANVIL_KEYS[3]).address.toLowerCase(),
-      x402Asset: paymentToken.address,
-      x402AssetName: paymentToken.name,
-      x402AssetVersion: paymentToken.version,
-      x402AssetDecimals: paymentToken.decimals,
-      x402Network: 'eip155:4217',
-      x402FacilitatorUrl: intel.facilitatorUrl,
-    });
-    const verify = await listenVerify({ ...ctx, config: verifyConfig });
-    cleanups.push(() => verify.close());
+    const verify = await listenPaidVerify(ctx, opts.flags, anvil.rpcUrl, intel.facilitatorUrl, cleanups);
     // The public app advertises the trust check where it really listens (manifest, explorer).
     const { app, url } = await listenApi({ ...ctx, config: withListeningVerifyPort(config, verify.port) });
     cleanups.push(() => app.close());
-
-    // Wait until the generated activity is collected, then let blocks keep coming for the collector to follow.
-    while ((collector.status().last_block ?? -1) < truth.lastTxHeight) {
-      const s = collector.status();
-      if (s.state === 'error') say(`collector: ${s.last_error?.message} (retrying)`);
-      await Promise.race([running, new Promise((r) => setTimeout(r, 100))]);
-    }
-    await rpc(anvil.rpcUrl, 'evm_setIntervalMining', [BLOCK_SECONDS]);
-
-    const mpp = truth.transactions.find((t) => t.protocol === 'mpp') ?? truth.transactions[0];
-    const swap = truth.transactions.find((t) => t.exchange !== null);
-    const urls = [
-      `${url}/api/status`,
-      `${url}/api/coverage`,
-      `${url}/api/transactions`,
-      `${url}/api/transactions/${mpp.hash}`,
-      ...(swap ? [`${url}/api/transactions?exchange=${encodeURIComponent(swap.exchange!)}`] : []),
-      `${url}/api/transactions?q=${mpp.sender}`,
-      `${url}/api/metrics`,
-      `${url}/api/export`,
-      `${url}/api/openapi.json`,
-      `${url}/api/providers`,
-      `${url}/api/intelligence/changes`,
-      `${url}/api/intelligence/offers?domain=${encodeURIComponent(intel.changedDomain)}`,
-      `${url}/api/intelligence/status`,
-    ];
-    const checks = [
-      `KEY=$(curl -s -X POST ${verify.url}/v1/keys | node -pe 'JSON.parse(require("fs").readFileSync(0, "utf8")).key')`,
-      `curl -s -X POST ${verify.url}/v1/check -H "Authorization: Bearer $KEY" -H 'content-type: application/json' -d '{"url":"${intel.checkUrl}"}'`,
-    ];
-    const paidCheck = `node examples/pay-check.mjs ${verify.url}/v1/check ${intel.checkUrl} ${DEMO_PAYER_KEY} ${paymentToken.address}`;
+    await followActivity(collector, running, truth, anvil.rpcUrl, say);
     return {
       apiUrl: url,
       verifyUrl: verify.url,
@@ -186,15 +98,152 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
       db: store.location,
       temporaryStore,
       truth,
-      urls,
-      checks,
-      paidCheck,
+      ...demoLinks(url, verify, intel, truth),
       stop,
     };
   } catch (e) {
     await stop();
     throw e;
   }
+}
+
+/** Starts anvil in Tempo mode and drives the varied activity into it. */
+async function startChain(say: (line: string) => void, cleanups: Cleanups): Promise<{ anvil: AnvilNode; truth: GroundTruth }> {
+  const anvil: AnvilNode = await startAnvil();
+  cleanups.push(() => anvil.stop());
+  say(`anvil (Tempo mode, chain id 4217) on ${anvil.rpcUrl}`);
+  say('driving activity into it: transfers, memos, MPP charges, 0x76 batches, a sponsored fee, a revert, DEX swaps, a EUR token…');
+  const truth = await generateActivity(anvil.rpcUrl);
+  say(`${truth.transactions.length} transactions up to block ${truth.lastTxHeight}`);
+  return { anvil, truth };
+}
+
+/**
+ * The demo's settings: the flags given, a temporary SQLite store unless `--db` (or PAYWATCH_DB) names one, a token
+ * list of the tokens this chain has unless `--tokenlist`, a free port unless `--port`, the collector on anvil.
+ */
+async function demoConfig(
+  opts: DemoOptions,
+  anvil: AnvilNode,
+  truth: GroundTruth,
+  say: (line: string) => void,
+  cleanups: Cleanups,
+): Promise<{ config: Config; temporaryStore: boolean }> {
+  const dir = mkdtempSync(join(tmpdir(), 'paywatch-demo-'));
+  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+  const temporaryStore = opts.flags.db === undefined && !process.env.PAYWATCH_DB;
+  const db = temporaryStore ? `sqlite:${join(dir, 'paywatch.sqlite')}` : String(opts.flags.db ?? process.env.PAYWATCH_DB ?? '');
+  // The tokens this chain has: anvil's genesis tokens and the EUR token the activity created (unless --tokenlist).
+  const eur = truth.eurToken;
+  const tokenList =
+    opts.flags.tokenList ??
+    writeLocalTokenList(dir, [...ANVIL_TOKENS, { address: eur.address.toLowerCase(), symbol: eur.symbol, name: eur.symbol }]);
+  say(`token list: ${tokenList}`);
+  const port = opts.flags.port ?? (await freePort());
+  const config = loadConfig({
+    ...opts.flags,
+    db,
+    port,
+    tokenList,
+    rpcUrl: anvil.rpcUrl,
+    from: 0,
+    pollIntervalMs: opts.flags.pollIntervalMs ?? 250,
+  });
+  return { config, temporaryStore };
+}
+
+/** Launches the collector over the store and runs it until the demo stops. */
+async function startCollector(config: Config, store: Store, log: Logger, cleanups: Cleanups) {
+  const launched: LaunchedCollector = await launchCollector(config, store, log);
+  cleanups.push(() => launched.release());
+  const { collector } = launched;
+  const running = collector.run();
+  cleanups.push(async () => {
+    collector.stop();
+    await running;
+  });
+  return { collector, running };
+}
+
+/**
+ * The trust-check listener with per-call x402 payment: the demo's payment token, paid to an anvil account, settled
+ * by the local facilitator; the agent account holds tokens to pay with (examples/pay-check.mjs).
+ */
+async function listenPaidVerify(ctx: AppContext, flags: Flags, rpcUrl: string, facilitatorUrl: string, cleanups: Cleanups) {
+  const payer = privateKeyToAccount(DEMO_PAYER_KEY);
+  const paymentToken = await deployPaymentToken(rpcUrl, ANVIL_KEYS[0], {
+    name: 'Demo USD',
+    symbol: 'DUSD',
+    holders: [payer.address],
+    amount: 1_000_000n,
+  });
+  const verifyConfig = loadConfig({
+    ...flags,
+    db: ctx.config.db,
+    port: ctx.config.port,
+    tokenList: ctx.config.tokenList,
+    rpcUrl,
+    verifyPort: flags.verifyPort ?? (await freePort()),
+    verifyAllowLoopback: '1',
+    x402PayTo: privateKeyToAccount(ANVIL_KEYS[3]).address.toLowerCase(),
+    x402Asset: paymentToken.address,
+    x402AssetName: paymentToken.name,
+    x402AssetVersion: paymentToken.version,
+    x402AssetDecimals: paymentToken.decimals,
+    x402Network: TEMPO_MAINNET,
+    x402FacilitatorUrl: facilitatorUrl,
+  });
+  const verify = await listenVerify({ ...ctx, config: verifyConfig });
+  cleanups.push(() => verify.close());
+  return { url: verify.url, port: verify.port, paymentToken: paymentToken.address };
+}
+
+/** Waits until the generated activity is collected, then lets blocks keep coming for the collector to follow. */
+async function followActivity(
+  collector: LaunchedCollector['collector'],
+  running: Promise<unknown>,
+  truth: GroundTruth,
+  rpcUrl: string,
+  say: (line: string) => void,
+): Promise<void> {
+  while ((collector.status().last_block ?? -1) < truth.lastTxHeight) {
+    const s = collector.status();
+    if (s.state === 'error') say(`collector: ${s.last_error?.message} (retrying)`);
+    await Promise.race([running, new Promise((r) => setTimeout(r, 100))]);
+  }
+  await rpc(rpcUrl, 'evm_setIntervalMining', [BLOCK_SECONDS]);
+}
+
+/** Example requests, trust-check commands and the paid check worth trying against the running demo. */
+function demoLinks(
+  url: string,
+  verify: { url: string; paymentToken: string },
+  intel: { changedDomain: string; checkUrl: string },
+  truth: GroundTruth,
+): Pick<RunningDemo, 'urls' | 'checks' | 'paidCheck'> {
+  const mpp = truth.transactions.find((t) => t.protocol === 'mpp') ?? truth.transactions[0];
+  const swap = truth.transactions.find((t) => t.exchange !== null);
+  const urls = [
+    `${url}/api/status`,
+    `${url}/api/coverage`,
+    `${url}/api/transactions`,
+    `${url}/api/transactions/${mpp.hash}`,
+    ...(swap ? [`${url}/api/transactions?exchange=${encodeURIComponent(swap.exchange!)}`] : []),
+    `${url}/api/transactions?q=${mpp.sender}`,
+    `${url}/api/metrics`,
+    `${url}/api/export`,
+    `${url}/api/openapi.json`,
+    `${url}/api/providers`,
+    `${url}/api/intelligence/changes`,
+    `${url}/api/intelligence/offers?domain=${encodeURIComponent(intel.changedDomain)}`,
+    `${url}/api/intelligence/status`,
+  ];
+  const checks = [
+    `KEY=$(curl -s -X POST ${verify.url}/v1/keys | node -pe 'JSON.parse(require("fs").readFileSync(0, "utf8")).key')`,
+    `curl -s -X POST ${verify.url}/v1/check -H "Authorization: Bearer $KEY" -H 'content-type: application/json' -d '{"url":"${intel.checkUrl}"}'`,
+  ];
+  const paidCheck = `node examples/pay-check.mjs ${verify.url}/v1/check ${intel.checkUrl} ${DEMO_PAYER_KEY} ${verify.paymentToken}`;
+  return { urls, checks, paidCheck };
 }
 
 /**
@@ -207,10 +256,11 @@ async function startDemoIntel(
   ctx: AppContext,
   rpcUrl: string,
   say: (line: string) => void,
-  cleanups: (() => Promise<void>)[],
+  cleanups: Cleanups,
 ): Promise<{ changedDomain: string; checkUrl: string; facilitatorUrl: string }> {
   const { startPaidServices } = await import('../demo/paid-services/index.js');
-  const { collectOnce, startIntelCollector } = await import('../intel/collect.js');
+  const { collectOnce } = await import('../intel/collect.js');
+  const { startIntelCollector } = await import('../intel/schedule.js');
   const { providerDomain } = await import('../intel/service-id.js');
   const ps = await startPaidServices({ rpcUrl });
   cleanups.push(() => ps.stop());

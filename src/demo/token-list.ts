@@ -14,7 +14,7 @@ export interface LocalToken {
   name: string;
 }
 
-/** The pre-deployed TIP-20 tokens of anvil's Tempo mode (docs/domain-notes: pathUSD, AlphaUSD, BetaUSD, ThetaUSD). */
+/** The pre-deployed TIP-20 tokens of anvil's Tempo mode (domain notes, "A real local node for tests": pathUSD, AlphaUSD, BetaUSD, ThetaUSD). */
 export const ANVIL_TOKENS: readonly LocalToken[] = [
   { address: '0x20c0000000000000000000000000000000000000', symbol: 'PathUSD', name: 'PathUSD' },
   { address: '0x20c0000000000000000000000000000000000001', symbol: 'AlphaUSD', name: 'AlphaUSD' },

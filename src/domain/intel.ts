@@ -2,7 +2,7 @@
  * The seams of provider intelligence. Sources (src/intel/sources) discover services; the prober
  * (src/intel/probe) takes one unpaid snapshot of a service and parses its challenge into offers; the store
  * (src/store/intel) keeps services, snapshots, offers and the changes derived by diffing snapshots
- * (src/intel/changes); the trust check (src/trust) reuses the prober, parsers and queries.
+ * (src/intel/changes.ts); the trust check (src/trust) reuses the prober, parsers and queries.
  * Amounts are exact atomic integer strings; a decimal amount is given only where the asset's decimals are known.
  * Networks are CAIP-2 ("eip155:4217"). Times are ISO 8601 strings unless named *_unix (UTC seconds).
  */

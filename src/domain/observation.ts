@@ -76,7 +76,7 @@ export interface AttributionMemo {
 /**
  * What the sender sent in one token whose `currency()` is "USD" (decimals known), fee excluded: the
  * list-independent part of the nominal value. `nominal` counts only the parts whose token is listed
- * (src/chain/listing.ts), so a changed token list needs no re-collection.
+ * (src/domain/listing.ts), so a changed token list needs no re-collection.
  */
 export interface NominalPart {
   /** Lower-case token contract. */

@@ -1,6 +1,6 @@
 /**
  * The listed tokens: the only contracts whose amounts paywatch counts as dollars. Anyone can create a TIP-20
- * through the factory with any symbol and `currency()` "USD" (docs/domain-notes: "Symbols can be ambiguous"), so
+ * through the factory with any symbol and `currency()` "USD" (domain notes, "TIP-20 tokens": "Symbols can be ambiguous"), so
  * what the chain says about a token never makes it a dollar on its own: the contract must also be on a token list
  * in the Uniswap token-list format (https://tokenlists.org, schema from `@uniswap/token-lists`).
  *

@@ -5,7 +5,6 @@
  * still served, but /readyz shows its state and last error; neither does a Redis outage (limits then count per
  * process, src/limits/shared.ts), which /readyz shows under `limits`.
  */
-import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
@@ -72,7 +71,7 @@ export function addHealthRoutes(app: FastifyInstance, ctx: AppContext, tags: str
       const collector = collectorOf(ctx);
       const limits = (ctx.limits ?? SharedLimits.inMemory()).status();
       try {
-        await within(sql`select 1`.execute(ctx.store.db), READY_TIMEOUT_MS);
+        await within(ctx.store.ping(), READY_TIMEOUT_MS);
         return reply
           .headers(noStore)
           .send({ status: 'ready', store: { ok: true, ms: Number((performance.now() - t0).toFixed(1)), error: null }, collector, limits });

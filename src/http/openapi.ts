@@ -11,6 +11,8 @@
 import { PaywatchError } from '../domain/errors.js';
 import { ErrorBody } from '../domain/error-body.js';
 
+/** A node of the OpenAPI document as @fastify/swagger builds it (members of any JSON type, read and set freely). */
+// biome-ignore lint/suspicious/noExplicitAny: the document is untyped JSON walked and rewritten member by member
 type Json = Record<string, any>;
 
 /** operationId of every visible operation, by "METHOD path". A route missing here fails at start (see finish). */
@@ -171,7 +173,8 @@ export function finishDocument(doc: Json, opts: FinishOptions): Json {
       }
       // An operation that declares no security is public: say so (security: []), as Redocly's security-defined asks.
       op.security ??= [];
-      const responses: Json = (op.responses ??= {});
+      op.responses ??= {};
+      const responses: Json = op.responses;
       for (const [status, r] of Object.entries<Json>(responses)) {
         r.headers = { ...r.headers, ...headerRefs(headersOf(method, path, status)) };
         const json = r.content?.['application/json'];

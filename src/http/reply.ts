@@ -47,7 +47,10 @@ const renderings = new WeakMap<object, RenderedJson>();
  */
 export function renderedOnce(key: object, build: () => unknown = () => key): RenderedJson {
   let r = renderings.get(key);
-  if (r === undefined) renderings.set(key, (r = renderJson(build())));
+  if (r === undefined) {
+    r = renderJson(build());
+    renderings.set(key, r);
+  }
   return r;
 }
 
@@ -60,7 +63,11 @@ export function sendRenderedJson(reply: FastifyReply, rendered: RenderedJson): F
   reply.header('etag', rendered.etag);
   const encoding = rendered.text.length >= COMPRESS_THRESHOLD ? negotiateEncoding(reply.request.headers['accept-encoding']) : null;
   if (encoding === null) return sendJsonText(reply, rendered.text);
-  const body = (rendered.encoded[encoding] ??= compressText(rendered.text, encoding));
+  let body = rendered.encoded[encoding];
+  if (body === undefined) {
+    body = compressText(rendered.text, encoding);
+    rendered.encoded[encoding] = body;
+  }
   // With Content-Encoding set, @fastify/compress leaves the body as it is (Vary comes from ./compression.ts).
   return reply
     .type(JSON_TYPE)

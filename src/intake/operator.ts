@@ -70,7 +70,7 @@ export async function rotateSender(
   graceSeconds: number,
 ): Promise<{ id: string; key: string; previous_key_expires_at: number }> {
   const { key, sealed } = vault.issue();
-  const expires = await rotateSenderKey(store, kind, id, sealed, nowSeconds(), graceSeconds);
+  const expires = await rotateSenderKey(store, { kind, id, key: sealed, now: nowSeconds(), graceSeconds });
   return { id, key, previous_key_expires_at: expires };
 }
 

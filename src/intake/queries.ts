@@ -163,7 +163,10 @@ function sumBy<R extends { charge_amount: string; charge_asset: string; charge_n
     const k = key(r);
     const id = JSON.stringify([k, r.charge_asset, r.charge_network]);
     let g = groups.get(id);
-    if (!g) groups.set(id, (g = { k, asset: r.charge_asset, network: r.charge_network, sum: new DecimalSum() }));
+    if (!g) {
+      g = { k, asset: r.charge_asset, network: r.charge_network, sum: new DecimalSum() };
+      groups.set(id, g);
+    }
     g.sum.add(r.charge_amount);
   }
   return [...groups.entries()]

@@ -13,42 +13,16 @@
  *   `offer_removed` / `offer_added`.
  */
 import type { Change, ChangeKind, Offer, Snapshot } from '../domain/intel.js';
+import { groupBy } from '../domain/group-by.js';
+import { offerIdentity, offerIdentityKey, type OfferIdentity } from './offer-identity.js';
 
 /** Where the changes belong: the provider's domain. */
 export interface DiffContext {
   domain: string;
 }
 
-/** The members that identify an offer across snapshots. */
-export interface OfferIdentity {
-  protocol: Offer['protocol'];
-  x402_version: number | null;
-  scheme: string | null;
-  method: string | null;
-  network: string | null;
-  asset: string | null;
-}
-
-/** The identity members of `o`, in a fixed order. */
-export function offerIdentity(o: Offer): OfferIdentity {
-  return { protocol: o.protocol, x402_version: o.x402_version, scheme: o.scheme, method: o.method, network: o.network, asset: o.asset };
-}
-
-const identityKey = (o: Offer): string => JSON.stringify(Object.values(offerIdentity(o)));
 /** Offers that could be the same option with a new network or asset share this key. */
 const familyKey = (o: Offer): string => JSON.stringify([o.protocol, o.x402_version, o.scheme, o.method]);
-
-/** Groups `items` by `key`, keeping order within each group. */
-function groupBy<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
-  const m = new Map<string, T[]>();
-  for (const it of items) {
-    const k = key(it);
-    const g = m.get(k);
-    if (g) g.push(it);
-    else m.set(k, [it]);
-  }
-  return m;
-}
 
 /**
  * Pairs offers of `before` with offers of `after` that share `key` (in order); returns the pairs and the left-overs.
@@ -59,7 +33,7 @@ function pairBy(before: Offer[], after: Offer[], key: (o: Offer) => string): { p
   const afterGroups = groupBy(after, key);
   for (const o of before) {
     const g = afterGroups.get(key(o));
-    if (g && g.length) pairs.push([o, g.shift()!]);
+    if (g?.length) pairs.push([o, g.shift()!]);
     else removed.push(o);
   }
   const added = [...afterGroups.values()].flat();
@@ -99,7 +73,7 @@ export function diffSnapshots(prev: Snapshot | null, next: Snapshot, ctx: DiffCo
   }
   if (prev.outcome !== 'payment_required' || next.outcome !== 'payment_required') return changes;
 
-  const exact = pairBy(prev.offers, next.offers, identityKey);
+  const exact = pairBy(prev.offers, next.offers, offerIdentityKey);
   const moved = pairBy(exact.removed, exact.added, familyKey);
   for (const o of moved.removed) changes.push(make('offer_removed', o, null));
   for (const o of moved.added) changes.push(make('offer_added', null, o));

@@ -1,11 +1,10 @@
 /**
- * The provider-intelligence collection loop (docs/intelligence.md): read every configured source, upsert the services it lists
+ * One provider-intelligence collection pass (docs/intelligence.md): read every configured source, upsert the services it lists
  * (and the offers it advertises for them), probe every known service once with the polite Prober, store each
  * snapshot with its evidence and offers, and derive the dated changes against the service's previous snapshot
- * (src/intel/changes.ts). Plus the archive verification job, which re-hashes stored evidence.
- * All SQL stays in src/store/intel/index.ts.
+ * (src/intel/changes.ts). The schedule that repeats it is ./schedule.ts, the archive verification ./archive.ts.
+ * All SQL stays in src/store/intel/.
  */
-import type { AppContext } from '../context.js';
 import {
   finishCollectRun,
   insertChanges,
@@ -13,8 +12,6 @@ import {
   latestSnapshot,
   listProbeTargets,
   loadSourceFreshness,
-  readEvidenceBatch,
-  recordArchiveRun,
   recordDirectoryOffers,
   recordSnapshot,
   saveSourceFreshness,
@@ -23,10 +20,10 @@ import {
 } from '../store/intel/index.js';
 import type { Store } from '../store/db.js';
 import { diffSnapshots, directoryDriftChanges } from './changes.js';
-import { archiveSourceAnswer, verifyEvidence, type ArchivedSourceAnswer } from './evidence.js';
+import { archiveSourceAnswer, type ArchivedSourceAnswer } from './evidence.js';
 import { Prober, type ProbeResult } from './probe/index.js';
 import { providerDomain, serviceId } from './service-id.js';
-import { collectSource, DEFAULT_SOURCES, parseSources, type SourceConfig, type SourceFreshness } from './sources/index.js';
+import { collectSource, DEFAULT_SOURCES, type SourceConfig, type SourceFreshness } from './sources/index.js';
 import type { Offer } from '../domain/intel.js';
 import { shortMessage } from '../domain/errors.js';
 
@@ -122,7 +119,7 @@ export async function collectOnce(store: Store, opts: CollectOptions = {}): Prom
 }
 
 /** A prober with the given limits; unset ones keep the prober's defaults (undefined must not override them). */
-function newProber(opts: CollectOptions): Prober {
+export function newProber(opts: CollectOptions): Prober {
   const set = Object.entries({ allowLoopback: opts.allowLoopback, timeoutMs: opts.probeTimeoutMs, concurrency: opts.concurrency }).filter(
     ([, v]) => v !== undefined,
   );
@@ -184,89 +181,4 @@ export async function storeProbe(store: Store, result: ProbeResult, sourceNames:
   const changes = [...diffSnapshots(prev, snap, { domain }), ...directoryDriftChanges(listed, prev, snap, { domain })];
   await insertChanges(store, changes);
   return changes.length;
-}
-
-/** The result of one archive verification pass. */
-export interface ArchiveVerification {
-  checked: number;
-  verified: number;
-  /** Snapshot ids whose stored bytes do not hash to the evidence hash their snapshot cites. */
-  failed: string[];
-}
-
-/**
- * Re-hashes every archived evidence row and compares it with the evidence hash its snapshot cites (and with the
- * hash stored beside the bytes); records the pass in intel_archive_runs (shown by /api/intelligence/status).
- * @param batch rows read per query (default 500)
- */
-export async function verifyArchive(store: Store, batch = 500): Promise<ArchiveVerification> {
-  const started = new Date();
-  const out: ArchiveVerification = { checked: 0, verified: 0, failed: [] };
-  let after = '';
-  for (;;) {
-    const rows = await readEvidenceBatch(store, after, batch);
-    if (!rows.length) break;
-    for (const r of rows) {
-      out.checked++;
-      const ok = r.evidence_hash !== null && r.sha256 === r.evidence_hash && verifyEvidence(r.bytes, r.evidence_hash);
-      if (ok) out.verified++;
-      else out.failed.push(r.snapshot_id);
-    }
-    after = rows[rows.length - 1].snapshot_id;
-  }
-  await recordArchiveRun(store, { started_at: started, finished_at: new Date(), ...out });
-  return out;
-}
-
-/** A running collector: its state for /api/status and a way to stop it. */
-export interface IntelCollector {
-  /** Stops scheduling; resolves when the run in progress has finished. */
-  stop(): Promise<void>;
-  /** The latest summary, the running flag and the last error. */
-  state(): { running: boolean; last: CollectSummary | null; last_error: string | null; last_verification: ArchiveVerification | null };
-}
-
-/**
- * Starts the collection loop in this process: one pass now, then one every `config.intelIntervalSeconds`, each
- * followed by an archive verification pass; never two at once. Sources: `opts.sources`, else the `sources` setting (PAYWATCH_SOURCES; default the public
- * CDP Bazaar and mpp.dev registry).
- * @throws Error when the `sources` setting cannot be parsed
- */
-export function startIntelCollector(ctx: AppContext, opts: CollectOptions = {}): IntelCollector {
-  const sources = opts.sources ?? parseSources(ctx.config.sources);
-  const prober = opts.prober ?? newProber(opts);
-  const log = opts.log ?? ctx.log;
-  let running = false;
-  let stopped = false;
-  let last: CollectSummary | null = null;
-  let lastError: string | null = null;
-  let lastVerification: ArchiveVerification | null = null;
-  let timer: NodeJS.Timeout | undefined;
-  let current: Promise<void> = Promise.resolve();
-
-  const pass = async () => {
-    if (stopped) return;
-    running = true;
-    try {
-      last = await collectOnce(ctx.store, { ...opts, sources, prober, log });
-      lastVerification = await verifyArchive(ctx.store);
-      lastError = null;
-    } catch (err) {
-      lastError = shortMessage(err);
-      log?.warn({ err: lastError }, 'intel collection run failed');
-    } finally {
-      running = false;
-    }
-    if (!stopped) timer = setTimeout(() => (current = pass()), ctx.config.intelIntervalSeconds * 1000);
-  };
-  current = pass();
-  const collector: IntelCollector = {
-    stop: async () => {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await current;
-    },
-    state: () => ({ running, last, last_error: lastError, last_verification: lastVerification }),
-  };
-  return collector;
 }

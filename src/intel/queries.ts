@@ -135,7 +135,7 @@ async function searchProvidersUncached(store: Store, p: ProvidersQuery, o: Query
     const [provRows, svcRows] = await Promise.all([providerRows(store, domains), serviceRows(store, domains, filter)]);
     const listings = await serviceListings(store, svcRows, o);
     const byDomain = new Map(provRows.map((r) => [r.domain, { row: r, services: [] as typeof listings }]));
-    svcRows.forEach((s, i) => byDomain.get(s.domain)?.services.push(listings[i]));
+    for (const [i, s] of svcRows.entries()) byDomain.get(s.domain)?.services.push(listings[i]);
     providers = domains.flatMap((d) => {
       const p = byDomain.get(d);
       return p ? [{ ...p.row, profile: `/api/providers/${encodeURIComponent(d)}`, ...summarizeProvider(p.services) }] : [];

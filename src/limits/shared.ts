@@ -148,7 +148,10 @@ export class SharedLimits {
             : null;
       }
       incr(key: string, done: (err: Error | null, result: RateLimitCount | null) => void, timeWindow: number, max: number): void {
-        if (!this.shared || !limits.usingRedis) return this.local.incr(key, done, timeWindow, max);
+        if (!this.shared || !limits.usingRedis) {
+          this.local.incr(key, done, timeWindow, max);
+          return;
+        }
         this.shared.incr(
           key,
           (err, result) => {

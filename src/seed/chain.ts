@@ -8,9 +8,9 @@ import { createHash } from 'node:crypto';
 import type { BlockObservations, Execution, Integrity, Observation } from '../domain/observation.js';
 import { CHAIN_ID } from '../domain/observation.js';
 import { toDecimal } from '../domain/money.js';
-import { sql } from 'kysely';
 import type { Store } from '../store/store.js';
 import { writeBlocks } from '../store/chain/index.js';
+import { refreshPlannerStatistics, widenPageCacheForBulkLoad } from '../store/maintenance.js';
 
 /**
  * Tokens of the synthetic chain: TIP-20 addresses, symbols and currencies (EUR has no dollar value). AlphaUSD
@@ -198,8 +198,7 @@ export async function seedStore(
   opts: SyntheticOptions & { rowsPerWrite?: number; onProgress?: (done: number) => void },
 ): Promise<SeedResult> {
   const started = Date.now();
-  // A 256 MiB page cache keeps the growing indexes in memory during the load (SQLite's default is 2 MiB).
-  if (store.dialect === 'sqlite') await sql`pragma cache_size = -262144`.execute(store.db);
+  await widenPageCacheForBulkLoad(store);
   const per = opts.rowsPerWrite ?? (store.dialect === 'sqlite' ? 20_000 : 5000);
   let batch: BlockObservations[] = [];
   let rows = 0;
@@ -223,13 +222,4 @@ export async function seedStore(
   await flush();
   await refreshPlannerStatistics(store);
   return { inserted: done, blocks, seconds: (Date.now() - started) / 1000 };
-}
-
-/**
- * After a bulk load: PostgreSQL needs VACUUM ANALYZE before it uses index-only scans (visibility map) and good
- * plans; SQLite's planner gets statistics from ANALYZE.
- */
-export async function refreshPlannerStatistics(store: Store): Promise<void> {
-  if (store.dialect === 'postgres') await sql`vacuum analyze observations, observation_details, leg_recipients`.execute(store.db);
-  else await sql`analyze`.execute(store.db);
 }

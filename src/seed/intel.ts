@@ -1,8 +1,8 @@
 /**
  * Synthetic provider intelligence for benchmarks: providers, services, dated snapshots, offers (from snapshots
  * and from a directory listing), change records, a source and a finished collection run, generated
- * deterministically from indexes and written with batched multi-row inserts in transactions (the repo's
- * per-snapshot writes would take hours at a million offers). Rows are built with the repo's own row mappers
+ * deterministically from indexes and written with batched multi-row inserts in transactions (src/store/intel/bulk.ts;
+ * the repo's per-snapshot writes would take hours at a million offers). Rows are built with the repo's own row mappers
  * (../store/intel/rows.ts), so seeded rows have exactly the stored form of collected ones.
  *
  * Shape of each service (every `servicesPerProvider` services share one provider):
@@ -22,9 +22,10 @@ import { serviceId } from '../intel/service-id.js';
 import { uuidv7 } from '../intel/probe/snapshot-id.js';
 import { toDecimal } from '../domain/money.js';
 import type { Store } from '../store/store.js';
-import type { Database } from '../store/schema.js';
+import { emptyIntelRows, insertIntelRows, insertSourceAndRun } from '../store/intel/bulk.js';
 import { changeToRow, offerToRow, rowToOffer, snapshotToRow } from '../store/intel/rows.js';
 import type { Change, Snapshot } from '../domain/intel.js';
+import { TEMPO_MAINNET } from '../domain/tempo.js';
 
 export interface IntelSeedOptions {
   /** Number of providers (domains). */
@@ -87,7 +88,7 @@ function offersOf(s: number, url: string, count: number, step: number, source: O
       x402_version: mpp ? null : 2,
       scheme: mpp ? 'charge' : 'exact',
       method: mpp ? 'tempo' : null,
-      network: 'eip155:4217',
+      network: TEMPO_MAINNET,
       asset: TOKENS[k % TOKENS.length],
       amount_atomic: atomic,
       amount: toDecimal(atomic, 6),
@@ -101,23 +102,6 @@ function offersOf(s: number, url: string, count: number, step: number, source: O
       source: source === 'directory' ? 'directory' : mpp ? 'www-authenticate' : 'header',
     };
   });
-}
-
-type Rows<T extends keyof Database> = Database[T] extends infer R ? Omit<R, 'id'>[] : never;
-
-/** Inserts rows in multi-row statements of at most ~30,000 bound values (under SQLite's and PostgreSQL's limits). */
-async function insertBatched<
-  T extends 'intel_providers' | 'intel_services' | 'intel_snapshots' | 'intel_offers' | 'intel_changes' | 'intel_source_answers',
->(tx: Store['db'], table: T, rows: Rows<T>): Promise<void> {
-  if (!rows.length) return;
-  const per = Math.max(1, Math.floor(30_000 / Object.keys(rows[0] as object).length));
-  for (let i = 0; i < rows.length; i += per) {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    await tx
-      .insertInto(table)
-      .values(rows.slice(i, i + per) as any)
-      .execute();
-  }
 }
 
 /**
@@ -135,14 +119,7 @@ export async function seedIntel(store: Store, opts: IntelSeedOptions): Promise<I
   const CHUNK = 100;
 
   for (let p0 = 0; p0 < opts.providers; p0 += CHUNK) {
-    const rows = {
-      providers: [] as Rows<'intel_providers'>,
-      services: [] as Rows<'intel_services'>,
-      snapshots: [] as Rows<'intel_snapshots'>,
-      offers: [] as Rows<'intel_offers'>,
-      changes: [] as Rows<'intel_changes'>,
-      answers: [] as Rows<'intel_source_answers'>,
-    };
+    const rows = emptyIntelRows();
     for (let p = p0; p < Math.min(opts.providers, p0 + CHUNK); p++) {
       const domain = seedDomain(p);
       for (let j = 0; j < perProvider; j++) {
@@ -170,9 +147,9 @@ export async function seedIntel(store: Store, opts: IntelSeedOptions): Promise<I
             offers,
           };
           snaps.push(snap);
-          rows.snapshots.push(snapshotToRow(snap, domain));
+          rows.intel_snapshots.push(snapshotToRow(snap, domain));
           for (const o of offers)
-            rows.offers.push(
+            rows.intel_offers.push(
               offerToRow(o, {
                 service_id,
                 domain,
@@ -209,9 +186,9 @@ export async function seedIntel(store: Store, opts: IntelSeedOptions): Promise<I
             evidence_hash: '',
           };
           answer.evidence_hash = hex(`evidence:${answer.snapshot_id}`);
-          rows.answers.push(answer);
+          rows.intel_source_answers.push(answer);
           for (const o of listed)
-            rows.offers.push(
+            rows.intel_offers.push(
               offerToRow(o, {
                 service_id,
                 domain,
@@ -222,7 +199,7 @@ export async function seedIntel(store: Store, opts: IntelSeedOptions): Promise<I
               }),
             );
         } else if (s % 5 === 0) {
-          prev.offers.forEach((o, k) =>
+          for (const [k, o] of prev.offers.entries())
             changes.push({
               service_id,
               domain,
@@ -232,12 +209,11 @@ export async function seedIntel(store: Store, opts: IntelSeedOptions): Promise<I
               after_snapshot_id: last.snapshot_id,
               before: { offer: k, amount_atomic: o.amount_atomic },
               after: { offer: k, amount_atomic: last.offers[k].amount_atomic },
-            }),
-          );
+            });
         }
-        for (const c of changes) rows.changes.push(changeToRow(c));
+        for (const c of changes) rows.intel_changes.push(changeToRow(c));
         const good = failing ? snaps[snapsPer - 3] : last;
-        rows.services.push({
+        rows.intel_services.push({
           service_id,
           domain,
           method: 'GET',
@@ -273,54 +249,42 @@ export async function seedIntel(store: Store, opts: IntelSeedOptions): Promise<I
           ),
         });
       }
-      rows.providers.push({
+      rows.intel_providers.push({
         domain,
         first_seen: new Date(start).toISOString(),
         last_seen: new Date(start + snapsPer * HOUR_MS).toISOString(),
       });
     }
-    await store.db.transaction().execute(async (tx) => {
-      await insertBatched(tx, 'intel_providers', rows.providers);
-      await insertBatched(tx, 'intel_services', rows.services);
-      await insertBatched(tx, 'intel_snapshots', rows.snapshots);
-      await insertBatched(tx, 'intel_offers', rows.offers);
-      await insertBatched(tx, 'intel_changes', rows.changes);
-      await insertBatched(tx, 'intel_source_answers', rows.answers);
-    });
-    totals.providers += rows.providers.length;
-    totals.services += rows.services.length;
-    totals.snapshots += rows.snapshots.length;
-    totals.offers += rows.offers.length;
-    totals.changes += rows.changes.length;
+    await insertIntelRows(store, rows);
+    totals.providers += rows.intel_providers.length;
+    totals.services += rows.intel_services.length;
+    totals.snapshots += rows.intel_snapshots.length;
+    totals.offers += rows.intel_offers.length;
+    totals.changes += rows.intel_changes.length;
     opts.onProgress?.(totals.offers);
   }
 
   const end = new Date(start + snapsPer * HOUR_MS).toISOString();
-  await store.db.transaction().execute(async (tx) => {
-    await tx
-      .insertInto('intel_sources')
-      .values({
-        name: SEED_SOURCE,
-        kind: 'bazaar',
-        url: 'https://directory.bench/discovery/resources',
-        last_attempt_at: end,
-        last_success_at: end,
-        last_error: null,
-        item_count: totals.services,
-        samples: JSON.stringify([{ method: 'GET', url: seedServiceUrl(0, 0), tool: null }]),
-      })
-      .execute();
-    await tx
-      .insertInto('intel_collect_runs')
-      .values({
-        started_at: new Date(start).toISOString(),
-        finished_at: end,
-        services: totals.services,
-        snapshots: totals.snapshots,
-        changes: totals.changes,
-        error: null,
-      })
-      .execute();
-  });
+  await insertSourceAndRun(
+    store,
+    {
+      name: SEED_SOURCE,
+      kind: 'bazaar',
+      url: 'https://directory.bench/discovery/resources',
+      last_attempt_at: end,
+      last_success_at: end,
+      last_error: null,
+      item_count: totals.services,
+      samples: JSON.stringify([{ method: 'GET', url: seedServiceUrl(0, 0), tool: null }]),
+    },
+    {
+      started_at: new Date(start).toISOString(),
+      finished_at: end,
+      services: totals.services,
+      snapshots: totals.snapshots,
+      changes: totals.changes,
+      error: null,
+    },
+  );
   return { ...totals, seconds: (performance.now() - t0) / 1000 };
 }

@@ -1,6 +1,6 @@
 /**
  * Prepared statements, one mechanism for every store: on PostgreSQL a few hot SQL texts run as named statements,
- * on SQLite every statement is already cached by openStore (cachingStatements in ./db.ts).
+ * on SQLite every statement is already cached by openStore (cachingStatements in ./sqlite.ts).
  *
  * Kysely sends every query unnamed, so PostgreSQL parses and plans it each time. For the collector's multi-row
  * INSERTs (hundreds of parameters) and the intake's group inserts that was a large share of the server's CPU per
@@ -67,7 +67,10 @@ export function namingPool(pool: Pick<pg.Pool, 'connect' | 'end'>): PostgresPool
     async connect() {
       const client = await pool.connect();
       let w = wrappers.get(client);
-      if (!w) wrappers.set(client, (w = wrap(client)));
+      if (!w) {
+        w = wrap(client);
+        wrappers.set(client, w);
+      }
       return w;
     },
     end: () => pool.end(),

@@ -14,6 +14,7 @@ import { namingPool } from './prepared.js';
 import { parseDbTarget, pgPoolOf, redactDbLocation, type Store } from './db.js';
 import { StoreCache } from './cache.js';
 import { reportingOutages } from './outage.js';
+import { pingDatabase } from './maintenance.js';
 
 /** `--db-read` cannot be used with this `--db`. */
 export class ReadReplicaError extends PaywatchError {
@@ -97,6 +98,7 @@ export function openReadStore(
     readers: null,
     // Its own: the replica's version may lag the primary's, and an answer must come from the database it keys on.
     cache: new StoreCache(),
+    ping: () => pingDatabase(db),
     target: () => target,
     close: () => dialect.close(),
   };

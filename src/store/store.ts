@@ -21,5 +21,10 @@ export interface Store {
   readers: HeavyReads | null;
   /** This store's remembered answers, keyed by its version (./cache.ts); never shared with another store. */
   cache: StoreCache;
+  /**
+   * Runs a trivial query (readiness checks): resolves once the database answers.
+   * @throws StoreUnavailable (./outage.ts) when it cannot answer
+   */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -45,7 +45,10 @@ export class TaskThread<T, R> {
       onFail(wasReady);
     };
     this.worker.on('message', (m: { ready?: true; id: number; result?: R; error?: WireError }) => {
-      if (m.ready) return void (this.ready = true);
+      if (m.ready) {
+        this.ready = true;
+        return;
+      }
       const p = this.pending.get(m.id);
       if (!p) return;
       this.pending.delete(m.id);

@@ -7,10 +7,9 @@
 import type { FastifyRequest } from 'fastify';
 import type { Store } from '../store/db.js';
 import type { TrustApiKeyRow } from '../store/trust/index.js';
-import { setCheckPayment } from '../store/trust/index.js';
 import { httpAnswerOf } from '../http/errors.js';
 import { trustChecks } from '../ops/metrics.js';
-import { runCheck } from './check.js';
+import { recordCheckPayment, runCheck } from './check.js';
 import type { GatherOptions } from './gather.js';
 import { reserve } from './metering.js';
 import type { PaymentGate } from './payment.js';
@@ -62,7 +61,7 @@ export async function checkWithPayment(
 ): Promise<CheckReply> {
   const decision = await gate.process(req);
   if (decision.kind === 'respond') return { status: decision.status, headers: decision.headers, body: decision.body };
-  let answer;
+  let answer: Awaited<ReturnType<typeof runCheck>>;
   try {
     answer = await runCheck(url, { ...gather, now: new Date() }, { keyId: null, payer: decision.payer });
   } catch (e) {
@@ -71,7 +70,7 @@ export async function checkWithPayment(
   }
   const settled = await decision.settle();
   if (!settled.ok) return { status: settled.status, headers: settled.headers, body: settled.body };
-  await setCheckPayment(store, answer.snapshot_id, settled.payer, settled.transaction);
+  await recordCheckPayment(store, answer.snapshot_id, settled.payer, settled.transaction);
   trustChecks.inc({ verdict: answer.verdict, access: 'x402' });
   return { status: 200, headers: { ...settled.headers, 'cache-control': 'private, no-store' }, body: answer };
 }

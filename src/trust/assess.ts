@@ -5,10 +5,23 @@
  * Verdict rule: any critical reason → do_not_pay; else any warning → caution; else pay.
  */
 import { toDecimal } from '../domain/money.js';
-import { offerIdentity } from '../intel/changes.js';
+import { changeSide, offerIdentityKey } from '../intel/offer-identity.js';
+import { groupBy } from '../domain/group-by.js';
 import type { Offer } from '../domain/intel.js';
-import { networkKind, TEMPO_NETWORKS } from './networks.js';
-import type { AssetInfo, Assessment, Reason, ReasonCode, RecentChange, SeverityOf, Signals, TrustEvidence, Verdict } from './types.js';
+import { networkKind } from './networks.js';
+import { TEMPO_NETWORKS } from '../domain/tempo.js';
+import type {
+  AssetInfo,
+  Assessment,
+  Reason,
+  ReasonCode,
+  RecentChange,
+  RecentChanges,
+  SeverityOf,
+  Signals,
+  TrustEvidence,
+  Verdict,
+} from './types.js';
 
 /** A price this many times above or below history is treated as a decimal-versus-atomic mistake or worse. */
 export const PRICE_ANOMALY_FACTOR = 1000n;
@@ -98,45 +111,50 @@ function unique<T>(xs: T[]): T[] {
 /** Signal "a live, parseable 402 challenge now". */
 function liveReasons(ev: TrustEvidence, add: Add): void {
   const l = ev.live;
-  const at = { http_status: l.http_status, final_url: l.final_url, error: l.error };
+  const evidence = { http_status: l.http_status, final_url: l.final_url, error: l.error };
   if (l.redirect_refused) {
-    add('redirect_refused', 'critical', 'the URL redirects to a private, loopback or otherwise refused address; it was not followed', at);
+    add(
+      'redirect_refused',
+      'critical',
+      'the URL redirects to a private, loopback or otherwise refused address; it was not followed',
+      evidence,
+    );
     return;
   }
   switch (l.outcome) {
     case 'payment_required':
       if (ev.offers.length > 0)
-        add('payment_required_live', 'info', `the URL answers 402 now with ${ev.offers.length} parseable payment offer(s)`, at);
+        add('payment_required_live', 'info', `the URL answers 402 now with ${ev.offers.length} parseable payment offer(s)`, evidence);
       else
         add('challenge_invalid', 'critical', 'the URL answers 402 but offers no usable payment option', {
-          ...at,
+          ...evidence,
           errors: ev.challenge_errors,
         });
       return;
     case 'invalid_challenge':
       add('challenge_invalid', 'critical', 'the URL answers 402 but its challenge cannot be parsed', {
-        ...at,
+        ...evidence,
         errors: ev.challenge_errors,
       });
       return;
     case 'ok_without_payment':
-      add('no_payment_required', 'critical', 'the URL answered without asking for payment: there is nothing to pay', at);
+      add('no_payment_required', 'critical', 'the URL answered without asking for payment: there is nothing to pay', evidence);
       return;
     case 'not_found':
-      add('not_found', 'critical', 'the URL answers not found', at);
+      add('not_found', 'critical', 'the URL answers not found', evidence);
       return;
     case 'timeout':
-      add('unreachable', 'critical', 'the URL did not answer within the time budget', at);
+      add('unreachable', 'critical', 'the URL did not answer within the time budget', evidence);
       return;
     case 'unreachable':
     case 'refused':
-      add('unreachable', 'critical', 'the URL could not be reached', at);
+      add('unreachable', 'critical', 'the URL could not be reached', evidence);
       return;
     case 'too_large':
-      add('response_too_large', 'critical', 'the URL answered with a body over the size cap', at);
+      add('response_too_large', 'critical', 'the URL answered with a body over the size cap', evidence);
       return;
     default:
-      add('http_error', 'critical', `the URL answered HTTP ${l.http_status ?? '?'} instead of a 402 challenge`, at);
+      add('http_error', 'critical', `the URL answered HTTP ${l.http_status ?? '?'} instead of a 402 challenge`, evidence);
   }
 }
 
@@ -204,7 +222,7 @@ function historyReasons(ev: TrustEvidence, add: Add, recentlyChanged: boolean): 
   let assetOk = true;
   let networkOk = true;
   let priceRatio: string | null = null;
-  const at = { history_snapshot_id: ev.history?.snapshot_id ?? null, history_checked_at: ev.history?.checked_at ?? null };
+  const evidence = { history_snapshot_id: ev.history?.snapshot_id ?? null, history_checked_at: ev.history?.checked_at ?? null };
   for (const o of ev.offers) {
     if (o.pay_to && histPayTo.size > 0 && !histPayTo.has(o.pay_to)) {
       payToOk = false;
@@ -212,13 +230,13 @@ function historyReasons(ev: TrustEvidence, add: Add, recentlyChanged: boolean): 
         'pay_to_changed',
         'critical',
         `payTo ${o.pay_to} differs from the payTo seen before (${[...histPayTo].join(', ')}): money would go to a different wallet`,
-        { ...at, pay_to: o.pay_to, previous_pay_to: [...histPayTo] },
+        { ...evidence, pay_to: o.pay_to, previous_pay_to: [...histPayTo] },
       );
     }
     if (!histNetworks.has(o.network)) {
       networkOk = false;
       add('network_changed', 'warning', `network ${o.network ?? '(none)'} was not offered before`, {
-        ...at,
+        ...evidence,
         network: o.network,
         previous_networks: [...histNetworks],
       });
@@ -228,7 +246,7 @@ function historyReasons(ev: TrustEvidence, add: Add, recentlyChanged: boolean): 
     if (comparable.length === 0) {
       assetOk = false;
       add('asset_changed', 'warning', `asset ${o.asset ?? '(none)'} on ${o.network} was not offered before`, {
-        ...at,
+        ...evidence,
         asset: o.asset,
         previous_assets: unique(hist.filter((h) => h.network === o.network).map((h) => h.asset)),
       });
@@ -239,7 +257,7 @@ function historyReasons(ev: TrustEvidence, add: Add, recentlyChanged: boolean): 
       const live = BigInt(o.amount_atomic);
       const prev = BigInt(h.amount_atomic);
       priceRatio = ratio(live, prev);
-      const ev2 = { ...at, amount_atomic: o.amount_atomic, previous_amount_atomic: h.amount_atomic, ratio: priceRatio };
+      const ev2 = { ...evidence, amount_atomic: o.amount_atomic, previous_amount_atomic: h.amount_atomic, ratio: priceRatio };
       if (prev > 0n && (live >= prev * PRICE_ANOMALY_FACTOR || live * PRICE_ANOMALY_FACTOR <= prev)) {
         add(
           'price_anomaly',
@@ -253,23 +271,9 @@ function historyReasons(ev: TrustEvidence, add: Add, recentlyChanged: boolean): 
     }
   }
   if (payToOk && assetOk && networkOk && !recentlyChanged && !ev.offers.some((o) => o.pay_to === null)) {
-    add('history_consistent', 'info', 'payTo, asset and network match what was seen before', { ...at, pay_to: [...histPayTo] });
+    add('history_consistent', 'info', 'payTo, asset and network match what was seen before', { ...evidence, pay_to: [...histPayTo] });
   }
   return { compared: true, pay_to_consistent: payToOk, asset_consistent: assetOk, network_consistent: networkOk, price_ratio: priceRatio };
-}
-
-/** The identity of an offer (or of one side of a change record) as one comparable string (src/intel/changes.ts). */
-function identityKey(o: Partial<Offer>): string {
-  // offerIdentity reads only the identity members; a missing one serialises as null, like a null one.
-  return JSON.stringify(Object.values(offerIdentity(o as Offer)));
-}
-
-/** One side (`before`/`after`) of a stored change record: its scalar members (string, number, null); anything else is dropped. */
-function side(x: unknown): Partial<Offer> {
-  if (!x || typeof x !== 'object') return {};
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(x)) if (typeof v === 'string' || typeof v === 'number' || v === null) out[k] = v;
-  return out as Partial<Offer>;
 }
 
 /** The members of a reason's evidence that cite its change records (fetchable from GET /api/intelligence/changes). */
@@ -281,13 +285,6 @@ function cites(cs: RecentChange[]): Record<string, unknown> {
   };
 }
 
-/** Groups `items` by `key`, keeping order within each group. */
-function groupBy<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
-  const m = new Map<string, T[]>();
-  for (const it of items) m.set(key(it), [...(m.get(key(it)) ?? []), it]);
-  return m;
-}
-
 /**
  * Signal "recent recorded changes" (the service's change records within the window, src/intel/changes.ts):
  * pay_to_changed_recently per new payTo (critical when no payment to it was observed on chain, else warning),
@@ -297,97 +294,120 @@ function groupBy<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
  */
 function recentChangeReasons(ev: TrustEvidence, add: Add): { flagged: boolean; raised: Set<string>; changeIds: number[] } {
   const rc = ev.recent_changes;
-  const raised = new Set<string>();
-  if (!rc) return { flagged: false, raised, changeIds: [] };
+  if (!rc) return { flagged: false, raised: new Set(), changeIds: [] };
   const window = { window_days: rc.window_days, since: rc.since };
-  let flagged = false;
+  const moved = payToMoveReasons(rc, window, add);
+  const raised = priceRiseReasons(rc, window, add);
+  const relocated = marketChangeReasons(rc, window, add);
+  return { flagged: moved || raised.size > 0 || relocated, raised, changeIds: rc.changes.map((c) => c.id) };
+}
 
+/** The change window as every recent-change reason's evidence states it. */
+type ChangeWindow = { window_days: number; since: string };
+
+/** pay_to_changed_recently, once per new payTo (network and address). @returns whether any was given */
+function payToMoveReasons(rc: RecentChanges, window: ChangeWindow, add: Add): boolean {
   const payToMoves = groupBy(
     rc.changes.filter((c) => c.kind === 'pay_to_changed'),
-    (c) => JSON.stringify([side(c.after).network ?? null, side(c.after).pay_to ?? null]),
+    (c) => JSON.stringify([changeSide(c.after).network ?? null, changeSide(c.after).pay_to ?? null]),
   );
   for (const cs of payToMoves.values()) {
-    const { network = null, pay_to: payTo = null } = side(cs[0].after);
+    const { network = null, pay_to: payTo = null } = changeSide(cs[0].after);
     const act = rc.new_pay_to_activity.find((p) => p.pay_to === payTo && p.network === network);
     const inbound = {
       count: act?.count ?? null,
       first_time_unix: act?.first_time_unix ?? null,
       last_time_unix: act?.last_time_unix ?? null,
     };
-    const at = {
+    const evidence = {
       ...window,
       pay_to: payTo,
-      previous_pay_to: unique(cs.map((c) => side(c.before).pay_to ?? null)),
+      previous_pay_to: unique(cs.map((c) => changeSide(c.before).pay_to ?? null)),
       network,
       inbound_payments: inbound,
       ...cites(cs),
     };
-    flagged = true;
+    const when = cs[cs.length - 1].at;
     if (inbound.count !== null && inbound.count > 0) {
-      add(
-        'pay_to_changed_recently',
-        'warning',
-        `payTo changed to ${payTo} on ${cs[cs.length - 1].at}; the new wallet has received ${inbound.count} observed payment(s) on chain`,
-        at,
-      );
+      const seen = `the new wallet has received ${inbound.count} observed payment(s) on chain`;
+      add('pay_to_changed_recently', 'warning', `payTo changed to ${payTo} on ${when}; ${seen}`, evidence);
     } else {
       const why =
         inbound.count === null
           ? `we do not observe ${network ?? 'its network'}, so no payment to it can be seen`
           : 'no payment to it has been observed on chain';
-      add(
-        'pay_to_changed_recently',
-        'critical',
-        `payTo changed to ${payTo ?? '(none)'} on ${cs[cs.length - 1].at} and ${why}: a swapped payTo sends the money to a different wallet`,
-        at,
-      );
+      const risk = 'a swapped payTo sends the money to a different wallet';
+      add('pay_to_changed_recently', 'critical', `payTo changed to ${payTo ?? '(none)'} on ${when} and ${why}: ${risk}`, evidence);
     }
   }
+  return payToMoves.size > 0;
+}
 
-  // Only same-identity price records compare amounts (a moved offer's amounts may be in another token).
-  const priced = rc.changes.filter((c) => c.kind === 'price_changed' && identityKey(side(c.before)) === identityKey(side(c.after)));
-  for (const [key, cs] of groupBy(priced, (c) => identityKey(side(c.after)))) {
-    type Price = { atomic: string; amount: string | null; at: number };
-    let low: Price | null = null;
-    let rise: { old: Price; now: Price } | null = null;
-    for (const [i, c] of cs.entries()) {
-      const b = side(c.before);
-      const a = side(c.after);
-      if (!b.amount_atomic || !a.amount_atomic || !INTEGER.test(b.amount_atomic) || !INTEGER.test(a.amount_atomic)) continue;
-      const before: Price = { atomic: b.amount_atomic, amount: b.amount ?? null, at: i };
-      const after: Price = { atomic: a.amount_atomic, amount: a.amount ?? null, at: i };
-      if (!low || BigInt(before.atomic) < BigInt(low.atomic)) low = before;
-      if (BigInt(after.atomic) * 100n > BigInt(low.atomic) * (100n + PRICE_RAISE_PERCENT)) rise = { old: low, now: after };
-      if (BigInt(after.atomic) < BigInt(low.atomic)) low = after;
-    }
+/** One recorded price: atomic and decimal amounts, and the index of its change record in its group. */
+type RecordedPrice = { atomic: string; amount: string | null; index: number };
+
+/**
+ * price_raised_recently, once per offer identity whose price rose. Only same-identity price records compare amounts
+ * (a moved offer's amounts may be in another token).
+ * @returns the identity keys (offerIdentityKey) with a raised price
+ */
+function priceRiseReasons(rc: RecentChanges, window: ChangeWindow, add: Add): Set<string> {
+  const raised = new Set<string>();
+  const priced = rc.changes.filter(
+    (c) => c.kind === 'price_changed' && offerIdentityKey(changeSide(c.before)) === offerIdentityKey(changeSide(c.after)),
+  );
+  for (const [key, cs] of groupBy(priced, (c) => offerIdentityKey(changeSide(c.after)))) {
+    const rise = latestRise(cs);
     if (!rise) continue;
-    const r = rise;
-    const o = side(cs[r.now.at].after);
-    flagged = true;
+    const o = changeSide(cs[rise.now.index].after);
     raised.add(key);
     add(
       'price_raised_recently',
       'warning',
-      `price rose from ${r.old.atomic} to ${r.now.atomic} atomic units (more than ${PRICE_RAISE_PERCENT}%) within ${rc.window_days} days`,
+      `price rose from ${rise.old.atomic} to ${rise.now.atomic} atomic units (more than ${PRICE_RAISE_PERCENT}%) within ${rc.window_days} days`,
       {
         ...window,
         protocol: o.protocol ?? null,
         network: o.network ?? null,
         asset: o.asset ?? null,
-        old_amount_atomic: r.old.atomic,
-        new_amount_atomic: r.now.atomic,
-        old_amount: r.old.amount,
-        new_amount: r.now.amount,
-        ratio: ratio(BigInt(r.now.atomic), BigInt(r.old.atomic)),
-        ...cites(cs.slice(r.old.at, r.now.at + 1)),
+        old_amount_atomic: rise.old.atomic,
+        new_amount_atomic: rise.now.atomic,
+        old_amount: rise.old.amount,
+        new_amount: rise.now.amount,
+        ratio: ratio(BigInt(rise.now.atomic), BigInt(rise.old.atomic)),
+        ...cites(cs.slice(rise.old.index, rise.now.index + 1)),
       },
     );
   }
+  return raised;
+}
 
-  for (const c of rc.changes.filter((x) => x.kind === 'network_changed' || x.kind === 'asset_changed')) {
-    const b = side(c.before);
-    const a = side(c.after);
-    flagged = true;
+/**
+ * The latest rise of more than PRICE_RAISE_PERCENT over the lowest earlier price, in one identity's price records
+ * (oldest first); records whose amounts are not atomic integers are skipped. @returns null when none rose so much
+ */
+function latestRise(cs: RecentChange[]): { old: RecordedPrice; now: RecordedPrice } | null {
+  let low: RecordedPrice | null = null;
+  let rise: { old: RecordedPrice; now: RecordedPrice } | null = null;
+  for (const [index, c] of cs.entries()) {
+    const b = changeSide(c.before);
+    const a = changeSide(c.after);
+    if (!b.amount_atomic || !a.amount_atomic || !INTEGER.test(b.amount_atomic) || !INTEGER.test(a.amount_atomic)) continue;
+    const before: RecordedPrice = { atomic: b.amount_atomic, amount: b.amount ?? null, index };
+    const after: RecordedPrice = { atomic: a.amount_atomic, amount: a.amount ?? null, index };
+    if (!low || BigInt(before.atomic) < BigInt(low.atomic)) low = before;
+    if (BigInt(after.atomic) * 100n > BigInt(low.atomic) * (100n + PRICE_RAISE_PERCENT)) rise = { old: low, now: after };
+    if (BigInt(after.atomic) < BigInt(low.atomic)) low = after;
+  }
+  return rise;
+}
+
+/** network_or_asset_changed_recently, once per network or asset change record. @returns whether any was given */
+function marketChangeReasons(rc: RecentChanges, window: ChangeWindow, add: Add): boolean {
+  const moves = rc.changes.filter((x) => x.kind === 'network_changed' || x.kind === 'asset_changed');
+  for (const c of moves) {
+    const b = changeSide(c.before);
+    const a = changeSide(c.after);
     add(
       'network_or_asset_changed_recently',
       'warning',
@@ -401,7 +421,7 @@ function recentChangeReasons(ev: TrustEvidence, add: Add): { flagged: boolean; r
       },
     );
   }
-  return { flagged, raised, changeIds: rc.changes.map((c) => c.id) };
+  return moves.length > 0;
 }
 
 function assetFor(ev: TrustEvidence, o: Offer): AssetInfo | undefined {
@@ -410,7 +430,7 @@ function assetFor(ev: TrustEvidence, o: Offer): AssetInfo | undefined {
 
 /**
  * Signal "price sane for the asset (decimal-versus-atomic mistakes)".
- * @param raised identity keys (identityKey) of offers whose price rose recently: no price_sane for those
+ * @param raised identity keys (offerIdentityKey) of offers whose price rose recently: no price_sane for those
  */
 function priceReasons(ev: TrustEvidence, add: Add, raised: ReadonlySet<string>): Signals['price'] {
   const out: Signals['price'] = [];
@@ -418,9 +438,9 @@ function priceReasons(ev: TrustEvidence, add: Add, raised: ReadonlySet<string>):
     const info = assetFor(ev, o);
     const decimals = info?.decimals ?? o.decimals ?? null;
     const atomic = o.amount_atomic;
-    const at = { network: o.network, asset: o.asset, amount_atomic: atomic, decimals };
+    const evidence = { network: o.network, asset: o.asset, amount_atomic: atomic, decimals };
     if (atomic === null) {
-      add('price_missing', 'warning', 'the offer states no amount', at);
+      add('price_missing', 'warning', 'the offer states no amount', evidence);
       out.push({ network: o.network, asset: o.asset, amount_atomic: null, amount: null, dollars: null });
       continue;
     }
@@ -429,7 +449,7 @@ function priceReasons(ev: TrustEvidence, add: Add, raised: ReadonlySet<string>):
         'amount_not_atomic',
         'critical',
         `amount ${JSON.stringify(atomic)} is not an integer of atomic units: a decimal amount in an atomic field`,
-        at,
+        evidence,
       );
       out.push({ network: o.network, asset: o.asset, amount_atomic: atomic, amount: null, dollars: null });
       continue;
@@ -439,7 +459,7 @@ function priceReasons(ev: TrustEvidence, add: Add, raised: ReadonlySet<string>):
     const dollars = usd ? amount : null;
     out.push({ network: o.network, asset: o.asset, amount_atomic: atomic, amount, dollars });
     if (BigInt(atomic) === 0n) {
-      add('price_zero', 'warning', 'the offer asks for zero', at);
+      add('price_zero', 'warning', 'the offer asks for zero', evidence);
     } else if (usd) {
       const scale = 10n ** BigInt(decimals);
       const a = BigInt(atomic);
@@ -448,11 +468,11 @@ function priceReasons(ev: TrustEvidence, add: Add, raised: ReadonlySet<string>):
           'price_implausible',
           'critical',
           `price ${dollars} dollars per call is implausible for a machine payment: likely an atomic amount given in whole tokens`,
-          { ...at, dollars },
+          { ...evidence, dollars },
         );
       else if (a > PRICE_HIGH_DOLLARS * scale)
-        add('price_high', 'warning', `price ${dollars} dollars per call is high`, { ...at, dollars });
-      else if (!raised.has(identityKey(o))) add('price_sane', 'info', `price ${dollars} dollars per call`, { ...at, dollars });
+        add('price_high', 'warning', `price ${dollars} dollars per call is high`, { ...evidence, dollars });
+      else if (!raised.has(offerIdentityKey(o))) add('price_sane', 'info', `price ${dollars} dollars per call`, { ...evidence, dollars });
     }
   }
   return out;
@@ -462,7 +482,7 @@ function priceReasons(ev: TrustEvidence, add: Add, raised: ReadonlySet<string>):
 function assetReasons(ev: TrustEvidence, add: Add): void {
   for (const o of ev.offers) {
     const info = assetFor(ev, o);
-    const at = {
+    const evidence = {
       network: o.network,
       asset: o.asset,
       symbol: info?.symbol ?? null,
@@ -470,17 +490,17 @@ function assetReasons(ev: TrustEvidence, add: Add): void {
       source: info?.source ?? null,
     };
     if (info?.known)
-      add('asset_known', 'info', `asset ${info.symbol ?? o.asset} (${info.currency ?? '?'}) is a known token on ${o.network}`, at);
+      add('asset_known', 'info', `asset ${info.symbol ?? o.asset} (${info.currency ?? '?'}) is a known token on ${o.network}`, evidence);
     else if (o.network && TEMPO_NETWORKS.has(o.network))
-      add('asset_unknown', 'warning', `asset ${o.asset ?? '(none)'} is not a TIP-20 token with a known currency on ${o.network}`, at);
-    else add('asset_unknown', 'warning', `asset ${o.asset ?? '(none)'} is not a token we know on ${o.network ?? '(no network)'}`, at);
+      add('asset_unknown', 'warning', `asset ${o.asset ?? '(none)'} is not a TIP-20 token with a known currency on ${o.network}`, evidence);
+    else add('asset_unknown', 'warning', `asset ${o.asset ?? '(none)'} is not a token we know on ${o.network ?? '(no network)'}`, evidence);
   }
 }
 
 /** Signal "payTo has received observed payments on chain". */
 function payToReasons(ev: TrustEvidence, add: Add): void {
   for (const p of ev.pay_to_activity) {
-    const at = {
+    const evidence = {
       pay_to: p.pay_to,
       network: p.network,
       count: p.count,
@@ -492,15 +512,15 @@ function payToReasons(ev: TrustEvidence, add: Add): void {
         'pay_to_activity_unknown',
         'info',
         `we do not observe ${p.network ?? 'that network'}: payments to ${p.pay_to} are unknown (not zero)`,
-        at,
+        evidence,
       );
-    else if (p.count > 0) add('pay_to_observed_payments', 'info', `${p.pay_to} received ${p.count} observed payment(s) on chain`, at);
+    else if (p.count > 0) add('pay_to_observed_payments', 'info', `${p.pay_to} received ${p.count} observed payment(s) on chain`, evidence);
     else
       add(
         'pay_to_no_observed_payments',
         'warning',
         `no observed payments to ${p.pay_to} in our chain observations (records are observations, not a complete feed)`,
-        at,
+        evidence,
       );
   }
 }
@@ -508,20 +528,20 @@ function payToReasons(ev: TrustEvidence, add: Add): void {
 /** Signal "ownership proof (EIP-191 signature of the origin by the payTo)". */
 function ownershipReasons(ev: TrustEvidence, add: Add): void {
   const ow = ev.ownership;
-  const at = { origin: ow.origin, proofs: ow.proofs, verified_pay_to: ow.verified_pay_to, error: ow.error };
+  const evidence = { origin: ow.origin, proofs: ow.proofs, verified_pay_to: ow.verified_pay_to, error: ow.error };
   if (ow.status === 'valid')
     add(
       'ownership_proof_valid',
       'info',
       `the payTo signed the origin ${ow.origin} (EIP-191): the wallet claims this site; it does not prove the site controls the wallet's intent`,
-      at,
+      evidence,
     );
   else if (ow.status === 'invalid')
     add(
       'ownership_proof_invalid',
       'critical',
       `/.well-known/x402 publishes ownership proofs, but none is a signature of ${ow.origin} by the payTo`,
-      at,
+      evidence,
     );
-  else add('ownership_proof_absent', 'info', 'no ownership proof published in /.well-known/x402', at);
+  else add('ownership_proof_absent', 'info', 'no ownership proof published in /.well-known/x402', evidence);
 }

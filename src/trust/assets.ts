@@ -5,7 +5,8 @@
  */
 import { createPublicClient, http } from 'viem';
 import { TokenRegistry } from '../chain/tokens.js';
-import { STATIC_TOKENS, TEMPO_NETWORKS, TIP20_PREFIX, tokenKey } from './networks.js';
+import { STATIC_TOKENS, tokenKey } from './networks.js';
+import { isTip20Address, TEMPO_MAINNET } from '../domain/tempo.js';
 import type { AssetInfo } from './types.js';
 
 /** Looks up one asset. Never throws: an unreachable chain leaves the asset unknown. */
@@ -26,10 +27,11 @@ export function assetResolver(rpcUrl: string | null, timeoutMs = 2000): AssetRes
     if (!a) return unknown;
     const st = STATIC_TOKENS.get(tokenKey(network, a));
     if (st) return { network, asset: a, known: true, symbol: st.symbol, currency: st.currency, decimals: st.decimals, source: 'static' };
-    if (network === 'eip155:4217' && registry && TEMPO_NETWORKS.has(network) && a.startsWith(TIP20_PREFIX) && /^0x[0-9a-f]{40}$/.test(a)) {
+    // Our RPC serves Tempo mainnet only.
+    if (network === TEMPO_MAINNET && registry && isTip20Address(a)) {
       try {
         const info = (await registry.resolve([a])).get(a);
-        if (info && info.currency)
+        if (info?.currency)
           return { network, asset: a, known: true, symbol: info.symbol, currency: info.currency, decimals: info.decimals, source: 'chain' };
       } catch {
         /* chain not reachable: the asset stays unknown */

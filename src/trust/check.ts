@@ -1,7 +1,8 @@
 import { archiveEvidence } from '../intel/evidence.js';
 import { uuidv7 } from '../intel/probe/snapshot-id.js';
 import type { Offer } from '../domain/intel.js';
-import { recordCheck } from '../store/trust/index.js';
+import type { Store } from '../store/db.js';
+import { recordCheck, setCheckPayment } from '../store/trust/index.js';
 import { assessTrust } from './assess.js';
 import { gatherEvidence, type GatherOptions } from './gather.js';
 import type { Reason, Signals, Verdict } from './types.js';
@@ -91,4 +92,13 @@ export async function runCheck(url: string, o: GatherOptions, who: CheckPayer = 
     evidence: archived?.bytes ?? null,
   });
   return answer;
+}
+
+/**
+ * Records the x402 settlement of a per-call check with its row: the payer (lower-case, or null when the facilitator
+ * named none) and the settlement's transaction hash.
+ * @param snapshotId the check's snapshot id (CheckAnswer.snapshot_id)
+ */
+export async function recordCheckPayment(store: Store, snapshotId: string, payer: string | null, transaction: string): Promise<void> {
+  await setCheckPayment(store, snapshotId, payer, transaction);
 }

@@ -13,12 +13,21 @@ import { FetchError, FetchRefused, FetchTimeout, FetchTooLarge, safeFetch, vetUr
 import { findServiceListing, lastKnownOffers, receivedPayments } from '../store/trust/index.js';
 import { serviceChangesSince } from '../store/intel/index.js';
 import { InvalidInput } from '../domain/errors.js';
+import { TEMPO_MAINNET } from '../domain/tempo.js';
 import type { AssetResolver } from './assets.js';
 import { proofsOf, verifyOwnership } from './ownership.js';
-import { TRUST_CHANGE_KINDS, type LiveFetch, type OwnershipEvidence, type PayToActivity, type TrustEvidence } from './types.js';
+import {
+  TRUST_CHANGE_KINDS,
+  type LiveFetch,
+  type OwnershipEvidence,
+  type PayToActivity,
+  type RecentChange,
+  type TrustEvidence,
+} from './types.js';
+import { changeSide } from '../intel/offer-identity.js';
 
 /** Networks our chain store observes (the "payTo received observed payments" signal is only known there). */
-const OBSERVED_NETWORKS = new Set(['eip155:4217']);
+const OBSERVED_NETWORKS: ReadonlySet<string> = new Set([TEMPO_MAINNET]);
 /** Cap for /.well-known/x402 (a small JSON document). */
 const WELL_KNOWN_MAX_BYTES = 64 * 1024;
 
@@ -55,94 +64,18 @@ export interface Gathered {
 export async function gatherEvidence(url: string, o: GatherOptions): Promise<Gathered> {
   const now = o.now ?? new Date();
   const fetchOpts = { allowLoopback: o.allowLoopback, resolve: o.resolve };
-  try {
-    await vetUrl(url, fetchOpts);
-  } catch (e) {
-    if (e instanceof FetchRefused) throw new InvalidInput(`refused url: ${e.message}`);
-    // A name that does not resolve is the target's failure, reported as "unreachable" below.
-  }
-
+  await refuseBadUrl(url, fetchOpts);
   // The well-known document and the store reads do not depend on the answer: run them beside the main fetch.
-  const sid = serviceId('GET', url);
   const since = new Date(now.getTime() - o.changeWindowDays * 86_400_000).toISOString();
   const wellKnown = readWellKnown(url, { ...fetchOpts, timeoutMs: o.timeoutMs });
-  const stored = Promise.all([
-    findServiceListing(o.store, sid),
-    lastKnownOffers(o.store, sid, now.toISOString()),
-    serviceChangesSince(o.store, sid, since, TRUST_CHANGE_KINDS),
-  ]);
-  stored.catch(() => undefined); // awaited below; this only keeps an early rejection from being reported as unhandled
-
-  let raw: RawResponse | null = null;
-  let live: LiveFetch;
-  try {
-    raw = await safeFetch(url, {
-      ...fetchOpts,
-      timeoutMs: o.timeoutMs,
-      maxBytes: o.maxBytes,
-      maxRedirects: 3,
-      headers: { accept: 'application/json' },
-    });
-    live = { outcome: 'error', http_status: raw.status, error: null, final_url: raw.url, redirect_refused: false };
-  } catch (e) {
-    live = failedFetch(e);
-    if (e instanceof FetchTooLarge) raw = e.response;
-  }
-
-  let offers: Offer[] = [];
-  let challengeErrors: string[] = [];
-  if (raw && live.outcome === 'error' && live.error === null) {
-    if (raw.status === 402) {
-      const parsed = parseChallenge({ status: raw.status, headers: raw.headers, body: raw.body }, { resourceUrl: url });
-      offers = parsed.offers;
-      challengeErrors = parsed.errors;
-      live.outcome = offers.length > 0 ? 'payment_required' : 'invalid_challenge';
-    } else if (raw.status >= 200 && raw.status < 300) live.outcome = 'ok_without_payment';
-    else if (raw.status === 404 || raw.status === 410) live.outcome = 'not_found';
-    else live.error = `HTTP ${raw.status}`;
-  }
-
+  const stored = readStored(o.store, serviceId('GET', url), since, now);
+  const { raw, live } = await fetchLive(url, o, fetchOpts);
+  const { offers, challengeErrors } = readChallenge(url, raw, live);
   const [listing, history, changes] = await stored;
-
   const markets = uniqueBy(offers, (x) => `${x.network}|${x.asset}`);
   const assets = await Promise.all(markets.map((x) => o.assets(x.network, x.asset)));
-
-  // Observed payments of every payTo the live offers name and of every payTo a recent change moved to, once each.
-  const payToKey = (x: { network: string | null; pay_to: string }) => `${x.network}|${x.pay_to}`;
-  const livePayTos = uniqueBy(
-    offers.flatMap((x) => (x.pay_to ? [{ network: x.network, pay_to: x.pay_to }] : [])),
-    payToKey,
-  );
-  const movedTo = uniqueBy(
-    changes.flatMap((c) => {
-      const after =
-        c.kind === 'pay_to_changed' && c.after && typeof c.after === 'object' ? (c.after as { network?: unknown; pay_to?: unknown }) : {};
-      return typeof after.pay_to === 'string'
-        ? [{ network: typeof after.network === 'string' ? after.network : null, pay_to: after.pay_to }]
-        : [];
-    }),
-    payToKey,
-  );
-  const activity = new Map(
-    await Promise.all(
-      uniqueBy([...livePayTos, ...movedTo], payToKey).map(
-        async (x) => [payToKey(x), await payToActivity(o.store, x.pay_to, x.network)] as const,
-      ),
-    ),
-  );
-
-  const origin = new URL(url).origin;
-  const wk = await wellKnown;
-  const ownership: OwnershipEvidence =
-    offers.length > 0
-      ? await verifyOwnership(
-          origin,
-          offers.map((x) => x.pay_to).filter((x): x is string => x !== null),
-          wk.proofs,
-          wk.error,
-        )
-      : { status: 'absent', origin, proofs: 0, verified_pay_to: [], error: null };
-
+  const payTos = await payToActivities(o.store, offers, changes);
+  const ownership = await ownershipOf(url, offers, await wellKnown);
   const evidence: TrustEvidence = {
     url,
     live,
@@ -159,16 +92,119 @@ export async function gatherEvidence(url: string, o: GatherOptions): Promise<Gat
     },
     history: history && { snapshot_id: history.snapshot_id, checked_at: history.checked_at, offers: history.offers },
     assets,
-    pay_to_activity: livePayTos.map((x) => activity.get(payToKey(x))!),
+    pay_to_activity: payTos.live,
     ownership,
-    recent_changes: {
-      window_days: o.changeWindowDays,
-      since,
-      changes,
-      new_pay_to_activity: movedTo.map((x) => activity.get(payToKey(x))!),
-    },
+    recent_changes: { window_days: o.changeWindowDays, since, changes, new_pay_to_activity: payTos.movedTo },
   };
   return { evidence, raw };
+}
+
+/** What the safe fetcher needs besides its budget. */
+type FetchOptions = { allowLoopback: boolean; resolve?: Resolver };
+
+/**
+ * Refuses a URL the safe fetcher would never fetch. A name that does not resolve is the target's failure, reported
+ * as "unreachable" by the fetch itself.
+ * @throws InvalidInput when the URL is refused
+ */
+async function refuseBadUrl(url: string, fetchOpts: FetchOptions): Promise<void> {
+  try {
+    await vetUrl(url, fetchOpts);
+  } catch (e) {
+    if (e instanceof FetchRefused) throw new InvalidInput(`refused url: ${e.message}`);
+  }
+}
+
+/** The service's listing, its last known offers and its recorded changes since `since`, read at once. */
+function readStored(store: Store, sid: string, since: string, now: Date) {
+  const stored = Promise.all([
+    findServiceListing(store, sid),
+    lastKnownOffers(store, sid, now.toISOString()),
+    serviceChangesSince(store, sid, since, TRUST_CHANGE_KINDS),
+  ]);
+  stored.catch(() => undefined); // awaited by the caller; this only keeps an early rejection from being reported as unhandled
+  return stored;
+}
+
+/** One unpaid GET of the URL: the response (also an oversized one's head) and the live outcome so far. */
+async function fetchLive(url: string, o: GatherOptions, fetchOpts: FetchOptions): Promise<{ raw: RawResponse | null; live: LiveFetch }> {
+  try {
+    const raw = await safeFetch(url, {
+      ...fetchOpts,
+      timeoutMs: o.timeoutMs,
+      maxBytes: o.maxBytes,
+      maxRedirects: 3,
+      headers: { accept: 'application/json' },
+    });
+    return { raw, live: { outcome: 'error', http_status: raw.status, error: null, final_url: raw.url, redirect_refused: false } };
+  } catch (e) {
+    return { raw: e instanceof FetchTooLarge ? e.response : null, live: failedFetch(e) };
+  }
+}
+
+/**
+ * The offers of a 402 answer, and the live outcome its status gives (set on `live`, whose outcome is still 'error'
+ * with no error when an answer was received).
+ */
+function readChallenge(url: string, raw: RawResponse | null, live: LiveFetch): { offers: Offer[]; challengeErrors: string[] } {
+  if (!raw || live.outcome !== 'error' || live.error !== null) return { offers: [], challengeErrors: [] };
+  if (raw.status === 402) {
+    const parsed = parseChallenge({ status: raw.status, headers: raw.headers, body: raw.body }, { resourceUrl: url });
+    live.outcome = parsed.offers.length > 0 ? 'payment_required' : 'invalid_challenge';
+    return { offers: parsed.offers, challengeErrors: parsed.errors };
+  }
+  if (raw.status >= 200 && raw.status < 300) live.outcome = 'ok_without_payment';
+  else if (raw.status === 404 || raw.status === 410) live.outcome = 'not_found';
+  else live.error = `HTTP ${raw.status}`;
+  return { offers: [], challengeErrors: [] };
+}
+
+/** A payTo on a network, the key of its observed payments. */
+type PayTo = { network: string | null; pay_to: string };
+const payToKey = (x: PayTo) => `${x.network}|${x.pay_to}`;
+
+/**
+ * Observed payments of every payTo the live offers name and of every payTo a recent pay_to_changed record moved to,
+ * each read once.
+ */
+async function payToActivities(
+  store: Store,
+  offers: Offer[],
+  changes: RecentChange[],
+): Promise<{ live: PayToActivity[]; movedTo: PayToActivity[] }> {
+  const livePayTos = uniqueBy(
+    offers.flatMap((x) => (x.pay_to ? [{ network: x.network, pay_to: x.pay_to }] : [])),
+    payToKey,
+  );
+  const movedTo = uniqueBy(
+    changes.flatMap((c) => {
+      const after = c.kind === 'pay_to_changed' ? changeSide(c.after) : {};
+      return typeof after.pay_to === 'string'
+        ? [{ network: typeof after.network === 'string' ? after.network : null, pay_to: after.pay_to }]
+        : [];
+    }),
+    payToKey,
+  );
+  const activity = new Map(
+    await Promise.all(
+      uniqueBy([...livePayTos, ...movedTo], payToKey).map(
+        async (x) => [payToKey(x), await payToActivity(store, x.pay_to, x.network)] as const,
+      ),
+    ),
+  );
+  return { live: livePayTos.map((x) => activity.get(payToKey(x))!), movedTo: movedTo.map((x) => activity.get(payToKey(x))!) };
+}
+
+/** The ownership proofs of the URL's origin checked against the offers' payTo ("absent" when nothing is offered). */
+async function ownershipOf(url: string, offers: Offer[], wk: { proofs: string[]; error: string | null }): Promise<OwnershipEvidence> {
+  const origin = new URL(url).origin;
+  if (offers.length === 0) return { status: 'absent', origin, proofs: 0, verified_pay_to: [], error: null };
+  return verifyOwnership(
+    origin,
+    offers.map((x) => x.pay_to).filter((x): x is string => x !== null),
+    wk.proofs,
+    wk.error,
+  );
 }
 
 /**

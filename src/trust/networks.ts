@@ -3,10 +3,11 @@
  * and "known asset" signals. Sources: viem/chains (chain ids), tempoxyz/tempo-apps tokenlist 4217 (Tempo
  * tokens), Circle's published USDC addresses (Base, Ethereum), x402 CAIP-2 network ids.
  */
+import { TEMPO_MAINNET, TEMPO_TESTNET } from '../domain/tempo.js';
 
 /** Networks whose tokens carry real value. CAIP-2. */
 const MAINNETS = new Set([
-  'eip155:4217',
+  TEMPO_MAINNET,
   'eip155:1',
   'eip155:8453',
   'eip155:10',
@@ -17,7 +18,7 @@ const MAINNETS = new Set([
 ]);
 /** Test networks (no real value) and local development chains. CAIP-2. */
 const TESTNETS = new Set([
-  'eip155:42431',
+  TEMPO_TESTNET,
   'eip155:84532',
   'eip155:11155111',
   'eip155:80002',
@@ -28,12 +29,6 @@ const TESTNETS = new Set([
   'eip155:1337',
   'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
 ]);
-
-/** Tempo networks, where tokens are TIP-20 precompiles. */
-export const TEMPO_NETWORKS = new Set(['eip155:4217', 'eip155:42431']);
-
-/** Every TIP-20 address starts with this prefix (domain notes, "TIP-20 tokens"). */
-export const TIP20_PREFIX = '0x20c0000000000000000000';
 
 /** mainnet, testnet or unknown for a CAIP-2 id (null → unknown). */
 export function networkKind(network: string | null): 'mainnet' | 'testnet' | 'unknown' {
@@ -52,10 +47,10 @@ export interface StaticToken {
 
 /** Well-known tokens by `${network}|${lower-case address}`. */
 export const STATIC_TOKENS: ReadonlyMap<string, StaticToken> = new Map([
-  ['eip155:4217|0x20c0000000000000000000000000000000000000', { symbol: 'pathUSD', currency: 'USD', decimals: 6 }],
-  ['eip155:4217|0x20c000000000000000000000b9537d11c60e8b50', { symbol: 'USDC.e', currency: 'USD', decimals: 6 }],
-  ['eip155:4217|0x20c00000000000000000000014f22ca97301eb73', { symbol: 'USDT0', currency: 'USD', decimals: 6 }],
-  ['eip155:42431|0x20c0000000000000000000000000000000000000', { symbol: 'pathUSD', currency: 'USD', decimals: 6 }],
+  [`${TEMPO_MAINNET}|0x20c0000000000000000000000000000000000000`, { symbol: 'pathUSD', currency: 'USD', decimals: 6 }],
+  [`${TEMPO_MAINNET}|0x20c000000000000000000000b9537d11c60e8b50`, { symbol: 'USDC.e', currency: 'USD', decimals: 6 }],
+  [`${TEMPO_MAINNET}|0x20c00000000000000000000014f22ca97301eb73`, { symbol: 'USDT0', currency: 'USD', decimals: 6 }],
+  [`${TEMPO_TESTNET}|0x20c0000000000000000000000000000000000000`, { symbol: 'pathUSD', currency: 'USD', decimals: 6 }],
   ['eip155:8453|0x833589fcd6edb6e08f4c7c32d4f71b54bda02913', { symbol: 'USDC', currency: 'USD', decimals: 6 }],
   ['eip155:84532|0x036cbd53842c5426634e7929541ec2318f3dcf7e', { symbol: 'USDC', currency: 'USD', decimals: 6 }],
   ['eip155:1|0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48', { symbol: 'USDC', currency: 'USD', decimals: 6 }],

@@ -145,7 +145,7 @@ export function paymentGate(config: Config, resourceUrl: string): PaymentGate | 
         method: req.method,
         paymentHeader: a.getHeader('payment-signature') ?? a.getHeader('x-payment'),
       };
-      let result;
+      let result: Awaited<ReturnType<typeof http.processHTTPRequest>>;
       try {
         result = await http.processHTTPRequest(context);
       } catch (e) {

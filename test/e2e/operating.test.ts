@@ -98,7 +98,7 @@ describe('paywatch start, operated', () => {
       anvil = await startAnvil({ port: rpcPort });
       await rpcCall(anvil.rpcUrl, 'anvil_mine', ['0x20']);
       const head = await finalizedHeight(anvil.rpcUrl);
-      await until(`${api}/api/status`, (s, b) => b?.checkpoint?.height === head && b?.collector?.state === 'running');
+      await until(`${api}/api/status`, (_s, b) => b?.checkpoint?.height === head && b?.collector?.state === 'running');
 
       const text = await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text());
       const families = parsePrometheusTextFormat(text);

@@ -24,7 +24,10 @@ async function answers(port: number, ms = 10_000): Promise<void> {
     const ok = await new Promise<boolean>((resolve) => {
       const s = connect(port, '127.0.0.1');
       s.once('error', () => resolve(false));
-      s.once('data', (d) => (s.destroy(), resolve(/^(\+PONG|-NOAUTH)/.test(d.toString()))));
+      s.once('data', (d) => {
+        s.destroy();
+        resolve(/^(\+PONG|-NOAUTH)/.test(d.toString()));
+      });
       s.write('PING\r\n');
     });
     if (ok) return;

@@ -38,7 +38,15 @@ export async function startServer(db: string, env: Record<string, string> = {}, 
   const app = await buildApp({ store, config, components: new Map() }, { logger });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}`, store, app, close: async () => (await app.close(), await store.close()) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    store,
+    app,
+    close: async () => {
+      await app.close();
+      await store.close();
+    },
+  };
 }
 
 /** Options of one signed delivery; defaults make a valid one. */

@@ -41,7 +41,7 @@ describe.each(DIALECTS)('protocol events on %s', (dialect) => {
       create('a2a', 'app-a2a-live', 'live'),
       operatorCli<{ token: string }>(db.url, ['token', 'create', '--name', 'tests']),
     ]);
-    others.forEach((p, i) => (conn[p] = issued[i] as Issued));
+    for (const [i, p] of others.entries()) conn[p] = issued[i] as Issued;
     [revokable, rotateIn, rotateOut, liveA2a] = issued.slice(others.length, others.length + 4) as Issued[];
     token = (issued.at(-1) as { token: string }).token;
     server = await startServer(db.url);

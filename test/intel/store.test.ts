@@ -196,7 +196,11 @@ describe.each(DIALECTS)('intel store on %s', (dialect) => {
         },
       });
       let calls = 0;
-      return { a, thunk: () => (calls++, a), calls: () => calls };
+      const thunk = () => {
+        calls++;
+        return a;
+      };
+      return { a, thunk, calls: () => calls };
     };
     const first = answerAt('2026-01-16T00:00:00Z', '{"services":[1]}');
     expect(await recordDirectoryOffers(store, at, listed, first.thunk)).toBe(true);

@@ -27,7 +27,12 @@ const limits: SharedLimits[] = [];
 /** An API app counting in `redis`, its log lines captured. */
 async function app(): Promise<{ app: FastifyInstance; limits: SharedLimits }> {
   const config = loadConfig({ db: db.url, rateLimitPerMinute: LIMIT, redis: redis.url, logLevel: 'info' }, {});
-  const stream = new Writable({ write: (chunk, _enc, done) => (logLines.push(chunk.toString()), done()) });
+  const stream = new Writable({
+    write: (chunk, _enc, done) => {
+      logLines.push(chunk.toString());
+      done();
+    },
+  });
   const { default: pino } = await import('pino');
   const log = pino({ level: 'info' }, stream);
   const l = await SharedLimits.connect(redis.url, log);

@@ -17,7 +17,13 @@ describe('withRetry', () => {
     expect(n).toBe(3);
     n = 0;
     await expect(
-      withRetry(async (attempt) => (n++, Promise.reject(new Error(`boom ${attempt}`))), { attempts: 4, ...fast }),
+      withRetry(
+        async (attempt) => {
+          n++;
+          throw new Error(`boom ${attempt}`);
+        },
+        { attempts: 4, ...fast },
+      ),
     ).rejects.toThrow('boom 4');
     expect(n).toBe(4);
   });
@@ -25,11 +31,25 @@ describe('withRetry', () => {
   it('does not retry what shouldRetry refuses; by default a non-retryable paywatch error', async () => {
     let n = 0;
     const fatal = new PaywatchError('wrong chain', { code: 'wrong_chain', retryable: false });
-    await expect(withRetry(async () => (n++, Promise.reject(fatal)), { attempts: 5, ...fast })).rejects.toBe(fatal);
+    await expect(
+      withRetry(
+        async () => {
+          n++;
+          throw fatal;
+        },
+        { attempts: 5, ...fast },
+      ),
+    ).rejects.toBe(fatal);
     expect(n).toBe(1);
     n = 0;
     await expect(
-      withRetry(async () => (n++, Promise.reject(new Error('x'))), { attempts: 5, ...fast, shouldRetry: (_e, attempt) => attempt < 2 }),
+      withRetry(
+        async () => {
+          n++;
+          throw new Error('x');
+        },
+        { attempts: 5, ...fast, shouldRetry: (_e, attempt) => attempt < 2 },
+      ),
     ).rejects.toThrow('x');
     expect(n).toBe(2);
   });
@@ -58,13 +78,19 @@ describe('withRetry', () => {
     const t0 = Date.now();
     setTimeout(() => abort.abort(), 50);
     await expect(
-      withRetry(async () => (n++, Promise.reject(new Error('down'))), {
-        attempts: Infinity,
-        baseMs: 60_000,
-        maxMs: 60_000,
-        signal: abort.signal,
-        shouldRetry: () => true,
-      }),
+      withRetry(
+        async () => {
+          n++;
+          throw new Error('down');
+        },
+        {
+          attempts: Infinity,
+          baseMs: 60_000,
+          maxMs: 60_000,
+          signal: abort.signal,
+          shouldRetry: () => true,
+        },
+      ),
     ).rejects.toThrow('down');
     expect(Date.now() - t0).toBeLessThan(5000);
     expect(n).toBeGreaterThanOrEqual(1);

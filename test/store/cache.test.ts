@@ -29,8 +29,12 @@ describe('CacheRegion', () => {
     expect(region.bytes).toBeLessThanOrEqual(1024 * 1024);
     expect(region.bytes).toBeGreaterThan(1024 * 1024 - 2 * one);
     let recomputed = 0;
-    await region.get(stats, 'p0', async () => (recomputed++, page(0)));
-    await region.get(stats, 'p99', async () => (recomputed++, page(99)));
+    const recompute = async (n: number) => {
+      recomputed++;
+      return page(n);
+    };
+    await region.get(stats, 'p0', () => recompute(0));
+    await region.get(stats, 'p99', () => recompute(99));
     expect(recomputed).toBe(1); // p0 was evicted, p99 is still there
   });
 

@@ -1,6 +1,6 @@
 /**
  * First opens of one new SQLite file by several processes at once: their migrations are serialised by the
- * migration lock (src/store/db.ts lockSqliteMigrations), so every process succeeds and the schema is made once.
+ * migration lock (src/store/sqlite.ts lockSqliteMigrations), so every process succeeds and the schema is made once.
  * Real processes (node bin/run-ts.js test/fixtures/open-store.ts), released together once all have loaded.
  */
 import { spawn } from 'node:child_process';
@@ -74,7 +74,8 @@ describe('SQLite migrations from several processes at once', () => {
     for (let round = 0; round < ROUNDS; round++) {
       const path = join(dir, `round-${round}.sqlite`);
       const outcomes = await openAtOnce(`sqlite:${path}`);
-      outcomes.forEach((o, i) => o.code !== 0 && failures.push(`round ${round} process ${i}: exit ${o.code}: ${o.stderr.trim()}`));
+      for (const [i, o] of outcomes.entries())
+        if (o.code !== 0) failures.push(`round ${round} process ${i}: exit ${o.code}: ${o.stderr.trim()}`);
       expect(schemaOf(path)).toEqual(expected);
     }
     expect(failures).toEqual([]);

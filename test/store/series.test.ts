@@ -9,7 +9,7 @@ import { openStore, type Store } from '../../src/store/db.js';
 import type { ReaderPool } from '../../src/store/chain/readers.js';
 import { sumDecimals } from '../../src/domain/money.js';
 import type { Observation } from '../../src/domain/observation.js';
-import { createTestDb, } from '../helpers/db.js';
+import { createTestDb } from '../helpers/db.js';
 import { makeBlocks, observationsOf, publicOrder } from '../helpers/observations.js';
 
 const blocks = makeBlocks({ count: 1500, seed: 33, maxTxPerBlock: 12 });

@@ -31,32 +31,3 @@ export function duration(s: number | null | undefined): string {
 export const HASH = /^0x[0-9a-fA-F]{64}$/;
 export const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 export const SERVICE_ID = /^[a-f0-9]{64}$/;
-
-/**
- * Exact sum of decimal strings (BigInt, no floats); null when every value is null.
- * @throws Error on a value that is not a plain decimal string
- */
-export function sumDecimals(values: (string | null | undefined)[]): string | null {
-  let acc = 0n;
-  let scale = 0;
-  let seen = false;
-  for (const v of values) {
-    if (v === null || v === undefined) continue;
-    if (!/^-?\d+(\.\d+)?$/.test(v)) throw new Error(`not a decimal: ${v}`);
-    seen = true;
-    const neg = v.startsWith('-');
-    const [i, f = ''] = (neg ? v.slice(1) : v).split('.');
-    if (f.length > scale) {
-      acc *= 10n ** BigInt(f.length - scale);
-      scale = f.length;
-    }
-    const n = BigInt(i + f) * 10n ** BigInt(scale - f.length);
-    acc += neg ? -n : n;
-  }
-  if (!seen) return null;
-  const neg = acc < 0n;
-  const digits = (neg ? -acc : acc).toString().padStart(scale + 1, '0');
-  const int = digits.slice(0, digits.length - scale);
-  const frac = digits.slice(digits.length - scale).replace(/0+$/, '');
-  return `${neg ? '-' : ''}${int}${frac ? `.${frac}` : ''}`;
-}

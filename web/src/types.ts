@@ -1,176 +1,67 @@
-/** The shapes of the public API answers the explorer reads (the OpenAPI document at /api/openapi.json has them all). */
+/**
+ * The shapes of the public API answers the explorer reads: the server's own response schemas and answer types,
+ * imported as types only (erased by the build: nothing of the server is bundled). The OpenAPI document at
+ * /api/openapi.json is generated from the same schemas.
+ */
+import type { z } from 'zod';
+import type {
+  CoverageSchema,
+  IntegritySchema,
+  StatusSchema,
+  TransactionDetailSchema,
+  TransactionListSchema,
+  TransactionSchema,
+} from '../../src/chain/schemas';
+import type {
+  ChangesResponse,
+  CheckSchema,
+  HistoryResponse,
+  OfferSchema,
+  ProviderProfileResponse,
+  ProvidersResponse,
+} from '../../src/intel/schemas';
+import type { CheckAnswer as CheckAnswerSchema } from '../../src/trust/schemas';
+import type { ServedLeg } from '../../src/domain/listing';
+import type { DecodedCall } from '../../src/chain/decode/calls';
 
-export type Stage = { level: number; label: string; status: 'pass' | 'fail' | 'unknown'; reason: string };
-export type Integrity = {
-  score: number;
-  maximum: number;
-  version: string;
-  scope: string;
-  stages: Stage[];
-  independent_consensus_verified?: boolean;
-  evaluated_at?: string;
-};
+/** GET /api/transactions rows. */
+export type Row = z.infer<typeof TransactionSchema>;
+export type Integrity = z.infer<typeof IntegritySchema>;
+/** A leg of a transaction's detail, with asset_listed. */
+export type Leg = ServedLeg;
 
-export type Row = {
-  hash: string;
-  time: number;
-  height: number;
-  sender: string | null;
-  recipient: string | null;
-  asset: string | null;
-  asset_contract: string | null;
-  asset_listed: boolean | null;
-  amount: string | null;
-  nominal: string | null;
-  fee: string | null;
-  exchange: string | null;
-  protocol: string | null;
-  category: string | null;
-  execution: 'success' | 'failed' | 'unknown';
-  decode: string;
-  integrity: Integrity;
-};
-
-export type Leg = {
-  from: string;
-  to: string;
-  asset: string | null;
-  asset_contract: string;
-  amount: string;
-  amount_atomic: string;
-  log_index: number;
-  memo?: string | null;
-  kind?: string;
-  asset_listed: boolean;
-};
-export type Call = {
-  index: number;
-  target: string | null;
-  selector: string | null;
-  function?: string | null;
-  args?: Record<string, unknown> | null;
-  value?: string | null;
-};
-
-export type Detail = Row & {
+/**
+ * GET /api/transactions/{hash}: the schema describes the retained members as open (`unknown`); their shapes are the
+ * decoder's (legs with asset_listed, 0x76 calls) and the node's receipt.
+ */
+export type Detail = z.infer<typeof TransactionDetailSchema> & {
   transaction?: Record<string, unknown> | null;
-  receipt?: { status?: string; fee_token?: string | null; fee_payer?: string | null; gas_used?: string; logs?: unknown[] } | null;
   evidence?: Record<string, unknown> | null;
+  receipt?: { status?: string; fee_token?: string | null; fee_payer?: string | null; gas_used?: string; logs?: unknown[] } | null;
   legs?: Leg[] | null;
-  calls?: Call[] | null;
+  calls?: DecodedCall[] | null;
   forensics?: Record<string, unknown>[] | null;
   unknown?: unknown[] | null;
 };
 
-export type List = { total: number; limit: number; offset: number; as_of: string; rows: Row[] };
+export type List = z.infer<typeof TransactionListSchema>;
+export type Status = z.infer<typeof StatusSchema>;
+export type Coverage = z.infer<typeof CoverageSchema>;
 
-export type Status = {
-  lag_seconds: number | null;
-  total_transactions: number;
-  source: string | null;
-  checkpoint: { height: number; hash: string; updated_at: string } | null;
-  collector: { state?: string | null; finalized_head?: number | null; last_error?: string | null; last_error_at?: string | null } | null;
-  coverage: string;
-};
-
-export type Coverage = { intervals: { first: number; last: number; blocks: number }[] };
-
-export type Metrics = {
-  total: number;
-  analyzed: number;
-  truncated: boolean;
-  nominal: string | null;
-  fees: string | null;
-  rate: number | null;
-  value_method: string;
-};
-
-/** GET /api/metrics/series: the server's own answer type (type-only, nothing of the server is bundled). */
+/** GET /api/metrics/series: the server's own answer type. */
 export type { MetricsSeries as Series } from '../../src/store/chain/answers';
 
-export type Check = {
-  snapshot_id: string;
-  checked_at: string;
-  outcome: string;
-  http_status: number | null;
-  latency_ms: number | null;
-  error: string | null;
-  evidence_hash: string | null;
-};
-export type Offer = {
-  protocol: string | null;
-  scheme: string | null;
-  network: string | null;
-  asset: string | null;
-  amount: string | null;
-  amount_atomic: string | null;
-  pay_to: string | null;
-  description?: string | null;
-};
-export type Price = {
-  network: string;
-  asset: string;
-  min_amount: string | null;
-  max_amount: string | null;
-  min_amount_atomic: string;
-  max_amount_atomic: string;
-};
-export type ProviderSummary = {
-  domain: string;
-  last_seen: string;
-  networks: string[];
-  protocols: string[];
-  prices: Price[];
-  services_total: number;
-  stale: boolean;
-  latest_check: { checked_at: string; outcome: string; http_status: number | null } | null;
-};
-export type Providers = { disclaimer: string; total: number; limit: number; offset: number; providers: ProviderSummary[] };
-export type ProviderProfile = {
-  disclaimer: string;
-  provider: {
-    domain: string;
-    first_seen: string;
-    last_seen: string;
-    services: {
-      service_id: string;
-      method: string;
-      url: string;
-      description: string | null;
-      stale: boolean;
-      latest_check: Check | null;
-      offers: Offer[];
-      checks: Check[];
-    }[];
-  };
-};
-export type Change = {
-  id: number;
-  service_id: string;
-  domain: string;
-  kind: string;
-  at: string;
-  before_snapshot_id: string | null;
-  after_snapshot_id: string | null;
-  before: Record<string, unknown> | null;
-  after: Record<string, unknown> | null;
-};
-export type Changes = { disclaimer: string; total: number; changes: Change[] };
-export type History = {
-  disclaimer: string;
-  total: number;
-  limit: number;
-  offset: number;
-  checks: (Check & { service_id: string; domain: string; offers: Offer[] })[];
-};
+export type Check = z.infer<typeof CheckSchema>;
+export type Offer = z.infer<typeof OfferSchema>;
+export type Providers = z.infer<typeof ProvidersResponse>;
+export type ProviderProfile = z.infer<typeof ProviderProfileResponse>;
+export type Change = z.infer<typeof ChangesResponse>['changes'][number];
+export type Changes = z.infer<typeof ChangesResponse>;
+export type History = z.infer<typeof HistoryResponse>;
+export type CheckAnswer = z.infer<typeof CheckAnswerSchema>;
+
+/**
+ * The member of /.well-known/paywatch.json the explorer reads (ManifestBody of src/api/routes/manifest.ts, whose
+ * module brings the server's listener code and cannot be type-checked for the browser).
+ */
 export type Manifest = { trust_check: { url: string } };
-export type CheckAnswer = {
-  url: string;
-  checked_at: string;
-  verdict: 'pay' | 'caution' | 'do_not_pay';
-  reasons: { code: string; severity: string; message: string }[];
-  offers?: Offer[];
-  snapshot_id?: string | null;
-  evidence_hash?: string | null;
-  disclaimers?: string[];
-};

@@ -5,7 +5,8 @@
 import { cacheScope, publicBaseUrl } from '../../http/base-urls.js';
 import { MANIFEST_PATH } from './manifest.js';
 import { HeavyBudget } from '../../limits/heavy-budget.js';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { Readable } from 'node:stream';
+import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
@@ -35,7 +36,8 @@ import {
   TransactionListSchema,
   TransactionsQuery,
 } from '../../chain/schemas.js';
-import { abortWhenStalled, csvExport, EXPORTS_AT_ONCE, ExportSlots } from './chain-export.js';
+import { csvExport, EXPORTS_AT_ONCE, ExportSlots } from './chain-export.js';
+import { abortWhenStalled } from '../../http/stalled.js';
 import { FRESH, renderedOnce, sendRenderedJson } from '../../http/reply.js';
 
 /** A recorded finalized transaction never changes. */
@@ -45,8 +47,6 @@ const tags = ['chain'];
 
 /** A list query that needs more than rank arithmetic: any filter besides since/until (an indexed count and page). */
 const isFilteredBeyondTime = (q: Record<string, unknown>) => ['q', 'asset', 'exchange', 'execution'].some((k) => q[k] !== undefined);
-
-const cache = (reply: FastifyReply, value: string) => reply.header('cache-control', value);
 
 /** Route plugin; register with the AppContext as options. */
 export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) => {
@@ -67,7 +67,7 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
     async (req, reply) => {
       const status = await chainStatus(ctx);
       // Its manifest link may follow the request's Host: then private (src/http/base-urls.ts).
-      cache(reply, `${cacheScope(ctx.config.publicUrl)}, max-age=${POLL_INTERVAL_SECONDS}`);
+      reply.header('cache-control', `${cacheScope(ctx.config.publicUrl)}, max-age=${POLL_INTERVAL_SECONDS}`);
       return { ...status, manifest: `${publicBaseUrl(ctx.config, req)}${MANIFEST_PATH}` };
     },
   );
@@ -84,7 +84,7 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
     },
     async (_req, reply) => {
       const body = await coverage(ctx.store);
-      cache(reply, FRESH);
+      reply.header('cache-control', FRESH);
       return body;
     },
   );
@@ -104,7 +104,7 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
     async (req, reply) => {
       const { limit, offset } = req.query;
       const page = await transactionsPage(ctx.store, req.query);
-      cache(reply, FRESH);
+      reply.header('cache-control', FRESH);
       // A remembered page (same store version, same query, so the same limit and offset) is the same object: render it once.
       return sendRenderedJson(
         reply,
@@ -130,9 +130,9 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
     },
     async (req, reply) => {
       // A 404 may be collected later: only a recorded transaction is immutable.
-      cache(reply, FRESH);
+      reply.header('cache-control', FRESH);
       const detail = await transactionDetail(ctx.store, req.params.hash, ctx.primary);
-      cache(reply, IMMUTABLE);
+      reply.header('cache-control', IMMUTABLE);
       return sendRenderedJson(reply, renderedOnce(detail));
     },
   );
@@ -150,7 +150,7 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
     },
     async (req, reply) => {
       const m = await metrics(ctx.store, req.query);
-      cache(reply, FRESH);
+      reply.header('cache-control', FRESH);
       return m;
     },
   );
@@ -169,7 +169,7 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
     },
     async (req, reply) => {
       const series = await metricsSeries(ctx.store, req.query);
-      cache(reply, FRESH);
+      reply.header('cache-control', FRESH);
       return series;
     },
   );
@@ -196,7 +196,7 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
     },
     async (req, reply) => {
       const release = exportSlots.take();
-      let body;
+      let body: Readable;
       try {
         // Read the first rows before answering, so a store outage is still a JSON {error} with 503.
         body = await csvExport(exportBatches(ctx.store, req.query));
@@ -210,7 +210,7 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
       // A client that stops reading would otherwise hold its slot for as long as it keeps the connection open.
       const idle = ctx.config.exportIdleSeconds;
       abortWhenStalled(reply.raw, idle * 1000, () => req.log.info({ idle_seconds: idle }, 'export aborted: the client took no bytes'));
-      cache(reply, FRESH);
+      reply.header('cache-control', FRESH);
       reply.header('content-type', 'text/csv; charset=utf-8');
       reply.header(
         'content-disposition',

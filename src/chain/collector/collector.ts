@@ -137,7 +137,7 @@ interface Run {
  * `status()` is its live state for /api/status.
  */
 export class Collector {
-  private readonly o: CollectorOptions;
+  private readonly opts: CollectorOptions;
   private readonly abort = new AbortController();
   private readonly meter = new RateMeter();
   private readonly current: CollectorStatus;
@@ -146,7 +146,7 @@ export class Collector {
   private lastSaved = 0;
 
   constructor(opts: CollectorOptions) {
-    this.o = opts;
+    this.opts = opts;
     // Started now so the workers load (seconds of CPU, see DEFAULT_DECODE_WORKERS) while the caller gets ready.
     this.pool = new DecodePool(opts.decodeWorkers ?? DEFAULT_DECODE_WORKERS);
     this.writer = opts.writer ?? inlineWriter(opts.store);
@@ -199,9 +199,9 @@ export class Collector {
    *   when the collector lock passed to another collector (the state shows the error)
    */
   async run(): Promise<void> {
-    const { o } = this;
+    const { opts } = this;
     const signal = this.abort.signal;
-    const stallAfterMs = o.stallAfterMs ?? Math.max(30_000, 10 * o.pollIntervalMs);
+    const stallAfterMs = opts.stallAfterMs ?? Math.max(30_000, 10 * opts.pollIntervalMs);
     try {
       await this.loop(this.pool, signal, stallAfterMs);
     } finally {
@@ -210,7 +210,7 @@ export class Collector {
   }
 
   private async loop(pool: DecodePool, signal: AbortSignal, stallAfterMs: number): Promise<void> {
-    const { o } = this;
+    const { opts } = this;
     let failures = 0;
     let target: number | null = null;
     let headSeenAt = Date.now();
@@ -218,10 +218,10 @@ export class Collector {
     while (!signal.aborted) {
       let queue: Run[] = [];
       try {
-        const cp = await getCheckpoint(o.store);
-        let head = await o.rpc.finalizedHead();
-        if (target === null) target = o.once ? head.height : Number.POSITIVE_INFINITY;
-        let next = cp ? cp.height + 1 : (o.from ?? Math.max(0, head.height - DEFAULT_BACKFILL_BLOCKS));
+        const cp = await getCheckpoint(opts.store);
+        let head = await opts.rpc.finalizedHead();
+        if (target === null) target = opts.once ? head.height : Number.POSITIVE_INFINITY;
+        let next = cp ? cp.height + 1 : (opts.from ?? Math.max(0, head.height - DEFAULT_BACKFILL_BLOCKS));
         let previousHash: string | null = cp?.hash ?? null;
         startHeight ??= next;
         this.note({ last_block: cp?.height ?? null, finalized_head: head.height });
@@ -230,22 +230,22 @@ export class Collector {
         while (!signal.aborted) {
           const limit = Math.min(head.height, target);
           if (next > limit) {
-            if (o.once) return this.finish();
+            if (opts.once) return this.finish();
             this.setState(Date.now() - headSeenAt >= stallAfterMs ? 'stalled' : 'running');
-            await sleep(o.pollIntervalMs, signal);
+            await sleep(opts.pollIntervalMs, signal);
             if (signal.aborted) break;
             head = await this.pollHead(head, () => (headSeenAt = Date.now()));
             headReadAt = Date.now();
             continue;
           }
           // During backfill, refresh the head now and then so the status shows how far behind we are.
-          if (!o.once && Date.now() - headReadAt > Math.max(o.pollIntervalMs, 5000)) {
+          if (!opts.once && Date.now() - headReadAt > Math.max(opts.pollIntervalMs, 5000)) {
             head = await this.pollHead(head, () => (headSeenAt = Date.now()));
             headReadAt = Date.now();
           }
           if (queue.length && queue[0].first !== next) queue = []; // cannot happen; never write out of order
           this.fill(queue, pool, next, previousHash, limit, head.height);
-          this.setState(limit - queue[0].last >= o.batchSize ? 'catching_up' : 'running');
+          this.setState(limit - queue[0].last >= opts.batchSize ? 'catching_up' : 'running');
           await queue[0].decoded;
           // The first run, and the runs right behind it that are decoded already, go in one write (one
           // transaction): fewer commits, each rewriting the index pages it touched (see RUNS_PER_WRITE).
@@ -254,7 +254,7 @@ export class Collector {
           const last = group[group.length - 1];
           this.fill(queue, pool, last.last + 1, last.lastHash, limit, head.height);
           const blocks = group.flatMap((g) => g.blocks);
-          await o.lock?.assertHeld();
+          await opts.lock?.assertHeld();
           await this.writer.write(blocks, { height: last.last, hash: last.lastHash });
           const txs = blocks.reduce((n, b) => n + b.observations.length, 0);
           failures = 0;
@@ -263,7 +263,7 @@ export class Collector {
           this.meter.record(blocks.length, txs);
           recordWrite(last.last, blocks.length, txs, blocks.at(-1)?.time ?? null);
           this.note({ last_block: last.last, finalized_head: head.height });
-          o.onProgress?.({ lastBlock: last.last, head: limit, startHeight, blocks: blocks.length, transactions: txs });
+          opts.onProgress?.({ lastBlock: last.last, head: limit, startHeight, blocks: blocks.length, transactions: txs });
           await this.save(false);
         }
       } catch (e) {
@@ -271,11 +271,11 @@ export class Collector {
         const message = firstLine(e);
         this.current.last_error = { message, at: new Date().toISOString() };
         this.setState('error');
-        o.log.warn({ err: message, failures }, 'collector turn failed; retrying from the checkpoint');
+        opts.log.warn({ err: message, failures }, 'collector turn failed; retrying from the checkpoint');
         await this.save(true).catch(() => {});
         // Another collector writes this store now: going on would make two writers.
         if (e instanceof CollectorLockLostError) throw new CollectorFailed(message, e);
-        if (o.once && failures >= (o.maxFailedTurns ?? 6)) {
+        if (opts.once && failures >= (opts.maxFailedTurns ?? 6)) {
           const hint =
             e instanceof InconsistentAnswerError && e.problems.some((p) => p.includes('parentHash'))
               ? ' (is this store from another chain?)'
@@ -300,7 +300,7 @@ export class Collector {
       const prev = queue[queue.length - 1];
       const first = prev ? prev.last + 1 : next;
       if (first > limit) return;
-      const last = Math.min(first + this.o.batchSize - 1, limit);
+      const last = Math.min(first + this.opts.batchSize - 1, limit);
       const blocks = prev
         ? prev.lastHash.then((hash) => this.fetchRun(first, last, finalizedHeight, hash))
         : this.fetchRun(first, last, finalizedHeight, previousHash);
@@ -324,8 +324,8 @@ export class Collector {
   }
 
   private fetchRun(first: number, last: number, finalizedHeight: number, previousHash: string | null): Promise<FetchedBlock[]> {
-    return fetchConsistentRun(this.o.rpc, first, last, finalizedHeight, previousHash, {
-      onInconsistent: (height, problems) => this.o.log.warn({ height, problems }, 'inconsistent answer from the node; fetching again'),
+    return fetchConsistentRun(this.opts.rpc, first, last, finalizedHeight, previousHash, {
+      onInconsistent: (height, problems) => this.opts.log.warn({ height, problems }, 'inconsistent answer from the node; fetching again'),
     });
   }
 
@@ -333,11 +333,11 @@ export class Collector {
   private tokensOf(fetched: FetchedBlock[]) {
     const addresses = new Set<string>();
     for (const f of fetched) for (const a of tokenAddressesOf(f)) addresses.add(a.toLowerCase());
-    return this.o.tokens.resolve([...addresses]);
+    return this.opts.tokens.resolve([...addresses]);
   }
 
   private async pollHead(head: { height: number; hash: `0x${string}` }, onAdvance: () => void) {
-    const h = await this.o.rpc.finalizedHead();
+    const h = await this.opts.rpc.finalizedHead();
     if (h.height > head.height) onAdvance();
     this.note({ finalized_head: h.height });
     return h.height >= head.height ? h : head;
@@ -354,7 +354,7 @@ export class Collector {
 
   private setState(state: CollectorPhase): void {
     if (this.current.state === state) return;
-    this.o.log.info({ from: this.current.state, to: state, last_block: this.current.last_block }, 'collector state');
+    this.opts.log.info({ from: this.current.state, to: state, last_block: this.current.last_block }, 'collector state');
     this.note({ state });
     void this.save(true).catch(() => {});
   }
@@ -363,11 +363,11 @@ export class Collector {
   private async save(force: boolean): Promise<void> {
     if (!force && Date.now() - this.lastSaved < 1000) return;
     this.lastSaved = Date.now();
-    await saveCollectorState(this.o.store, toStoredState(this.status()));
+    await saveCollectorState(this.opts.store, toStoredState(this.status()));
   }
 
   private async finish(): Promise<void> {
     this.note({ state: 'stopped' });
-    await this.save(true).catch((e) => this.o.log.warn({ err: firstLine(e) }, 'could not save the collector state'));
+    await this.save(true).catch((e) => this.opts.log.warn({ err: firstLine(e) }, 'could not save the collector state'));
   }
 }

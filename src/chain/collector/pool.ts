@@ -7,8 +7,8 @@
  * Workers are unref'd while idle so an idle pool never keeps the process alive; `close()` ends them.
  */
 import { PaywatchError } from '../../domain/errors.js';
-import { TaskThread } from '../../threads/task-thread.js';
 import type { ErrorClass } from '../../threads/error-wire.js';
+import { ThreadPool } from '../../threads/pool.js';
 import { EventMismatchError } from '../decode/event.js';
 import { UnsupportedEncodingError } from '../integrity/encoding.js';
 import { HeaderFieldError } from '../integrity/header.js';
@@ -20,8 +20,6 @@ import { processRun } from './process.js';
 /** The errors processRun may throw, rebuilt as themselves when a worker throws them (src/threads/error-wire.ts). */
 const RUN_ERRORS: readonly ErrorClass[] = [HeaderFieldError, MalformedHexError, UnsupportedEncodingError, EventMismatchError];
 
-type Slot = TaskThread<{ fetched: FetchedBlock[]; tokens: TokenMap }, PreparedBlock[]>;
-
 /** A worker thread died or failed to start; its tasks are rejected with this. */
 export class WorkerFailedError extends PaywatchError {
   constructor(message: string) {
@@ -29,12 +27,9 @@ export class WorkerFailedError extends PaywatchError {
   }
 }
 
-/** Pool of `size` decode workers (0 = inline). Starts them on construction. */
+/** Pool of `size` decode workers (0 = inline): a ThreadPool (src/threads/pool.ts). Starts them on construction. */
 export class DecodePool {
-  private readonly slots: (Slot | null)[];
-  private closed = false;
-  /** Runs processed so far on a worker and inline (for tests and benchmarks). */
-  readonly counts = { worker: 0, inline: 0 };
+  private readonly threads: ThreadPool<{ fetched: FetchedBlock[]; tokens: TokenMap }, PreparedBlock[]>;
 
   /**
    * @param size worker threads (0 = none)
@@ -42,9 +37,21 @@ export class DecodePool {
    */
   constructor(
     readonly size: number,
-    private readonly maxQueued = 2,
+    maxQueued = 2,
   ) {
-    this.slots = Array.from({ length: size }, (_, i) => this.spawn(i));
+    this.threads = new ThreadPool({
+      entry: new URL('./worker.ts', import.meta.url),
+      data: {},
+      size,
+      failure: (message) => new WorkerFailedError(message),
+      perThread: maxQueued,
+      errors: RUN_ERRORS,
+    });
+  }
+
+  /** Runs processed so far on a worker and inline (for tests and benchmarks). */
+  get counts(): { worker: number; inline: number } {
+    return { worker: this.threads.counts.thread, inline: this.threads.counts.inline };
   }
 
   /**
@@ -52,39 +59,16 @@ export class DecodePool {
    * @throws WorkerFailedError when the worker dies; the error of processRun otherwise
    */
   process(fetched: FetchedBlock[], tokens: TokenMap): Promise<PreparedBlock[]> {
-    let slot: Slot | null = null;
-    for (const s of this.slots) if (s?.ready && s.queued < this.maxQueued && (!slot || s.queued < slot.queued)) slot = s;
-    if (!slot || this.closed) {
-      this.counts.inline++;
-      return processRun(fetched, tokens);
-    }
-    this.counts.worker++;
-    return slot.run({ fetched, tokens });
+    return this.threads.run({ fetched, tokens }, (run) => processRun(run.fetched, run.tokens));
   }
 
   /** Resolves once every worker has loaded or failed (for benchmarks and tests; the collector never waits). */
-  async whenReady(): Promise<void> {
-    while (this.slots.some((s) => s && !s.ready)) await new Promise((r) => setTimeout(r, 20));
+  whenReady(): Promise<void> {
+    return this.threads.whenReady();
   }
 
   /** Ends every worker; tasks still pending are rejected. Later calls to process() run inline. */
-  async close(): Promise<void> {
-    this.closed = true;
-    const slots = this.slots.splice(0).filter((s): s is Slot => s !== null);
-    await Promise.all(slots.map((s) => s.terminate()));
-  }
-
-  private spawn(i: number): Slot {
-    const slot: Slot = new TaskThread(
-      new URL('./worker.ts', import.meta.url),
-      {},
-      (message) => new WorkerFailedError(message),
-      // A worker that had worked is replaced; one that never loaded is not retried (its runs go inline).
-      (wasReady) => {
-        if (this.slots[i] === slot) this.slots[i] = wasReady && !this.closed ? this.spawn(i) : null;
-      },
-      RUN_ERRORS,
-    );
-    return slot;
+  close(): Promise<void> {
+    return this.threads.close();
   }
 }

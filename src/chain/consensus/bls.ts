@@ -15,6 +15,7 @@
  * refused, as commonware's `group.rs` does. Parsed keys are kept (a few), so @noble/curves' memoized pairing
  * precomputation for the key is reused across certificates.
  */
+import { shortMessage } from '../../domain/errors.js';
 import { randomBytes } from 'node:crypto';
 import * as Bls from 'ox/Bls';
 import { bytesOf, hexOf } from './codec.js';
@@ -58,7 +59,7 @@ export function parseGroupKey(input: string | Uint8Array): GroupKey {
   try {
     point = bls.G2.ProjectivePoint.fromHex(bytes);
   } catch (e) {
-    throw new ConsensusDecodeError('group key', `is not a G2 point: ${(e as Error).message}`);
+    throw new ConsensusDecodeError('group key', `is not a G2 point: ${shortMessage(e)}`);
   }
   if (point.equals(bls.G2.ProjectivePoint.ZERO)) throw new ConsensusDecodeError('group key', 'is the point at infinity');
   const key = { hex, point };
@@ -78,7 +79,7 @@ export function parseSignature(bytes: Uint8Array, name: string): G1Point {
   try {
     point = bls.G1.ProjectivePoint.fromHex(bytes);
   } catch (e) {
-    throw new ConsensusDecodeError('signature', `${name} is not a G1 point: ${(e as Error).message}`);
+    throw new ConsensusDecodeError('signature', `${name} is not a G1 point: ${shortMessage(e)}`);
   }
   if (point.equals(bls.G1.ProjectivePoint.ZERO)) throw new ConsensusDecodeError('signature', `${name} is the point at infinity`);
   return point;

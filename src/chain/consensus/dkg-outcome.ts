@@ -16,6 +16,7 @@
  * Like Tempo's reader (`OnchainDkgOutcome::read`, which every caller there uses on `extraData`), bytes after the
  * outcome are not an error; their count is returned.
  */
+import { shortMessage } from '../../domain/errors.js';
 import * as Ed25519 from 'ox/Ed25519';
 import { parseGroupKey } from './bls.js';
 import { ByteReader, bytesOf, hexOf } from './codec.js';
@@ -103,7 +104,7 @@ export function parseDkgOutcome(input: string | Uint8Array): DkgOutcome {
     } catch (e) {
       throw new ConsensusDecodeError(
         'dkg outcome',
-        `has polynomial coefficient ${i} that ${(e as Error).message.replace(/^group key /, '')}`,
+        `has polynomial coefficient ${i} that ${shortMessage(e).replace(/^group key /, '')}`,
         at,
       );
     }

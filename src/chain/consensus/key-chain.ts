@@ -16,6 +16,7 @@
  * (`restoreKeyChain` reads it back). Key changes are rare and confirmations are kept as epoch ranges, so it stays
  * small (one entry per key, one range per unbroken run of followed boundaries).
  */
+import { shortMessage } from '../../domain/errors.js';
 import { z } from 'zod';
 import { parseGroupKey, type GroupKey } from './bls.js';
 import { ConsensusDecodeError } from './errors.js';
@@ -206,7 +207,7 @@ export function acceptBoundary(
   try {
     outcome = parseDkgOutcome(boundary.extraData);
   } catch (e) {
-    return refuse(`the extraData of boundary block ${height} is not a DKG outcome: ${(e as Error).message}`);
+    return refuse(`the extraData of boundary block ${height} is not a DKG outcome: ${shortMessage(e)}`);
   }
   const next = epochOf(height, epochLength) + 1;
   if (outcome.epoch !== next) return refuse(`boundary block ${height} announces epoch ${outcome.epoch}, not ${next}`, outcome.epoch);

@@ -19,6 +19,7 @@
  * an earlier epoch whose boundary into this one was not followed (6: the key may have changed there).
  * Pure and synchronous: about one pairing product per certificate (bench/consensus.ts); never throws.
  */
+import { shortMessage } from '../../domain/errors.js';
 import { type G1Point, parseSignature, verifyCertificateSignatures } from './bls.js';
 import { decodeFinalization, type Finalization } from './certificate.js';
 import { epochOf } from './epochs.js';
@@ -126,7 +127,7 @@ function checks(input: FinalityInput, options: FinalityOptions): FinalityVerific
     seed = parseSignature(f.seedSignature, 'seed signature');
   } catch (e) {
     f = null;
-    return result('failed', 'certificate', `the certificate does not decode: ${(e as Error).message}`);
+    return result('failed', 'certificate', `the certificate does not decode: ${shortMessage(e)}`);
   }
 
   // 2. Its epoch is the height's.
@@ -136,7 +137,7 @@ function checks(input: FinalityInput, options: FinalityOptions): FinalityVerific
   try {
     expected = epochOf(height, options.epochLength);
   } catch (e) {
-    return result('unknown', 'epoch', (e as Error).message);
+    return result('unknown', 'epoch', shortMessage(e));
   }
   if (f.epoch !== expected)
     return result(

@@ -20,7 +20,7 @@ export const BLOCKED_SINK = lc(Addresses.receivePolicyGuard);
 export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
 /** TIP-20 contracts share this 12-byte prefix (domain notes, "TIP-20 tokens"). */
-export const TIP20_PREFIX = '0x20c0000000000000000000';
+export { TIP20_PREFIX } from '../../domain/tempo.js';
 
 /** Fee figures are in 6-decimal fee-token units: fee = ceil(gasUsed × effectiveGasPrice / 10^12) atomic units. */
 export const FEE_DECIMALS = 6;

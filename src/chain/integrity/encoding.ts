@@ -127,7 +127,7 @@ export function encodeTempoTransactionFast(tx: RpcTransaction): string | null {
   const sig = t.signature as (RpcSignature & { type?: string }) | null | undefined;
   if (t.type !== '0x76' || !sig || sig.type !== 'secp256k1') return null;
   const auths = (t.aaAuthorizationList ?? t.authorizationList) as unknown[] | null | undefined;
-  if ((auths && auths.length) || t.keyAuthorization != null) return null;
+  if (auths?.length || t.keyAuthorization != null) return null;
   const bound = (v: unknown): string | null => (v == null ? '80' : quantityHex(v as string) === '' ? null : q(v as string));
   const validBefore = bound(t.validBefore);
   const validAfter = bound(t.validAfter);

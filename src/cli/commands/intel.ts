@@ -5,7 +5,9 @@
  */
 import type { Command } from 'commander';
 import type { AppContext } from '../../context.js';
-import { collectOnce, startIntelCollector, verifyArchive } from '../../intel/collect.js';
+import { collectOnce } from '../../intel/collect.js';
+import { startIntelCollector } from '../../intel/schedule.js';
+import { verifyArchive } from '../../intel/archive.js';
 import { parseSources } from '../../intel/sources/index.js';
 import { openStore } from '../../store/db.js';
 import { addSettingOptions } from '../options.js';
@@ -25,7 +27,7 @@ export function register(cmd: Command): void {
       action(async (opts: Record<string, unknown>) => {
         const config = configFrom(opts);
         const log = createLogger(config);
-        let sources;
+        let sources: ReturnType<typeof parseSources>;
         try {
           sources = parseSources(config.sources);
         } catch (e) {

@@ -37,7 +37,7 @@ export function register(cmd: Command): void {
           listeners.push(verify);
           const api = await listenApi({ ...ctx, config: withListeningVerifyPort(config, verify.port), readStore });
           listeners.push(api);
-          const { startIntelCollector } = await import('../../intel/collect.js');
+          const { startIntelCollector } = await import('../../intel/schedule.js');
           const intel = startIntelCollector({ ...ctx, log: log.child({ component: 'intel' }) });
           log.info(
             { url: api.url, verify: verify.url, source: collector.report().source, store: store.location },

@@ -11,6 +11,7 @@
  */
 import type { Hono } from 'hono';
 import type { ServiceDefinition } from './services.js';
+import { TEMPO_MAINNET } from '../../domain/tempo.js';
 
 /** What the directory needs to know of a running service. */
 export interface ListedService {
@@ -29,7 +30,7 @@ function bazaarItem({ def, origin }: ListedService) {
       x402Version: 2,
       accepts: t.assets.map((asset) => ({
         scheme: 'exact',
-        network: 'eip155:4217',
+        network: TEMPO_MAINNET,
         amount: price,
         asset,
         payTo: t.payTo,

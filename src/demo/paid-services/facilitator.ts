@@ -11,6 +11,7 @@ import type { Hono } from 'hono';
 import { createWalletClient, http, publicActions } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { tempo } from 'viem/chains';
+import { TEMPO_MAINNET } from '../../domain/tempo.js';
 
 /**
  * Adds the facilitator routes to `app`.
@@ -22,7 +23,7 @@ export function mountFacilitator(app: Hono, opts: { rpcUrl: string; privateKey: 
   const client = createWalletClient({ account, chain: tempo, transport: http(opts.rpcUrl) }).extend(publicActions);
   const signer = toFacilitatorEvmSigner({ ...(client as never as Parameters<typeof toFacilitatorEvmSigner>[0]), address: account.address });
   const facilitator = new x402Facilitator()
-    .register('eip155:4217', new ExactEvmScheme(signer))
+    .register(TEMPO_MAINNET, new ExactEvmScheme(signer))
     .registerV1('base-sepolia' as never, new ExactEvmScheme(signer));
   app.get('/supported', (c) => c.json(facilitator.getSupported()));
   app.post('/verify', async (c) => {

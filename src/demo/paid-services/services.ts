@@ -19,6 +19,7 @@ import { Mppx, tempo } from 'mppx/hono';
 import { generate } from 'mppx/discovery';
 import { paymentMiddleware as x402v1Middleware } from 'x402-hono';
 import { toDecimal } from '../../domain/money.js';
+import { TEMPO_MAINNET } from '../../domain/tempo.js';
 
 export const PATH_USD = '0x20c0000000000000000000000000000000000000';
 export const ALPHA_USD = '0x20c0000000000000000000000000000000000001';
@@ -82,13 +83,13 @@ export function buildService(def: ServiceDefinition, facilitatorUrl: string, mpp
   switch (def.protocol) {
     case 'x402-v2': {
       const server = new x402ResourceServer(new HTTPFacilitatorClient({ url: facilitatorUrl })).register(
-        'eip155:4217',
+        TEMPO_MAINNET,
         new ExactEvmScheme(),
       );
       rebuild = () => {
         const accepts = def.terms.assets.map((asset) => ({
           scheme: 'exact',
-          network: 'eip155:4217',
+          network: TEMPO_MAINNET,
           payTo: def.terms.payTo,
           price: { amount: def.terms.price, asset, extra: { name: asset === PATH_USD ? 'pathUSD' : 'AlphaUSD', version: '1' } },
         }));

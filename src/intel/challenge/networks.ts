@@ -12,20 +12,17 @@
  */
 import { EVM_NETWORK_CHAIN_ID_MAP } from '@x402/evm/v1';
 import { findDefaultAsset } from '@x402/evm';
+import { isTip20Address, TEMPO_MAINNET, TEMPO_NETWORKS, TEMPO_TESTNET } from '../../domain/tempo.js';
 
 /** Names not in the x402 library's table. Sources: viem `viem/chains` (tempo 4217, tempoModerato 42431); x402 v1 Solana names. */
 export const EXTRA_NETWORK_NAMES: Readonly<Record<string, string>> = {
-  tempo: 'eip155:4217',
-  'tempo-mainnet': 'eip155:4217',
-  'tempo-moderato': 'eip155:42431',
-  'tempo-testnet': 'eip155:42431',
+  tempo: TEMPO_MAINNET,
+  'tempo-mainnet': TEMPO_MAINNET,
+  'tempo-moderato': TEMPO_TESTNET,
+  'tempo-testnet': TEMPO_TESTNET,
   solana: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
   'solana-devnet': 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
 };
-
-/** Tempo networks whose TIP-20 tokens all have 6 decimals. */
-const TEMPO_NETWORKS = new Set(['eip155:4217', 'eip155:42431']);
-const TIP20_PREFIX = '0x20c0000000000000000000';
 
 const CAIP2 = /^([-a-zA-Z0-9]{3,8}):([-_a-zA-Z0-9]{1,32})$/;
 
@@ -56,7 +53,8 @@ export function toCaip2(network: unknown): string | null {
 export function knownDecimals(network: string | null, asset: string | null): number | null {
   if (!network || !asset) return null;
   const a = asset.toLowerCase();
-  if (TEMPO_NETWORKS.has(network) && a.startsWith(TIP20_PREFIX) && a.length === 42) return 6;
+  // Every TIP-20 has 6 decimals.
+  if (TEMPO_NETWORKS.has(network) && isTip20Address(a)) return 6;
   if (!network.startsWith('eip155:')) return null;
   return findDefaultAsset(a, network as `${string}:${string}`)?.decimals ?? null;
 }

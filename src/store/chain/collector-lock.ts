@@ -153,9 +153,14 @@ interface PgSession {
 async function pgSession(store: Store): Promise<PgSession> {
   let got!: (r: { ok: boolean; pid: number | null }) => void;
   let failed!: (e: unknown) => void;
-  const outcome = new Promise<{ ok: boolean; pid: number | null }>((res, rej) => ((got = res), (failed = rej)));
+  const outcome = new Promise<{ ok: boolean; pid: number | null }>((res, rej) => {
+    got = res;
+    failed = rej;
+  });
   let releaseSession!: () => void;
-  const sessionEnd = new Promise<void>((r) => (releaseSession = r));
+  const sessionEnd = new Promise<void>((r) => {
+    releaseSession = r;
+  });
   // db.connection() pins one pooled connection for the callback: the session that holds the lock.
   const held = store.db
     .connection()

@@ -13,6 +13,13 @@ import type { TokenList } from '../../domain/token-list.js';
 
 type ObsQuery<O> = SelectQueryBuilder<Database, 'observations', O>;
 
+/** The matches a read is over: observations on `db` matching `filters`, symbols following the token list `list`. */
+export interface MatchQuery {
+  db: Kysely<Database>;
+  filters: ObservationFilters;
+  list: TokenList;
+}
+
 type Eb = ExpressionBuilder<Database, 'observations'>;
 
 /**
@@ -145,16 +152,10 @@ export function filterKey(f: ObservationFilters, list: TokenList): string {
 
 /**
  * One page of matches in the public order, following the token list.
- * @param known counters already read for this request
+ * @param q.limit rows at most; q.offset rows skipped; q.known counters already read for this request
  */
-export async function pageMatches(
-  db: Kysely<Database>,
-  f: ObservationFilters,
-  list: TokenList,
-  limit: number,
-  offset: number,
-  known?: ChainStats,
-): Promise<TransactionRow[]> {
+export async function pageMatches(q: MatchQuery & { limit: number; offset: number; known?: ChainStats }): Promise<TransactionRow[]> {
+  const { db, filters: f, list, limit, offset, known } = q;
   const stats = known ?? (await readStats(db));
   if (stats.ordered && onlyTimeBounds(f)) {
     const { lo, hi } = await seqRange(db, f, stats.count);
@@ -194,18 +195,14 @@ export const AGGREGATE_BATCH = 5_000;
 export type { KeysetPosition };
 
 /**
- * One keyset step: at most `n` matches after `after` in the public order (time descending, then hash ascending),
+ * One keyset step: at most `q.n` matches after `q.after` in the public order (time descending, then hash ascending),
  * `time <= t AND (time < t OR hash > h)`, identical on both dialects and needing no driver cursor.
- * @param select adds the selected columns or expressions; the rows must carry `time` and `hash` (the keyset)
+ * @param q.select adds the selected columns or expressions; the rows must carry `time` and `hash` (the keyset)
  */
 export async function keysetStep<R extends { time: number | string; hash: string }>(
-  db: Kysely<Database>,
-  f: ObservationFilters,
-  list: TokenList,
-  after: KeysetPosition,
-  n: number,
-  select: (qb: ObsQuery<object>) => ObsQuery<R>,
+  q: MatchQuery & { after: KeysetPosition; n: number; select: (qb: ObsQuery<object>) => ObsQuery<R> },
 ): Promise<R[]> {
+  const { db, filters: f, list, after, n, select } = q;
   // After a position, `time <= after.time` is the upper bound (after came from a match, so it implies `until`):
   // SQLite's planner keeps one upper bound per index, and with `until` it walked every earlier step's rows again.
   let qb = select(applyFilters(db.selectFrom('observations'), after ? { ...f, until: undefined } : f, list));
@@ -280,45 +277,36 @@ export function keysetBatches<R extends { time: number | string; hash: string }>
 }
 
 /**
- * Streams up to `cap` matches in the public order as arrays of at most `batch` rows (keysetBatches over
- * keysetStep on `db`).
- * @param select adds the selected columns or expressions; the rows must carry `time` and `hash` (the keyset)
+ * Streams up to `q.cap` matches in the public order as arrays of at most `q.batch` rows (default SCAN_BATCH;
+ * keysetBatches over keysetStep).
+ * @param q.select adds the selected columns or expressions; the rows must carry `time` and `hash` (the keyset)
+ * @param q.start where the first step starts (default null: at the newest match)
  */
 export function scanBatches<R extends { time: number | string; hash: string }>(
-  db: Kysely<Database>,
-  f: ObservationFilters,
-  list: TokenList,
-  cap: number,
-  select: (qb: ObsQuery<object>) => ObsQuery<R>,
-  batch = SCAN_BATCH,
-  start: KeysetPosition = null,
+  q: MatchQuery & { cap: number; select: (qb: ObsQuery<object>) => ObsQuery<R>; batch?: number; start?: KeysetPosition },
 ): AsyncIterableIterator<R[]> {
-  return keysetBatches(cap, (after, n) => keysetStep(db, f, list, after, n, select), batch, start);
+  return keysetBatches(q.cap, (after, n) => keysetStep({ ...q, after, n }), q.batch ?? SCAN_BATCH, q.start ?? null);
 }
 
 /**
- * Streams up to `cap` matches in the public order, row by row (keyset steps of AGGREGATE_BATCH rows, see scanBatches).
- * @param columns which columns each yielded row carries
- * @param start where the scan starts (null: at the newest match)
+ * Streams up to `q.cap` matches in the public order, row by row (keyset steps of AGGREGATE_BATCH rows, see scanBatches).
+ * @param q.columns which columns each yielded row carries
+ * @param q.start where the scan starts (default null: at the newest match)
  */
 export async function* scanMatches<C extends keyof Database['observations'] & string>(
-  db: Kysely<Database>,
-  f: ObservationFilters,
-  list: TokenList,
-  cap: number,
-  columns: readonly C[],
-  start: KeysetPosition = null,
+  q: MatchQuery & { cap: number; columns: readonly C[]; start?: KeysetPosition },
 ): AsyncGenerator<Pick<Database['observations'], C | 'time' | 'hash'>> {
-  const cols = [...new Set([...columns, 'time', 'hash'])] as C[];
+  const cols = [...new Set([...q.columns, 'time', 'hash'])] as C[];
   type Row = Pick<Database['observations'], C | 'time' | 'hash'>;
-  for await (const rows of scanBatches(
-    db,
-    f,
-    list,
-    cap,
-    (qb) => qb.select(cols as never[]) as unknown as ObsQuery<Row>,
-    AGGREGATE_BATCH,
-    start,
-  ))
+  const select = (qb: ObsQuery<object>) => qb.select(cols as never[]) as unknown as ObsQuery<Row>;
+  for await (const rows of scanBatches({
+    db: q.db,
+    filters: q.filters,
+    list: q.list,
+    cap: q.cap,
+    select,
+    batch: AGGREGATE_BATCH,
+    start: q.start,
+  }))
     yield* rows;
 }

@@ -7,7 +7,7 @@ import { workerData } from 'node:worker_threads';
 import { serveTasks } from '../../threads/serve.js';
 import { TokenList } from '../../domain/token-list.js';
 import { openStore } from '../db.js';
-import { runReaderTask } from './index.js';
+import { runReaderTask } from './reader-tasks.js';
 import { warmUpSeries } from './series.js';
 import type { ReaderSetup, ReaderTask } from './readers.js';
 

@@ -6,9 +6,10 @@
  * main thread keeps answering. PostgreSQL needs none of this: the server does the work off the event loop.
  *
  * The queue is bounded: past `maxQueued` reads waiting, a read is refused with a 503 (Unavailable, Retry-After)
- * instead of queueing without end. Until a thread has loaded, and when threads cannot be started, reads run inline.
+ * instead of queueing without end. Until a thread has loaded, and when threads cannot be started, reads run inline
+ * (src/threads/pool.ts).
  */
-import { TaskThread } from '../../threads/task-thread.js';
+import { ThreadPool } from '../../threads/pool.js';
 import { PaywatchError, Unavailable } from '../../domain/errors.js';
 import { StoreUnavailable } from '../outage.js';
 import { LIMITS } from '../../limits/index.js';
@@ -63,33 +64,40 @@ export class ReaderThreadFailedError extends PaywatchError {
 }
 
 /**
- * A pool of `size` reader threads answering HeavyReads, with at most `maxQueued` reads waiting or running.
+ * A pool of `size` reader threads answering HeavyReads (a ThreadPool, src/threads/pool.ts), with at most `maxQueued`
+ * reads waiting or running.
  * @param inline runs a task on the calling thread (before the threads have loaded, or if they cannot start)
  * @example
  * const readers = new ReaderPool({ db: 'sqlite:./data/paywatch.sqlite', tokenList }, 2, 32, inlineTask);
  * await readers.metrics({ asset: 'pathUSD' }, 50_000);
  */
 export class ReaderPool implements HeavyReads {
-  private threads: (TaskThread<ReaderTask, unknown> | null)[];
-  private loadable = true;
-  private closed = false;
+  private readonly threads: ThreadPool<ReaderTask, unknown>;
   private inFlight = 0;
-  /** Reads answered by a thread and inline so far (tests and benchmarks). */
-  readonly counts = { thread: 0, inline: 0 };
-
-  /** Heavy reads waiting or running now. */
-  get busy(): number {
-    return this.inFlight;
-  }
 
   constructor(
-    private readonly setup: ReaderSetup,
+    setup: ReaderSetup,
     size: number,
     private readonly maxQueued: number,
     private readonly inline: (task: ReaderTask) => Promise<unknown>,
   ) {
-    this.threads = Array.from({ length: size }, () => null);
-    this.threads.forEach((_, i) => this.spawn(i));
+    this.threads = new ThreadPool({
+      entry: new URL('./reader-thread.ts', import.meta.url),
+      data: { ...setup },
+      size,
+      failure: (message) => new ReaderThreadFailedError(message),
+      errors: [StoreUnavailable],
+    });
+  }
+
+  /** Reads answered by a thread and inline so far (tests and benchmarks). */
+  get counts(): { thread: number; inline: number } {
+    return this.threads.counts;
+  }
+
+  /** Heavy reads waiting or running now. */
+  get busy(): number {
+    return this.inFlight;
   }
 
   metrics(filters: ObservationFilters, window: number): Promise<Metrics> {
@@ -113,15 +121,12 @@ export class ReaderPool implements HeavyReads {
   }
 
   /** Resolves once every thread has loaded or failed (tests and benchmarks). */
-  async whenReady(): Promise<void> {
-    while (this.threads.some((t) => t && !t.ready)) await new Promise((r) => setTimeout(r, 20));
+  whenReady(): Promise<void> {
+    return this.threads.whenReady();
   }
 
-  async close(): Promise<void> {
-    this.closed = true;
-    const threads = this.threads;
-    this.threads = threads.map(() => null);
-    await Promise.all(threads.map((t) => t?.terminate()));
+  close(): Promise<void> {
+    return this.threads.close();
   }
 
   /**
@@ -135,32 +140,9 @@ export class ReaderPool implements HeavyReads {
       });
     this.inFlight++;
     try {
-      if (this.loadable && !this.closed) this.threads.forEach((t, i) => t === null && this.spawn(i));
-      const ready = this.threads.filter((t): t is TaskThread<ReaderTask, unknown> => t !== null && t.ready);
-      if (!ready.length) {
-        this.counts.inline++;
-        return await this.inline(task);
-      }
-      const thread = ready.reduce((a, b) => (b.queued < a.queued ? b : a));
-      this.counts.thread++;
-      return await thread.run(task);
+      return await this.threads.run(task, this.inline);
     } finally {
       this.inFlight--;
     }
-  }
-
-  private spawn(i: number): void {
-    const thread: TaskThread<ReaderTask, unknown> = new TaskThread(
-      new URL('./reader-thread.ts', import.meta.url),
-      { ...this.setup },
-      (message) => new ReaderThreadFailedError(message),
-      (wasReady) => {
-        if (this.threads[i] !== thread) return;
-        if (!wasReady) this.loadable = false;
-        this.threads[i] = null;
-      },
-      [StoreUnavailable],
-    );
-    this.threads[i] = thread;
   }
 }

@@ -124,7 +124,7 @@ export function prepareBlock(b: BlockObservations): PreparedBlock {
 
 /** NominalParts as stored: compact JSON `[[contract, amount], …]`, or null. */
 export function serializeNominalParts(parts: readonly NominalPart[] | null): string | null {
-  return parts && parts.length ? JSON.stringify(parts.map((p) => [p.asset_contract.toLowerCase(), p.amount])) : null;
+  return parts?.length ? JSON.stringify(parts.map((p) => [p.asset_contract.toLowerCase(), p.amount])) : null;
 }
 
 /** The stored NominalParts text back as parts (null stays null). */

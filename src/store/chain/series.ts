@@ -52,7 +52,8 @@ export async function sumSeriesRange(store: Store, req: SeriesRequest, range: Se
   const { buckets } = emptySeriesSums(req);
   let analyzed = 0;
   let oldest: number | null = null;
-  for await (const r of scanMatches(store.db, req.filters, list, range.cap, ['nominal_parts', 'fee', 'execution'] as const, range.start)) {
+  const columns = ['nominal_parts', 'fee', 'execution'] as const;
+  for await (const r of scanMatches({ db: store.db, filters: req.filters, list, cap: range.cap, columns, start: range.start })) {
     analyzed++;
     const time = Number(r.time);
     oldest = time;
@@ -64,7 +65,8 @@ export async function sumSeriesRange(store: Store, req: SeriesRequest, range: Se
       if (!list.tokens.has(p.asset_contract)) continue;
       const amount = parseDecimal(p.amount);
       nominal = nominal ? addExact(nominal, amount) : amount;
-      const a = (b.assets[p.asset_contract] ??= { count: 0, nominal: emptySum() });
+      b.assets[p.asset_contract] ??= { count: 0, nominal: emptySum() };
+      const a = b.assets[p.asset_contract];
       // A row counts once per asset, however many parts name it.
       if (!counted.includes(p.asset_contract)) {
         a.count++;

@@ -56,9 +56,15 @@ const queues = new WeakMap<Store, Map<RecordTable, Queue>>();
  */
 export function insertOrRead<T extends RecordTable>(store: Store, table: T, row: RecordRow<T>): Promise<InsertResult> {
   let byTable = queues.get(store);
-  if (!byTable) queues.set(store, (byTable = new Map()));
+  if (!byTable) {
+    byTable = new Map();
+    queues.set(store, byTable);
+  }
   let q = byTable.get(table);
-  if (!q) byTable.set(table, (q = { pending: [], running: false }));
+  if (!q) {
+    q = { pending: [], running: false };
+    byTable.set(table, q);
+  }
   const queue = q;
   return new Promise((resolve, reject) => {
     queue.pending.push({ row: row as unknown as Pending['row'], resolve, reject });
@@ -82,7 +88,7 @@ async function drain(store: Store, table: RecordTable, q: Queue): Promise<void> 
           table,
           group.map((p) => p.row),
         );
-        group.forEach((p, i) => p.resolve(results[i]));
+        for (const [i, p] of group.entries()) p.resolve(results[i]);
       } catch (e) {
         for (const p of group) p.reject(e);
       }
@@ -135,7 +141,7 @@ const COLUMNS: { [T in RecordTable]: readonly (keyof RecordRow<T> & string)[] } 
 type Unlisted =
   | Exclude<keyof NewProtocolEvent, (typeof PROTOCOL_EVENT_COLUMNS)[number]>
   | Exclude<keyof NewOutcome, (typeof OUTCOME_COLUMNS)[number]>;
-const everyColumnListed: [Unlisted] extends [never] ? true : Unlisted = true;
+const _everyColumnListed: [Unlisted] extends [never] ? true : Unlisted = true;
 
 /** The intake tables as Kysely sees them here (it cannot type a table chosen at run time). */
 type RecordDb = Kysely<
@@ -166,7 +172,8 @@ function groupInsertSql(store: Store, table: RecordTable, rows: number): string 
     // Each value must be one parameter, in row-then-column order, for the flattened rows to line up.
     if (q.parameters.length !== rows * COLUMNS[table].length)
       throw new PaywatchError(`group insert into ${table}: ${q.parameters.length} parameters for ${rows} rows`, { code: 'internal' });
-    insertSql.set(k, (text = q.sql));
+    text = q.sql;
+    insertSql.set(k, text);
   }
   return text;
 }

@@ -91,18 +91,16 @@ async function liveSender(store: Store, kind: SenderKind, id: string): Promise<S
 /**
  * Rotates a sender's key: every current key gets `expires_at = now + graceSeconds` (it keeps verifying until
  * then), and `key` becomes current. One transaction.
+ * @param r.now UTC Unix seconds
  * @returns the old keys' expiry, UTC Unix seconds
  * @throws NotFound when the sender is unknown or revoked
  */
 export async function rotateSenderKey(
   store: Store,
-  kind: SenderKind,
-  id: string,
-  key: SealedKey,
-  now: number,
-  graceSeconds: number,
+  r: { kind: SenderKind; id: string; key: SealedKey; now: number; graceSeconds: number },
 ): Promise<number> {
-  const expires = now + graceSeconds;
+  const { kind, id, key, now } = r;
+  const expires = now + r.graceSeconds;
   await store.db.transaction().execute(async (tx) => {
     await liveSender({ ...store, db: tx }, kind, id);
     // A key already inside an earlier grace period keeps its earlier (sooner) expiry.

@@ -49,7 +49,7 @@ function filterServices(qb: ServiceQuery, dialect: DialectName, f: ServiceFilter
       ),
     );
   }
-  if (f.q && f.q.trim()) q = q.where(searchCondition(dialect, f.q.trim(), fromIndex));
+  if (f.q?.trim()) q = q.where(searchCondition(dialect, f.q.trim(), fromIndex));
   return q;
 }
 

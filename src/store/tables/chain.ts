@@ -68,7 +68,7 @@ export interface CheckpointTable {
   updated_at: string;
 }
 
-/** Single row (id = 1): the collector's recorded state (CollectorState in ../chain/index.ts). */
+/** Single row (id = 1): the collector's recorded state (CollectorState in ../chain/checkpoint.ts). */
 export interface CollectorStateTable {
   id: number;
   state: string;

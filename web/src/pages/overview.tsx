@@ -3,7 +3,9 @@ import { useMemo, useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { query } from '../api';
 import { Chart, type Line } from '../chart';
-import { duration, iso, known, short, sumDecimals, utc } from '../format';
+import { duration, iso, known, short, utc } from '../format';
+import { sumDecimals } from '../../../src/domain/money';
+import { METRICS_WINDOW, successRate } from '../../../src/domain/metrics';
 import { ApiLink, ChainDisclaimer, DataTable, Facts, Show, useApi, useTitle, type Loaded } from '../ui';
 import type { Coverage, List, Series, Status } from '../types';
 
@@ -75,9 +77,10 @@ type Totals = { total: number; analyzed: number; nominal: string | null; fees: s
 
 /**
  * The totals of [since, until) from an hourly series over a window that ends at the same `until` and holds it: the
- * series aggregates the latest 50,000 matches of its window, which include every one of the latest 50,000 of any
+ * series aggregates the latest METRICS_WINDOW matches of its window, which include every one of the latest of any
  * window ending at the same time, so the buckets in [since, until) hold exactly the rows /api/metrics aggregates.
- * `total` (all matches, beyond the 50,000) comes from the caller.
+ * `total` (all matches, beyond the window) comes from the caller. Sums and rate follow the server's own rules
+ * (src/domain/money.ts, src/domain/metrics.ts).
  */
 function totalsOf(s: Series, since: number, total: number): Totals {
   const inside = s.buckets.filter((b) => b.start >= since);
@@ -88,7 +91,7 @@ function totalsOf(s: Series, since: number, total: number): Totals {
     analyzed: inside.reduce((n, b) => n + b.count, 0),
     nominal: sumDecimals(inside.map((b) => b.nominal)),
     fees: sumDecimals(inside.map((b) => b.fees)),
-    rate: success + failed ? success / (success + failed) : null,
+    rate: successRate(success, failed),
   };
 }
 
@@ -107,7 +110,8 @@ function MetricsCard({ title, totals, sources, same }: { title: string; totals: 
       />
       {d.total > d.analyzed && (
         <p class="note">
-          Sums cover the latest {d.analyzed.toLocaleString('en')} of {d.total.toLocaleString('en')} matches (the API's 50,000 window).
+          Sums cover the latest {d.analyzed.toLocaleString('en')} of {d.total.toLocaleString('en')} matches (the API's{' '}
+          {METRICS_WINDOW.toLocaleString('en')} window).
         </p>
       )}
       {sources.map((p) => (

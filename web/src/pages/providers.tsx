@@ -7,7 +7,11 @@ import { ApiLink, DataTable, ErrorBox, Hex, Json, OfferDisclaimer, Show, useApi,
 import type { Change, Changes, Check, History, Offer, ProviderProfile, Providers as ProviderList } from '../types';
 
 /** Offers as a table: exact amounts, network, asset, payTo. */
-export function Offers({ offers }: { offers: Offer[] }) {
+export function Offers({
+  offers,
+}: {
+  offers: Pick<Offer, 'protocol' | 'scheme' | 'amount' | 'amount_atomic' | 'network' | 'asset' | 'pay_to'>[];
+}) {
   if (!offers.length) return <p>No parseable offer.</p>;
   return (
     <DataTable label="Offers" columns={['Protocol', 'Amount', 'Network', 'Asset', 'payTo']}>
@@ -49,10 +53,15 @@ function Checks({ checks }: { checks: Check[] }) {
   );
 }
 
+/** One side (before or after) of a change record: an object of members, or null (none). */
+const side = (x: unknown): Record<string, unknown> | null => (x && typeof x === 'object' ? (x as Record<string, unknown>) : null);
+
 /** What a change moved, member by member: "pay_to: 0x… → 0x…". */
 function ChangeItem({ c }: { c: Change }) {
-  const keys = [...new Set([...Object.keys(c.before ?? {}), ...Object.keys(c.after ?? {})])].filter(
-    (k) => JSON.stringify(c.before?.[k]) !== JSON.stringify(c.after?.[k]),
+  const before = side(c.before);
+  const after = side(c.after);
+  const keys = [...new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})])].filter(
+    (k) => JSON.stringify(before?.[k]) !== JSON.stringify(after?.[k]),
   );
   return (
     <li data-change={c.kind}>
@@ -60,7 +69,7 @@ function ChangeItem({ c }: { c: Change }) {
       <ul>
         {keys.map((k) => (
           <li key={k}>
-            {k}: <code>{c.before ? known(c.before[k]) : 'none'}</code> → <code>{c.after ? known(c.after[k]) : 'none'}</code>
+            {k}: <code>{before ? known(before[k]) : 'none'}</code> → <code>{after ? known(after[k]) : 'none'}</code>
           </li>
         ))}
       </ul>

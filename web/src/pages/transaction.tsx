@@ -47,7 +47,7 @@ function Legs({ legs }: { legs: Leg[] }) {
               <code>{g.from}</code>
             </Link>
           </span>
-          <span class="arrow" aria-label="sends to">
+          <span class="arrow" role="img" aria-label="sends to">
             →
           </span>
           <span class="party">
@@ -167,7 +167,7 @@ export function Transaction({ hash }: { hash: string }) {
               </section>
               <section>
                 <h2>Forensics</h2>
-                {d.forensics && d.forensics.length ? (
+                {d.forensics?.length ? (
                   <ul>
                     {d.forensics.map((f, i) => (
                       <li key={i}>
@@ -181,11 +181,7 @@ export function Transaction({ hash }: { hash: string }) {
               </section>
               <section>
                 <h2>Unknown logs</h2>
-                {d.unknown && d.unknown.length ? (
-                  <Json value={d.unknown} summary={`${d.unknown.length} log(s) no known ABI decodes`} />
-                ) : (
-                  <p>None.</p>
-                )}
+                {d.unknown?.length ? <Json value={d.unknown} summary={`${d.unknown.length} log(s) no known ABI decodes`} /> : <p>None.</p>}
               </section>
               <Json value={d.transaction} summary="The node's transaction" />
               <Json value={d.receipt} summary="Receipt and logs" />

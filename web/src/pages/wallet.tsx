@@ -1,7 +1,8 @@
 /** A wallet: observations where it sends or receives, with exact totals per asset over what was loaded. */
 import { useEffect, useState } from 'preact/hooks';
 import { type ApiError, getJson, query } from '../api';
-import { ADDRESS, short, sumDecimals } from '../format';
+import { ADDRESS, short } from '../format';
+import { sumDecimals } from '../../../src/domain/money';
 import { ApiLink, ChainDisclaimer, DataTable, ErrorBox, Hex, useTitle } from '../ui';
 import type { List, Row } from '../types';
 import { Listed, RowsTable } from './transactions';
