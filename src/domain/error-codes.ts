@@ -5,7 +5,7 @@
  * src/cli/run.ts) and MCP tool errors (src/mcp/tools.ts) are typed `Record<ErrorCode, …>`, so a code added here
  * without a status or an exit code fails the typecheck. docs/architecture.md#error-codes shows this table (held
  * equal to it by test/domain/error-codes.test.ts; `npm run docs:tables` rewrites it).
- * Model: fastify's one error list (lib/errors.js, documented in docs/Reference/Errors.md).
+ * Model: fastify's one error list (fastify/fastify lib/errors.js, documented at https://fastify.dev/docs/latest/Reference/Errors/).
  */
 
 /** What the catalogue says of one code. */

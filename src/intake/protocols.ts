@@ -5,10 +5,10 @@
  * (contract §5), and protocols add record types faster than any list here. The record is read only to annotate the
  * operator reads with its kind and the ids it names; a record no known shape fits is `unrecognised`, and stored all
  * the same. Shapes are matched on discriminators and ids only, extra members always allowed, from:
- * - ap2: the AP2 v0.1 types (google-agentic-commerce/AP2 src/ap2/types/mandate.py, payment_receipt.py) and the
+ * - ap2: the AP2 v0.1 types (https://github.com/google-agentic-commerce/AP2/blob/main/src/ap2/types/mandate.py, payment_receipt.py) and the
  *   SD-JWT mandates and receipts of its SDK schemas (code/sdk/schemas/ap2/*.json: `vct` mandate.checkout.1,
  *   mandate.payment.1 and their `.open` forms; payment_receipt, checkout_receipt);
- * - a2a: the A2A specification (a2aproject/A2A docs/specification.md): Task, Message, TaskStatusUpdateEvent and
+ * - a2a: the A2A specification (https://github.com/a2aproject/A2A/blob/main/docs/specification.md): Task, Message, TaskStatusUpdateEvent and
  *   TaskArtifactUpdateEvent as v1.0 objects or stream wrappers (`task`, `message`, `statusUpdate`,
  *   `artifactUpdate`) or with the legacy v0.3 `kind`; the AgentCard (§8.5); JSON-RPC 2.0 messages;
  * - mcp: JSON-RPC 2.0 messages (request, notification, result, error);

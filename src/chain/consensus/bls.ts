@@ -9,7 +9,7 @@
  * way, in one pairing product with a random 128-bit weight r:
  *   e(H(vote) + r·H(seed), key) · e(vote_sig + r·seed_sig, −G2) == 1
  * which costs about one plain verification; only when it fails is the vote checked alone, to name the failing
- * signature. test/chain/consensus-bls.test.ts holds the answers to ox's `Bls.verify`.
+ * signature. test/chain/consensus-vectors.test.ts holds the answers to ox's `Bls.verify`.
  *
  * Points are decoded with their checks (on the curve, in the prime-order subgroup) and the point at infinity is
  * refused, as commonware's `group.rs` does. Parsed keys are kept (a few), so @noble/curves' memoized pairing

@@ -1,6 +1,5 @@
 /**
- * When the collector asks for a certificate (docs/integrity.md, "Finality verified from Tempo's own
- * signatures"): one per 1,000 blocks or per 60 s of collection, whichever comes first; one at the finalized head
+ * When the collector asks for a certificate (docs/integrity.md, "Around the checks, for the collector"): one per 1,000 blocks or per 60 s of collection, whichever comes first; one at the finalized head
  * whenever it catches up; and one for every epoch boundary block, so the key chain follows key changes
  * (./key-chain.ts). Collection never waits for it: blocks are written with finality unknown and upgraded when a
  * covering certificate verifies. Pure.
