@@ -24,7 +24,8 @@ export const CheckRequest = z
  * Body of POST /v1/keys: none, or an empty JSON object. A member (say `plan`) is refused by name rather than
  * ignored, so nobody believes they asked for something they did not get.
  */
-export const KeyRequest = z.strictObject({}).optional().describe('No body, or an empty JSON object: a key takes no options.');
+// nullish: Fastify validates a missing body as null.
+export const KeyRequest = z.strictObject({}).nullish().describe('No body, or an empty JSON object: a key takes no options.');
 
 const Reason = z.object({
   code: z.enum(REASON_CODES).describe('Stable machine-readable code (docs/trust-check.md lists every code and its rule).'),
