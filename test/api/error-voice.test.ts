@@ -475,6 +475,18 @@ describe('one error voice on every route family', () => {
     }
   });
 
+  it('refuses free keys past the hourly limit naming the limit and its window in seconds', async () => {
+    const answers = [];
+    // A client of its own: the table's refused key requests count against 127.0.0.1's hour.
+    for (let i = 0; i < 6; i++) answers.push(await apps.verify.inject({ method: 'POST', url: '/v1/keys', remoteAddress: '203.0.113.7' }));
+    expect(answers.slice(0, 5).map((a) => a.statusCode)).toEqual([201, 201, 201, 201, 201]);
+    const last = answers[5]!;
+    expect(last.statusCode).toBe(429);
+    const retry = Number(last.headers['retry-after']);
+    expect(retry).toBeGreaterThan(3500);
+    expect(last.json()).toEqual({ error: `rate limited: at most 5 keys per hour per client; retry after ${retry} s` });
+  });
+
   it('refuses every malformed numeric value of every public list in the query form, never with validator phrasing', async () => {
     let refused = 0;
     for (const [path, params] of NUMERIC) {
