@@ -27,6 +27,7 @@ import {
 import { getServiceSources } from '../store/intel/index.js';
 import { replicaStatus } from '../store/read-replica.js';
 import type { Store } from '../store/db.js';
+import { sinceNotBeforeUntil } from '../domain/query-params.js';
 
 /** The most buckets one /api/metrics/series answer holds (its route documents it). */
 export { SERIES_MAX_BUCKETS };
@@ -111,8 +112,7 @@ export function metricsSeries(
   const size = SERIES_BUCKET_SECONDS[bucket];
   const until = filters.until ?? (Math.floor(nowSeconds / size) + 1) * size;
   const since = filters.since ?? until - (bucket === 'hour' ? 24 : 30) * size;
-  if (since >= until)
-    throw new InvalidInput(`invalid query parameter 'since': must be less than until (got since=${since}, until=${until})`);
+  if (since >= until) throw new InvalidInput(`invalid query parameter 'since': ${sinceNotBeforeUntil(since, until)}`);
   const n = seriesBucketCount(since, until, size);
   if (n > SERIES_MAX_BUCKETS)
     throw new InvalidInput(`invalid query parameter 'since': [since, until) spans ${n} ${bucket} buckets; at most ${SERIES_MAX_BUCKETS}`);

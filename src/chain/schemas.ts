@@ -7,26 +7,13 @@
 import { z } from 'zod';
 import { integerConstant } from '../domain/integer-constant.js';
 import { CHAIN_ID, TRANSACTION_MEMBERS, type MemberName, type ServedMember, type TransactionMember } from '../domain/observation.js';
-import {
-  HASH_PATTERN,
-  integerParam,
-  LIMIT_DEFAULT,
-  LIMIT_MAX,
-  MAX_UNIX_SECONDS,
-  OFFSET_MAX,
-  Q_MAX,
-  Q_PATTERN,
-  sinceBeforeUntil,
-} from '../domain/filters.js';
+import { HASH_PATTERN, LIMIT_DEFAULT, LIMIT_MAX, MAX_UNIX_SECONDS, OFFSET_MAX, Q_MAX, Q_PATTERN } from '../domain/filters.js';
+import { enumParam, integerParam, sinceBeforeUntil, textParam as plainTextParam } from '../domain/query-params.js';
 
 // ---- requests ---------------------------------------------------------------------------------------------------
 
 const textParam = (max: number, description: string) =>
-  z
-    .string({ error: 'must be given once, as text' })
-    .max(max, { error: `must be at most ${max} characters` })
-    .regex(Q_PATTERN, { error: 'may contain only ASCII letters, digits, spaces and : . _ -' })
-    .describe(description);
+  plainTextParam(max, Q_PATTERN, 'may contain only ASCII letters, digits, spaces and : . _ -').describe(description);
 
 /** The members of the common filters, shared by every chain query schema below. */
 export const filterShape = {
@@ -42,10 +29,7 @@ export const filterShape = {
   ).optional(),
   asset: textParam(66, 'Token contract (recommended) or symbol (symbols can be ambiguous).').optional(),
   exchange: textParam(Q_MAX, 'Exact venue name, or "unknown" for observations with no identified exchange.').optional(),
-  execution: z
-    .enum(['success', 'failed', 'unknown'], { error: 'must be one of success, failed, unknown' })
-    .optional()
-    .describe('Execution result: success, failed or unknown (no receipt).'),
+  execution: enumParam(['success', 'failed', 'unknown']).optional().describe('Execution result: success, failed or unknown (no receipt).'),
 };
 
 /** Drops empty optional text filters (an empty `q=` from a form means "no filter"). */
@@ -64,19 +48,19 @@ export const FiltersQuery = z.strictObject(filterShape).superRefine(sinceBeforeU
 export const SeriesQuery = z
   .strictObject({
     ...filterShape,
-    bucket: z
-      .enum(['hour', 'day'], { error: 'must be one of hour, day' })
-      .default('hour')
-      .describe('Bucket size: hour or day (UTC-aligned; default hour).'),
+    bucket: enumParam(['hour', 'day']).default('hour').describe('Bucket size: hour or day (UTC-aligned; default hour).'),
   })
   .superRefine(sinceBeforeUntil)
   .transform(dropEmpty);
 
-/** Query of /api/export: the common filters; `offset` and `limit` are accepted and ignored (docs/api-chain.md). */
+/**
+ * Query of /api/export: the common filters; `offset` is accepted and ignored (docs/api-chain.md): any value, empty,
+ * malformed or repeated, is exempt from every check, since it changes nothing in the answer.
+ */
 export const ExportQuery = z
   .strictObject({
     ...filterShape,
-    offset: integerParam(0, OFFSET_MAX, '').optional().describe('Ignored: the export always starts at the newest match.'),
+    offset: z.unknown().optional().describe('Ignored (any value): the export always starts at the newest match.'),
   })
   .superRefine(sinceBeforeUntil)
   .transform(({ offset: _offset, ...f }) => dropEmpty(f));

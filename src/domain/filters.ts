@@ -1,11 +1,9 @@
 /**
- * What every area's wire schemas share (docs/api-chain.md): bounds, page sizes, the polling interval, the integer
- * parameter, the window rule (since < until) and the chain filters' parsed shape, which the store reads. The
- * areas' own zod schemas are beside their query layers (src/chain/schemas.ts, src/intel/schemas.ts,
- * src/intake/schemas.ts, src/trust/schemas.ts).
- * Query-string values arrive as strings; integers must be plain base-10 digits (no sign, exponent or hex).
+ * What every area's wire schemas share (docs/api-chain.md): bounds, page sizes, the polling interval and the chain
+ * filters' parsed shape, which the store reads. The query parameters themselves (integers, numbers, text, the
+ * window rule since < until) are parsed by ./query-params.ts; the areas' own zod schemas are beside their query
+ * layers (src/chain/schemas.ts, src/intel/schemas.ts, src/intake/schemas.ts, src/trust/schemas.ts).
  */
-import { z } from 'zod';
 import type { Execution } from './observation.js';
 
 /** Largest accepted Unix time in seconds (year 9999); keeps values exact and far from 2^53. */
@@ -26,22 +24,6 @@ export const HASH_PATTERN = /^0x[0-9a-fA-F]{64}$/;
 export const Q_PATTERN = /^[A-Za-z0-9:._\- ]*$/;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
-/**
- * A base-10 integer query parameter in [min, max]. Strings of digits become numbers; anything else
- * (empty, sign, exponent, hex, fraction, repeated parameter) fails with a message naming the rule.
- */
-export function integerParam(min: number, max: number, what: string) {
-  const unit = what ? ` ${what}` : '';
-  return z.preprocess(
-    (v) => (typeof v === 'string' && /^\d{1,16}$/.test(v) ? Number(v) : v),
-    z
-      .number({ error: `must be a base-10 integer${unit}` })
-      .int({ error: `must be an integer${unit}` })
-      .min(min, { error: `must be at least ${min}` })
-      .max(max, { error: `must be at most ${max}` }),
-  );
-}
-
 /** Shape of the common filters after parsing (all optional; absent = no constraint). */
 export interface ObservationFilters {
   /** Inclusive lower bound on block time, UTC Unix seconds. */
@@ -55,17 +37,6 @@ export interface ObservationFilters {
   /** Exact venue name, or "unknown" for observations with no identified exchange. */
   exchange?: string;
   execution?: Execution;
-}
-
-/** Rejects since ≥ until, naming both parameters (the chain filters' window rule, as a schema refinement). */
-export function sinceBeforeUntil(f: { since?: number; until?: number }, ctx: z.RefinementCtx) {
-  if (f.since !== undefined && f.until !== undefined && f.since >= f.until) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['since'],
-      message: `must be less than until (since is inclusive, until exclusive; got since=${f.since}, until=${f.until})`,
-    });
-  }
 }
 
 /** How `q` is matched, decided from its form (docs/decisions.md): hash, wallet address, or symbol/venue text. */

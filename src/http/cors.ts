@@ -56,7 +56,8 @@ export function refusePreflight(scope: FastifyInstance): () => void {
     if (![route.method].flat().includes('OPTIONS')) paths.add(route.url);
   });
   return () => {
-    for (const path of [...paths]) scope.options(path, { schema: { hide: true } }, (_req, reply) => reply.callNotFound());
+    for (const path of [...paths])
+      scope.options(path, { schema: { hide: true }, config: { refusesPreflight: true } }, (_req, reply) => reply.callNotFound());
   };
 }
 

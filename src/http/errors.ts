@@ -1,6 +1,6 @@
 /**
- * Maps anything thrown in a route to the `{error}` body (docs/api-chain.md): validation errors to 400 naming the
- * parameter, paywatch's errors to the status of their code (HTTP_STATUS_OF_CODE; store outages are
+ * Maps anything thrown in a route to the `{error}` body (docs/api-chain.md): validation errors (InvalidInput from
+ * ./validation.ts) to 400 naming the parameter, paywatch's errors to the status of their code (HTTP_STATUS_OF_CODE; store outages are
  * `store_unavailable`, 503 with Retry-After, also when they come from a thread: src/threads keeps their class).
  * Never a 500 with a stack trace: unexpected errors are logged and answered with a short message. Requests that
  * never reach a route get `{error}` too: 404/405 here, router failures (answerFrameworkError) and requests Node's
@@ -9,8 +9,7 @@
 import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { type ErrorCode, PaywatchError, unknownParameters } from '../domain/errors.js';
+import { type ErrorCode, PaywatchError } from '../domain/errors.js';
 import { LIMITS } from '../limits/index.js';
 
 /**
@@ -109,32 +108,6 @@ export const MAX_URL_LENGTH = LIMITS.urlLength.value;
 /** Longest path parameter the router matches; the longest valid one is a provider domain (260). Longer is 414. */
 export const MAX_PARAM_LENGTH = LIMITS.pathParameter.value;
 
-/** One validation issue as fastify-type-provider-zod reports it (keyword = zod issue code). */
-interface ValidationIssue {
-  keyword?: string;
-  instancePath?: string;
-  message?: string;
-  params?: { keys?: string[] };
-}
-
-/** Turns a zod issue list into one sentence naming the parameter. */
-function describeValidation(err: FastifyError): string {
-  const v = (err as unknown as { validation: ValidationIssue[] }).validation;
-  const where = (err as unknown as { validationContext?: string }).validationContext ?? 'request';
-  const first = v[0];
-  const kind =
-    where === 'querystring' ? 'query parameter' : where === 'params' ? 'path parameter' : where === 'headers' ? 'header' : 'body member';
-  // Unknown parameters are refused rather than ignored, so a misspelt filter never silently widens a query.
-  const keys = first?.params?.keys;
-  if (first?.keyword === 'unrecognized_keys' && keys?.length) {
-    return unknownParameters(kind, keys);
-  }
-  const path = (first?.instancePath?.split('/').filter(Boolean) ?? []).join('.');
-  return path
-    ? `invalid ${kind} '${path}': ${first?.message ?? 'invalid value'}`
-    : `invalid ${where}: ${first?.message ?? 'invalid value'}`;
-}
-
 /**
  * Installs on `app` the error handler, the URL length rule (414 past MAX_URL_LENGTH) and the not-found handler:
  * 405 with `Allow` when the path exists under other methods (the methods the router finds for that URL), else 404.
@@ -142,9 +115,6 @@ function describeValidation(err: FastifyError): string {
  */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, req, reply) => {
-    if (hasZodFastifySchemaValidationErrors(err)) {
-      return reply.code(400).send({ error: describeValidation(err) });
-    }
     if (clientGone(req, err)) {
       req.log.info({ code: err.code }, 'client disconnected before the answer');
       return reply.code(400).send({ error: 'the client closed the connection before the request was read' });
@@ -165,15 +135,24 @@ export function installErrorHandling(app: FastifyInstance): void {
     return reply.code(status).send({ error: err.message || 'bad request' });
   });
   const methods = new Set<string>();
+  // Paths whose OPTIONS route only refuses a preflight (src/http/cors.ts refusePreflight): OPTIONS is not a method they take.
+  const refusesOptions = new Set<string>();
   app.addHook('onRoute', (route) => {
     for (const m of [route.method].flat()) methods.add(m);
+    if ((route.config as { refusesPreflight?: boolean } | undefined)?.refusesPreflight) refusesOptions.add(route.url);
   });
   app.addHook('onRequest', async (req) => {
     if (req.url.length > MAX_URL_LENGTH) throw new HttpError('url_too_long', `URL too long: at most ${MAX_URL_LENGTH} characters`);
   });
   app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0]!;
+    const notFound = () => reply.code(404).send({ error: `no route ${req.method} ${path}` });
+    // A GET or HEAD route took the path and found nothing (a missing file under /assets/): the resource is missing, not the method.
+    if ((req.method === 'GET' || req.method === 'HEAD') && app.findRoute({ method: req.method, url: path })) return notFound();
     // RFC 9110 section 15.5.6: a path that exists under other methods is 405 with the methods it takes.
-    const allow = [...methods].filter((m) => m !== req.method && app.findRoute({ method: m, url: req.url })).sort();
+    const takes = (m: string) =>
+      m !== req.method && !(m === 'OPTIONS' && refusesOptions.has(path)) && app.findRoute({ method: m, url: path });
+    const allow = [...methods].filter(takes).sort();
     // OPTIONS alone is CORS's catch-all preflight route (src/http/cors.ts), which every path matches: not a resource.
     if (allow.some((m) => m !== 'OPTIONS')) {
       return reply
@@ -181,7 +160,7 @@ export function installErrorHandling(app: FastifyInstance): void {
         .header('allow', allow.join(', '))
         .send({ error: `method ${req.method} not allowed here; use ${allow.join(', ')}` });
     }
-    return reply.code(404).send({ error: `no route ${req.method} ${req.url.split('?')[0]}` });
+    return notFound();
   });
 }
 

@@ -5,10 +5,12 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import Fastify, { LogController } from 'fastify';
-import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from '../config.js';
 import { httpDuration, httpRequests } from '../ops/metrics.js';
 import { answerClientError, answerFrameworkError, installErrorHandling, MAX_PARAM_LENGTH } from './errors.js';
+import { plainValidatorCompiler } from './validation.js';
+import { installJsonBodies } from './json-body.js';
 
 /**
  * Response serialisation: plain JSON.stringify. Response schemas exist for the OpenAPI document and are
@@ -47,7 +49,8 @@ function trustHops(hops: number) {
 
 /**
  * A bare Fastify instance as every paywatch listener wants it (the public API and the trust check): zod
- * request validation, JSON.stringify responses, one log line per request carrying its request id (X-Request-Id,
+ * request validation answering plain sentences (./validation.ts), strict JSON bodies and 415 for anything else
+ * (./json-body.ts), JSON.stringify responses, one log line per request carrying its request id (X-Request-Id,
  * honoured or generated, echoed back), and `{error}` for every failure: route
  * errors, 404/405, router failures (414 path parameter, 400 bad URL) and requests Node's parser refused
  * (431, 414, 501, 400, 408 on a request timeout; see ./errors.ts).
@@ -85,8 +88,9 @@ export function baseFastify(config: ListenerConfig, bodyLimit: number, logger: b
     clientErrorHandler: answerClientError,
   }).withTypeProvider<ZodTypeProvider>();
   app.server.maxConnections = config.maxConnections;
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(plainValidatorCompiler);
   app.setSerializerCompiler(jsonSerializerCompiler);
+  installJsonBodies(app);
   installErrorHandling(app);
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);

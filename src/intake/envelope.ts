@@ -3,21 +3,17 @@
  * then the envelope or the outcome record (docs/intake.md).
  */
 import { z } from 'zod';
-import { InvalidInput, shortMessage } from '../domain/errors.js';
+import { InvalidInput } from '../domain/errors.js';
 import { isDecimal } from '../domain/money.js';
 import { sha256Hex } from '../secrets/index.js';
 import { PROTOCOLS } from './protocols.js';
-import { jsonShapeProblem } from './json-shape.js';
+import { MAX_JSON_DEPTH, parseJsonText } from './json-shape.js';
 
 export const PROTOCOL_SCHEMA = 'paywatch.protocol.v1';
 export const OUTCOME_SCHEMA = 'paywatch.outcome.v1';
 
 /** Deepest nesting of objects and arrays accepted in a body (the outermost object is level 1). */
-export const MAX_DEPTH = 64;
-
-// ignoreBOM keeps a U+FEFF in the text, so JSON.parse refuses what parseJsonBody did not strip itself.
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+export const MAX_DEPTH = MAX_JSON_DEPTH;
 
 /** A body as validated: the parsed object and the exact bytes that were parsed (what gets stored). */
 export interface JsonBody {
@@ -33,25 +29,9 @@ export interface JsonBody {
  * @throws InvalidInput on invalid UTF-8 or JSON, a top level that is not an object, duplicate names or deep nesting
  */
 export function parseJsonBody(body: Buffer): JsonBody {
-  const bytes = body.subarray(0, 3).equals(BOM) ? body.subarray(3) : body;
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    throw new InvalidInput('malformed body: not valid UTF-8');
-  }
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch (e) {
-    // V8's message quotes part of the text; keep only the position.
-    const at = /at position (\d+)/.exec(shortMessage(e));
-    throw new InvalidInput(`malformed body: not valid JSON${at ? ` (at character ${at[1]})` : ''}`);
-  }
+  const { value: v, bytes } = parseJsonText(body, { maxDepth: MAX_DEPTH });
   if (v === null || typeof v !== 'object' || Array.isArray(v))
     throw new InvalidInput('malformed body: the top level must be a JSON object');
-  const problem = jsonShapeProblem(text, MAX_DEPTH);
-  if (problem) throw new InvalidInput(`malformed body: ${problem}`);
   return { json: v as Record<string, unknown>, bytes };
 }
 

@@ -4,19 +4,16 @@
  * UTC Unix seconds on the record's own time (event_time, occurred_at); limit 1..100 (default 30); offset 0..1,000,000.
  */
 import { z } from 'zod';
-import { LIMIT_DEFAULT, LIMIT_MAX, MAX_UNIX_SECONDS, OFFSET_MAX, integerParam } from '../domain/filters.js';
+import { LIMIT_DEFAULT, LIMIT_MAX, MAX_UNIX_SECONDS, OFFSET_MAX } from '../domain/filters.js';
+import { GIVEN_ONCE, enumParam, integerParam, sinceBeforeUntil } from '../domain/query-params.js';
 
 const window = {
-  env: z.enum(['test', 'live'], { error: 'is required: test or live (the two are never mixed in one answer)' }),
+  env: z.enum(['test', 'live'], {
+    error: (iss) => (Array.isArray(iss.input) ? GIVEN_ONCE : 'is required: test or live (the two are never mixed in one answer)'),
+  }),
   since: integerParam(0, MAX_UNIX_SECONDS, 'of UTC Unix seconds').optional(),
   until: integerParam(0, MAX_UNIX_SECONDS, 'of UTC Unix seconds').optional(),
 };
-
-function sinceBeforeUntil(f: { since?: number; until?: number }, ctx: z.RefinementCtx) {
-  if (f.since !== undefined && f.until !== undefined && f.since >= f.until) {
-    ctx.addIssue({ code: 'custom', path: ['since'], message: `must be less than until (got since=${f.since}, until=${f.until})` });
-  }
-}
 
 /** Query of the event and outcome reads. */
 export const OperatorListQuery = z
@@ -30,6 +27,6 @@ export const OperatorListQuery = z
 
 /** Query of the cost summaries: period groups by UTC day (default) or month. */
 export const OperatorCostsQuery = z
-  .strictObject({ ...window, period: z.enum(['day', 'month']).default('day') })
+  .strictObject({ ...window, period: enumParam(['day', 'month']).default('day') })
   .superRefine(sinceBeforeUntil)
   .transform(({ env, ...f }) => ({ environment: env, ...f }));

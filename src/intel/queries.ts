@@ -26,6 +26,7 @@ import {
 import { isoTime, rowToChange, rowToStoredOffer, type StoredChange, type StoredOffer } from '../store/intel/rows.js';
 import { summarizeProvider } from './listing.js';
 import { COLLECTION_VERSION, DISCLAIMERS, type IntelQuery, type ProvidersQuery } from './schemas.js';
+import { sinceNotBeforeUntil } from '../domain/query-params.js';
 
 /** What every query needs besides its parameters. */
 export interface QueryOptions {
@@ -200,12 +201,12 @@ export async function assertCollectionAvailable(store: Store): Promise<void> {
 
 /**
  * Checks the window, requires a finished collection pass, then reads the page of `table` matching `p`.
- * @throws InvalidInput naming `until` when until ≤ since (an empty window is almost always a client mistake);
- *   Unavailable before the first collection pass
+ * @throws InvalidInput naming `since` when since ≥ until (an empty window is almost always a client mistake;
+ *   checked here rather than in the schema so the MCP twins say the same sentence, docs/decisions.md); Unavailable before the first collection pass
  */
 async function timedPage<T extends TimedTable>(store: Store, table: T, p: IntelQuery) {
   if (p.since !== undefined && p.until !== undefined && p.until <= p.since)
-    throw new InvalidInput("invalid query parameter 'until': must be greater than 'since'");
+    throw new InvalidInput(`invalid query parameter 'since': ${sinceNotBeforeUntil(p.since, p.until)}`);
   await assertCollectionAvailable(store);
   return timedRows(store, table, p);
 }
@@ -226,7 +227,7 @@ type ListPage = ReturnType<typeof pageOf>;
 /**
  * GET /api/intelligence/offers: every retained offer (endpoint checks and directory listings), newest first
  * (observed_at desc, id desc).
- * @throws Unavailable before the first collection run; InvalidInput when until ≤ since
+ * @throws Unavailable before the first collection run; InvalidInput when since ≥ until
  */
 async function listOffersUncached(store: Store, p: IntelQuery, o: QueryOptions): Promise<ListPage & { offers: StoredOffer[] }> {
   const { total, rows } = await timedPage(store, 'intel_offers', p);
@@ -238,7 +239,7 @@ async function listOffersUncached(store: Store, p: IntelQuery, o: QueryOptions):
 
 /**
  * GET /api/intelligence/changes: dated change records, newest first (at desc, id desc).
- * @throws Unavailable before the first collection run; InvalidInput when until ≤ since
+ * @throws Unavailable before the first collection run; InvalidInput when since ≥ until
  */
 async function listChangesUncached(store: Store, p: IntelQuery, o: QueryOptions): Promise<ListPage & { changes: StoredChange[] }> {
   const { total, rows } = await timedPage(store, 'intel_changes', p);
@@ -251,7 +252,7 @@ async function listChangesUncached(store: Store, p: IntelQuery, o: QueryOptions)
 /**
  * GET /api/intelligence/history: the dated checks of a service or a provider with the offers each advertised,
  * newest first (checked_at desc, snapshot_id desc).
- * @throws InvalidInput naming `domain` when neither domain nor service_id is given, or when until ≤ since;
+ * @throws InvalidInput naming `domain` when neither domain nor service_id is given, or when since ≥ until;
  *   Unavailable before the first collection run
  */
 async function listHistoryUncached(store: Store, p: IntelQuery, o: QueryOptions) {

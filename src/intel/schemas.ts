@@ -4,7 +4,8 @@
  * cannot disagree. Source of the rules: docs/intelligence.md.
  */
 import { z } from 'zod';
-import { unknownParameters } from '../domain/errors.js';
+import { MAX_UNIX_SECONDS } from '../domain/filters.js';
+import { GIVEN_ONCE, decimalParam, enumParam, flagParam, integerParam, strictParams, textParam } from '../domain/query-params.js';
 import { SERVICES_IN_LISTING } from './listing.js';
 
 /** Probe outcomes (src/domain/intel.ts ProbeOutcome), plus `unchecked` for a service never probed. */
@@ -21,51 +22,32 @@ export const CHECK_VALUES = [
   'unchecked',
 ] as const;
 
-/**
- * A parameter object that refuses unknown members, as the chain endpoints do (src/domain/filters.ts): a misspelt
- * filter must never silently widen a query. HTTP answers 400 `unknown query parameter 'x'` (src/http/errors.ts reads
- * the issue's keys); an MCP tool reports this message, `unknown argument 'x'`, as a tool error.
- */
-function strictParams<S extends z.ZodRawShape>(shape: S) {
-  return z.strictObject(shape, {
-    error: (iss) => (iss.code === 'unrecognized_keys' ? unknownParameters('argument', iss.keys) : undefined),
-  });
-}
-
 /** Routes and tools that take no parameters. */
 export const NoParams = strictParams({});
 
-const limit = z.coerce.number().int().min(1).max(100).default(30).describe('page size, 1..100 (default 30)');
-/** A boolean given as true/false in a query string or as a JSON boolean to an MCP tool. */
-const flag = z.union([z.boolean(), z.enum(['true', 'false'])]).transform((v) => v === true || v === 'true');
+const limit = integerParam(1, 100, '').default(30).describe('page size, 1..100 (default 30)');
 
 /** A provider domain: lower-case host, with a port only when not the default. */
 export const DomainSchema = z
-  .string()
-  .min(1)
-  .max(260)
-  .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/, 'a host name (or [IPv6]) with an optional :port')
+  .string({ error: (iss) => (Array.isArray(iss.input) ? GIVEN_ONCE : 'must be text') })
+  .min(1, { error: 'must not be empty' })
+  .max(260, { error: 'must be at most 260 characters' })
+  .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/, { error: 'must be a host name (or [IPv6]) with an optional :port' })
   .transform((d) => d.toLowerCase())
   .describe("provider domain: lower-case host, with ':port' only when not the default");
 
 /** GET /api/providers and the search_providers tool. */
 export const ProvidersQuery = strictParams({
-  q: z
-    .string()
-    .max(140)
-    .regex(/^[A-Za-z0-9:._\-/ ]*$/, 'alphanumeric and : . _ - / and spaces')
+  q: textParam(140, /^[A-Za-z0-9:._\-/ ]*$/, 'may contain only ASCII letters, digits, spaces and : . _ - /')
     .optional()
     .describe('matches provider domain, service URL or description (case-insensitive substring), max 140 characters'),
-  network: z
-    .string()
-    .max(100)
-    .regex(/^[A-Za-z0-9:._-]+$/, 'a CAIP-2 network id such as eip155:4217')
+  network: textParam(100, /^[A-Za-z0-9:._-]+$/, 'must be a CAIP-2 network id such as eip155:4217')
     .optional()
     .describe('only services whose latest check advertises an offer on this CAIP-2 network'),
-  check: z.enum(CHECK_VALUES).optional().describe('only services whose latest check had this outcome (unchecked = never probed)'),
-  include_stale: flag.optional().describe('also list stale services (failing longer than the stale period); default false'),
+  check: enumParam(CHECK_VALUES).optional().describe('only services whose latest check had this outcome (unchecked = never probed)'),
+  include_stale: flagParam().optional().describe('also list stale services (failing longer than the stale period); default false'),
   limit,
-  offset: z.coerce.number().int().min(0).max(20_000).default(0).describe('providers to skip, 0..20,000 (default 0)'),
+  offset: integerParam(0, 20_000, '').default(0).describe('providers to skip, 0..20,000 (default 0)'),
 });
 export type ProvidersQuery = z.infer<typeof ProvidersQuery>;
 
@@ -73,20 +55,19 @@ export type ProvidersQuery = z.infer<typeof ProvidersQuery>;
 export const ProviderParams = strictParams({ domain: DomainSchema });
 export type ProviderParams = z.infer<typeof ProviderParams>;
 
-const unixSeconds = (what: string) => z.coerce.number().min(0).max(253402300799).describe(what);
+/** The contract types these `number`: plain decimals (`1.5`), unlike the chain endpoints' integer seconds. */
+const unixSeconds = (what: string) => decimalParam(0, MAX_UNIX_SECONDS, 'of UTC Unix seconds').describe(what);
 
 /** GET /api/intelligence/{offers,changes,history} and their tools. */
 export const IntelQuery = strictParams({
   domain: DomainSchema.optional(),
-  service_id: z
-    .string()
-    .regex(/^[a-f0-9]{64}$/, 'a service id: 64 lower-case hex characters')
+  service_id: textParam(64, /^[a-f0-9]{64}$/, 'must be a service id: 64 lower-case hex characters')
     .optional()
     .describe('service id: sha256 hex of the canonical method and URL (docs/intelligence.md)'),
   since: unixSeconds('inclusive lower bound, UTC Unix seconds').optional(),
   until: unixSeconds('exclusive upper bound, UTC Unix seconds; fix it while paginating').optional(),
   limit,
-  offset: z.coerce.number().int().min(0).max(1_000_000).default(0).describe('rows to skip, 0..1,000,000 (default 0)'),
+  offset: integerParam(0, 1_000_000, '').default(0).describe('rows to skip, 0..1,000,000 (default 0)'),
 });
 export type IntelQuery = z.infer<typeof IntelQuery>;
 

@@ -25,7 +25,7 @@ import { FailedAuthLimiter } from '../limits/failed-auth.js';
 import { clientKey } from '../limits/client-key.js';
 import { CHECK_PRICE_DOLLARS, FREE_MONTHLY_CHECKS } from './metering.js';
 import { paymentGate } from './payment.js';
-import { CheckAnswer, CheckRequest, Errors, KeyAnswer } from './schemas.js';
+import { CheckAnswer, CheckRequest, Errors, KeyAnswer, KeyRequest } from './schemas.js';
 import type { GatherOptions } from './gather.js';
 
 /** Largest request body the check service reads (a URL of 2,048 characters fits many times over). */
@@ -94,7 +94,8 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
         tags: ['trust-check'],
         summary: 'Issue a free API key (shown once)',
         description: `Issues a free-plan key: ${FREE_MONTHLY_CHECKS} successful checks per UTC calendar month. The key is shown once and stored hashed. Rate-limited to ${config.verifyKeysPerHour} keys per client address per hour.`,
-        response: { 201: KeyAnswer, 429: Errors[429], 503: Errors[503] },
+        body: KeyRequest,
+        response: { 201: KeyAnswer, 400: Errors[400], 415: Errors[415], 429: Errors[429], 503: Errors[503] },
       },
     },
     async (_req, reply) => {
@@ -116,7 +117,15 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
           'Fetches the URL once without paying and answers with a verdict, reasons, the offers seen now and the signals used. A do_not_pay verdict is a successful (metered) check; a validation error, a refused address or a failure of ours is not metered or settled.',
         security: [{ apiKey: [] }, {}],
         body: CheckRequest,
-        response: { 200: CheckAnswer, 400: Errors[400], 401: Errors[401], 402: Errors[402], 429: Errors[429], 503: Errors[503] },
+        response: {
+          200: CheckAnswer,
+          400: Errors[400],
+          401: Errors[401],
+          402: Errors[402],
+          415: Errors[415],
+          429: Errors[429],
+          503: Errors[503],
+        },
       },
       preHandler: inFlight.hook(),
     },

@@ -14,11 +14,18 @@ export const CheckRequest = z
   .object({
     url: z
       .string()
-      .max(MAX_URL_LENGTH, `url: at most ${MAX_URL_LENGTH} characters`)
-      .url({ protocol: /^https?$/, message: 'url: an absolute http or https URL' })
+      .max(MAX_URL_LENGTH, { error: `must be at most ${MAX_URL_LENGTH} characters` })
+      .url({ protocol: /^https?$/, error: 'must be an absolute http or https URL' })
       .describe('The address of the paid resource to check: absolute http or https, at most 2,048 characters.'),
   })
   .strict();
+
+/**
+ * Body of POST /v1/keys: none, or an empty JSON object. A member (say `plan`) is refused by name rather than
+ * ignored, so nobody believes they asked for something they did not get.
+ */
+// nullish: Fastify validates a missing body as null.
+export const KeyRequest = z.strictObject({}).nullish().describe('No body, or an empty JSON object: a key takes no options.');
 
 const Reason = z.object({
   code: z.enum(REASON_CODES).describe('Stable machine-readable code (docs/trust-check.md lists every code and its rule).'),
@@ -160,11 +167,14 @@ export const KeyAnswer = z.object({
 });
 
 export const Errors = {
-  400: ErrorBody.describe('Bad body or URL, or a refused address (private, loopback, link-local, metadata).'),
+  400: ErrorBody.describe(
+    'Bad body (malformed JSON, a duplicate or unknown member, a wrong type) or URL, or a refused address (private, loopback, link-local, metadata).',
+  ),
   401: ErrorBody.describe('Missing or bad API key where no per-call payment is offered.'),
   402: z
     .object({ error: z.string(), x402Version: integerConstant(1), accepts: z.array(z.record(z.string(), z.unknown())) })
     .describe('Payment required: the PAYMENT-REQUIRED header carries the x402 v2 requirements; the body is v1-compatible.'),
+  415: ErrorBody.describe('The body is not application/json, or is compressed (Content-Encoding): send uncompressed JSON.'),
   429: ErrorBody.describe('Free quota used (the message names the paid options) or rate limited; see Retry-After.'),
   503: ErrorBody.describe('Our store or payment facilitator is down; retry after Retry-After seconds. Not metered, not settled.'),
 };

@@ -214,7 +214,11 @@ describe.each(DIALECTS)('outcomes and operator reads on %s', (dialect) => {
         const b = { status: none.status, body: await none.text(), www: none.headers.get('www-authenticate') };
         expect(a, `${path} ${auth}`).toEqual(b);
         expect(a.status).toBe(401);
-        expect(JSON.parse(a.body)).toEqual({ error: 'operator token required: send Authorization: Bearer <operator token>' });
+        // A Bearer token that is not live (revoked, unknown, malformed) is "invalid"; no Bearer token at all is "required".
+        const error = /^Bearer \S+$/.test(auth)
+          ? 'invalid operator token: it is unknown or revoked; send Authorization: Bearer <a live operator token>'
+          : 'operator token required: send Authorization: Bearer <operator token>';
+        expect(JSON.parse(a.body)).toEqual({ error });
       }
     }
     expect((await read('/api/operator/events?env=test')).status).toBe(200);

@@ -52,7 +52,7 @@ describe.each(DIALECTS)('provider and intelligence routes on %s', (dialect) => {
     ['/api/intelligence/offers?service_id=ABC', 'service_id'],
     ['/api/intelligence/offers?since=yesterday', 'since'],
     ['/api/intelligence/changes?offset=1000001', 'offset'],
-    ['/api/intelligence/changes?until=1&since=5', 'until'],
+    ['/api/intelligence/changes?until=1&since=5', 'since'],
     ['/api/intelligence/history?limit=5', 'domain'],
     ['/api/intelligence/history?domain=a%20b', 'domain'],
   ])('GET %s → 400 naming %s', async (url, param) => {

@@ -73,7 +73,7 @@ describe('MCP tools over real HTTP (official SDK client)', () => {
     ['search_providers', { q: '<b>' }, /q/],
     ['get_service_offers', { service_id: 'xyz' }, /service_id/],
     ['get_service_history', {}, /'domain'/],
-    ['get_service_changes', { since: 10, until: 5 }, /'until'/],
+    ['get_service_changes', { since: 10, until: 5 }, /'since': must be less than until/],
     ['get_provider', { domain: 'nobody.example' }, /not listed/],
   ])('%s %j is a tool error naming the problem', async (name, args, message) => {
     const r = await client.callTool({ name, arguments: args });

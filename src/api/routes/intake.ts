@@ -7,6 +7,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { Unavailable } from '../../domain/errors.js';
 import { HttpError } from '../../http/errors.js';
+import { refuseEncodedBody, UNSUPPORTED_TYPE } from '../../http/json-body.js';
 import { loadMasterSecret } from '../../secrets/index.js';
 import { KeyVault } from '../../intake/keys.js';
 import { KeyCache } from '../../intake/key-cache.js';
@@ -26,7 +27,7 @@ declare module 'fastify' {
   }
 }
 
-const UNSUPPORTED = 'unsupported content type: send the body as application/json';
+const UNSUPPORTED = UNSUPPORTED_TYPE;
 
 /** Registers the intake routes. */
 export const intakeRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {
@@ -45,7 +46,15 @@ export const intakeRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => 
   app.addHook('onRequest', async (req) => failures.check(clientKey(req.ip)));
 
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  // Raw bytes, so the HMAC is checked on what was sent; a compressed body is 415 as on every JSON route.
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
+    try {
+      refuseEncodedBody(req);
+      done(null, body);
+    } catch (e) {
+      done(e as Error, undefined);
+    }
+  });
   app.addContentTypeParser('*', (_req, _payload, done) => done(new HttpError('unsupported_media_type', UNSUPPORTED), undefined));
 
   const verify = (kind: SenderKind) => async (req: FastifyRequest) => {

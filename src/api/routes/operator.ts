@@ -1,7 +1,7 @@
 /**
  * GET /api/operator/{events,outcomes,costs}: the HTTP operator reads of private intake records
- * (docs/intake.md). Authorization: Bearer <operator token> is checked before anything else, and every failure
- * gets the same 401, so nothing about the stored data leaks; a client address with too many failures gets 429
+ * (docs/intake.md). Authorization: Bearer <operator token> is checked before anything else; a missing token and a
+ * wrong one (unknown or revoked alike) get their own 401 sentence, and neither says anything about the stored data; a client address with too many failures gets 429
  * before its token is even looked up. Hidden from the public OpenAPI document and MCP.
  */
 import type { FastifyPluginAsync } from 'fastify';
@@ -14,7 +14,9 @@ import { OperatorCostsQuery, OperatorListQuery } from '../../intake/schemas.js';
 import { clientKey } from '../../limits/client-key.js';
 import { FailedAuthLimiter } from '../../limits/failed-auth.js';
 
-const DENIED = 'operator token required: send Authorization: Bearer <operator token>';
+const MISSING = 'operator token required: send Authorization: Bearer <operator token>';
+/** A token that is not a live one: unknown and revoked read the same, so nothing about stored tokens leaks. */
+const WRONG = 'invalid operator token: it is unknown or revoked; send Authorization: Bearer <a live operator token>';
 
 /** Registers the operator read routes. */
 export const operatorRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) => {
@@ -29,7 +31,7 @@ export const operatorRoutes: FastifyPluginAsync<AppContext> = async (fastify, ct
     if (!m || !(await isOperatorToken(ctx.store, m[1]))) {
       await failures.fail(client);
       reply.header('www-authenticate', 'Bearer realm="paywatch-operator"');
-      throw new Unauthenticated(DENIED);
+      throw new Unauthenticated(m ? WRONG : MISSING);
     }
     // Private data: never cached by shared caches.
     reply.header('cache-control', 'private, no-store');
