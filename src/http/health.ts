@@ -117,6 +117,8 @@ export function addHealthRoutes(app: FastifyInstance, ctx: AppContext, tags: str
  */
 function addCollectorReadyRoute(app: FastifyInstance, ctx: AppContext, tags: string[]): void {
   const headers = { 'cache-control': 'no-store' };
+  // Every 503 here says when to look again, as the documents promise for 503 (src/http/openapi.ts).
+  const unready = { ...headers, 'retry-after': '5' };
   app.get(
     '/readyz/collector',
     {
@@ -133,7 +135,7 @@ function addCollectorReadyRoute(app: FastifyInstance, ctx: AppContext, tags: str
         const { ready, ...rest } = r;
         return reply
           .code(ready ? 200 : 503)
-          .headers(headers)
+          .headers(ready ? headers : unready)
           .send({ status: ready ? 'ready' : 'unready', error: ready ? null : r.reasons.join('; '), ...rest });
       } catch (e) {
         // The driver's message can name internal hosts: logged, not answered.
@@ -141,7 +143,7 @@ function addCollectorReadyRoute(app: FastifyInstance, ctx: AppContext, tags: str
         const error = 'store unavailable: the store query failed';
         return reply
           .code(503)
-          .headers({ ...headers, 'retry-after': '5' })
+          .headers(unready)
           .send({
             status: 'unready',
             error,
