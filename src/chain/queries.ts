@@ -10,11 +10,13 @@ import type { ObservationFilters } from '../domain/filters.js';
 import {
   computeMetrics,
   computeSeries,
+  countQuarantined,
   exportRows,
   getCoverage,
   getStatus,
   getTransaction,
   listTransactions,
+  readQuarantined,
   SERIES_BUCKET_SECONDS,
   SERIES_MAX_BUCKETS,
   seriesBucketCount,
@@ -49,21 +51,46 @@ function originOf(url: string): string | null {
  * @param now the time lag is computed against
  */
 export async function chainStatus(ctx: Pick<AppContext, 'store' | 'primary' | 'config' | 'components'>, now = new Date()) {
-  const [s, serviceSources, replica] = await Promise.all([
+  const [s, serviceSources, replica, quarantine] = await Promise.all([
     getStatus(ctx.store, now),
     getServiceSources(ctx.store),
     ctx.primary ? replicaStatus(ctx.store, ctx.primary) : null,
+    quarantineSummary(ctx.store),
   ]);
   // A collector running in this process is fresher than its last recorded row.
   const recorded = ctx.components.get('collector')?.() ?? s.collector;
   const { source, ...collector } = recorded ?? { source: null, state: null };
-  return { ...s, source: originOf(source ?? ctx.config.rpcUrl), collector, service_sources: serviceSources, replica };
+  return { ...s, source: originOf(source ?? ctx.config.rpcUrl), collector, quarantine, service_sources: serviceSources, replica };
 }
 
-/** GET /api/coverage: recorded height intervals with their block counts; `historical` is not tracked (null). */
+/** Quarantined blocks /api/status and /api/coverage list at most (the count covers them all). */
+export const QUARANTINE_SHOWN = 100;
+
+/**
+ * The quarantined blocks (gaps collection moved past, src/chain/collector/quarantine.ts): how many, and the
+ * first QUARANTINE_SHOWN with their reasons, lowest height first.
+ */
+export async function quarantineSummary(store: Store) {
+  const [blocks, count] = await Promise.all([readQuarantined(store, QUARANTINE_SHOWN), countQuarantined(store)]);
+  return {
+    count,
+    blocks: blocks.map((b) => ({
+      height: b.height,
+      hash: b.hash,
+      reason: b.reason,
+      attempts: b.attempts,
+      quarantined_at: b.quarantined_at as string,
+    })),
+  };
+}
+
+/**
+ * GET /api/coverage: recorded height intervals with their block counts, and the quarantined blocks (gaps with their
+ * reason); `historical` is not tracked (null).
+ */
 export async function coverage(store: Store) {
-  const intervals = await getCoverage(store);
-  return { intervals: intervals.map((i) => ({ ...i, blocks: i.last - i.first + 1 })), historical: null };
+  const [intervals, quarantine] = await Promise.all([getCoverage(store), quarantineSummary(store)]);
+  return { intervals: intervals.map((i) => ({ ...i, blocks: i.last - i.first + 1 })), quarantine, historical: null };
 }
 
 /**

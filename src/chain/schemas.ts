@@ -182,6 +182,26 @@ export const TransactionListSchema = z
   })
   .describe('A page of observed transactions.');
 
+/** The quarantined blocks, as /api/status and /api/coverage show them. */
+const QuarantineSchema = z
+  .object({
+    count: z.int().describe('Blocks quarantined.'),
+    blocks: z
+      .array(
+        z.object({
+          height: z.int(),
+          hash: z.string(),
+          reason: z.string().describe('Why its processing failed, one line.'),
+          attempts: z.int().describe('Failed attempts so far.'),
+          quarantined_at: z.string().describe('When collection moved past it, ISO 8601.'),
+        }),
+      )
+      .describe('The first 100 quarantined blocks, lowest height first.'),
+  })
+  .describe(
+    'Blocks that could not be processed within their budget (failed 3 times in a row): gaps with their reason, which collection moved past; `paywatch collect --retry-quarantined` tries them again.',
+  );
+
 export const StatusSchema = z
   .looseObject({
     chain_id: integerConstant(CHAIN_ID).describe('Constant 4217.'),
@@ -213,6 +233,7 @@ export const StatusSchema = z
       })
       .describe('The collector\u2019s state, ingest rate and last error (live when it runs in this process).'),
     coverage: z.string().describe('Summary of the collected block intervals; gaps are not zero activity.'),
+    quarantine: QuarantineSchema,
     service_sources: z.array(z.looseObject({})).describe('Freshness of the provider (machine-payment service) sources.'),
     replica: z
       .object({
@@ -252,6 +273,7 @@ export const CoverageSchema = z
         }),
       )
       .describe('Continuous observed block intervals, lowest first. Gaps between them do not mean zero activity.'),
+    quarantine: QuarantineSchema,
     historical: z.looseObject({}).nullable().describe('Historical sampling coverage; null (none kept).'),
   })
   .describe('Which block intervals were recorded.');

@@ -47,6 +47,7 @@ export const EXIT_CODE_OF_CODE: Readonly<Record<ErrorCode, number>> = {
   inconsistent_answer: 1,
   collector_failed: 1,
   collector_locked: 1,
+  block_over_budget: 1,
   collector_lock_lost: 1,
   header_field: 1,
   malformed_hex: 1,

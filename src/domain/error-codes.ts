@@ -91,6 +91,11 @@ export const ERROR_CODES = {
     meaning: 'the collector cannot go on (a one-off run, or a store that does not fit the source)',
   },
   collector_locked: { callerFault: false, retryable: false, meaning: "another process's collector holds this store" },
+  block_over_budget: {
+    callerFault: false,
+    retryable: false,
+    meaning: "a block's serialized observations exceed their byte budget; after repeated failures the block is quarantined",
+  },
   collector_lock_lost: { callerFault: false, retryable: false, meaning: 'the collector lost its lock and another collector holds it now' },
   header_field: { callerFault: false, retryable: false, meaning: 'a block header member the node served is present but malformed' },
   malformed_hex: { callerFault: false, retryable: false, meaning: 'a value the node served is not the hex it must be' },

@@ -44,6 +44,7 @@ export const HTTP_STATUS_OF_CODE: Readonly<Record<ErrorCode, number | null>> = {
   inconsistent_answer: null,
   collector_failed: null,
   collector_locked: null,
+  block_over_budget: null,
   collector_lock_lost: null,
   header_field: null,
   malformed_hex: null,

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { SharedLimits } from '../limits/shared.js';
 import { shortMessage } from '../domain/errors.js';
+import { collectorReadiness } from '../chain/readiness.js';
 
 /** Milliseconds the store has to answer before /readyz says 503. */
 export const READY_TIMEOUT_MS = 2000;
@@ -32,6 +33,20 @@ export const Readiness = z.object({
     .describe('per-client limits (rate limits, key issuance, failed authentications)'),
 });
 export const Unready = Readiness.extend({ error: z.string() });
+export const CollectorReady = z.object({
+  status: z.enum(['ready', 'unready']),
+  error: z.string().nullable().describe('the reasons, joined by "; " (null when ready)'),
+  reasons: z.array(z.string()),
+  state: z.string().nullable().describe("the collector's state (live in this process, else its last recorded one); null when none ran"),
+  last_error: z.string().nullable(),
+  behind_blocks: z.int().nullable().describe('blocks between the checkpoint and the finalized head'),
+  lag_seconds: z.number().nullable().describe('0 at the finalized head, else now minus the newest collected block time; null when unknown'),
+  max_lag_seconds: z.int().describe('PAYWATCH_READY_MAX_LAG_SECONDS'),
+  quarantined: z
+    .int()
+    .nullable()
+    .describe('blocks quarantined (`paywatch collect --retry-quarantined` tries them again); null when unknown'),
+});
 
 /** Resolves when `p` does, or rejects after `ms` milliseconds. */
 function within<T>(p: Promise<T>, ms: number): Promise<T> {
@@ -55,6 +70,7 @@ function collectorOf(ctx: AppContext): z.infer<typeof Readiness>['collector'] {
  */
 export function addHealthRoutes(app: FastifyInstance, ctx: AppContext, tags: string[]): void {
   const noStore = { 'cache-control': 'no-store' };
+  addCollectorReadyRoute(app, ctx, tags);
   app.get(
     '/healthz',
     { config: { rateLimit: false }, schema: { tags, summary: 'Liveness: the process answers', response: { 200: Health } } },
@@ -88,6 +104,56 @@ export function addHealthRoutes(app: FastifyInstance, ctx: AppContext, tags: str
             store: { ok: false, ms: null, error: message },
             collector,
             limits,
+          });
+      }
+    },
+  );
+}
+
+/**
+ * GET /readyz/collector: 200 while the chain collection keeps up; 503 with the reasons when the collector is in
+ * `error`, has quarantined blocks, lags more than PAYWATCH_READY_MAX_LAG_SECONDS, or the store does not answer
+ * (src/chain/readiness.ts). For a standby or an alert; /readyz stays about serving.
+ */
+function addCollectorReadyRoute(app: FastifyInstance, ctx: AppContext, tags: string[]): void {
+  const headers = { 'cache-control': 'no-store' };
+  // Every 503 here says when to look again, as the documents promise for 503 (src/http/openapi.ts).
+  const unready = { ...headers, 'retry-after': '5' };
+  app.get(
+    '/readyz/collector',
+    {
+      config: { rateLimit: false },
+      schema: {
+        tags,
+        summary: 'Collector readiness: 503 with the reasons when it is in error, has quarantined blocks or lags',
+        response: { 200: CollectorReady, 503: CollectorReady },
+      },
+    },
+    async (_req, reply) => {
+      try {
+        const r = await within(collectorReadiness(ctx), READY_TIMEOUT_MS);
+        const { ready, ...rest } = r;
+        return reply
+          .code(ready ? 200 : 503)
+          .headers(ready ? headers : unready)
+          .send({ status: ready ? 'ready' : 'unready', error: ready ? null : r.reasons.join('; '), ...rest });
+      } catch (e) {
+        // The driver's message can name internal hosts: logged, not answered.
+        ctx.log?.warn({ err: shortMessage(e) }, 'collector readiness: store unavailable');
+        const error = 'store unavailable: the store query failed';
+        return reply
+          .code(503)
+          .headers(unready)
+          .send({
+            status: 'unready',
+            error,
+            reasons: [error],
+            state: null,
+            last_error: null,
+            behind_blocks: null,
+            lag_seconds: null,
+            max_lag_seconds: ctx.config.readyMaxLagSeconds,
+            quarantined: null,
           });
       }
     },

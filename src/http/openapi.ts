@@ -34,6 +34,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /.well-known/paywatch.json': 'getManifest',
   'GET /healthz': 'getHealth',
   'GET /readyz': 'getReadiness',
+  'GET /readyz/collector': 'getCollectorReadiness',
   'POST /v1/keys': 'issueApiKey',
   'POST /v1/check': 'checkUrl',
 };
@@ -53,7 +54,7 @@ export const TAGS: Readonly<Record<string, string>> = {
  * Paths that @fastify/rate-limit leaves alone (their routes say `rateLimit: false`): liveness and readiness probes
  * answer no x-ratelimit-* headers, no 429 and no 400.
  */
-const PROBES = new Set(['/healthz', '/readyz']);
+const PROBES = new Set(['/healthz', '/readyz', '/readyz/collector']);
 /** Reads sent without an ETag (a streamed body): no ETag, no 304. */
 const NO_ETAG = new Set(['/api/export']);
 /** Operations whose answers carry no Cache-Control (the MCP transport writes its own JSON-RPC answers). */

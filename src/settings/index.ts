@@ -255,6 +255,12 @@ export const SETTINGS = {
     schema: z.coerce.number().int().min(1).max(64),
     help: 'metrics, export or filtered-list requests one client may have in flight at once (429 + `Retry-After` beyond; the manifest publishes it)',
   },
+  readyMaxLagSeconds: {
+    env: 'PAYWATCH_READY_MAX_LAG_SECONDS',
+    default: 300,
+    schema: z.coerce.number().int().min(1).max(604_800),
+    help: 'seconds of chain time the collection may lag behind the finalized head before `GET /readyz/collector` answers 503 (it also does while the collector is in `error` or blocks are quarantined); `/readyz` is not affected',
+  },
   readers: {
     env: 'PAYWATCH_READERS',
     default: 2,

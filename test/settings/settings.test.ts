@@ -126,6 +126,7 @@ const FLAGS: Record<string, string[]> = {
     '--rpc-concurrency',
     '--poll-interval-ms',
     '--once',
+    '--retry-quarantined',
   ],
   serve: [
     '--db',

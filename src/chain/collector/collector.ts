@@ -30,6 +30,7 @@ import {
 } from './deps.js';
 import { fetchConsistentRun, InconsistentAnswerError } from './fetch.js';
 import { DecodePool } from './pool.js';
+import { processWithQuarantine } from './quarantine.js';
 import { RateMeter, toStoredState, type CollectorPhase, type CollectorStatus } from './state.js';
 
 /** Blocks behind the finalized head where a fresh store starts when no `from` is given (docs/collector.md). */
@@ -308,7 +309,12 @@ export class Collector {
         async (fetched): Promise<DecodedRun> => ({
           last,
           lastHash: lastHashOf(fetched),
-          blocks: await pool.process(fetched, await this.tokensOf(fetched)),
+          // A block that keeps failing its process step is quarantined and left out (./quarantine.ts).
+          blocks: await processWithQuarantine(fetched, await this.tokensOf(fetched), {
+            store: this.opts.store,
+            log: this.opts.log,
+            process: (f, t) => pool.process(f, t),
+          }),
         }),
       );
       const run: Run = { first, last, lastHash: blocks.then(lastHashOf), decoded };

@@ -13,11 +13,14 @@ import { openStoreWriter, TokenRegistry } from './deps.js';
 
 export { Collector, CollectorFailed, DEFAULT_BACKFILL_BLOCKS, lostLock } from './collector.js';
 export type { CollectorStatus, CollectorPhase } from './state.js';
+export { retryQuarantined, type RetryOutcome } from './quarantine.js';
 
 /** A collector ready to `run()`, with the lock it holds. */
 export interface LaunchedCollector {
   collector: Collector;
   rpc: TempoRpc;
+  /** The collector's token registry (for retryQuarantined). */
+  tokens: TokenRegistry;
   /** Ends the writer thread and releases the store lock (call after `run()` has returned). */
   release(): Promise<void>;
 }
@@ -47,10 +50,11 @@ export async function launchCollector(
     // No `chain`: token reads are plain eth_calls, and viem/chains would load ~740 modules into every collector start.
     const client = createPublicClient({ transport: http(config.rpcUrl, { batch: true, retryCount: 5, timeout: config.rpcTimeoutMs }) });
     const writer = openStoreWriter(store, config.db);
+    const tokens = new TokenRegistry(client as PublicClient);
     const collector = new Collector({
       store,
       rpc,
-      tokens: new TokenRegistry(client as PublicClient),
+      tokens,
       log: log.child({ component: 'collector' }),
       from: config.from,
       batchSize: config.batchSize,
@@ -63,6 +67,7 @@ export async function launchCollector(
     return {
       collector,
       rpc,
+      tokens,
       release: async () => {
         await writer.close(); // closed by run() already, unless it never ran
         await lock.release();

@@ -16,9 +16,16 @@ import { MalformedHexError } from '../integrity/rlp.js';
 import type { FetchedBlock, TokenMap } from '../types.js';
 import type { PreparedBlock } from './deps.js';
 import { processRun } from './process.js';
+import { BlockOverBudgetError } from './budget.js';
 
 /** The errors processRun may throw, rebuilt as themselves when a worker throws them (src/threads/error-wire.ts). */
-const RUN_ERRORS: readonly ErrorClass[] = [HeaderFieldError, MalformedHexError, UnsupportedEncodingError, EventMismatchError];
+const RUN_ERRORS: readonly ErrorClass[] = [
+  HeaderFieldError,
+  MalformedHexError,
+  UnsupportedEncodingError,
+  EventMismatchError,
+  BlockOverBudgetError,
+];
 
 /** A worker thread died or failed to start; its tasks are rejected with this. */
 export class WorkerFailedError extends PaywatchError {

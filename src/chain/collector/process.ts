@@ -6,17 +6,22 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FetchedBlock, TokenMap } from '../types.js';
+import { checkBlockBudget, processFaultForTests } from './budget.js';
 import { decodeBlock, evaluateBlockIntegrity, prepareBlock, type PreparedBlock } from './deps.js';
 
 /**
  * Evaluates integrity, decodes and serializes every block of a run, in order.
  * @param tokens metadata for the run's tokens (tokenAddressesOf), already resolved by the caller
  * @returns one PreparedBlock per fetched block, same order (for writePreparedBlocks)
+ * @throws what the decoder throws; BlockOverBudgetError for a block over its byte budget (./budget.ts)
  */
 export async function processRun(fetched: FetchedBlock[], tokens: TokenMap): Promise<PreparedBlock[]> {
   const out: PreparedBlock[] = [];
   for (const f of fetched) {
-    out.push(prepareBlock(decodeBlock(f, tokens, evaluateBlockIntegrity(f))));
+    processFaultForTests.hook?.(f);
+    const prepared = prepareBlock(decodeBlock(f, tokens, evaluateBlockIntegrity(f)));
+    checkBlockBudget(prepared);
+    out.push(prepared);
     // A run is tens of milliseconds of CPU: yield to the event loop after each block, so the node's answers for
     // the next run are read, and the run after it is requested, while this one is still being processed;
     // otherwise the node waits idle for the whole run.

@@ -9,7 +9,7 @@
 /** One bound: its value, the unit it is counted in, and why it is what it is. */
 export interface ChainDataLimit {
   value: number;
-  unit: 'bytes' | 'gas' | 'ms' | 'legs' | 'logs' | 'tokens' | 'characters';
+  unit: 'bytes' | 'gas' | 'ms' | 'legs' | 'logs' | 'tokens' | 'characters' | 'attempts';
   reason: string;
 }
 
@@ -62,6 +62,24 @@ export const CHAIN_DATA_LIMITS = {
     unit: 'bytes',
     reason:
       'UTF-8 bytes of one stored detail (JSON); a larger one is stored reduced (no legs, logs or calls) with a cap_exceeded note; a normal transfer takes about 4 KB',
+  },
+  observation_bytes: {
+    value: 393_216,
+    unit: 'bytes',
+    reason:
+      'UTF-8 bytes one stored observation takes (row text, detail JSON, leg recipients): the detail cap plus room for 256 leg recipients; a block holding a larger one failed its budget (a cap above did not hold) and is quarantined',
+  },
+  block_bytes: {
+    value: 67_108_864,
+    unit: 'bytes',
+    reason:
+      "UTF-8 bytes one block's observations take once serialized (~170 capped observations, or ~16,000 normal transfers); beyond it the block fails its budget and is quarantined, so one block never holds the writer and the heap",
+  },
+  block_attempts: {
+    value: 3,
+    unit: 'attempts',
+    reason:
+      'turns in a row whose processing of one block fails (a throw, or a budget above exceeded) before the block is quarantined: a gap with its reason in /api/coverage and /api/status, and collection moves past it (`collect --retry-quarantined` tries it again); with the turn backoff about 4 s, so a transient fault passes first',
   },
   decode_note_addresses: {
     value: 3,

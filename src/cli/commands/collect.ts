@@ -1,5 +1,6 @@
 /**
- * `paywatch collect [--once]`: runs the collector against the configured node and store.
+ * `paywatch collect [--once] [--retry-quarantined]`: runs the collector against the configured node and store.
+ * With `--retry-quarantined` it first tries the quarantined blocks again (src/chain/collector/quarantine.ts).
  * With `--once` it collects up to the finalized head read at start and exits 0. Without it, on PostgreSQL, while
  * another collector holds the store it stands by and takes over when that one goes (src/store/chain/collector-lock.ts).
  */
@@ -15,6 +16,7 @@ import { shortMessage } from '../../domain/errors.js';
 export function register(cmd: Command): void {
   addSettingOptions(cmd, 'collect')
     .option('--once', 'collect up to the current finalized head, then exit 0')
+    .option('--retry-quarantined', 'first try the quarantined blocks again (written when they pass, else kept quarantined)')
     .action(
       action(async (opts: Record<string, unknown>) => {
         const config = configFrom(opts);
@@ -22,7 +24,7 @@ export function register(cmd: Command): void {
         const log = createLogger(config, { progressBar: bar !== null, explicitLevel: levelWasChosen(opts) });
         const store = await openConfiguredStore(config);
         try {
-          if (opts.once) {
+          if (opts.once && !opts.retryQuarantined) {
             const { caughtUp } = await import('../../chain/collector/caught-up.js');
             const seen = await caughtUp(config, store);
             if (seen) {
@@ -38,7 +40,7 @@ export function register(cmd: Command): void {
           try {
             // Loaded here, not at the top: `--help`, flag errors and a run with nothing to do stay fast (viem and
             // the decoder load slowly).
-            const { launchCollector, lostLock } = await import('../../chain/collector/index.js');
+            const { launchCollector, lostLock, retryQuarantined } = await import('../../chain/collector/index.js');
             const { acquireOrStandBy } = await import('../../store/chain/collector-lock.js');
             const { recordCollectorState } = await import('../../ops/metrics.js');
             const stopping = new AbortController();
@@ -73,6 +75,14 @@ export function register(cmd: Command): void {
                 log.info({ source: launched.rpc.source, store: store.location, once: Boolean(opts.once) }, 'collector starting');
                 if (stopping.signal.aborted) collector.stop();
                 try {
+                  if (opts.retryQuarantined) {
+                    const r = await retryQuarantined({ store, rpc: launched.rpc, tokens: launched.tokens, log });
+                    log.info(
+                      { written: r.written, still_quarantined: r.failed.map((f) => f.height), released: r.released },
+                      'quarantined blocks tried again',
+                    );
+                    opts.retryQuarantined = false; // once per command, not again after a lost lock
+                  }
                   await collector.run();
                 } catch (e) {
                   if (opts.once || !lostLock(e)) throw e;

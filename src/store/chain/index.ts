@@ -26,3 +26,10 @@ export {
 export { aggregateMetrics, computeMetrics, computeSeries, getTransaction, listTransactions } from './reads.js';
 export { EXPORT_CAP, exportRows, exportStep } from './export.js';
 export { runReaderTask } from './reader-tasks.js';
+export {
+  countQuarantined,
+  readQuarantined,
+  recordBlockFailure,
+  releaseQuarantined,
+  type QuarantinedBlock,
+} from './quarantine.js';

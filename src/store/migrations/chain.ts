@@ -170,6 +170,26 @@ export const chainMigrations: Record<string, Migration> = {
       });
     },
   },
+  chain_0005_quarantined_blocks: {
+    // Blocks whose processing failed, with their attempts; one quarantined (quarantined_at set) is a gap the
+    // collector moved past (src/chain/collector/quarantine.ts).
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('quarantined_blocks')
+        .ifNotExists()
+        .addColumn('height', 'bigint', (c) => c.primaryKey())
+        .addColumn('hash', 'text', (c) => c.notNull())
+        .addColumn('reason', 'text', (c) => c.notNull())
+        .addColumn('attempts', 'integer', (c) => c.notNull().check(sql`attempts >= 1`))
+        .addColumn('first_failed_at', 'text', (c) => c.notNull())
+        .addColumn('last_failed_at', 'text', (c) => c.notNull())
+        .addColumn('quarantined_at', 'text')
+        .execute();
+    },
+    async down(db: Kysely<any>) {
+      await db.schema.dropTable('quarantined_blocks').ifExists().execute();
+    },
+  },
 };
 
 /** Runs `fn` in one transaction: PostgreSQL's migrator already holds one, SQLite's does not (Kysely). */

@@ -100,6 +100,22 @@ export interface ChainStatsTable {
   updated_at: string | null;
 }
 
+/** A block whose processing failed (src/store/chain/quarantine.ts); `quarantined_at` set = a gap collection moved past. */
+export interface QuarantinedBlocksTable {
+  height: number | string;
+  hash: string;
+  /** The last failure, one line. */
+  reason: string;
+  /** Failed attempts so far. */
+  attempts: number;
+  /** ISO 8601. */
+  first_failed_at: string;
+  /** ISO 8601. */
+  last_failed_at: string;
+  /** ISO 8601; null while the block is still retried in order. */
+  quarantined_at: string | null;
+}
+
 export interface ChainTables {
   observations: ObservationsTable;
   observation_details: ObservationDetailsTable;
@@ -108,4 +124,5 @@ export interface ChainTables {
   checkpoint: CheckpointTable;
   collector_state: CollectorStateTable;
   chain_stats: ChainStatsTable;
+  quarantined_blocks: QuarantinedBlocksTable;
 }
