@@ -1,13 +1,13 @@
 /**
  * MCP benchmark: MCP `tools/call` requests/s beside its HTTP twin's on the same store, same concurrency, one run
- * each (search_providers ↔ GET /api/providers, get_service_offers ↔ GET /api/intelligence/offers,
+ * each face (search_providers ↔ GET /api/providers, get_service_offers ↔ GET /api/intelligence/offers,
  * search_transactions ↔ GET /api/transactions, default pages), and the `initialize` + `notifications/initialized` +
  * `tools/list` round trip of a new client (sequential, p50/p99). Each server is `paywatch serve` in its own process
  * (rate limit and heavy budget lifted, as bench/lib/load.ts servePaywatch does); `--before DIR` also runs the same
  * cases against the checkout at DIR (e.g. main) over the same store, so one run gives before and after.
  * Targets (issue: MCP at the speed of its HTTP twin): tools/call ≥ 0.5 × the twin's req/s; init + list p50 ≤ 20 ms.
  * Results: bench/results/mcp.{json,md}.
- * Run: node bin/run-ts.js bench/mcp.ts [--before /work/main] [--rows N] [--providers N] [--duration S] [--connections C] [--rounds N]
+ * Run: node bin/run-ts.js bench/mcp.ts [--before /work/main] [--rows N] [--providers N] [--duration S] [--alternations N] [--connections C] [--rounds N]
  * The seeded store is kept (bench/tmp/mcp-ROWS-PROVIDERS.sqlite) and reused.
  */
 import { existsSync, mkdirSync } from 'node:fs';
@@ -25,9 +25,10 @@ const { values } = parseArgs({
     before: { type: 'string' },
     rows: { type: 'string', default: '100000' },
     providers: { type: 'string', default: '1000' },
-    duration: { type: 'string', default: '5' },
+    duration: { type: 'string', default: '4' },
     connections: { type: 'string', default: '10' },
     rounds: { type: 'string', default: '300' },
+    alternations: { type: 'string', default: '3' },
   },
 });
 const ROWS = Number(values.rows);
@@ -35,6 +36,15 @@ const PROVIDERS = Number(values.providers);
 const DURATION = Number(values.duration);
 const CONNECTIONS = Number(values.connections);
 const ROUNDS = Number(values.rounds);
+
+/** Runs per face and case, alternating twin and MCP; the median run (by req/s) is reported. */
+const ALTERNATIONS = Number(values.alternations);
+
+/** The run with the median req/s (its latencies with it). */
+function median(runs: LoadResult[]): LoadResult {
+  const sorted = [...runs].sort((a, b) => a.req_per_s - b.req_per_s);
+  return sorted[Math.floor(sorted.length / 2)];
+}
 
 const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
 
@@ -129,22 +139,24 @@ async function benchSide(side: 'before' | 'after', root: string, db: string): Pr
     const has = new Set(listed.result.tools.map((t) => t.name));
     const pairs: Pair[] = [];
     for (const [tool, path] of CASES) {
-      const twin = await measure(`GET ${path}`, `${server.url}${path}`, { duration: DURATION, connections: CONNECTIONS });
-      let mcp: LoadResult | null = null;
+      const twinUrl = `${server.url}${path}`;
+      const body = rpc(1, 'tools/call', { name: tool, arguments: {} });
+      const mcpOpts = { connections: CONNECTIONS, method: 'POST' as const, headers: MCP_HEADERS, body };
+      const twinRuns: LoadResult[] = [];
+      const mcpRuns: LoadResult[] = [];
       if (has.has(tool)) {
-        const body = rpc(1, 'tools/call', { name: tool, arguments: {} });
         const probe = await fetch(`${server.url}/api/mcp`, { method: 'POST', headers: MCP_HEADERS, body });
         const text = await probe.text();
         if (probe.status !== 200 || text.includes('"isError":true'))
           throw new Error(`${side} ${tool}: ${probe.status} ${text.slice(0, 300)}`);
-        mcp = await measure(`MCP ${tool}`, `${server.url}/api/mcp`, {
-          duration: DURATION,
-          connections: CONNECTIONS,
-          method: 'POST',
-          headers: MCP_HEADERS,
-          body,
-        });
       }
+      // Alternating short runs, so a change in the machine's other load falls on both faces alike.
+      for (let i = 0; i < ALTERNATIONS; i++) {
+        twinRuns.push(await measure(`GET ${path}`, twinUrl, { duration: DURATION, connections: CONNECTIONS }));
+        if (has.has(tool)) mcpRuns.push(await measure(`MCP ${tool}`, `${server.url}/api/mcp`, { duration: DURATION, ...mcpOpts }));
+      }
+      const twin = median(twinRuns);
+      const mcp = mcpRuns.length ? median(mcpRuns) : null;
       const ratio = mcp ? Number((mcp.req_per_s / Math.max(1, twin.req_per_s)).toFixed(2)) : null;
       pairs.push({ tool, http: `GET ${path}`, mcp, twin, ratio });
       process.stderr.write(
@@ -177,7 +189,7 @@ const COMMAND = ['node bin/run-ts.js bench/mcp.ts', ...process.argv.slice(2)].jo
 const md = [
   '# MCP benchmark',
   '',
-  `Command: \`${COMMAND}\`. Store: SQLite, ${ROWS} synthetic observations and ${PROVIDERS} seeded providers. ${CONNECTIONS} connections, ${DURATION} s per case after a 1 s warm-up; init + list: ${ROUNDS} sequential rounds of initialize, notifications/initialized and tools/list after 20 warm-up rounds. Machine: ${process.platform} ${process.arch}, 2 cores shared with other work, Node ${process.version}. Run at ${new Date().toISOString()}.`,
+  `Command: \`${COMMAND}\`. Store: SQLite, ${ROWS} synthetic observations and ${PROVIDERS} seeded providers. ${CONNECTIONS} connections; per case ${ALTERNATIONS} alternating runs of ${DURATION} s per face (each after a 1 s warm-up), the median run shown; init + list: ${ROUNDS} sequential rounds of initialize, notifications/initialized and tools/list after 20 warm-up rounds. Machine: ${process.platform} ${process.arch}, 2 cores shared with other work, Node ${process.version}. Run at ${new Date().toISOString()}.`,
   '',
   '| side | tool | MCP req/s | MCP p99 ms | HTTP twin | twin req/s | twin p99 ms | ratio |',
   '|---|---|---:|---:|---|---:|---:|---:|',

@@ -16,6 +16,7 @@
  * A tool's own arguments that break its rules are a tool error (`isError: true`) whose text is the HTTP twin's
  * `{error}` body, word for word.
  */
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -30,6 +31,8 @@ export const MAX_BATCH = LIMITS.mcpBatch.value;
 /** A tool answer's JSON text: structuredContent, and (as MCP 2025-06-18 advises) the same JSON as a text block. */
 export interface ToolJson {
   readonly text: string;
+  /** A validator of `text` made with it (a remembered answer's ETag, src/http/reply.ts), when there is one. */
+  readonly etag?: string;
 }
 
 /** What a tool's `run` receives beside its parsed arguments. */
@@ -78,6 +81,8 @@ export class ToolTable {
   readonly byName: ReadonlyMap<string, ToolDef>;
   /** The `tools/list` result, JSON text. */
   readonly listResult: string;
+  /** A validator of listResult. */
+  readonly listTag: string;
   /** The `tools/list` result as an object (documentation, tests). */
   readonly list: { tools: Record<string, unknown>[] };
   private readonly initResults = new Map<string, string>();
@@ -107,6 +112,7 @@ export class ToolTable {
       })),
     };
     this.listResult = JSON.stringify(this.list);
+    this.listTag = createHash('sha1').update(this.listResult).digest('base64');
     for (const v of SUPPORTED_PROTOCOL_VERSIONS) this.initResult(v);
   }
 
@@ -139,8 +145,22 @@ const INVALID_PARAMS = -32602;
 
 type Id = string | number | null;
 
-const rpcError = (id: Id, code: number, message: string) => JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } });
-const rpcResult = (id: Id, result: string) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result}}`;
+/** One answer of a POST: its JSON text, and a validator of it when its result has one (else null). */
+interface Answer {
+  text: string;
+  tag: string | null;
+}
+
+const rpcError = (id: Id, code: number, message: string): Answer => ({
+  text: JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }),
+  tag: null,
+});
+
+/** A result answer; `tag` identifies `result`'s text (the answer's text is a function of it and the id). */
+function rpcResult(id: Id, result: string, tag: string | null = null): Answer {
+  const idText = JSON.stringify(id);
+  return { text: `{"jsonrpc":"2.0","id":${idText},"result":${result}}`, tag: tag === null ? null : `${tag}:${idText}` };
+}
 
 /** `tools/call` result texts, remembered with the answer they render (a remembered answer is the same object). */
 const callResults = new WeakMap<ToolJson, string>();
@@ -231,14 +251,23 @@ export async function answerMcpPost(endpoint: McpEndpoint, req: FastifyRequest, 
   // Every message is a request against the client's limit (the listener's hook counted the POST as the first).
   if (messages.length > 1) await endpoint.countExtra(req, messages.length - 1);
 
-  const answers: string[] = [];
+  const answers: Answer[] = [];
   // One after another: a batch is one client's queue, never a fan-out of parallel work.
   for (const m of messages) {
     const a = await answerMessage(endpoint.table, m, req);
     if (a !== null) answers.push(a);
   }
   if (answers.length === 0) return reply.code(202).send();
-  const text = batch ? `[${answers.join(',')}]` : answers[0];
+  const text = batch ? `[${answers.map((a) => a.text).join(',')}]` : answers[0].text;
+  // The ETag plugin would hash every answer (a remembered tool answer is 2× its twin's bytes): when every part has
+  // a validator already, the ETag is made from those and the ids instead.
+  if (answers.every((a) => a.tag !== null))
+    reply.header(
+      'etag',
+      `W/"${createHash('sha1')
+        .update(`${batch ? 'b' : 's'}|${answers.map((a) => a.tag).join('|')}`)
+        .digest('base64')}"`,
+    );
   return reply.code(200).type('application/json').send(text);
 }
 
@@ -246,11 +275,11 @@ function sendRpcFailure(reply: FastifyReply, status: number, code: number, messa
   return reply
     .code(status)
     .type('application/json')
-    .send(rpcError(null, code, message));
+    .send(rpcError(null, code, message).text);
 }
 
 /** The answer to one message, or null for a notification or a response (nothing to answer). */
-async function answerMessage(table: ToolTable, m: unknown, req: FastifyRequest): Promise<string | null> {
+async function answerMessage(table: ToolTable, m: unknown, req: FastifyRequest): Promise<Answer | null> {
   if (!isObject(m)) return rpcError(null, INVALID_REQUEST, 'Invalid Request: a message is a JSON object');
   const id = m.id;
   const validId = typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
@@ -270,7 +299,7 @@ async function answerMessage(table: ToolTable, m: unknown, req: FastifyRequest):
     case 'ping':
       return rpcResult(rid, '{}');
     case 'tools/list':
-      return rpcResult(rid, table.listResult);
+      return rpcResult(rid, table.listResult, table.listTag);
     case 'tools/call':
       return callTool(table, rid, params, req);
     default:
@@ -290,7 +319,8 @@ async function callTool(table: ToolTable, id: string | number, params: Record<st
   let release: (() => void) | null = null;
   try {
     if (t.budget && (t.budget.heavy?.(parsed.data) ?? true)) release = t.budget.of.acquire(req);
-    return rpcResult(id, callResult(await t.run(parsed.data, { req })));
+    const answer = await t.run(parsed.data, { req });
+    return rpcResult(id, callResult(answer), answer.etag === undefined ? null : `${t.name}:${answer.etag}`);
   } catch (e) {
     if (answersCaller(e)) return rpcResult(id, toolError(e.message));
     req.log.error({ err: e, tool: t.name }, 'mcp tool failed');
