@@ -94,6 +94,12 @@ export async function coverage(store: Store) {
 }
 
 /**
+ * True when a list query needs more than rank arithmetic: any filter besides since/until (an indexed count and
+ * page). Such a list is a heavy read (src/limits/heavy-budget.ts) on every face that serves it.
+ */
+export const isFilteredBeyondTime = (q: Record<string, unknown>) => ['q', 'asset', 'exchange', 'execution'].some((k) => q[k] !== undefined);
+
+/**
  * GET /api/transactions: one page, newest first. The same store version and query give the same page object
  * (remembered in the store), so a face may render it once.
  */

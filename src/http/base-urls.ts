@@ -13,6 +13,9 @@ const trimmed = (url: string) => url.replace(/\/$/, '');
 /** A Host value worth echoing: a DNS name, dotted quad or [IPv6], with an optional port; nothing else. */
 const SANE_HOST = /^(?:[A-Za-z0-9][A-Za-z0-9-]{0,62}(?:\.[A-Za-z0-9-]{1,63})*\.?|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
 
+/** Where the manifest is served on the public listener (src/api/routes/manifest.ts); /api/status and MCP's get_status link it. */
+export const MANIFEST_PATH = '/.well-known/paywatch.json';
+
 /** The parts of a request the base URLs are taken from (Fastify's `protocol` and `host`, proxy-aware when trusted). */
 export interface RequestAddress {
   protocol: string;

@@ -56,20 +56,28 @@ export class HeavyBudget {
   hook(isHeavy: (req: FastifyRequest) => boolean = () => true) {
     return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
       if (!isHeavy(req)) return;
-      const key = this.keyOf(req);
-      const n = this.inFlight.get(key) ?? 0;
-      if (n >= this.max) throw this.refuse(this.max);
-      this.inFlight.set(key, n + 1);
-      let released = false;
-      const release = () => {
-        if (released) return;
-        released = true;
-        const left = (this.inFlight.get(key) ?? 1) - 1;
-        if (left > 0) this.inFlight.set(key, left);
-        else this.inFlight.delete(key);
-      };
       // 'close' fires when the answer is done and when the client goes away first.
-      reply.raw.once('close', release);
+      reply.raw.once('close', this.acquire(req));
+    };
+  }
+
+  /**
+   * Takes one unit of `req`'s group budget for work that ends before the answer does (an MCP tool call inside one
+   * POST, src/mcp/jsonrpc.ts): the caller releases it with the function returned (idempotent).
+   * @throws the `refuse` error (default 429, Retry-After 1) when the group has `max` units in flight already
+   */
+  acquire(req: FastifyRequest): () => void {
+    const key = this.keyOf(req);
+    const n = this.inFlight.get(key) ?? 0;
+    if (n >= this.max) throw this.refuse(this.max);
+    this.inFlight.set(key, n + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.inFlight.get(key) ?? 1) - 1;
+      if (left > 0) this.inFlight.set(key, left);
+      else this.inFlight.delete(key);
     };
   }
 
@@ -77,4 +85,20 @@ export class HeavyBudget {
   held(key: string): number {
     return this.inFlight.get(key) ?? 0;
   }
+}
+
+const heavyReadBudgets = new WeakMap<object, HeavyBudget>();
+
+/**
+ * The public listener's heavy-read budget (LIMITS.heavyInFlight), one per configuration: the chain routes and their
+ * MCP tools (src/mcp/tools.ts) take units of the same budget, so a client cannot double its share by mixing faces.
+ * @param config the listener's configuration (the budget is made on the first call for it)
+ */
+export function heavyReadBudget(config: { heavyPerClient: number }): HeavyBudget {
+  let b = heavyReadBudgets.get(config);
+  if (b === undefined) {
+    b = new HeavyBudget(config.heavyPerClient);
+    heavyReadBudgets.set(config, b);
+  }
+  return b;
 }

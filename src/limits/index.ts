@@ -21,7 +21,7 @@ export type LimitScope = 'client' | 'sender' | 'key' | 'request' | 'connection' 
 /** What is answered beyond a limit. */
 export interface LimitAnswer {
   /** The HTTP status, or null when the connection is closed instead. */
-  readonly status: 408 | 413 | 414 | 429 | 503 | null;
+  readonly status: 400 | 408 | 413 | 414 | 429 | 503 | null;
   /**
    * Retry-After: `window` (seconds until the client's window ends), a fixed number of seconds, or null (none sent).
    */
@@ -150,6 +150,16 @@ export const LIMITS = {
     value: null,
     answer: { status: 503, retryAfter: 1 },
     why: 'each check holds a fetch of up to `PAYWATCH_VERIFY_MAX_BYTES` for up to `PAYWATCH_VERIFY_TIMEOUT_MS`; never metered',
+  },
+  mcpBatch: {
+    what: "JSON-RPC messages in one POST to an MCP endpoint (`/api/mcp`, `/v1/mcp`); each counts as one request against the client's request limit",
+    scope: 'request',
+    unit: 'messages per batch',
+    windowMs: null,
+    setting: null,
+    value: 100,
+    answer: { status: 400, retryAfter: null },
+    why: "the MCP SDK's own batch cap; a batch must not multiply a client's share of requests or tool calls",
   },
   connections: {
     what: 'open connections on each listener',

@@ -6,6 +6,7 @@
 import { HeavyBudget } from '../limits/heavy-budget.js';
 import { LIMITS } from '../limits/index.js';
 import { rateLimitOf, registerRequestLimit } from '../limits/register.js';
+import { createRequire } from 'node:module';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
@@ -27,6 +28,9 @@ import { CHECK_PRICE_DOLLARS, FREE_MONTHLY_CHECKS } from './metering.js';
 import { paymentGate } from './payment.js';
 import { CheckAnswer, CheckRequest, Errors, KeyAnswer, KeyRequest } from './schemas.js';
 import type { GatherOptions } from './gather.js';
+import { registerTrustMcp } from './mcp.js';
+
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
 /** Largest request body the check service reads (a URL of 2,048 characters fits many times over). */
 export const VERIFY_BODY_LIMIT = LIMITS.verifyBody.value;
@@ -142,6 +146,9 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
       return reply.code(out.status).headers(out.headers).send(out.body);
     },
   );
+
+  // The same check as an MCP tool, sharing this listener's key checks, slots and request limit (./mcp.ts).
+  registerTrustMcp(app, { store, gather, inFlight, keyFailures, x402: gate !== null, version });
 
   addHealthRoutes(app, ctx, ['operations']);
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());

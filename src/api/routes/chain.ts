@@ -4,7 +4,7 @@
  */
 import { cacheScope, publicBaseUrl } from '../../http/base-urls.js';
 import { MANIFEST_PATH } from './manifest.js';
-import { HeavyBudget } from '../../limits/heavy-budget.js';
+import { heavyReadBudget } from '../../limits/heavy-budget.js';
 import type { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -15,6 +15,7 @@ import {
   chainStatus,
   coverage,
   exportBatches,
+  isFilteredBeyondTime,
   metrics,
   metricsSeries,
   SERIES_MAX_BUCKETS,
@@ -45,14 +46,11 @@ const IMMUTABLE = 'public, max-age=3600';
 
 const tags = ['chain'];
 
-/** A list query that needs more than rank arithmetic: any filter besides since/until (an indexed count and page). */
-const isFilteredBeyondTime = (q: Record<string, unknown>) => ['q', 'asset', 'exchange', 'execution'].some((k) => q[k] !== undefined);
-
 /** Route plugin; register with the AppContext as options. */
 export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   /** Metrics, exports and lists filtered beyond time: at most heavyPerClient in flight per client. */
-  const heavy = new HeavyBudget(ctx.config.heavyPerClient);
+  const heavy = heavyReadBudget(ctx.config);
 
   app.get(
     '/api/status',

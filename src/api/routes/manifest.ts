@@ -17,9 +17,9 @@ import { CHAIN_ID } from '../../domain/observation.js';
 import { integerConstant } from '../../domain/integer-constant.js';
 import { MCP_TOOLS } from '../../mcp/tools.js';
 import { POLL_INTERVAL_SECONDS } from '../../domain/filters.js';
-import { cacheScope, publicBaseUrl, verifyBaseUrl, type RequestAddress } from '../../http/base-urls.js';
+import { cacheScope, MANIFEST_PATH, publicBaseUrl, verifyBaseUrl, type RequestAddress } from '../../http/base-urls.js';
 
-export const MANIFEST_PATH = '/.well-known/paywatch.json';
+export { MANIFEST_PATH };
 
 /** The version of the public API the manifest and /api/openapi.json describe. */
 export const API_VERSION = '1.0.0';

@@ -1,0 +1,217 @@
+/**
+ * MCP benchmark: MCP `tools/call` requests/s beside its HTTP twin's on the same store, same concurrency, one run
+ * each face (search_providers ↔ GET /api/providers, get_service_offers ↔ GET /api/intelligence/offers,
+ * search_transactions ↔ GET /api/transactions, default pages), and the `initialize` + `notifications/initialized` +
+ * `tools/list` round trip of a new client (sequential, p50/p99). Each server is `paywatch serve` in its own process
+ * (rate limit and heavy budget lifted, as bench/lib/load.ts servePaywatch does); `--before DIR` also runs the same
+ * cases against the checkout at DIR (e.g. main) over the same store, so one run gives before and after.
+ * Targets (issue: MCP at the speed of its HTTP twin): tools/call ≥ 0.5 × the twin's req/s; init + list p50 ≤ 20 ms.
+ * Results: bench/results/mcp.{json,md}.
+ * Run: node bin/run-ts.js bench/mcp.ts [--before /work/main] [--rows N] [--providers N] [--duration S] [--alternations N] [--connections C] [--rounds N]
+ * The seeded store is kept (bench/tmp/mcp-ROWS-PROVIDERS.sqlite) and reused.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { sql } from 'kysely';
+import { freePort } from '../src/chain/anvil.js';
+import { seedStore } from '../src/seed/chain.js';
+import { seedIntel } from '../src/seed/intel.js';
+import { openStore } from '../src/store/db.js';
+import { type ChildServer, type LoadResult, measure, spawnServer, writeResults } from './lib/load.js';
+
+const { values } = parseArgs({
+  options: {
+    before: { type: 'string' },
+    rows: { type: 'string', default: '100000' },
+    providers: { type: 'string', default: '1000' },
+    duration: { type: 'string', default: '4' },
+    connections: { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '300' },
+    alternations: { type: 'string', default: '3' },
+  },
+});
+const ROWS = Number(values.rows);
+const PROVIDERS = Number(values.providers);
+const DURATION = Number(values.duration);
+const CONNECTIONS = Number(values.connections);
+const ROUNDS = Number(values.rounds);
+
+/** Runs per face and case, alternating twin and MCP; the median run (by req/s) is reported. */
+const ALTERNATIONS = Number(values.alternations);
+
+/** The run with the median req/s (its latencies with it). */
+function median(runs: LoadResult[]): LoadResult {
+  const sorted = [...runs].sort((a, b) => a.req_per_s - b.req_per_s);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+
+/** The store: ROWS synthetic observations and PROVIDERS seeded providers, seeded once. */
+async function seeded(): Promise<string> {
+  mkdirSync('bench/tmp', { recursive: true });
+  const file = `bench/tmp/mcp-${ROWS}-${PROVIDERS}.sqlite`;
+  const fresh = !existsSync(file);
+  const store = await openStore(`sqlite:${file}`);
+  if (fresh) {
+    process.stderr.write(`seeding ${ROWS} observations and ${PROVIDERS} providers into ${file}…\n`);
+    await seedStore(store, { count: ROWS });
+    await seedIntel(store, { providers: PROVIDERS });
+    await sql`analyze`.execute(store.db);
+  }
+  await store.close();
+  return `sqlite:${resolve(file)}`;
+}
+
+/** `paywatch serve` of the checkout at `root` over `db`, from its sources (both sides alike). */
+async function serve(root: string, db: string): Promise<ChildServer> {
+  const port = await freePort();
+  return spawnServer([resolve(root, 'bin/paywatch.js'), 'serve', '--db', db, '--port', String(port), '--log-level', 'warn'], port, {
+    readyPath: '/api/status',
+    env: { PAYWATCH_FROM_SOURCE: '1', PAYWATCH_RATE_LIMIT: '100000000', PAYWATCH_HEAVY_PER_CLIENT: '64' },
+  });
+}
+
+const rpc = (id: number, method: string, params?: unknown) => JSON.stringify({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
+
+interface Pair {
+  tool: string;
+  http: string;
+  mcp: LoadResult | null;
+  twin: LoadResult;
+  /** MCP req/s over the twin's; null when the tool does not exist on this side. */
+  ratio: number | null;
+}
+
+interface SideReport {
+  side: 'before' | 'after';
+  root: string;
+  pairs: Pair[];
+  init_list: { rounds: number; p50_ms: number; p99_ms: number; tools: number };
+}
+
+const CASES: [tool: string, path: string][] = [
+  ['search_providers', '/api/providers'],
+  ['get_service_offers', '/api/intelligence/offers'],
+  ['search_transactions', '/api/transactions'],
+];
+
+/** Milliseconds of one new client's initialize, initialized notification and tools/list, `ROUNDS` times in a row. */
+async function initAndList(base: string): Promise<SideReport['init_list']> {
+  const times: number[] = [];
+  let tools = 0;
+  for (let i = 0; i < ROUNDS + 20; i++) {
+    const t0 = performance.now();
+    const init = await fetch(`${base}/api/mcp`, {
+      method: 'POST',
+      headers: MCP_HEADERS,
+      body: rpc(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } }),
+    });
+    await init.text();
+    const h = { ...MCP_HEADERS, 'mcp-protocol-version': '2025-06-18' };
+    await (
+      await fetch(`${base}/api/mcp`, {
+        method: 'POST',
+        headers: h,
+        body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+      })
+    ).text();
+    const list = (await (await fetch(`${base}/api/mcp`, { method: 'POST', headers: h, body: rpc(2, 'tools/list', {}) })).json()) as {
+      result: { tools: unknown[] };
+    };
+    tools = list.result.tools.length;
+    if (i >= 20) times.push(performance.now() - t0); // the first 20 warm up
+  }
+  times.sort((a, b) => a - b);
+  const at = (q: number) => Number(times[Math.min(times.length - 1, Math.floor(q * times.length))].toFixed(2));
+  return { rounds: ROUNDS, p50_ms: at(0.5), p99_ms: at(0.99), tools };
+}
+
+async function benchSide(side: 'before' | 'after', root: string, db: string): Promise<SideReport> {
+  const server = await serve(root, db);
+  try {
+    const listed = (await (
+      await fetch(`${server.url}/api/mcp`, { method: 'POST', headers: MCP_HEADERS, body: rpc(1, 'tools/list', {}) })
+    ).json()) as {
+      result: { tools: { name: string }[] };
+    };
+    const has = new Set(listed.result.tools.map((t) => t.name));
+    const pairs: Pair[] = [];
+    for (const [tool, path] of CASES) {
+      const twinUrl = `${server.url}${path}`;
+      const body = rpc(1, 'tools/call', { name: tool, arguments: {} });
+      const mcpOpts = { connections: CONNECTIONS, method: 'POST' as const, headers: MCP_HEADERS, body };
+      const twinRuns: LoadResult[] = [];
+      const mcpRuns: LoadResult[] = [];
+      if (has.has(tool)) {
+        const probe = await fetch(`${server.url}/api/mcp`, { method: 'POST', headers: MCP_HEADERS, body });
+        const text = await probe.text();
+        if (probe.status !== 200 || text.includes('"isError":true'))
+          throw new Error(`${side} ${tool}: ${probe.status} ${text.slice(0, 300)}`);
+      }
+      // Alternating short runs, so a change in the machine's other load falls on both faces alike.
+      for (let i = 0; i < ALTERNATIONS; i++) {
+        twinRuns.push(await measure(`GET ${path}`, twinUrl, { duration: DURATION, connections: CONNECTIONS }));
+        if (has.has(tool)) mcpRuns.push(await measure(`MCP ${tool}`, `${server.url}/api/mcp`, { duration: DURATION, ...mcpOpts }));
+      }
+      const twin = median(twinRuns);
+      const mcp = mcpRuns.length ? median(mcpRuns) : null;
+      const ratio = mcp ? Number((mcp.req_per_s / Math.max(1, twin.req_per_s)).toFixed(2)) : null;
+      pairs.push({ tool, http: `GET ${path}`, mcp, twin, ratio });
+      process.stderr.write(
+        `  ${side} ${tool}: MCP ${mcp?.req_per_s ?? '—'} req/s (p99 ${mcp?.p99_ms ?? '—'} ms) vs ${twin.req_per_s} req/s (p99 ${twin.p99_ms} ms): ${ratio ?? '—'}\n`,
+      );
+    }
+    const init_list = await initAndList(server.url);
+    process.stderr.write(
+      `  ${side} initialize + tools/list: p50 ${init_list.p50_ms} ms, p99 ${init_list.p99_ms} ms (${init_list.tools} tools)\n`,
+    );
+    return { side, root, pairs, init_list };
+  } finally {
+    await server.stop();
+  }
+}
+
+const db = await seeded();
+const sides: SideReport[] = [];
+if (values.before) sides.push(await benchSide('before', values.before, db));
+sides.push(await benchSide('after', '.', db));
+
+const after = sides[sides.length - 1];
+const targets = {
+  ...Object.fromEntries(
+    after.pairs.map((p) => [`${p.tool} MCP ≥ 0.5 × HTTP req/s`, { value: p.ratio, target: '≥ 0.5', pass: (p.ratio ?? 0) >= 0.5 }]),
+  ),
+  'initialize + tools/list p50 ≤ 20 ms': { value: after.init_list.p50_ms, target: '≤ 20', pass: after.init_list.p50_ms <= 20 },
+};
+const COMMAND = ['node bin/run-ts.js bench/mcp.ts', ...process.argv.slice(2)].join(' ');
+const md = [
+  '# MCP benchmark',
+  '',
+  `Command: \`${COMMAND}\`. Store: SQLite, ${ROWS} synthetic observations and ${PROVIDERS} seeded providers. ${CONNECTIONS} connections; per case ${ALTERNATIONS} alternating runs of ${DURATION} s per face (each after a 1 s warm-up), the median run shown; init + list: ${ROUNDS} sequential rounds of initialize, notifications/initialized and tools/list after 20 warm-up rounds. Machine: ${process.platform} ${process.arch}, 2 cores shared with other work, Node ${process.version}. Run at ${new Date().toISOString()}.`,
+  '',
+  '| side | tool | MCP req/s | MCP p99 ms | HTTP twin | twin req/s | twin p99 ms | ratio |',
+  '|---|---|---:|---:|---|---:|---:|---:|',
+  ...sides.flatMap((s) =>
+    s.pairs.map(
+      (p) =>
+        `| ${s.side} | ${p.tool} | ${p.mcp?.req_per_s ?? '—'} | ${p.mcp?.p99_ms ?? '—'} | ${p.http} | ${p.twin.req_per_s} | ${p.twin.p99_ms} | ${p.ratio ?? '— (no such tool)'} |`,
+    ),
+  ),
+  '',
+  '| side | initialize + tools/list p50 ms | p99 ms | tools listed |',
+  '|---|---:|---:|---:|',
+  ...sides.map((s) => `| ${s.side} | ${s.init_list.p50_ms} | ${s.init_list.p99_ms} | ${s.init_list.tools} |`),
+  '',
+  '| target (after) | value | pass |',
+  '|---|---:|---|',
+  ...Object.entries(targets).map(([k, v]) => `| ${k} | ${v.value ?? '—'} | ${v.pass ? 'yes' : 'NO'} |`),
+  '',
+].join('\n');
+writeResults(
+  'mcp',
+  { command: COMMAND, rows: ROWS, providers: PROVIDERS, duration_s: DURATION, connections: CONNECTIONS, sides, targets },
+  md,
+);
+process.stdout.write(md);
