@@ -26,3 +26,15 @@ export {
 export { aggregateMetrics, computeMetrics, computeSeries, getTransaction, listTransactions } from './reads.js';
 export { EXPORT_CAP, exportRows, exportStep } from './export.js';
 export { runReaderTask } from './reader-tasks.js';
+export { currentStats } from './query.js';
+export {
+  blockRange,
+  COVER_MAX_BLOCKS,
+  type FinalityRecord,
+  type FinalityState,
+  readBlocks,
+  readFinalityState,
+  recordFinality,
+  saveKeyChain,
+  type StoredBlock,
+} from './finality.js';
