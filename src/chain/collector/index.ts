@@ -10,6 +10,7 @@ import { acquireCollectorLock, type CollectorLock } from '../../store/chain/coll
 import { TempoRpc } from '../rpc.js';
 import { Collector, type CollectorOptions } from './collector.js';
 import { openStoreWriter, TokenRegistry } from './deps.js';
+import { FinalityStep, finalityStepFor } from './finality.js';
 
 export { Collector, CollectorFailed, DEFAULT_BACKFILL_BLOCKS, lostLock } from './collector.js';
 export type { CollectorStatus, CollectorPhase } from './state.js';
@@ -18,6 +19,8 @@ export type { CollectorStatus, CollectorPhase } from './state.js';
 export interface LaunchedCollector {
   collector: Collector;
   rpc: TempoRpc;
+  /** The finality step (certificate checks after each write). */
+  finality: FinalityStep;
   /** Ends the writer thread and releases the store lock (call after `run()` has returned). */
   release(): Promise<void>;
 }
@@ -47,6 +50,7 @@ export async function launchCollector(
     // No `chain`: token reads are plain eth_calls, and viem/chains would load ~740 modules into every collector start.
     const client = createPublicClient({ transport: http(config.rpcUrl, { batch: true, retryCount: 5, timeout: config.rpcTimeoutMs }) });
     const writer = openStoreWriter(store, config.db);
+    const finality = finalityStepFor(config, store, log.child({ component: 'finality' }));
     const collector = new Collector({
       store,
       rpc,
@@ -58,12 +62,15 @@ export async function launchCollector(
       pollIntervalMs: config.pollIntervalMs,
       lock,
       writer,
+      finality,
       ...opts,
     });
     return {
       collector,
       rpc,
+      finality,
       release: async () => {
+        await finality.idle(); // the checks queued by the last writes end before the store closes
         await writer.close(); // closed by run() already, unless it never ran
         await lock.release();
       },
