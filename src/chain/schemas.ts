@@ -190,7 +190,9 @@ export const FinalityEvidenceSchema = z
     epoch: z.int().nullable().describe('The certificate’s epoch; null before it decoded.'),
     view: z.int().nullable().describe('The certificate’s view; null before it decoded.'),
     key_from_epoch: z.int().nullable().describe('The epoch from which the group key used is held; null when none was used.'),
-    anchored: z.boolean().describe('True when that key chains back to the configured genesis outcome through verified boundary certificates.'),
+    anchored: z
+      .boolean()
+      .describe('True when that key chains back to the configured genesis outcome through verified boundary certificates.'),
     witnesses: z
       .object({
         configured: z.int().describe('Witnesses asked (--witness).'),
@@ -307,7 +309,9 @@ export const StatusSchema = z
           .describe('The last witness that reported another hash for a height it calls finalized (an alarm), or null.'),
       })
       .describe('Finality of the collected observations, counted as the collector writes.'),
-    independent_consensus_verified: z.boolean().describe('True when the newest collected block is covered by a verified finalization certificate.'),
+    independent_consensus_verified: z
+      .boolean()
+      .describe('True when the newest collected block is covered by a verified finalization certificate.'),
     manifest: z.url().describe('The service manifest (/.well-known/paywatch.json): what this is and how to use it.'),
   })
   .describe('Source freshness and collector state.');

@@ -27,6 +27,7 @@ export const COMMANDS = [
   'verify',
   'intel collect',
   'intel verify-archive',
+  'integrity verify',
   'operator',
   'operator sender keys',
 ] as const;
@@ -258,7 +259,7 @@ export const SETTINGS = {
   consensusGenesis: {
     env: 'PAYWATCH_CONSENSUS_GENESIS',
     flag: '--consensus-genesis <hex>',
-    commands: COLLECTORS,
+    commands: [...COLLECTORS, 'integrity verify'],
     default: null,
     defaultText: "mainnet's genesis outcome, built in",
     schema: z
@@ -272,7 +273,7 @@ export const SETTINGS = {
   consensusEpochLength: {
     env: 'PAYWATCH_CONSENSUS_EPOCH_LENGTH',
     flag: '--consensus-epoch-length <n>',
-    commands: COLLECTORS,
+    commands: [...COLLECTORS, 'integrity verify'],
     default: 21_600,
     defaultText: '21600 (chain 4217)',
     schema: z.coerce.number().int().min(1).max(1e12),

@@ -48,6 +48,8 @@ afterAll(async () => {
 });
 
 interface Collected {
+  db: string;
+  store: Store;
   code: number | null;
   output: string;
   status: Record<string, any>;
@@ -59,7 +61,10 @@ interface Collected {
 let run = 0;
 
 /** Runs `paywatch collect --once` through a consensus node built from `node`, then opens the API on its store. */
-async function collect(node: Omit<ConsensusRpcOptions, 'upstream'>, extra: { epochLength?: number; args?: string[] } = {}): Promise<Collected> {
+async function collect(
+  node: Omit<ConsensusRpcOptions, 'upstream'>,
+  extra: { epochLength?: number; args?: string[] } = {},
+): Promise<Collected> {
   const rpc = await startConsensusRpc({ upstream: anvil.rpcUrl, ...node });
   const db = join(dir, `store-${++run}.sqlite`);
   const r = await runCli(
@@ -88,6 +93,8 @@ async function collect(node: Omit<ConsensusRpcOptions, 'upstream'>, extra: { epo
   );
   const get = async (url: string) => (await app.inject({ method: 'GET', url })).json();
   return {
+    db,
+    store,
     code: r.code,
     output: r.stdout + r.stderr,
     status: await get('/api/status'),
@@ -144,17 +151,49 @@ describe('paywatch collect verifies finality from the certificates', () => {
       expect(d.evidence.finality.view).toBe(d.evidence.finality.certificate_height + 1);
       // Printed for the record (docs/integrity.md quotes one such answer).
       console.log(JSON.stringify({ integrity: d.integrity, finality: d.evidence.finality }, null, 2));
+
+      // `paywatch integrity verify` re-verifies the stored chain and certificates offline, then finds a tampered link.
+      const args = [
+        'integrity',
+        'verify',
+        '--db',
+        c.db,
+        '--consensus-genesis',
+        testGenesisOutcome(KEY0),
+        '--consensus-epoch-length',
+        String(ONE_EPOCH),
+      ];
+      const ok = await runCli(args, { PAYWATCH_FROM_SOURCE: '1' });
+      expect(ok.code, ok.stderr).toBe(0);
+      const report = JSON.parse(ok.stdout);
+      expect(report).toMatchObject({ from: 0, to: c.status.checkpoint.height, missing: 0, mismatches: [] });
+      expect(report.certificates).toBeGreaterThan(1);
+      expect(report.certificates_verified).toBe(report.certificates);
+      await c.store.db
+        .updateTable('blocks')
+        .set({ parent_hash: Buffer.alloc(32, 7) })
+        .where('height', '=', 5)
+        .execute();
+      const bad = await runCli([...args, '--from', '1', '--to', '10'], { PAYWATCH_FROM_SOURCE: '1' });
+      expect(bad.code).toBe(3);
+      expect(JSON.parse(bad.stdout).mismatches).toEqual([
+        { height: 5, kind: 'parent', reason: expect.stringMatching(/^block 5's parent hash 0x0707/) },
+      ]);
+      expect(bad.stderr).toMatch(/1 stored block\(s\) do not re-verify; first: block 5/);
     } finally {
       await c.close();
     }
-  }, 120_000);
+  }, 180_000);
 
   it('counts an agreeing witness', async () => {
     const c = await collect(signedBy(), { args: ['--witness', anvil.rpcUrl] });
     try {
       expect(c.code, c.output).toBe(0);
       const d = await c.detail(truth.transactions.at(-1)!.hash);
-      expect(d.evidence.finality).toMatchObject({ status: 'verified', witnesses: { configured: 1, quorum: 1, agreeing: 1, disagreeing: 0 } });
+      expect(d.evidence.finality).toMatchObject({
+        status: 'verified',
+        witnesses: { configured: 1, quorum: 1, agreeing: 1, disagreeing: 0 },
+      });
       expect(c.status.finality.witness_alarm).toBeNull();
     } finally {
       await c.close();
@@ -168,7 +207,10 @@ describe('paywatch collect verifies finality from the certificates', () => {
       expect(c.code, c.output).toBe(0);
       const d = await c.detail(truth.transactions.at(-1)!.hash);
       expect(d.integrity.independent_consensus_verified).toBe(true);
-      expect(d.evidence.finality).toMatchObject({ status: 'verified', witnesses: { configured: 2, quorum: 1, agreeing: 1, disagreeing: 1 } });
+      expect(d.evidence.finality).toMatchObject({
+        status: 'verified',
+        witnesses: { configured: 2, quorum: 1, agreeing: 1, disagreeing: 1 },
+      });
       expect(c.status.finality.witness_alarm).toMatchObject({ witness: liar.url, reported: `0x${'66'.repeat(32)}` });
       expect(c.output).toMatch(/ALARM a witness reports another block hash/);
     } finally {

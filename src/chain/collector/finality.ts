@@ -110,11 +110,15 @@ export class FinalityStep implements FinalityHook {
       for (const b of blocks) {
         const atHead = caughtUp && b.height === lastHeight;
         // The head is checked when the collector catches up; while it stays caught up, the spacing applies.
-        const due = certificateDue(this.last, { height: b.height, at: now }, {
-          caughtUp: atHead && !this.wasCaughtUp,
-          epochLength: this.opts.epochLength,
-          spacing: this.opts.spacing,
-        });
+        const due = certificateDue(
+          this.last,
+          { height: b.height, at: now },
+          {
+            caughtUp: atHead && !this.wasCaughtUp,
+            epochLength: this.opts.epochLength,
+            spacing: this.opts.spacing,
+          },
+        );
         if (due === null) continue;
         if (due !== 'boundary') this.last = { height: b.height, at: now };
         this.queue.push(b.height);
@@ -139,7 +143,10 @@ export class FinalityStep implements FinalityHook {
         try {
           await this.check(height);
         } catch (e) {
-          this.opts.log.warn({ err: String((e as Error)?.message ?? e), height }, 'finality: certificate check failed; finality stays unknown');
+          this.opts.log.warn(
+            { err: String((e as Error)?.message ?? e), height },
+            'finality: certificate check failed; finality stays unknown',
+          );
         }
       }
     } finally {
@@ -176,7 +183,8 @@ export class FinalityStep implements FinalityHook {
     }
     const answer = await readFinalization(this.opts.request, { height }, { timeoutMs: READ_TIMEOUT_MS });
     if (answer.kind === 'unsupported') {
-      if (!this.unsupported) log.warn({ reason: answer.reason }, 'finality: the consensus node does not serve consensus_*; finality stays unknown');
+      if (!this.unsupported)
+        log.warn({ reason: answer.reason }, 'finality: the consensus node does not serve consensus_*; finality stays unknown');
       this.unsupported = { until: Date.now() + UNSUPPORTED_RETRY_MS, reason: answer.reason };
       await this.record(stored, finalityUnknown(answer.reason, height), null, null);
       return;

@@ -10,7 +10,7 @@ import { acquireCollectorLock, type CollectorLock } from '../../store/chain/coll
 import { TempoRpc } from '../rpc.js';
 import { Collector, type CollectorOptions } from './collector.js';
 import { openStoreWriter, TokenRegistry } from './deps.js';
-import { FinalityStep, finalityStepFor } from './finality.js';
+import { type FinalityStep, finalityStepFor } from './finality.js';
 
 export { Collector, CollectorFailed, DEFAULT_BACKFILL_BLOCKS, lostLock } from './collector.js';
 export type { CollectorStatus, CollectorPhase } from './state.js';

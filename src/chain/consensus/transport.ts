@@ -27,7 +27,9 @@ export class JsonRpcAnswerError extends Error {
 export function httpJsonRpc(url: string): ConsensusRequest {
   const u = new URL(url);
   const authorization =
-    u.username || u.password ? `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}` : null;
+    u.username || u.password
+      ? `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`
+      : null;
   u.username = '';
   u.password = '';
   const endpoint = u.toString();

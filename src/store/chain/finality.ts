@@ -162,7 +162,11 @@ export async function recordFinality(store: Store, rec: FinalityRecord): Promise
       .onConflict((oc) => oc.column('height').doUpdateSet({ status: rec.status, evidence }))
       .execute();
     if (rec.certificate !== null)
-      await trx.updateTable('blocks').set({ certificate: bytes(rec.certificate) }).where('height', '=', rec.height).execute();
+      await trx
+        .updateTable('blocks')
+        .set({ certificate: bytes(rec.certificate) })
+        .where('height', '=', rec.height)
+        .execute();
     let state = trx.selectFrom('finality_state').selectAll().where('id', '=', 1);
     if (pg) state = state.forUpdate();
     const s = await state.executeTakeFirstOrThrow();
