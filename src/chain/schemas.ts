@@ -202,6 +202,11 @@ export const FinalityEvidenceSchema = z
       })
       .describe('Independent nodes’ testimony at the certified height.'),
     verified_at: z.iso.datetime({ offset: true }).nullable().describe('When the certificate was checked; null while awaiting one.'),
+    block_hash: z
+      .string()
+      .nullable()
+      .optional()
+      .describe('The block hash the certificate finalizes (its payload), 0x hex; null before it decoded.'),
   })
   .describe('Finality verified from Tempo’s own threshold signatures (docs/integrity.md).');
 
