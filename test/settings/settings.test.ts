@@ -79,6 +79,26 @@ describe('a bad setting', () => {
   });
 });
 
+describe('the finality settings', () => {
+  it('read witnesses repeated on the command line or space-separated in the environment, and refuse bad ones', async () => {
+    expect(loadConfig({}, {}).witnesses).toEqual([]);
+    expect(loadConfig({}, {}).consensusEpochLength).toBe(21_600);
+    expect(loadConfig({}, { PAYWATCH_WITNESSES: ' https://a.example  https://k:s@b.example/v2 ' }).witnesses).toEqual([
+      'https://a.example',
+      'https://k:s@b.example/v2',
+    ]);
+    const cmd = new Command('collect');
+    (await commands.find((c) => c.name === 'collect')!.load()).register(cmd);
+    cmd.exitOverride().action(() => {});
+    cmd.parse(['--witness', 'https://a.example', '--witness', 'https://b.example', '--witness-quorum', '1'], { from: 'user' });
+    const config = configFrom(cmd.opts());
+    expect(config.witnesses).toEqual(['https://a.example', 'https://b.example']);
+    expect(config.witnessQuorum).toBe(1);
+    expect(() => loadConfig({}, { PAYWATCH_WITNESSES: 'ftp://a.example' })).toThrow(/^invalid PAYWATCH_WITNESSES: /);
+    expect(() => loadConfig({ consensusGenesis: '0xabc' }, {})).toThrow(/^invalid --consensus-genesis: must be hex bytes/);
+  });
+});
+
 describe('where a value comes from', () => {
   it('takes the flag over the variable over the default, and an empty variable as unset', () => {
     expect(loadConfig({}, {}).rateLimitPerMinute).toBe(SETTINGS.rateLimitPerMinute.default);
