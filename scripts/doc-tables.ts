@@ -47,6 +47,7 @@ const COMMAND_LABEL: Record<CommandName, string> = {
   verify: '`verify`',
   'intel collect': '`intel collect`',
   'intel verify-archive': '`intel verify-archive`',
+  'integrity verify': '`integrity verify`',
   operator: '`operator …`',
   'operator sender keys': '`operator connection create`/`rotate`, `operator producer enroll`/`rotate`',
 };

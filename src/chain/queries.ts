@@ -11,6 +11,7 @@ import {
   computeMetrics,
   computeSeries,
   countQuarantined,
+  currentStats,
   exportRows,
   getCoverage,
   getStatus,
@@ -113,12 +114,13 @@ export function transactionsPage(store: Store, query: ObservationFilters & { lim
  * @param hash 0x + 64 hex digits, any case
  * @param primary when `store` is a read replica: the primary, asked before a 404 (a replica that has not
  *   replayed it yet is no proof)
- * @returns the same object for every request of a recorded hash (the store's details region, src/store/cache.ts)
+ * @returns the same object for every request of a recorded hash at one store version (the store's details region, src/store/cache.ts)
  * @throws NotFound when it is not recorded here (which is not proof that it does not exist on chain)
  */
-export function transactionDetail(store: Store, hash: string, primary?: Store): Promise<TransactionDetailRow> {
+export async function transactionDetail(store: Store, hash: string, primary?: Store): Promise<TransactionDetailRow> {
   const h = hash.toLowerCase();
-  return store.cache.details.get(null, h, async () => {
+  // Keyed at the chain version: a finality upgrade rewrites a recorded transaction's integrity and evidence.
+  return store.cache.details.get(await currentStats(store), h, async () => {
     const t = (await getTransaction(store, h)) ?? (primary ? await getTransaction(primary, h) : null);
     if (!t) throw new NotFound(`transaction ${h} is not recorded in this archive; this is not proof that it does not exist on chain`);
     return t;

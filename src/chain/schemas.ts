@@ -111,7 +111,12 @@ export const IntegritySchema = z.looseObject({
   status: z.string().optional().describe('Optional overall status.'),
   label: z.string().optional().describe('Optional label.'),
   evaluated_at: z.iso.datetime({ offset: true }).optional().describe('When the stages were evaluated.'),
-  independent_consensus_verified: z.boolean().optional().describe('Always false: consensus is not independently verified.'),
+  independent_consensus_verified: z
+    .boolean()
+    .optional()
+    .describe(
+      "True exactly when a finalization certificate covering this transaction's block verified under the chain's anchored group key (the detail's evidence.finality).",
+    ),
 });
 
 /** The zod schema of each served member kind, before `nullable` and the member's description. */
@@ -150,6 +155,45 @@ const transactionShape = transactionShapeOf();
 
 export const TransactionSchema = z.looseObject(transactionShape).describe('One observed finalized transaction.');
 
+export const FinalityEvidenceSchema = z
+  .object({
+    status: z
+      .enum(['verified', 'failed', 'unknown'])
+      .describe(
+        'verified: a finalization certificate covering this block passed the six checks (docs/integrity.md); failed: a check proved it wrong; unknown: none judged yet ("awaiting certificate") or it could not be judged.',
+      ),
+    check: z
+      .enum(['certificate', 'epoch', 'payload', 'context', 'key', 'signature'])
+      .nullable()
+      .describe('The first check that did not pass; null when verified or when no certificate was checked.'),
+    reason: z.string().describe('Why, in one sentence.'),
+    certificate_height: z
+      .int()
+      .nullable()
+      .describe('Height of the certified block: this block or a descendant covering it through the parent-hash chain.'),
+    epoch: z.int().nullable().describe('The certificate’s epoch; null before it decoded.'),
+    view: z.int().nullable().describe('The certificate’s view; null before it decoded.'),
+    key_from_epoch: z.int().nullable().describe('The epoch from which the group key used is held; null when none was used.'),
+    anchored: z
+      .boolean()
+      .describe('True when that key chains back to the configured genesis outcome through verified boundary certificates.'),
+    witnesses: z
+      .object({
+        configured: z.int().describe('Witnesses asked (--witness).'),
+        quorum: z.int().describe('Agreeing witnesses wanted (--witness-quorum).'),
+        agreeing: z.int().describe('Witnesses that call the height finalized with the same block hash.'),
+        disagreeing: z.int().describe('Witnesses that call the height finalized with another hash: an alarm, never an unverification.'),
+      })
+      .describe('Independent nodes’ testimony at the certified height.'),
+    verified_at: z.iso.datetime({ offset: true }).nullable().describe('When the certificate was checked; null while awaiting one.'),
+    block_hash: z
+      .string()
+      .nullable()
+      .optional()
+      .describe('The block hash the certificate finalizes (its payload), 0x hex; null before it decoded.'),
+  })
+  .describe('Finality verified from Tempo’s own threshold signatures (docs/integrity.md).');
+
 const retained = (what: string) =>
   z.unknown().optional().describe(`${what}; retained observation data, may be absent or null for older samples.`);
 
@@ -158,7 +202,13 @@ export const TransactionDetailSchema = z
     ...transactionShape,
     transaction: retained('The node\u2019s transaction, numbers as strings'),
     receipt: retained('Receipt: status, gas, fee token, fee payer, logs'),
-    evidence: retained('Where and when it was read: block hash, transaction index, source, roots checked'),
+    evidence: z
+      .looseObject({ finality: FinalityEvidenceSchema.optional() })
+      .nullable()
+      .optional()
+      .describe(
+        'Where and when it was read: block hash, transaction index, source, roots checked, and `finality`; retained observation data, may be absent or null for older samples.',
+      ),
     legs: retained('Every TIP-20 value movement except the fee transfer, each with asset_listed'),
     calls: retained('Calls of a 0x76 batch with target, selector and decoded arguments'),
     forensics: retained(
@@ -257,7 +307,21 @@ export const StatusSchema = z
       .describe(
         'Public reads come from a PostgreSQL read replica (--db-read): its replay lag. Lists, metrics and status may trail the primary by this lag; a transaction detail is also looked up on the primary before a 404. Null when reads use the primary store.',
       ),
-    independent_consensus_verified: z.literal(false).describe('Always false.'),
+    finality: z
+      .object({
+        verified: z.int().describe('Observations whose block a verified finalization certificate covers.'),
+        failed: z.int().describe('Observations whose covering certificate failed a check.'),
+        unknown: z.int().describe('Observations awaiting a certificate or whose certificate could not be judged.'),
+        last_verified_height: z.int().nullable().describe('Highest block covered by a verified certificate; null when none.'),
+        witness_alarm: z
+          .object({ witness: z.string(), height: z.int(), reported: z.string(), ours: z.string(), at: z.string() })
+          .nullable()
+          .describe('The last witness that reported another hash for a height it calls finalized (an alarm), or null.'),
+      })
+      .describe('Finality of the collected observations, counted as the collector writes.'),
+    independent_consensus_verified: z
+      .boolean()
+      .describe('True when the newest collected block is covered by a verified finalization certificate.'),
     manifest: z.url().describe('The service manifest (/.well-known/paywatch.json): what this is and how to use it.'),
   })
   .describe('Source freshness and collector state.');

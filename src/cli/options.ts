@@ -26,7 +26,10 @@ export function helpLine(key: SettingKey): string {
 /** The commander option of setting `key` (which has a flag). */
 function optionOf(key: SettingKey): Option {
   const s: Setting = SETTINGS[key];
-  return new Option(s.flag!, helpLine(key));
+  const option = new Option(s.flag!, helpLine(key));
+  // A repeated flag collects its values, space-separated like its variable.
+  if (s.repeatable) option.argParser((value: string, previous: string | undefined) => (previous ? `${previous} ${value}` : value));
+  return option;
 }
 
 /** Each flag's commander attribute name (`--tokenlist` → `tokenlist`), by setting. */

@@ -46,6 +46,7 @@ export const EXIT_CODE_OF_CODE: Readonly<Record<ErrorCode, number>> = {
   rpc_call: 1,
   inconsistent_answer: 1,
   collector_failed: 1,
+  integrity_mismatch: 3,
   collector_locked: 1,
   block_over_budget: 1,
   collector_lock_lost: 1,

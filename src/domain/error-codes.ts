@@ -96,6 +96,12 @@ export const ERROR_CODES = {
     retryable: false,
     meaning: "a block's serialized observations exceed their byte budget; after repeated failures the block is quarantined",
   },
+  integrity_mismatch: {
+    callerFault: false,
+    retryable: false,
+    meaning:
+      'stored blocks do not re-verify (`paywatch integrity verify`): a broken parent-hash chain, or a stored certificate that no longer verifies',
+  },
   collector_lock_lost: { callerFault: false, retryable: false, meaning: 'the collector lost its lock and another collector holds it now' },
   header_field: { callerFault: false, retryable: false, meaning: 'a block header member the node served is present but malformed' },
   malformed_hex: { callerFault: false, retryable: false, meaning: 'a value the node served is not the hex it must be' },

@@ -28,7 +28,8 @@ export interface Integrity {
   label?: string;
   /** ISO 8601 date-time. */
   evaluated_at?: string;
-  independent_consensus_verified?: false;
+  /** True once a finalization certificate covering the block verified (src/chain/consensus); false until then. */
+  independent_consensus_verified?: boolean;
 }
 
 /**

@@ -43,6 +43,7 @@ export const HTTP_STATUS_OF_CODE: Readonly<Record<ErrorCode, number | null>> = {
   rpc_call: null,
   inconsistent_answer: null,
   collector_failed: null,
+  integrity_mismatch: null,
   collector_locked: null,
   block_over_budget: null,
   collector_lock_lost: null,

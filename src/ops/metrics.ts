@@ -82,6 +82,36 @@ export function recordWrite(height: number, blocks: number, transactions: number
   if (blockTime !== null) newestBlockTime = blockTime;
 }
 
+/** Finalization certificates checked by the collector, by outcome (verified, failed, unknown). */
+export const finalityChecks = new Counter({
+  name: 'paywatch_finality_checks_total',
+  help: 'Finalization certificates checked by the collector, by status (verified, failed, unknown).',
+  labelNames: ['status'] as const,
+  registers: [registry],
+});
+
+/** CPU time of one certificate verification (decode, pairing checks), seconds. */
+export const finalityVerifySeconds = new Histogram({
+  name: 'paywatch_finality_verify_seconds',
+  help: 'Time to verify one finalization certificate, seconds.',
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+  registers: [registry],
+});
+
+/** Witnesses that reported another block hash for a height they call finalized: an alarm. */
+export const witnessDisagreements = new Counter({
+  name: 'paywatch_witness_disagreements_total',
+  help: 'Witness answers reporting another block hash for a height they call finalized (alarm: a lying witness or a fork).',
+  registers: [registry],
+});
+
+/** Highest block covered by a verified finalization certificate. */
+export const finalityVerifiedHeight = new Gauge({
+  name: 'paywatch_finality_verified_height',
+  help: 'Highest block height covered by a verified finalization certificate.',
+  registers: [registry],
+});
+
 /** Records the collector's state (one gauge series set to 1, the others to 0). */
 export function recordCollectorState(state: string): void {
   for (const s of ['starting', 'standby', 'catching_up', 'running', 'stalled', 'error', 'stopped'])

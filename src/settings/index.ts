@@ -27,6 +27,7 @@ export const COMMANDS = [
   'verify',
   'intel collect',
   'intel verify-archive',
+  'integrity verify',
   'operator',
   'operator sender keys',
 ] as const;
@@ -46,6 +47,8 @@ export interface Setting {
   readonly defaultText?: string;
   /** Validates and converts the raw value (a string from a flag or the environment, or the default). */
   readonly schema: z.ZodType;
+  /** The flag may be given more than once; its values are joined with spaces (as the variable is written). */
+  readonly repeatable?: boolean;
   /** The `--help` line (the variable and default are added). */
   readonly help: string;
   /** The README's meaning column; default: `help`. */
@@ -242,6 +245,62 @@ export const SETTINGS = {
     defaultText: '0',
     schema: z.coerce.number().int().min(0).max(16).nullable(),
     help: 'worker threads for integrity + decoding, 0 = the main thread (only worth it with cores to spare)',
+  },
+  consensusRpc: {
+    env: 'PAYWATCH_CONSENSUS_RPC',
+    flag: '--consensus-rpc <url>',
+    commands: COLLECTORS,
+    default: null,
+    defaultText: 'the collection node (`--rpc`)',
+    schema: httpUrl.nullable(),
+    help: 'node serving consensus_getFinalization (finality certificates)',
+    doc: 'the node asked for finalization certificates (`consensus_getFinalization`); a node without the `consensus_*` namespace leaves finality `unknown` (see [docs/integrity.md](docs/integrity.md))',
+  },
+  consensusGenesis: {
+    env: 'PAYWATCH_CONSENSUS_GENESIS',
+    flag: '--consensus-genesis <hex>',
+    commands: [...COLLECTORS, 'integrity verify'],
+    default: null,
+    defaultText: "mainnet's genesis outcome, built in",
+    schema: z
+      .string()
+      .regex(/^(0x)?([0-9a-fA-F]{2})+$/, 'must be hex bytes (a genesis extraData holding an epoch DKG outcome)')
+      .max(2 + 2 * 64 * 1024)
+      .nullable(),
+    help: 'genesis extraData whose DKG outcome anchors the group key',
+    doc: "a genesis `extraData` (hex) whose DKG outcome's group key anchors finality verification; other networks and tests pass their own",
+  },
+  consensusEpochLength: {
+    env: 'PAYWATCH_CONSENSUS_EPOCH_LENGTH',
+    flag: '--consensus-epoch-length <n>',
+    commands: [...COLLECTORS, 'integrity verify'],
+    default: 21_600,
+    defaultText: '21600 (chain 4217)',
+    schema: z.coerce.number().int().min(1).max(1e12),
+    help: 'blocks per consensus epoch',
+  },
+  witnesses: {
+    env: 'PAYWATCH_WITNESSES',
+    flag: '--witness <url>',
+    commands: COLLECTORS,
+    repeatable: true,
+    default: null,
+    defaultText: 'none',
+    schema: z.preprocess(
+      (v) => (v === null || v === undefined ? [] : String(v).split(/\s+/).filter(Boolean)),
+      z.array(httpUrl).max(16, 'at most 16 witnesses'),
+    ),
+    help: 'independent node asked for its block hash at each certified height (repeatable; env space-separated)',
+    doc: "an independent operator's node asked, at each certified height, for its finalized head and its block hash there (repeatable; the variable is space-separated). A disagreeing witness is an alarm (log, `/api/status`, metrics), never unverifies a certificate; keys in its URL are never logged or shown",
+  },
+  witnessQuorum: {
+    env: 'PAYWATCH_WITNESS_QUORUM',
+    flag: '--witness-quorum <n>',
+    commands: COLLECTORS,
+    default: null,
+    defaultText: 'the number of witnesses',
+    schema: z.coerce.number().int().min(0).max(16).nullable(),
+    help: 'agreeing witnesses wanted',
   },
   rateLimitPerMinute: {
     env: 'PAYWATCH_RATE_LIMIT',

@@ -8,9 +8,9 @@
  *   every chain write moves in its own transaction, also another process's. Reading it on every request would
  *   cost a round trip, so one read is reused for STATS_REUSE_MS; a chain write through this store drops it
  *   (chainWritten), and another process's write is seen within STATS_REUSE_MS.
- * - Details of recorded transactions: a recorded finalized transaction never changes (writes never overwrite),
- *   so their version is constant; an unrecorded hash is never remembered (its read fails), since it may be
- *   collected later.
+ * - Details of recorded transactions: keyed on the chain version too, since a finality upgrade rewrites a
+ *   recorded transaction's integrity and `evidence.finality` (./chain/finality.ts); an unrecorded hash is never
+ *   remembered (its read fails), since it may be collected later.
  * - Intel: its tables keep no version, so the version is the number of intel writes through this store
  *   (intelWritten). Another process's writes (a separate `paywatch collect`) cannot move it, so an intel answer
  *   is also kept at most READ_TTL_MS after it was computed, the polling interval clients are asked to keep.
@@ -135,8 +135,8 @@ export class StoreCache {
   readonly series = new CacheRegion<MetricsSeries, ChainStats>(REGION_BYTES.series, chainVersionKey);
   /** Filtered totals (COUNT of the matches). */
   readonly counts = new CacheRegion<number, ChainStats>(REGION_BYTES.counts, chainVersionKey);
-  /** Details of recorded transactions, by lower-case hash; they never change, so one constant version. */
-  readonly details = new CacheRegion<TransactionDetailRow, null>(REGION_BYTES.details, () => 'recorded');
+  /** Details of recorded transactions, by lower-case hash, at the chain version (a finality upgrade changes them). */
+  readonly details = new CacheRegion<TransactionDetailRow, ChainStats>(REGION_BYTES.details, chainVersionKey);
   /** Intel list answers, keyed on intelVersion and kept at most READ_TTL_MS. */
   readonly intel = new CacheRegion<unknown, number>(REGION_BYTES.intel, String, { ttlMs: READ_TTL_MS });
 

@@ -10,7 +10,7 @@ import { commands } from '../../src/cli/commands/index.js';
 import { helpLine } from '../../src/cli/options.js';
 import { configFrom } from '../../src/cli/run.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { SETTING_KEYS, SETTINGS, flagName } from '../../src/settings/index.js';
+import { COMMANDS, type CommandName, SETTING_KEYS, SETTINGS, type Setting, type SettingKey, flagName } from '../../src/settings/index.js';
 import { currentTable, DOC_TABLES, tableCells } from '../../scripts/doc-tables.js';
 
 const table = DOC_TABLES.find((t) => t.name === 'settings')!;
@@ -79,6 +79,26 @@ describe('a bad setting', () => {
   });
 });
 
+describe('the finality settings', () => {
+  it('read witnesses repeated on the command line or space-separated in the environment, and refuse bad ones', async () => {
+    expect(loadConfig({}, {}).witnesses).toEqual([]);
+    expect(loadConfig({}, {}).consensusEpochLength).toBe(21_600);
+    expect(loadConfig({}, { PAYWATCH_WITNESSES: ' https://a.example  https://k:s@b.example/v2 ' }).witnesses).toEqual([
+      'https://a.example',
+      'https://k:s@b.example/v2',
+    ]);
+    const cmd = new Command('collect');
+    (await commands.find((c) => c.name === 'collect')!.load()).register(cmd);
+    cmd.exitOverride().action(() => {});
+    cmd.parse(['--witness', 'https://a.example', '--witness', 'https://b.example', '--witness-quorum', '1'], { from: 'user' });
+    const config = configFrom(cmd.opts());
+    expect(config.witnesses).toEqual(['https://a.example', 'https://b.example']);
+    expect(config.witnessQuorum).toBe(1);
+    expect(() => loadConfig({}, { PAYWATCH_WITNESSES: 'ftp://a.example' })).toThrow(/^invalid PAYWATCH_WITNESSES: /);
+    expect(() => loadConfig({ consensusGenesis: '0xabc' }, {})).toThrow(/^invalid --consensus-genesis: must be hex bytes/);
+  });
+});
+
 describe('where a value comes from', () => {
   it('takes the flag over the variable over the default, and an empty variable as unset', () => {
     expect(loadConfig({}, {}).rateLimitPerMinute).toBe(SETTINGS.rateLimitPerMinute.default);
@@ -112,6 +132,11 @@ const FLAGS: Record<string, string[]> = {
     '--batch-size',
     '--rpc-concurrency',
     '--poll-interval-ms',
+    '--consensus-rpc',
+    '--consensus-genesis',
+    '--consensus-epoch-length',
+    '--witness',
+    '--witness-quorum',
     '--verify-port',
   ],
   collect: [
@@ -125,6 +150,11 @@ const FLAGS: Record<string, string[]> = {
     '--batch-size',
     '--rpc-concurrency',
     '--poll-interval-ms',
+    '--consensus-rpc',
+    '--consensus-genesis',
+    '--consensus-epoch-length',
+    '--witness',
+    '--witness-quorum',
     '--once',
     '--retry-quarantined',
   ],
@@ -155,6 +185,11 @@ const FLAGS: Record<string, string[]> = {
     '--batch-size',
     '--rpc-concurrency',
     '--poll-interval-ms',
+    '--consensus-rpc',
+    '--consensus-genesis',
+    '--consensus-epoch-length',
+    '--witness',
+    '--witness-quorum',
     '--verify-port',
   ],
   seed: ['--db', '--tokenlist', '--log-level', '--count', '--seed', '--start-height'],
@@ -172,6 +207,7 @@ const FLAGS: Record<string, string[]> = {
   ],
   'intel collect': ['--db', '--log-level', '--once', '--sources', '--allow-loopback'],
   'intel verify-archive': ['--db', '--log-level'],
+  'integrity verify': ['--db', '--log-level', '--consensus-genesis', '--consensus-epoch-length', '--from', '--to'],
   'operator connection create': ['--db', '--log-level', '--json', '--secret-file', '--protocol', '--name', '--env'],
   'operator connection list': ['--db', '--log-level', '--json'],
   'operator connection rotate': ['--db', '--log-level', '--json', '--secret-file', '--grace'],
@@ -212,7 +248,10 @@ describe('the flags of each command', () => {
     for (const [path, leaf] of found) {
       expect(leaf.options.map((o) => o.long).sort(), path).toEqual([...FLAGS[path]!].sort());
       for (const o of leaf.options) {
-        const key = SETTING_KEYS.find((k) => flagName(k) === o.long);
+        // A command's own flag may share a setting's name (`integrity verify --from`): only the setting's flag is checked.
+        const own = (k: SettingKey) =>
+          (COMMANDS as readonly string[]).includes(path) && !(SETTINGS[k] as Setting).commands?.includes(path as CommandName);
+        const key = SETTING_KEYS.find((k) => flagName(k) === o.long && !own(k));
         if (key) expect(o.description, `${path} ${o.long}`).toBe(helpLine(key));
       }
     }

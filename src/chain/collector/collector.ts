@@ -29,6 +29,7 @@ import {
   type TokenRegistry,
 } from './deps.js';
 import { fetchConsistentRun, InconsistentAnswerError } from './fetch.js';
+import type { FinalityHook } from './finality.js';
 import { DecodePool } from './pool.js';
 import { processWithQuarantine } from './quarantine.js';
 import { RateMeter, toStoredState, type CollectorPhase, type CollectorStatus } from './state.js';
@@ -81,6 +82,8 @@ export interface CollectorOptions {
    * The collector closes it when `run()` returns.
    */
   writer?: StoreWriter;
+  /** The finality step (./finality.ts): told of each written batch; it never makes collection wait. */
+  finality?: FinalityHook;
   /** Called after each written run: last written height, the target head, and counts written in this run. */
   onProgress?: (p: { lastBlock: number; head: number; startHeight: number; blocks: number; transactions: number }) => void;
 }
@@ -257,6 +260,7 @@ export class Collector {
           const blocks = group.flatMap((g) => g.blocks);
           await opts.lock?.assertHeld();
           await this.writer.write(blocks, { height: last.last, hash: last.lastHash });
+          opts.finality?.afterWrite(blocks, last.last >= head.height);
           const txs = blocks.reduce((n, b) => n + b.observations.length, 0);
           failures = 0;
           next = last.last + 1;

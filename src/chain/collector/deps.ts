@@ -3,7 +3,7 @@
  * visible at a glance.
  */
 export { decodeBlock, tokenAddressesOf } from '../decode/index.js';
-export { evaluateBlockIntegrity, findInconsistencies } from '../integrity/index.js';
+export { blockCommitment, evaluateBlockIntegrity, findInconsistencies } from '../integrity/index.js';
 export { TokenRegistry } from '../tokens.js';
 export {
   getCheckpoint,

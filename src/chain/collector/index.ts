@@ -10,6 +10,7 @@ import { acquireCollectorLock, type CollectorLock } from '../../store/chain/coll
 import { TempoRpc } from '../rpc.js';
 import { Collector, type CollectorOptions } from './collector.js';
 import { openStoreWriter, TokenRegistry } from './deps.js';
+import { type FinalityStep, finalityStepFor } from './finality.js';
 
 export { Collector, CollectorFailed, DEFAULT_BACKFILL_BLOCKS, lostLock } from './collector.js';
 export type { CollectorStatus, CollectorPhase } from './state.js';
@@ -21,6 +22,8 @@ export interface LaunchedCollector {
   rpc: TempoRpc;
   /** The collector's token registry (for retryQuarantined). */
   tokens: TokenRegistry;
+  /** The finality step (certificate checks after each write). */
+  finality: FinalityStep;
   /** Ends the writer thread and releases the store lock (call after `run()` has returned). */
   release(): Promise<void>;
 }
@@ -51,6 +54,7 @@ export async function launchCollector(
     const client = createPublicClient({ transport: http(config.rpcUrl, { batch: true, retryCount: 5, timeout: config.rpcTimeoutMs }) });
     const writer = openStoreWriter(store, config.db);
     const tokens = new TokenRegistry(client as PublicClient);
+    const finality = finalityStepFor(config, store, log.child({ component: 'finality' }));
     const collector = new Collector({
       store,
       rpc,
@@ -62,13 +66,16 @@ export async function launchCollector(
       pollIntervalMs: config.pollIntervalMs,
       lock,
       writer,
+      finality,
       ...opts,
     });
     return {
       collector,
       rpc,
       tokens,
+      finality,
       release: async () => {
+        await finality.idle(); // the checks queued by the last writes end before the store closes
         await writer.close(); // closed by run() already, unless it never ran
         await lock.release();
       },

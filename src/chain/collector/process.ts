@@ -7,7 +7,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FetchedBlock, TokenMap } from '../types.js';
 import { checkBlockBudget, processFaultForTests } from './budget.js';
-import { decodeBlock, evaluateBlockIntegrity, prepareBlock, type PreparedBlock } from './deps.js';
+import { blockCommitment, decodeBlock, evaluateBlockIntegrity, prepareBlock, type PreparedBlock } from './deps.js';
 
 /**
  * Evaluates integrity, decodes and serializes every block of a run, in order.
@@ -19,8 +19,12 @@ export async function processRun(fetched: FetchedBlock[], tokens: TokenMap): Pro
   const out: PreparedBlock[] = [];
   for (const f of fetched) {
     processFaultForTests.hook?.(f);
-    const prepared = prepareBlock(decodeBlock(f, tokens, evaluateBlockIntegrity(f)));
+    const commitment = blockCommitment(f);
+    const prepared = prepareBlock(decodeBlock(f, tokens, evaluateBlockIntegrity(f, new Date(), commitment)));
     checkBlockBudget(prepared);
+    // The `blocks` row (src/store/chain/finality.ts): the parent-hash chain finality certificates are followed down.
+    prepared.parentHash = f.block.parentHash;
+    prepared.hashRecomputed = commitment.blockHash.match === true;
     out.push(prepared);
     // A run is tens of milliseconds of CPU: yield to the event loop after each block, so the node's answers for
     // the next run are read, and the run after it is requested, while this one is still being processed;

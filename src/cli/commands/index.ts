@@ -43,6 +43,11 @@ export const commands: readonly CommandEntry[] = [
     load: () => import('./verify.js'),
   },
   {
+    name: 'integrity',
+    description: 'integrity tools: re-verify stored blocks (parent-hash chain, finality certificates)',
+    load: () => import('./integrity.js'),
+  },
+  {
     name: 'intel',
     description: 'provider intelligence: collect paid-service listings and checks, verify the evidence archive',
     load: () => import('./intel.js'),

@@ -6,6 +6,7 @@ import type { Store } from '../store.js';
 import type { BlockObservations } from '../../domain/observation.js';
 import { CHAIN_ID } from '../../domain/observation.js';
 import { insertObservations } from './write.js';
+import { insertBlockRows, newestBlockVerified, readFinalityState } from './finality.js';
 import { mergeCoverage, readCoverage, summarizeCoverage, type HeightInterval } from './coverage.js';
 import { readStats } from './query.js';
 import { prepareBlock, type PreparedBlock } from './rows.js';
@@ -68,6 +69,7 @@ export async function writePreparedBlocks(
       trx,
       blocks.map((b) => b.height),
     );
+    await insertBlockRows(trx, blocks);
     await trx
       .insertInto('checkpoint')
       .values({ id: 1, height: checkpoint.height, hash: checkpoint.hash.toLowerCase(), updated_at: now })
@@ -127,16 +129,32 @@ export type StoreStatus = {
   checkpoint: Checkpoint | null;
   collector: CollectorState | null;
   coverage: string;
-  independent_consensus_verified: false;
+  /** Finality of the collected observations (kept as the collector writes, src/store/chain/finality.ts). */
+  finality: FinalityStatusCounts;
+  /** True when the newest collected block is covered by a verified finalization certificate. */
+  independent_consensus_verified: boolean;
+};
+
+/** `/api/status` → `finality`: observations by finality status, and the last witness disagreement. */
+export type FinalityStatusCounts = {
+  verified: number;
+  failed: number;
+  /** Observations not yet covered by a checked certificate, or whose certificate could not be judged. */
+  unknown: number;
+  last_verified_height: number | null;
+  /** The last witness disagreement (an alarm), or null. */
+  witness_alarm: { witness: string; height: number; reported: string; ours: string; at: string } | null;
 };
 
 /** Status of the chain data at `now`. */
 export async function getStatus(store: Store, now: Date): Promise<StoreStatus> {
-  const [stats, checkpoint, collector, coverage] = await Promise.all([
+  const [stats, checkpoint, collector, coverage, finality, newestVerified] = await Promise.all([
     readStats(store.db),
     getCheckpoint(store),
     getCollectorState(store),
     readCoverage(store.db),
+    readFinalityState(store.db),
+    newestBlockVerified(store.db),
   ]);
   return {
     chain_id: CHAIN_ID,
@@ -146,6 +164,13 @@ export async function getStatus(store: Store, now: Date): Promise<StoreStatus> {
     checkpoint,
     collector,
     coverage: summarizeCoverage(coverage),
-    independent_consensus_verified: false,
+    finality: {
+      verified: finality.verified,
+      failed: finality.failed,
+      unknown: Math.max(0, stats.count - finality.verified - finality.failed),
+      last_verified_height: finality.last_verified_height,
+      witness_alarm: (finality.alarm as FinalityStatusCounts['witness_alarm']) ?? null,
+    },
+    independent_consensus_verified: newestVerified,
   };
 }

@@ -33,3 +33,15 @@ export {
   releaseQuarantined,
   type QuarantinedBlock,
 } from './quarantine.js';
+export { currentStats } from './query.js';
+export {
+  blockRange,
+  COVER_MAX_BLOCKS,
+  type FinalityRecord,
+  type FinalityState,
+  readBlocks,
+  readFinalityState,
+  recordFinality,
+  saveKeyChain,
+  type StoredBlock,
+} from './finality.js';

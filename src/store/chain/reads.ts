@@ -10,6 +10,7 @@ import { nominalExact } from '../../domain/listing.js';
 import { VALUE_METHOD, type Metrics, type MetricsSeries, type TransactionPage } from './answers.js';
 import { emptySeriesSums, finishSeries, mergeSeriesSums, sumSeriesRange, type SeriesRange, type SeriesRequest } from './series.js';
 import { countMatches, currentStats, filterKey, keysetAt, pageMatches, readStats, scanMatches } from './query.js';
+import { finalityOfBlock } from './finality.js';
 import { LIST_COLUMNS, parseNominalParts, rowToDetail, type TransactionDetailRow } from './rows.js';
 
 /**
@@ -44,8 +45,30 @@ export async function getTransaction(store: Store, hash: string): Promise<Transa
     .select([...LIST_COLUMNS.map((c) => `observations.${c}` as const), 'observation_details.detail'])
     .where('observations.hash', '=', hash.toLowerCase())
     .executeTakeFirst();
-  return r ? rowToDetail(r, store.tokenList) : null;
+  if (!r) return null;
+  const detail = rowToDetail(r, store.tokenList);
+  const block = await finalityOfBlock(store.db, Number(r.height));
+  // Blocks collected since finality is kept have a row; older or seeded observations keep their evidence as stored.
+  if (block !== null) {
+    const finality = block.evidence ?? AWAITING_CERTIFICATE;
+    detail.evidence = { ...((detail.evidence as object | null) ?? {}), finality } as typeof detail.evidence;
+  }
+  return detail;
 }
+
+/** `evidence.finality` of a block no certificate check covers yet (src/chain/consensus/evidence.ts's shape). */
+const AWAITING_CERTIFICATE = Object.freeze({
+  status: 'unknown',
+  check: null,
+  reason: 'awaiting certificate',
+  certificate_height: null,
+  epoch: null,
+  view: null,
+  key_from_epoch: null,
+  anchored: false,
+  witnesses: { configured: 0, quorum: 0, agreeing: 0, disagreeing: 0 },
+  verified_at: null,
+});
 
 /**
  * Aggregates the latest 50,000 matches by streaming their rows and summing with DecimalSum (exact bigint

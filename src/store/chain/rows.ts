@@ -75,6 +75,10 @@ export interface PreparedBlock {
   /** Block timestamp, UTC Unix seconds. */
   time: number;
   observations: SerializedObservation[];
+  /** The parent block's hash: with it, the block gets its `blocks` row (the collector's blocks; seeds have none). */
+  parentHash?: string;
+  /** True when `hash` was recomputed from the header (integrity stage 2). */
+  hashRecomputed?: boolean;
 }
 
 /**

@@ -190,6 +190,49 @@ export const chainMigrations: Record<string, Migration> = {
       await db.schema.dropTable('quarantined_blocks').ifExists().execute();
     },
   },
+  chain_0006_blocks_finality: {
+    // Every collected block (height, hash, parent hash, certificate or null) so the parent-hash chain and the
+    // certificates can be re-checked, and each block's finality. Hashes as raw bytes, and on SQLite the height is
+    // the rowid: ~90 bytes a block (docs/integrity.md, "Finality verified from Tempo's own signatures").
+    async up(db: Kysely<any>) {
+      const pg = isPostgres(db);
+      const bytes = pg ? 'bytea' : 'blob';
+      await db.schema
+        .createTable('blocks')
+        .ifNotExists()
+        .addColumn('height', pg ? 'bigint' : 'integer', (c) => c.primaryKey())
+        .addColumn('hash', bytes, (c) => c.notNull())
+        .addColumn('parent_hash', bytes, (c) => c.notNull())
+        .addColumn('time', 'bigint', (c) => c.notNull())
+        .addColumn('observations', 'integer', (c) => c.notNull())
+        .addColumn('recomputed', 'integer', (c) => c.notNull())
+        .addColumn('certificate', bytes)
+        .addColumn('finality', 'bigint')
+        .execute();
+      await db.schema
+        .createTable('finality_checks')
+        .ifNotExists()
+        .addColumn('height', 'bigint', (c) => c.primaryKey())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('evidence', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('finality_state')
+        .ifNotExists()
+        .addColumn('id', 'integer', (c) => c.primaryKey())
+        .addColumn('verified', 'bigint', (c) => c.notNull())
+        .addColumn('failed', 'bigint', (c) => c.notNull())
+        .addColumn('last_verified_height', 'bigint')
+        .addColumn('key_chain', 'text')
+        .addColumn('alarm', 'text')
+        .addColumn('updated_at', 'text')
+        .execute();
+      await db.insertInto('finality_state').values({ id: 1, verified: 0, failed: 0 }).execute();
+    },
+    async down(db: Kysely<any>) {
+      for (const t of ['finality_state', 'finality_checks', 'blocks']) await db.schema.dropTable(t).ifExists().execute();
+    },
+  },
 };
 
 /** Runs `fn` in one transaction: PostgreSQL's migrator already holds one, SQLite's does not (Kysely). */

@@ -116,6 +116,50 @@ export interface QuarantinedBlocksTable {
   quarantined_at: string | null;
 }
 
+/**
+ * One row per collected block, empty ones included (migration chain_0006), so the parent-hash chain and the
+ * finality certificates can be re-checked (`paywatch integrity verify`). Hashes are 32 raw bytes (BLOB/bytea).
+ */
+export interface BlocksTable {
+  height: number | string;
+  /** The block hash (32 bytes). */
+  hash: Uint8Array;
+  parent_hash: Uint8Array;
+  /** Block timestamp, UTC Unix seconds (bounds the observations' time index when finality upgrades them). */
+  time: number | string;
+  /** Observations written for it (the finality counts add these). */
+  observations: number;
+  /** 1 when the hash was recomputed from the header (integrity stage 2), else 0: only then can a certificate bind it. */
+  recomputed: number;
+  /** The finalization certificate of this very block, when one was checked here; else null. */
+  certificate: Uint8Array | null;
+  /** Height of the certificate check that covers it (finality_checks.height); null: awaiting certificate. */
+  finality: number | string | null;
+}
+
+/** One row per certificate checked (its block's height): the result served as the detail's `evidence.finality`. */
+export interface FinalityChecksTable {
+  height: number | string;
+  /** verified | failed | unknown. */
+  status: string;
+  /** JSON text of FinalityEvidence (src/chain/consensus/evidence.ts) plus `block_hash`. */
+  evidence: string;
+}
+
+/** Single row (id = 1): finality counters kept as the collector writes, the key chain and the last witness alarm. */
+export interface FinalityStateTable {
+  id: number;
+  /** Observations in verified / failed blocks (unknown = observation_count − both). */
+  verified: number | string;
+  failed: number | string;
+  last_verified_height: number | string | null;
+  /** JSON text of the KeyChain (src/chain/consensus/key-chain.ts); null: anchored anew at start. */
+  key_chain: string | null;
+  /** JSON text of the last witness disagreement, or null. */
+  alarm: string | null;
+  updated_at: string | null;
+}
+
 export interface ChainTables {
   observations: ObservationsTable;
   observation_details: ObservationDetailsTable;
@@ -125,4 +169,7 @@ export interface ChainTables {
   collector_state: CollectorStateTable;
   chain_stats: ChainStatsTable;
   quarantined_blocks: QuarantinedBlocksTable;
+  blocks: BlocksTable;
+  finality_checks: FinalityChecksTable;
+  finality_state: FinalityStateTable;
 }
