@@ -250,6 +250,11 @@ export class TempoRpc {
     if (!known) NODES.set(key, this.limits);
   }
 
+  /** Most HTTP requests this client keeps in flight. */
+  get concurrency(): number {
+    return this.opts.concurrency;
+  }
+
   /** What the client has learnt of the node's limits and how often it retried (shared by every client on the node). */
   stats(): RpcStats {
     const l = this.limits;
