@@ -64,15 +64,13 @@ export async function startLimitedRpc(opts: LimitedRpcOptions): Promise<LimitedR
         counts.tooLarge++;
         if (opts.capAnswer === '413') res.writeHead(413, { 'content-type': 'text/plain' }).end('payload too large');
         else
-          res
-            .writeHead(200, { 'content-type': 'application/json' })
-            .end(
-              JSON.stringify({
-                jsonrpc: '2.0',
-                id: null,
-                error: { code: -32005, message: `batch too large: at most ${opts.batchCap} calls` },
-              }),
-            );
+          res.writeHead(200, { 'content-type': 'application/json' }).end(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: null,
+              error: { code: -32005, message: `batch too large: at most ${opts.batchCap} calls` },
+            }),
+          );
         return;
       }
       counts.forwarded++;
