@@ -2,7 +2,8 @@
  * Pacing for one server that rate-limits (HTTP 429, `Retry-After`): a token bucket of one token (requests are
  * spaced evenly at `rate` per second, no bursts), shared by every request the process sends to that server.
  * Unpaced (rate null) until the server first refuses or the operator sets a rate. After a 429 the rate becomes
- * 95% of what the server accepted over the window it named (`Retry-After`, at least 1 s), and everything waits
+ * 95% of what the server accepted over the window it named (`Retry-After`, at least 1 s; 90% of the rate in
+ * use for a refusal within 10 s of the last cut, whose window would hold the pause), and everything waits
  * until `Retry-After` has passed; after `PROBE_AFTER_MS` without a refusal it rises by 5% (never above the
  * operator's rate), so a server that allows more is found again. Additive probing, multiplicative cut: the
  * AIMD rule of TCP congestion control (RFC 5681), which keeps refusals to a few per probe cycle.
@@ -85,7 +86,9 @@ export class Pace {
     const measured = (inWindow * 1000) / windowMs;
     // Never faster than before the refusal, never slower than one request per window.
     const before = this.currentRate ?? Number.POSITIVE_INFINITY;
-    const rate = Math.max(1000 / windowMs, Math.min(before * 0.95, measured * 0.95));
+    // A second cut soon after the first would measure the pause itself (nothing accepted): cut by 10% instead.
+    const recent = this.lastCutAt !== 0 && now - this.lastCutAt < HISTORY_MS && Number.isFinite(before);
+    const rate = Math.max(1000 / windowMs, recent ? before * 0.9 : Math.min(before * 0.95, measured * 0.95));
     this.currentRate = Math.round(rate * 1000) / 1000;
     this.lastRefusedAt = now;
     this.lastCutAt = now;
