@@ -9,7 +9,8 @@ import type { CollectorState } from './store/chain/index.js';
 import type { SharedLimits } from './limits/shared.js';
 
 /** The chain collector's live state, as the collector running in this process reports it. */
-export type LiveCollectorState = CollectorState & { behind_blocks: number | null; started_at: string };
+/** `rpc`: the JSON-RPC client's figures (RpcStats of src/chain/rpc.ts; typed loosely here to keep context.ts below chain/). */
+export type LiveCollectorState = CollectorState & { behind_blocks: number | null; started_at: string; rpc?: object };
 
 /** Live state of components running in this process, by name; read by /api/status and /readyz. */
 export type LiveComponents = Map<'collector', () => LiveCollectorState>;

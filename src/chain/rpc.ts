@@ -3,14 +3,18 @@
  * cap on the response body): it parses a block-and-receipts batch with about half the CPU of viem's
  * fetch-based `getHttpRpcClient` (no WHATWG streams), and the collector is CPU-bound. On top of it: JSON-RPC batching (many calls per HTTP
  * request), a bound on HTTP requests in flight, and retries with exponential backoff and full jitter on
- * timeouts, HTTP errors (5xx…), malformed JSON and JSON-RPC errors. It only reads the `finalized` head, never
- * `latest` (docs/collector.md), and refuses any node whose `eth_chainId` is not 4217.
+ * timeouts, HTTP errors (5xx…), malformed JSON and JSON-RPC errors. It adapts to the node's limits, remembered
+ * per node for the whole process (NodeLimits): a "batch too large" answer halves the calls per request, and a
+ * 429 paces every request to the node (src/net/pace.ts); see docs/collector.md#rpc-limits. It only reads the
+ * `finalized` head, never `latest` (docs/collector.md), and refuses any node whose `eth_chainId` is not 4217.
  */
 import { redactUrl } from '../net/redact-url.js';
 import { PaywatchError, shortMessage } from '../domain/errors.js';
 import { quantityNumber } from './quantity.js';
 import { isRetryable, withRetry } from '../net/retry.js';
-import { rpcErrors, rpcRetries } from '../ops/metrics.js';
+import { Semaphore } from '../net/semaphore.js';
+import { Pace, retryAfterMs } from '../net/pace.js';
+import { rpcBatchCalls, rpcBatchTooLarge, rpcErrors, rpcRate, rpcRefused, rpcRequests, rpcRetries } from '../ops/metrics.js';
 import { Agent, request } from 'undici';
 import { CHAIN_ID } from '../domain/observation.js';
 import type { RpcBlock, RpcReceipt } from './types.js';
@@ -55,13 +59,124 @@ export class RpcUnavailableError extends PaywatchError {
   }
 }
 
+/** The node refused a batch for its size (see batchRefusal); the calls are sent again in smaller batches. */
+export class BatchTooLargeError extends PaywatchError {
+  constructor(
+    readonly calls: number,
+    detail: string,
+  ) {
+    super(`the node refused a batch of ${calls} calls: ${detail}`, { code: 'rpc_call', retryable: true });
+  }
+}
+
+/** The node refused a request for its rate (HTTP 429); it is sent again at the node's pace. */
+export class RateLimitedError extends PaywatchError {
+  constructor(
+    source: string,
+    readonly retryAfterMs: number | null,
+  ) {
+    super(`HTTP 429 from ${source}${retryAfterMs !== null ? ` (Retry-After ${retryAfterMs} ms)` : ''}`, {
+      code: 'rpc_http',
+      retryable: true,
+    });
+  }
+}
+
+/** Default calls per HTTP request, before any "batch too large" answer (the ceiling unless `--rpc-batch-calls`). */
+export const DEFAULT_BATCH_CALLS = 40;
+
+/** The live figures of the client's limits, as /api/status (`collector.rpc`) shows them. */
+export interface RpcStats {
+  /** Calls per HTTP request in use (halved at each "batch too large" answer). */
+  batch_calls: number;
+  /** The most calls per request allowed (`--rpc-batch-calls`). */
+  batch_calls_ceiling: number;
+  /** HTTP requests per second the client paces itself to; null = unpaced (no 429 seen, no `--rpc-rate`). */
+  rate_per_s: number | null;
+  /** HTTP requests sent. */
+  requests: number;
+  /** Requests the node refused with HTTP 429. */
+  refused: number;
+  /** Batches the node refused as too large. */
+  batches_too_large: number;
+  /** Attempts retried after a failure (any cause). */
+  retries: number;
+  /** The last failure's message (URLs reduced to scheme and host) and when; null when none yet. */
+  last_error: { message: string; at: string } | null;
+}
+
+/**
+ * What the process has learnt about one node, shared by every client on it (the collector's, the token
+ * registry's, the caught-up check's): calls per request, the pace, and the counts /api/status shows.
+ */
+class NodeLimits {
+  batchCalls: number;
+  readonly pace: Pace;
+  requests = 0;
+  refused = 0;
+  tooLarge = 0;
+  retries = 0;
+  lastError: { message: string; at: string } | null = null;
+  /** Set when the batch size was cut; cleared by the warning, logged once a request at the new size succeeds. */
+  settling = false;
+  /** Counts at the last summary line (one a minute at most, at `info`, when anything changed). */
+  summarized = { at: Date.now(), refused: 0, tooLarge: 0, retries: 0 };
+
+  constructor(
+    readonly ceiling: number,
+    rate: number | null,
+  ) {
+    this.batchCalls = ceiling;
+    this.pace = new Pace(rate);
+  }
+}
+
+/** Limits per node (endpoint and credentials), for the life of the process. */
+const NODES = new Map<string, NodeLimits>();
+
+/** Minimal logger the client reports adaptations to (pino's). */
+export interface RpcLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+/** Milliseconds between two summary lines of retries and adaptations. */
+const SUMMARY_EVERY_MS = 60_000;
+
+/**
+ * Messages of a batch refused for its size, by common nodes and providers: geth ("batch too large", -32600),
+ * reth and other jsonrpsee servers ("The batch request was too large", -32010; "Response is too big", -32008),
+ * shared providers' "batch size too large" / "batch limit exceeded" / "too many requests in batch" (-32005).
+ */
+const BATCH_MESSAGE = /batch.*(too (large|big|many)|limit|exceed|size)|(too many|max(imum)?).*batch|response (is )?too (big|large)/i;
+
+/** True when a JSON-RPC error object says the batch was too large. */
+function isBatchRefusal(err: { code?: unknown; message?: unknown } | undefined | null): boolean {
+  if (!err || typeof err !== 'object') return false;
+  const msg = typeof err.message === 'string' ? err.message : '';
+  // A batch message alone suffices (codes vary by provider); -32010 is jsonrpsee's own code for it.
+  return err.code === -32010 || BATCH_MESSAGE.test(msg);
+}
+
+/** Any URL in `message` reduced to its scheme and host (src/net/redact-url.ts): keys in paths never reach logs or status. */
+export function redactUrlsIn(message: string): string {
+  return message.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>)]+/gi, (u) => redactUrl(u));
+}
+
 export interface RpcOptions {
   /** HTTP(S) URL of the node; credentials in it are sent as basic auth and never shown. */
   url: string;
   /** Most HTTP requests in flight at once (default 8). */
   concurrency?: number;
-  /** Most JSON-RPC calls per HTTP request (default 40). */
-  batchSize?: number;
+  /**
+   * Most JSON-RPC calls per HTTP request (default DEFAULT_BATCH_CALLS): the ceiling; a node that refuses a batch
+   * as too large halves it, for every client on that node. The first client on a node sets it.
+   */
+  batchCalls?: number;
+  /** HTTP requests per second to the node from the start (default none: paced only after its first 429). The first client on a node sets it. */
+  rate?: number | null;
+  /** Where adaptations (warn) and the summary of retries (info, once a minute) go. */
+  log?: RpcLog;
   /** Milliseconds before one HTTP request is abandoned and retried (default 10,000). */
   timeoutMs?: number;
   /** Attempts per call before giving up with RpcUnavailableError (default 8). */
@@ -79,26 +194,6 @@ const MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
 
 /** JSON-RPC error codes that mean "this method does not exist here" (EIP-1474 -32601, -32004 unsupported). */
 const UNSUPPORTED_CODES = new Set([-32601, -32004]);
-
-/** A counting semaphore: at most `n` holders; waiters are served first in, first out. */
-class Semaphore {
-  private free: number;
-  private readonly waiting: (() => void)[] = [];
-  constructor(n: number) {
-    this.free = n;
-  }
-  async use<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.free > 0) this.free--;
-    else await new Promise<void>((r) => this.waiting.push(r));
-    try {
-      return await fn();
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.free++;
-    }
-  }
-}
 
 /** Parses a 0x quantity into a safe integer (./quantity.ts). @throws RpcCallError on anything else */
 export function quantity(method: string, v: unknown): number {
@@ -120,14 +215,23 @@ export class TempoRpc {
   private readonly endpoint: string;
   private readonly authorization: string | null;
   private readonly gate: Semaphore;
-  private readonly opts: Required<Omit<RpcOptions, 'onRetry'>> & Pick<RpcOptions, 'onRetry'>;
+  private readonly limits: NodeLimits;
+  private readonly opts: Required<Omit<RpcOptions, 'onRetry' | 'log' | 'rate'>> & Pick<RpcOptions, 'onRetry' | 'log' | 'rate'>;
   private nextId = 1;
   /** False once the node said eth_getBlockReceipts does not exist; then receipts are read one by one. */
   private blockReceiptsSupported = true;
 
   /** @param agent connections to reuse (those of connect's probe, same node and options), else new ones */
   private constructor(opts: RpcOptions, agent?: Agent) {
-    this.opts = { concurrency: 8, batchSize: 40, timeoutMs: 10_000, maxAttempts: 8, baseDelayMs: 200, maxDelayMs: 10_000, ...opts };
+    this.opts = {
+      concurrency: 8,
+      batchCalls: DEFAULT_BATCH_CALLS,
+      timeoutMs: 10_000,
+      maxAttempts: 8,
+      baseDelayMs: 200,
+      maxDelayMs: 10_000,
+      ...opts,
+    };
     this.source = redactUrl(opts.url);
     const u = new URL(opts.url);
     // Credentials in the URL are sent as basic auth (RFC 7617), as browsers and viem do, and kept out of the URL.
@@ -140,6 +244,30 @@ export class TempoRpc {
     this.endpoint = u.toString();
     this.agent = agent ?? new Agent({ connections: this.opts.concurrency, maxResponseSize: MAX_RESPONSE_BYTES });
     this.gate = new Semaphore(this.opts.concurrency);
+    const key = `${this.endpoint} ${this.authorization ?? ''}`;
+    const known = NODES.get(key);
+    this.limits = known ?? new NodeLimits(this.opts.batchCalls, opts.rate ?? null);
+    if (!known) NODES.set(key, this.limits);
+  }
+
+  /** Most HTTP requests this client keeps in flight. */
+  get concurrency(): number {
+    return this.opts.concurrency;
+  }
+
+  /** What the client has learnt of the node's limits and how often it retried (shared by every client on the node). */
+  stats(): RpcStats {
+    const l = this.limits;
+    return {
+      batch_calls: l.batchCalls,
+      batch_calls_ceiling: l.ceiling,
+      rate_per_s: l.pace.rate,
+      requests: l.requests,
+      refused: l.refused,
+      batches_too_large: l.tooLarge,
+      retries: l.retries,
+      last_error: l.lastError,
+    };
   }
 
   /**
@@ -160,38 +288,72 @@ export class TempoRpc {
     return new TempoRpc(opts, probe.agent);
   }
 
-  /** One call, retried. @returns the raw `result` (hex quantities stay strings) */
-  async call<T = unknown>(method: string, params: unknown[]): Promise<T> {
-    return (await this.batch([{ method, params }]))[0] as T;
+  /**
+   * One call, retried.
+   * @param opts.answerIsFinal a JSON-RPC error answer is thrown at once as RpcCallError, not retried (an
+   *   eth_call that reverts answers the same each time); transport failures, 429s and 5xx are still retried
+   * @returns the raw `result` (hex quantities stay strings)
+   */
+  async call<T = unknown>(method: string, params: unknown[], opts: { answerIsFinal?: boolean } = {}): Promise<T> {
+    const [result] = await this.batch([{ method, params }], opts);
+    if (result instanceof RpcCallError) throw result;
+    return result as T;
   }
 
   /**
-   * Many calls, sent as JSON-RPC batches of at most `batchSize`, at most `concurrency` HTTP requests at once.
-   * A failed HTTP request retries its whole batch; a call answered with an error is retried alone.
+   * Many calls, sent as JSON-RPC batches of at most the node's calls per request, at most `concurrency` HTTP
+   * requests at once, each paced by the node's rate. A failed HTTP request retries its whole batch; a call
+   * answered with an error is retried alone; a batch refused as too large is split in halves and sent again
+   * (not counted as an attempt), and the node's calls per request halved.
+   * @param opts.answerIsFinal a call the node answers with a JSON-RPC error is not retried: its RpcCallError
+   *   takes its place in the results (transport failures, 429s and 5xx are still retried)
    * @returns results in the order of `calls`
-   * @throws RpcCallError at once for a method the node does not support (code -32601/-32004);
-   *   RpcUnavailableError after `maxAttempts` failed attempts of any call
+   * @throws RpcCallError at once for a method the node does not support (code -32601/-32004), or for any
+   *   error answer with `answerIsFinal`; RpcUnavailableError after `maxAttempts` failed attempts of any call
    */
-  async batch(calls: RpcCall[]): Promise<unknown[]> {
-    const chunks: number[][] = [];
-    for (let i = 0; i < calls.length; i += this.opts.batchSize) chunks.push(calls.slice(i, i + this.opts.batchSize).map((_, j) => i + j));
+  async batch(calls: RpcCall[], opts: { answerIsFinal?: boolean } = {}): Promise<unknown[]> {
     const results = new Array<unknown>(calls.length);
-    await Promise.all(chunks.map((idx) => this.sendWithRetry(calls, idx, results)));
+    await this.sendInBatches(
+      calls,
+      calls.map((_, i) => i),
+      results,
+      opts.answerIsFinal ?? false,
+    );
     return results;
   }
 
-  private async sendWithRetry(calls: RpcCall[], idx: number[], results: unknown[]): Promise<void> {
+  /** Sends the calls `idx` in batches of the node's size at the time of the call. */
+  private async sendInBatches(calls: RpcCall[], idx: number[], results: unknown[], answerIsFinal: boolean): Promise<void> {
+    const size = this.limits.batchCalls;
+    const chunks: number[][] = [];
+    for (let i = 0; i < idx.length; i += size) chunks.push(idx.slice(i, i + size));
+    await Promise.all(chunks.map((chunk) => this.sendWithRetry(calls, chunk, results, answerIsFinal)));
+  }
+
+  private async sendWithRetry(calls: RpcCall[], idx: number[], results: unknown[], answerIsFinal: boolean): Promise<void> {
     // Calls answered with an error are retried alone: `pending` shrinks to them between attempts.
     let pending = idx;
     let attempts = 0;
+    let tooLarge: BatchTooLargeError | null = null;
     try {
       await withRetry(
         async (attempt) => {
           attempts = attempt;
-          const failed = await this.gate.use(() => this.send(calls, pending, results));
-          if (failed.length === 0) return;
-          pending = failed.map((f) => f.index);
-          throw failed[0].error;
+          try {
+            let failed = await this.gate.use(() => this.send(calls, pending, results));
+            if (answerIsFinal) {
+              // The node's error answers are the results; only calls it did not answer are retried.
+              for (const f of failed) if (f.error.rpcCode !== null) results[f.index] = f.error;
+              failed = failed.filter((f) => f.error.rpcCode === null);
+            }
+            if (failed.length === 0) return;
+            pending = failed.map((f) => f.index);
+            throw failed[0].error;
+          } catch (e) {
+            // Split at once, not counted as a failure: the halves go out below.
+            if (e instanceof BatchTooLargeError && pending.length > 1) tooLarge = e;
+            else throw e;
+          }
         },
         {
           attempts: this.opts.maxAttempts,
@@ -200,15 +362,71 @@ export class TempoRpc {
           onRetry: ({ attempt, delayMs, error }) => {
             rpcErrors.inc();
             rpcRetries.inc();
-            this.opts.onRetry?.({ attempt, delayMs, error: firstLine(error) });
+            this.limits.retries++;
+            this.noteError(error);
+            this.opts.onRetry?.({ attempt, delayMs, error: redactUrlsIn(firstLine(error)) });
           },
         },
       );
     } catch (e) {
       if (!isRetryable(e)) throw e;
       rpcErrors.inc();
-      throw new RpcUnavailableError(`${calls[pending[0]].method} at ${this.source} failed ${attempts} times; last error: ${firstLine(e)}`);
+      this.noteError(e);
+      throw new RpcUnavailableError(
+        `${calls[pending[0]].method} at ${this.source} failed ${attempts} times; last error: ${redactUrlsIn(firstLine(e))}`,
+      );
     }
+    if (tooLarge) {
+      this.shrinkBatch(tooLarge);
+      await this.sendInBatches(calls, pending, results, answerIsFinal);
+    }
+  }
+
+  /** Halves the node's calls per request below a refused batch of `e.calls` (never below 1). */
+  private shrinkBatch(e: BatchTooLargeError): void {
+    const l = this.limits;
+    l.tooLarge++;
+    rpcBatchTooLarge.inc();
+    this.noteError(e);
+    const size = Math.max(1, Math.floor(e.calls / 2));
+    if (size < l.batchCalls) {
+      l.batchCalls = size;
+      l.settling = true;
+      rpcBatchCalls.set(size);
+    }
+  }
+
+  private noteError(e: unknown): void {
+    this.limits.lastError = { message: redactUrlsIn(firstLine(e)), at: new Date().toISOString() };
+  }
+
+  /** After each answered request: the one warning once the batch size settled, and the summary once a minute. */
+  private report(calls: number): void {
+    const l = this.limits;
+    if (l.settling && calls <= l.batchCalls) {
+      l.settling = false;
+      this.opts.log?.warn(
+        { source: this.source, batch_calls: l.batchCalls, ceiling: l.ceiling },
+        `the node refuses large JSON-RPC batches; sending at most ${l.batchCalls} calls per request`,
+      );
+    }
+    const s = l.summarized;
+    const now = Date.now();
+    if (now - s.at < SUMMARY_EVERY_MS) return;
+    if (l.refused !== s.refused || l.tooLarge !== s.tooLarge || l.retries !== s.retries)
+      this.opts.log?.info(
+        {
+          source: this.source,
+          retries: l.retries - s.retries,
+          refused: l.refused - s.refused,
+          batches_too_large: l.tooLarge - s.tooLarge,
+          batch_calls: l.batchCalls,
+          rate_per_s: l.pace.rate,
+          last_error: l.lastError?.message ?? null,
+        },
+        'rpc limits over the last minute',
+      );
+    l.summarized = { at: now, refused: l.refused, tooLarge: l.tooLarge, retries: l.retries };
   }
 
   /**
@@ -220,6 +438,10 @@ export class TempoRpc {
   private async send(calls: RpcCall[], idx: number[], results: unknown[]): Promise<{ index: number; error: RpcCallError }[]> {
     const ids = idx.map(() => this.nextId++);
     const body = idx.map((i, k) => ({ jsonrpc: '2.0' as const, id: ids[k], method: calls[i].method, params: calls[i].params }));
+    const l = this.limits;
+    const sentAt = await l.pace.take();
+    l.requests++;
+    rpcRequests.inc();
     const res = await request(this.endpoint, {
       method: 'POST',
       headers: this.authorization
@@ -229,12 +451,31 @@ export class TempoRpc {
       dispatcher: this.agent,
       signal: AbortSignal.timeout(this.opts.timeoutMs),
     });
+    if (res.statusCode === 429) {
+      await res.body.dump();
+      l.refused++;
+      rpcRefused.inc();
+      const after = retryAfterMs(res.headers['retry-after']);
+      const rate = l.pace.refuse(after, sentAt);
+      rpcRate.set(rate);
+      throw new RateLimitedError(this.source, after);
+    }
+    if (res.statusCode === 413 && idx.length > 1) {
+      await res.body.dump();
+      throw new BatchTooLargeError(idx.length, 'HTTP 413');
+    }
     if (res.statusCode < 200 || res.statusCode > 299) {
       await res.body.dump();
+      const after = retryAfterMs(res.headers['retry-after']);
+      if (after !== null) l.pace.pause(after);
       throw new PaywatchError(`HTTP ${res.statusCode} from ${this.source}`, { code: 'rpc_http', retryable: true });
     }
+    l.pace.accept();
     // A body that is not JSON throws here (SyntaxError), and the batch is retried.
     const data = (await res.body.json()) as unknown;
+    const refusal = batchRefusal(data, idx.length);
+    if (refusal) throw new BatchTooLargeError(idx.length, refusal);
+    this.report(idx.length);
     if (!Array.isArray(data)) {
       const err = (data as { error?: { code?: number; message?: string } } | null)?.error;
       throw new RpcCallError(
@@ -298,6 +539,24 @@ export class TempoRpc {
     let k = 0;
     return blocks.map((block) => ({ block, receipts: (block?.transactions ?? []).map(() => receipts[k++] ?? null) }));
   }
+}
+
+/**
+ * Whether a JSON-RPC answer to a batch of `calls` calls refuses it for its size: an error object instead of an
+ * array (or an array whose items are such errors) whose code and message name the batch (isBatchRefusal), or,
+ * for a batch of several calls, any answer that is not an array (some providers answer a lone error without a
+ * recognisable message).
+ * @returns the node's words, or null when the answer is not such a refusal
+ */
+function batchRefusal(data: unknown, calls: number): string | null {
+  if (calls < 2) return null;
+  const describe = (e: { code?: unknown; message?: unknown }) => `${String(e.message ?? 'error')} (code ${String(e.code ?? 'none')})`;
+  if (!Array.isArray(data)) {
+    const err = (data as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+    return err ? describe(err) : 'the node did not answer the batch with a JSON array';
+  }
+  const refused = data.find((r) => isBatchRefusal((r as { error?: { code?: unknown; message?: unknown } } | null)?.error));
+  return refused ? describe((refused as { error: { code?: unknown; message?: unknown } }).error) : null;
 }
 
 /** First line of an error's message (viem's messages run to many lines of help text). */

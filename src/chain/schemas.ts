@@ -280,6 +280,22 @@ export const StatusSchema = z
         last_error: z.string().nullable().optional(),
         last_error_at: z.string().nullable().optional(),
         updated_at: z.string().nullable().optional(),
+        rpc: z
+          .looseObject({
+            batch_calls: z.int().describe('JSON-RPC calls per HTTP request in use (halved while the node refused larger batches).'),
+            batch_calls_ceiling: z.int().describe('The most calls per request allowed (--rpc-batch-calls).'),
+            rate_per_s: z.number().nullable().describe('HTTP requests per second the client paces itself to; null = unpaced.'),
+            requests: z.int().describe('HTTP requests sent.'),
+            refused: z.int().describe('Requests the node refused with 429.'),
+            batches_too_large: z.int().describe('Batches the node refused as too large.'),
+            retries: z.int().describe('Attempts retried after a failure.'),
+            last_error: z
+              .object({ message: z.string(), at: z.string() })
+              .nullable()
+              .describe('The last failure (URLs reduced to scheme and host) and when.'),
+          })
+          .optional()
+          .describe('The JSON-RPC client of the collector running in this process (absent when read from the store).'),
       })
       .describe('The collector\u2019s state, ingest rate and last error (live when it runs in this process).'),
     coverage: z.string().describe('Summary of the collected block intervals; gaps are not zero activity.'),

@@ -13,6 +13,7 @@ import { PaywatchError } from '../domain/errors.js';
 import { CHAIN_DATA_LIMITS } from './decode/limits.js';
 import { callFailed, decodeMetadataDecimals, decodeMetadataString, type MetadataIssue, type MetadataValue } from './decode/metadata.js';
 import type { TokenInfo, TokenMap } from './types.js';
+import { RpcCallError, TempoRpc } from './rpc.js';
 
 /** eth_calls in flight at once (each address costs three). */
 const CONCURRENCY = 8;
@@ -51,8 +52,11 @@ export class TokenMetadataTimeoutError extends PaywatchError {
 export class TokenRegistry {
   private readonly cache = new LRUCache<string, Promise<TokenInfo>>({ max: CHAIN_DATA_LIMITS.token_cache_entries.value });
 
-  /** @param client a viem PublicClient on the source chain. */
-  constructor(private readonly client: PublicClient) {}
+  /**
+   * @param client the collector's TempoRpc (its reads then share the node's batch size and pace, src/chain/rpc.ts),
+   *   or a viem PublicClient on the source chain
+   */
+  constructor(private readonly client: PublicClient | TempoRpc) {}
 
   /**
    * Metadata for every address (lower-cased; duplicates collapse). Addresses seen before come from the cache.
@@ -94,8 +98,14 @@ export class TokenRegistry {
    * chain definition declares no multicall3, so multicall is not assumed.
    */
   private async read(addresses: string[]): Promise<TokenInfo[]> {
-    const jobs = addresses.flatMap((address) => MEMBERS.map((member) => () => this.call(address, member)));
-    const results = await inPool(jobs, CONCURRENCY);
+    const client = this.client;
+    const results =
+      client instanceof TempoRpc
+        ? await this.readBatched(client, addresses)
+        : await inPool(
+            addresses.flatMap((address) => MEMBERS.map((member) => () => this.call(client, address, member))),
+            CONCURRENCY,
+          );
     return addresses.map((address, i) => {
       const [symbol, currency, decimals] = results.slice(i * 3, i * 3 + 3) as [
         MetadataValue<string>,
@@ -110,27 +120,54 @@ export class TokenRegistry {
   }
 
   /**
+   * Every member of every address in one TempoRpc batch (split as the node's batch size wants, paced with every
+   * other request to the node), raced against one time budget; each answer decoded as `call` decodes it.
+   */
+  private async readBatched(rpc: TempoRpc, addresses: string[]): Promise<MetadataValue<string | number>[]> {
+    const jobs = addresses.flatMap((address) => MEMBERS.map((member) => ({ address, member })));
+    const calls = jobs.map(({ address, member }) => ({
+      method: 'eth_call',
+      params: [{ to: address, data: SELECTORS[member], gas: GAS }, 'latest'],
+    }));
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new TokenMetadataTimeoutError(jobs[0].address, jobs[0].member)), TIMEOUT_MS);
+    });
+    try {
+      const answers = await Promise.race([rpc.batch(calls, { answerIsFinal: true }), timeout]);
+      return jobs.map(({ member }, i) => {
+        const a = answers[i];
+        if (!(a instanceof RpcCallError)) return decodeMember(member, a);
+        const failure = evmFailure(a);
+        if (failure === null) throw a;
+        return { value: null, issue: member === 'symbol' ? callFailed(member, failure) : null };
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
    * One raw eth_call with the gas cap, raced against the time budget; its answer decoded with the member's byte
    * cap. An EVM failure is an unknown value (with a metadata_call_failed issue for symbol(): a token without a
    * symbol is odd; without currency(), an ordinary ERC-20).
    */
-  private async call(address: string, member: Member): Promise<MetadataValue<string | number>> {
+  private async call(client: PublicClient, address: string, member: Member): Promise<MetadataValue<string | number>> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new TokenMetadataTimeoutError(address, member)), TIMEOUT_MS);
     });
     try {
+      const params = [{ to: address as `0x${string}`, data: SELECTORS[member], gas: GAS }, 'latest'] as const;
       const hex = await Promise.race([
-        this.client.request(
-          { method: 'eth_call', params: [{ to: address as `0x${string}`, data: SELECTORS[member], gas: GAS }, 'latest'] },
+        client.request(
+          { method: 'eth_call', params: [...params] },
           // No retries here: an EVM failure answers the same each time, and a down node fails the run, which is retried.
           { retryCount: 0 },
         ),
         timeout,
       ]);
-      const answer = typeof hex === 'string' ? hex : '0x';
-      if (member === 'decimals') return decodeMetadataDecimals(answer);
-      return decodeMetadataString(answer, member, CHAIN_DATA_LIMITS[member === 'symbol' ? 'symbol_bytes' : 'currency_bytes'].value);
+      return decodeMember(member, hex);
     } catch (error) {
       const failure = evmFailure(error);
       if (failure === null) throw error;
@@ -141,8 +178,19 @@ export class TokenRegistry {
   }
 }
 
+/** A member's eth_call answer decoded with its byte cap (anything but a hex string reads as empty). */
+function decodeMember(member: Member, hex: unknown): MetadataValue<string | number> {
+  const answer = typeof hex === 'string' ? hex : '0x';
+  if (member === 'decimals') return decodeMetadataDecimals(answer);
+  return decodeMetadataString(answer, member, CHAIN_DATA_LIMITS[member === 'symbol' ? 'symbol_bytes' : 'currency_bytes'].value);
+}
+
 /** The node's message when `error` is a JSON-RPC answer saying the call failed in the EVM; else null. */
 function evmFailure(error: unknown): string | null {
+  if (error instanceof RpcCallError && error.rpcCode !== null) {
+    const message = error.message.replace(/^eth_call failed: /, '').replace(/ \(code -?\d+\)$/, '');
+    return error.rpcCode === 3 || EVM_FAILURE.test(message) ? message || 'execution reverted' : null;
+  }
   if (!(error instanceof BaseError)) return null;
   const rpc = error.walk((e) => e instanceof RpcRequestError) as RpcRequestError | null;
   if (!rpc) return null;

@@ -128,6 +128,31 @@ export const rpcRetries = new Counter({
   help: 'JSON-RPC attempts retried after a failure.',
   registers: [registry],
 });
+export const rpcRequests = new Counter({
+  name: 'paywatch_rpc_requests_total',
+  help: 'JSON-RPC HTTP requests sent (each holding a batch of calls).',
+  registers: [registry],
+});
+export const rpcRefused = new Counter({
+  name: 'paywatch_rpc_refused_total',
+  help: 'JSON-RPC HTTP requests the node refused with 429 (rate limit).',
+  registers: [registry],
+});
+export const rpcBatchTooLarge = new Counter({
+  name: 'paywatch_rpc_batch_too_large_total',
+  help: 'JSON-RPC batches the node refused as too large (each halves the calls per request).',
+  registers: [registry],
+});
+export const rpcBatchCalls = new Gauge({
+  name: 'paywatch_rpc_batch_calls',
+  help: 'JSON-RPC calls per HTTP request in use, after the node refused larger batches (set once it did).',
+  registers: [registry],
+});
+export const rpcRate = new Gauge({
+  name: 'paywatch_rpc_rate_per_second',
+  help: 'HTTP requests per second the JSON-RPC client paces itself to after the node answered 429 (set once it did).',
+  registers: [registry],
+});
 
 export const probeOutcomes = new Counter({
   name: 'paywatch_intel_probes_total',

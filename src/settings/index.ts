@@ -224,6 +224,23 @@ export const SETTINGS = {
     schema: z.coerce.number().int().min(1).max(64),
     help: 'JSON-RPC HTTP requests in flight',
   },
+  rpcBatchCalls: {
+    env: 'PAYWATCH_RPC_BATCH_CALLS',
+    flag: '--rpc-batch-calls <n>',
+    commands: COLLECTORS,
+    default: 40,
+    schema: z.coerce.number().int().min(1).max(1000),
+    help: 'most JSON-RPC calls per HTTP request (halved while the node refuses a batch as too large)',
+  },
+  rpcRate: {
+    env: 'PAYWATCH_RPC_RATE',
+    flag: '--rpc-rate <n>',
+    commands: COLLECTORS,
+    default: null,
+    defaultText: 'none',
+    schema: z.coerce.number().positive().max(10_000).nullable(),
+    help: 'JSON-RPC HTTP requests per second from the start (default: paced only after the node answers 429)',
+  },
   pollIntervalMs: {
     env: 'PAYWATCH_POLL_MS',
     flag: '--poll-interval-ms <ms>',

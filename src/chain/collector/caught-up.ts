@@ -26,7 +26,13 @@ export interface CaughtUp {
 export async function caughtUp(config: Config, store: Store): Promise<CaughtUp | null> {
   const lock = await acquireCollectorLock(store, config.db);
   try {
-    const rpc = await TempoRpc.connect({ url: config.rpcUrl, concurrency: 1, timeoutMs: config.rpcTimeoutMs });
+    const rpc = await TempoRpc.connect({
+      url: config.rpcUrl,
+      concurrency: 1,
+      timeoutMs: config.rpcTimeoutMs,
+      batchCalls: config.rpcBatchCalls,
+      rate: config.rpcRate,
+    });
     const cp = await getCheckpoint(store);
     if (!cp) return null;
     const head = await rpc.finalizedHead();

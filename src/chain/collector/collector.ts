@@ -3,10 +3,11 @@
  *
  * Each turn: read the source's finalized head; fetch the next run of at most `batchSize` blocks with receipts
  * (fetchConsistentRun: cross-checked, refetched until consistent); resolve their tokens; evaluate integrity;
- * decode; write the run's observations, coverage and checkpoint in one store transaction. Up to PIPELINE_DEPTH
- * runs are in flight ahead of the write: fetched one after another on the main thread, and integrity + decode
- * run on worker threads (DecodePool), so fetching, decoding and writing overlap; writes stay strictly in
- * height order, so the checkpoint is always contiguous. Any failure is recorded (`error`), backed off with
+ * decode; write the run's observations, coverage and checkpoint in one store transaction. Several runs are in
+ * flight ahead of the write (pipelineDepth), fetched concurrently (the client bounds the HTTP requests), and
+ * integrity + decode may run on worker threads (DecodePool), so fetching, decoding and writing overlap; the
+ * parent-hash link between runs is checked in height order before the write (a break refetches from it), and
+ * writes stay strictly in height order, so the checkpoint is always contiguous. Any failure is recorded (`error`), backed off with
  * jitter, and the turn starts again from the stored checkpoint, so a crash or a fault never skips or repeats
  * a block. See docs/collector.md.
  */
@@ -16,7 +17,7 @@ import { collectorFinalizedHead, recordCollectorState, recordWrite } from '../..
 import type { Logger } from 'pino';
 import type { Store } from '../../store/db.js';
 import { CollectorLockLostError, type CollectorLock } from '../../store/chain/collector-lock.js';
-import { firstLine, type TempoRpc } from '../rpc.js';
+import { firstLine, type RpcStats, type TempoRpc } from '../rpc.js';
 import type { FetchedBlock } from '../types.js';
 import {
   getCheckpoint,
@@ -38,11 +39,15 @@ import { RateMeter, toStoredState, type CollectorPhase, type CollectorStatus } f
 export const DEFAULT_BACKFILL_BLOCKS = 10_000;
 
 /**
- * Runs in flight (fetching or decoding) ahead of the one being written; bounds memory to ~that many runs (with
- * the default 50 blocks of ~10 transactions, ~25 MB of parsed blocks). Fetching stays one run at a time; the
- * depth only lets it run ahead while decoding is slower for a moment (5 measured best: docs/collector.md).
+ * Runs in flight (fetching or decoding) ahead of the one being written, at least; bounds memory to ~that many
+ * runs (with the default 50 blocks of ~10 transactions, ~25 MB of parsed blocks). Runs are fetched
+ * concurrently, so with the default 8 requests in flight and 40 calls per request, 5 runs keep every request
+ * busy (docs/collector.md); more runs only when the node's batch size or `--rpc-concurrency` asks for them.
  */
 export const PIPELINE_DEPTH = 5;
+
+/** The most runs in flight whatever the settings (memory: ~5 MB of parsed blocks per run of 50). */
+export const MAX_PIPELINE_DEPTH = 32;
 
 /**
  * Decode worker threads by default: none. A worker takes the integrity + decode + serialization of whole runs
@@ -114,26 +119,51 @@ export const RUNS_PER_WRITE = 4;
 /** Hash of the last block of a fetched run (the checkpoint after it, and the parent of the next run). */
 const lastHashOf = (fetched: FetchedBlock[]): string => fetched[fetched.length - 1].block.hash;
 
-/** A run once fetched, checked and decoded: what its write needs. */
+/** A run once fetched, checked inside itself and decoded: what its link check and its write need. */
 interface DecodedRun {
+  first: number;
   last: number;
   /** Hash of the run's last block (the checkpoint after it). */
   lastHash: string;
+  /** parentHash of the run's first block (checked against the block before it at write time). */
+  parentHash: string;
   blocks: PreparedBlock[];
 }
 
 /**
- * One run in the pipeline: the hash of its last block once fetched (the next run's fetch waits for it), and the
- * run evaluated and decoded. The fetched blocks themselves are not kept: once decoded they are garbage, so the
- * runs waiting in the queue hold only their serialized rows (less to copy at each young-generation collection).
+ * One run in the pipeline, evaluated and decoded. The fetched blocks themselves are not kept: once decoded they
+ * are garbage, so the runs waiting in the queue hold only their serialized rows (less to copy at each
+ * young-generation collection).
  */
 interface Run {
   first: number;
   last: number;
-  lastHash: Promise<string>;
   decoded: Promise<DecodedRun>;
   /** Set once `decoded` has resolved. */
   done?: DecodedRun;
+}
+
+/** What a turn (from the checkpoint to a failure or a stop) carries from one write to the next. */
+interface Turn {
+  head: { height: number; hash: `0x${string}` };
+  /** When the head was last read (Date.now()). */
+  headReadAt: number;
+  /** The next height to write, and the hash of the block before it (null when unknown: a fresh store). */
+  next: number;
+  previousHash: string | null;
+  queue: Run[];
+}
+
+/** What lasts across turns. */
+interface Progress {
+  /** Consecutive failed turns. */
+  failures: number;
+  /** The last height to collect: the head read at start with `once`, else +∞; null before the first head. */
+  target: number | null;
+  /** When the finalized head last advanced (Date.now()). */
+  headSeenAt: number;
+  /** The first height this collector wrote (for progress bars); null before the first turn. */
+  startHeight: number | null;
 }
 
 /**
@@ -176,11 +206,11 @@ export class Collector {
   /**
    * The state as /api/status shows it: the stored form (CollectorState of src/store/chain/index.ts: state, source, last_block,
    * finalized_head, rate_tx_per_s, rate_blocks_per_s, last_error, last_error_at, updated_at) plus
-   * `behind_blocks` and `started_at`.
+   * `behind_blocks`, `started_at` and `rpc` (the client's batch size, pace, retries and last error: RpcStats).
    */
-  report(): CollectorState & { behind_blocks: number | null; started_at: string } {
+  report(): CollectorState & { behind_blocks: number | null; started_at: string; rpc: RpcStats } {
     const s = this.status();
-    return { ...toStoredState(s), behind_blocks: s.behind_blocks, started_at: s.started_at };
+    return { ...toStoredState(s), behind_blocks: s.behind_blocks, started_at: s.started_at, rpc: this.opts.rpc.stats() };
   }
 
   /**
@@ -214,105 +244,168 @@ export class Collector {
   }
 
   private async loop(pool: DecodePool, signal: AbortSignal, stallAfterMs: number): Promise<void> {
-    const { opts } = this;
-    let failures = 0;
-    let target: number | null = null;
-    let headSeenAt = Date.now();
-    let startHeight: number | null = null;
+    const progress: Progress = { failures: 0, target: null, headSeenAt: Date.now(), startHeight: null };
     while (!signal.aborted) {
-      let queue: Run[] = [];
       try {
-        const cp = await getCheckpoint(opts.store);
-        let head = await opts.rpc.finalizedHead();
-        if (target === null) target = opts.once ? head.height : Number.POSITIVE_INFINITY;
-        let next = cp ? cp.height + 1 : (opts.from ?? Math.max(0, head.height - DEFAULT_BACKFILL_BLOCKS));
-        let previousHash: string | null = cp?.hash ?? null;
-        startHeight ??= next;
-        this.note({ last_block: cp?.height ?? null, finalized_head: head.height });
-        let headReadAt = Date.now();
-
+        const turn = await this.startTurn(progress);
         while (!signal.aborted) {
-          const limit = Math.min(head.height, target);
-          if (next > limit) {
-            if (opts.once) return this.finish();
-            this.setState(Date.now() - headSeenAt >= stallAfterMs ? 'stalled' : 'running');
-            await sleep(opts.pollIntervalMs, signal);
-            if (signal.aborted) break;
-            head = await this.pollHead(head, () => (headSeenAt = Date.now()));
-            headReadAt = Date.now();
+          const limit = Math.min(turn.head.height, progress.target ?? Number.POSITIVE_INFINITY);
+          if (turn.next > limit) {
+            if (this.opts.once) return this.finish();
+            await this.waitForNewHead(turn, progress, signal, stallAfterMs);
             continue;
           }
-          // During backfill, refresh the head now and then so the status shows how far behind we are.
-          if (!opts.once && Date.now() - headReadAt > Math.max(opts.pollIntervalMs, 5000)) {
-            head = await this.pollHead(head, () => (headSeenAt = Date.now()));
-            headReadAt = Date.now();
-          }
-          if (queue.length && queue[0].first !== next) queue = []; // cannot happen; never write out of order
-          this.fill(queue, pool, next, previousHash, limit, head.height);
-          this.setState(limit - queue[0].last >= opts.batchSize ? 'catching_up' : 'running');
-          await queue[0].decoded;
-          // The first run, and the runs right behind it that are decoded already, go in one write (one
-          // transaction): fewer commits, each rewriting the index pages it touched (see RUNS_PER_WRITE).
-          const group: DecodedRun[] = [];
-          while (group.length < RUNS_PER_WRITE && queue[0]?.done) group.push(queue.shift()!.done!);
-          const last = group[group.length - 1];
-          this.fill(queue, pool, last.last + 1, last.lastHash, limit, head.height);
-          const blocks = group.flatMap((g) => g.blocks);
-          await opts.lock?.assertHeld();
-          await this.writer.write(blocks, { height: last.last, hash: last.lastHash });
-          opts.finality?.afterWrite(blocks, last.last >= head.height);
-          const txs = blocks.reduce((n, b) => n + b.observations.length, 0);
-          failures = 0;
-          next = last.last + 1;
-          previousHash = last.lastHash;
-          this.meter.record(blocks.length, txs);
-          recordWrite(last.last, blocks.length, txs, blocks.at(-1)?.time ?? null);
-          this.note({ last_block: last.last, finalized_head: head.height });
-          opts.onProgress?.({ lastBlock: last.last, head: limit, startHeight, blocks: blocks.length, transactions: txs });
-          await this.save(false);
+          await this.refreshHeadDuringBackfill(turn, progress);
+          await this.writeNextRuns(turn, pool, limit, progress);
         }
       } catch (e) {
-        failures++;
-        const message = firstLine(e);
-        this.current.last_error = { message, at: new Date().toISOString() };
-        this.setState('error');
-        opts.log.warn({ err: message, failures }, 'collector turn failed; retrying from the checkpoint');
-        await this.save(true).catch(() => {});
-        // Another collector writes this store now: going on would make two writers.
-        if (e instanceof CollectorLockLostError) throw new CollectorFailed(message, e);
-        if (opts.once && failures >= (opts.maxFailedTurns ?? 6)) {
-          const hint =
-            e instanceof InconsistentAnswerError && e.problems.some((p) => p.includes('parentHash'))
-              ? ' (is this store from another chain?)'
-              : '';
-          throw new CollectorFailed(`collection failed ${failures} times in a row; last error: ${message}${hint}`);
-        }
-        // At most 30 s apart, so a sick node is not hammered.
-        await sleep(backoffDelayMs(failures + 1, 500, 30_000), signal);
+        await this.afterFailedTurn(e, ++progress.failures, signal);
       }
       // Runs still in flight after a failure or a stop are dropped; the next turn starts from the checkpoint.
     }
     await this.finish();
   }
 
+  /** A turn starts from the stored checkpoint and the source's finalized head, with an empty pipeline. */
+  private async startTurn(progress: Progress): Promise<Turn> {
+    const { opts } = this;
+    const cp = await getCheckpoint(opts.store);
+    const head = await opts.rpc.finalizedHead();
+    progress.target ??= opts.once ? head.height : Number.POSITIVE_INFINITY;
+    const next = cp ? cp.height + 1 : (opts.from ?? Math.max(0, head.height - DEFAULT_BACKFILL_BLOCKS));
+    progress.startHeight ??= next;
+    this.updateStatus({ last_block: cp?.height ?? null, finalized_head: head.height });
+    return { head, headReadAt: Date.now(), next, previousHash: cp?.hash ?? null, queue: [] };
+  }
+
+  /** Caught up: shows running (or stalled), sleeps a poll interval, reads the head again. */
+  private async waitForNewHead(turn: Turn, progress: Progress, signal: AbortSignal, stallAfterMs: number): Promise<void> {
+    this.setState(Date.now() - progress.headSeenAt >= stallAfterMs ? 'stalled' : 'running');
+    await sleep(this.opts.pollIntervalMs, signal);
+    if (signal.aborted) return;
+    turn.head = await this.pollHead(turn.head, () => (progress.headSeenAt = Date.now()));
+    turn.headReadAt = Date.now();
+  }
+
+  /** During a backfill, reads the head now and then so the status shows how far behind the collector is. */
+  private async refreshHeadDuringBackfill(turn: Turn, progress: Progress): Promise<void> {
+    if (this.opts.once || Date.now() - turn.headReadAt <= Math.max(this.opts.pollIntervalMs, 5000)) return;
+    turn.head = await this.pollHead(turn.head, () => (progress.headSeenAt = Date.now()));
+    turn.headReadAt = Date.now();
+  }
+
   /**
-   * Tops the pipeline up to PIPELINE_DEPTH runs, the first starting at `next` (whose parent is `previousHash`),
-   * none past `limit`. Each run's fetch starts when the previous run's fetch has ended (it needs that run's last
-   * hash for the link check); its tokens are resolved here, on the main thread, before it goes to a worker.
+   * Keeps the pipeline full, waits for its first run, and writes it with the runs right behind it that are
+   * decoded already and link to it (one store transaction: fewer commits, each rewriting the index pages it
+   * touched, see RUNS_PER_WRITE).
    */
-  private fill(queue: Run[], pool: DecodePool, next: number, previousHash: string | null, limit: number, finalizedHeight: number): void {
-    while (queue.length < PIPELINE_DEPTH) {
+  private async writeNextRuns(turn: Turn, pool: DecodePool, limit: number, progress: Progress): Promise<void> {
+    const { opts } = this;
+    this.topUpPipeline(turn.queue, pool, turn.next, turn.previousHash, limit, turn.head.height);
+    this.setState(limit - turn.queue[0].last >= opts.batchSize ? 'catching_up' : 'running');
+    await turn.queue[0].decoded;
+    const group = this.takeLinkedRuns(turn);
+    if (group.length === 0) return; // the first run did not link: refetched from the checkpoint, link checked
+    const last = group[group.length - 1];
+    this.topUpPipeline(turn.queue, pool, last.last + 1, last.lastHash, limit, turn.head.height);
+    const blocks = group.flatMap((g) => g.blocks);
+    await opts.lock?.assertHeld();
+    await this.writer.write(blocks, { height: last.last, hash: last.lastHash });
+    opts.finality?.afterWrite(blocks, last.last >= turn.head.height);
+    const txs = blocks.reduce((n, b) => n + b.observations.length, 0);
+    progress.failures = 0;
+    turn.next = last.last + 1;
+    turn.previousHash = last.lastHash;
+    this.meter.record(blocks.length, txs);
+    recordWrite(last.last, blocks.length, txs, blocks.at(-1)?.time ?? null);
+    this.updateStatus({ last_block: last.last, finalized_head: turn.head.height });
+    opts.onProgress?.({
+      lastBlock: last.last,
+      head: limit,
+      startHeight: progress.startHeight ?? last.last,
+      blocks: blocks.length,
+      transactions: txs,
+    });
+    await this.save(false);
+  }
+
+  /**
+   * The parent-hash link check between runs, in height order (the runs were fetched concurrently, each checked
+   * inside itself by fetchConsistentRun): takes the decoded runs at the head of the queue whose first block's
+   * parentHash is the hash of the block before (the checkpoint, then each taken run's last), at most
+   * RUNS_PER_WRITE. At a break the runs from it on are dropped, so the next top-up fetches again from the break
+   * with the link checked there (fetchConsistentRun refetches a block whose parent does not match).
+   */
+  private takeLinkedRuns(turn: Turn): DecodedRun[] {
+    const group: DecodedRun[] = [];
+    let parent = turn.previousHash;
+    while (group.length < RUNS_PER_WRITE && turn.queue[0]?.done) {
+      const run = turn.queue[0].done;
+      if (parent !== null && run.parentHash.toLowerCase() !== parent.toLowerCase()) {
+        this.opts.log.warn(
+          { height: run.first, parent_hash: run.parentHash, expected: parent },
+          'parent link broken between runs; fetching again from the break',
+        );
+        turn.queue.length = 0;
+        break;
+      }
+      group.push(run);
+      turn.queue.shift();
+      parent = run.lastHash;
+    }
+    return group;
+  }
+
+  /**
+   * Records a failed turn and backs off (at most 30 s apart, so a sick node is not hammered).
+   * @throws CollectorFailed when the lock passed to another collector, or with `once` after `maxFailedTurns`
+   */
+  private async afterFailedTurn(e: unknown, failures: number, signal: AbortSignal): Promise<void> {
+    const { opts } = this;
+    const message = firstLine(e);
+    this.current.last_error = { message, at: new Date().toISOString() };
+    this.setState('error');
+    opts.log.warn({ err: message, failures }, 'collector turn failed; retrying from the checkpoint');
+    await this.save(true).catch(() => {});
+    // Another collector writes this store now: going on would make two writers.
+    if (e instanceof CollectorLockLostError) throw new CollectorFailed(message, e);
+    if (opts.once && failures >= (opts.maxFailedTurns ?? 6)) {
+      const hint =
+        e instanceof InconsistentAnswerError && e.problems.some((p) => p.includes('parentHash'))
+          ? ' (is this store from another chain?)'
+          : '';
+      throw new CollectorFailed(`collection failed ${failures} times in a row; last error: ${message}${hint}`);
+    }
+    await sleep(backoffDelayMs(failures + 1, 500, 30_000), signal);
+  }
+
+  /**
+   * Tops the pipeline up to its depth (pipelineDepth), the first run starting at `next` (whose parent is
+   * `previousHash`), none past `limit`. Runs are fetched concurrently (the client bounds the HTTP requests in
+   * flight to `--rpc-concurrency`); only a run starting the pipeline is link-checked against `previousHash`
+   * while fetched, the others at write time (takeLinkedRuns). Tokens are resolved here, on the main thread,
+   * before a run goes to a worker.
+   */
+  private topUpPipeline(
+    queue: Run[],
+    pool: DecodePool,
+    next: number,
+    previousHash: string | null,
+    limit: number,
+    finalizedHeight: number,
+  ): void {
+    const depth = this.pipelineDepth();
+    while (queue.length < depth) {
       const prev = queue[queue.length - 1];
       const first = prev ? prev.last + 1 : next;
       if (first > limit) return;
       const last = Math.min(first + this.opts.batchSize - 1, limit);
-      const blocks = prev
-        ? prev.lastHash.then((hash) => this.fetchRun(first, last, finalizedHeight, hash))
-        : this.fetchRun(first, last, finalizedHeight, previousHash);
-      const decoded = blocks.then(
+      const decoded = this.fetchRun(first, last, finalizedHeight, prev ? null : previousHash).then(
         async (fetched): Promise<DecodedRun> => ({
+          first,
           last,
           lastHash: lastHashOf(fetched),
+          parentHash: fetched[0].block.parentHash,
           // A block that keeps failing its process step is quarantined and left out (./quarantine.ts).
           blocks: await processWithQuarantine(fetched, await this.tokensOf(fetched), {
             store: this.opts.store,
@@ -321,16 +414,25 @@ export class Collector {
           }),
         }),
       );
-      const run: Run = { first, last, lastHash: blocks.then(lastHashOf), decoded };
-      // Registered before anyone awaits `decoded`, so `done` is set by the time an awaiter resumes; both promises
-      // are awaited later (or dropped after a failure), so a rejection before then is not unhandled.
+      const run: Run = { first, last, decoded };
+      // Registered before anyone awaits `decoded`, so `done` is set by the time an awaiter resumes; `decoded` is
+      // awaited later (or dropped after a failure), so a rejection before then is not unhandled.
       decoded.then(
         (d) => (run.done = d),
         () => {},
       );
-      run.lastHash.catch(() => {});
       queue.push(run);
     }
+  }
+
+  /**
+   * Runs in flight: PIPELINE_DEPTH, or more when that many runs would not keep `--rpc-concurrency` HTTP requests
+   * busy (a run of b blocks is 2b calls, sent batchCalls per request).
+   */
+  private pipelineDepth(): number {
+    const { rpc, batchSize } = this.opts;
+    const requestsPerRun = Math.max(1, Math.ceil((2 * batchSize) / rpc.stats().batch_calls));
+    return Math.min(MAX_PIPELINE_DEPTH, Math.max(PIPELINE_DEPTH, Math.ceil(rpc.concurrency / requestsPerRun) + 1));
   }
 
   private fetchRun(first: number, last: number, finalizedHeight: number, previousHash: string | null): Promise<FetchedBlock[]> {
@@ -349,11 +451,11 @@ export class Collector {
   private async pollHead(head: { height: number; hash: `0x${string}` }, onAdvance: () => void) {
     const h = await this.opts.rpc.finalizedHead();
     if (h.height > head.height) onAdvance();
-    this.note({ finalized_head: h.height });
+    this.updateStatus({ finalized_head: h.height });
     return h.height >= head.height ? h : head;
   }
 
-  private note(p: Partial<CollectorStatus>): void {
+  private updateStatus(p: Partial<CollectorStatus>): void {
     Object.assign(this.current, p);
     const { last_block, finalized_head } = this.current;
     this.current.behind_blocks = finalized_head !== null ? Math.max(0, finalized_head - (last_block ?? -1)) : null;
@@ -365,7 +467,7 @@ export class Collector {
   private setState(state: CollectorPhase): void {
     if (this.current.state === state) return;
     this.opts.log.info({ from: this.current.state, to: state, last_block: this.current.last_block }, 'collector state');
-    this.note({ state });
+    this.updateStatus({ state });
     void this.save(true).catch(() => {});
   }
 
@@ -377,7 +479,7 @@ export class Collector {
   }
 
   private async finish(): Promise<void> {
-    this.note({ state: 'stopped' });
+    this.updateStatus({ state: 'stopped' });
     await this.save(true).catch((e) => this.opts.log.warn({ err: firstLine(e) }, 'could not save the collector state'));
   }
 }

@@ -1,8 +1,7 @@
 /**
  * Wires a collector for a command: connects to the node (checking chain id 4217), takes the store's
- * collector lock, and builds the token registry over a viem public client on the same node.
+ * collector lock, and builds the token registry on the same client (one batch size and pace for the node).
  */
-import { createPublicClient, http, type PublicClient } from 'viem';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { Store } from '../../store/db.js';
@@ -48,12 +47,13 @@ export async function launchCollector(
       url: config.rpcUrl,
       concurrency: config.rpcConcurrency,
       timeoutMs: config.rpcTimeoutMs,
+      batchCalls: config.rpcBatchCalls,
+      rate: config.rpcRate,
+      log: log.child({ component: 'rpc' }),
       onRetry: ({ attempt, delayMs, error }) => log.debug({ attempt, delayMs, err: error }, 'rpc retry'),
     });
-    // No `chain`: token reads are plain eth_calls, and viem/chains would load ~740 modules into every collector start.
-    const client = createPublicClient({ transport: http(config.rpcUrl, { batch: true, retryCount: 5, timeout: config.rpcTimeoutMs }) });
     const writer = openStoreWriter(store, config.db);
-    const tokens = new TokenRegistry(client as PublicClient);
+    const tokens = new TokenRegistry(rpc);
     const finality = finalityStepFor(config, store, log.child({ component: 'finality' }));
     const collector = new Collector({
       store,

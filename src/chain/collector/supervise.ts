@@ -12,14 +12,14 @@ import { getCheckpoint, saveCollectorState, type CollectorState } from '../../st
 import type { Store } from '../../store/db.js';
 import { withRetry } from '../../net/retry.js';
 import { recordCollectorState } from '../../ops/metrics.js';
-import { RpcUnavailableError } from '../rpc.js';
+import { RpcUnavailableError, type RpcStats } from '../rpc.js';
 import { redactUrl } from '../../net/redact-url.js';
 import { acquireOrStandBy } from '../../store/chain/collector-lock.js';
 import { launchCollector, lostLock, type LaunchedCollector } from './index.js';
 import { shortMessage } from '../../domain/errors.js';
 
 /** What /api/status shows of the collector (CollectorState plus its live members). */
-export type CollectorReport = CollectorState & { behind_blocks: number | null; started_at: string };
+export type CollectorReport = CollectorState & { behind_blocks: number | null; started_at: string; rpc?: RpcStats };
 
 /** A supervised collector. */
 export interface SupervisedCollector {

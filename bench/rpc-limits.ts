@@ -1,0 +1,144 @@
+/**
+ * RPC limits benchmark: the collector against nodes that behave like public JSON-RPC services, each a loopback
+ * proxy (test/helpers/limited-rpc.ts: delay, batch cap, rate limit; see bench/README.md) in front of a local
+ * anvil in Tempo mode filled like bench/ingest.ts does (default 5,000 transactions at 10 a block, a quarter of
+ * the ingest benchmark's chain, so the four cases run in minutes). Each case runs the collector with default
+ * flags (`collect --once` in process, SQLite) and, as its reference, the plain fetch of the same blocks through
+ * the same proxy (blocksWithReceipts, the calls per request that fit the cap, 8 requests in flight, no
+ * processing). Targets:
+ * (a) batch cap 10 at 20 ms RTT: completes, ≥ 0.6 × the plain fetch under the cap;
+ * (b) 429 at 5 requests/s: ≥ 0.9 × R·b/2 blocks/s (b = calls per request in use) and ≤ 10% of requests refused;
+ * (c) 200 ms RTT, no limits: ≥ 0.6 × the plain fetch;
+ * (d) no proxy: bench/ingest.ts on main and on this branch in one sitting (bench/README.md).
+ * Results: bench/results/rpc-limits.{json,md}.
+ * Run: node bin/run-ts.js bench/rpc-limits.ts [--transactions N] [--per-block N] [--only a,b,c]
+ */
+import { parseArgs } from 'node:util';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { startAnvil } from '../src/chain/anvil.js';
+import { generateLoad } from '../src/demo/activity/load.js';
+import { TempoRpc } from '../src/chain/rpc.js';
+import { launchCollector } from '../src/chain/collector/index.js';
+import { loadConfig } from '../src/config.js';
+import { openStore } from '../src/store/db.js';
+import { writeResults } from './lib/load.js';
+import { ensureNodeFlags } from './lib/node-flags.js';
+import { startLimitedRpc, type LimitedRpcOptions } from '../test/helpers/limited-rpc.js';
+
+ensureNodeFlags(import.meta.url);
+
+const { values } = parseArgs({
+  options: {
+    transactions: { type: 'string', default: '5000' },
+    'per-block': { type: 'string', default: '10' },
+    only: { type: 'string', default: 'a,b,c' },
+  },
+});
+const TX = Number(values.transactions);
+const PER_BLOCK = Number(values['per-block']);
+const ONLY = new Set(values.only.split(','));
+
+interface Case {
+  name: 'a' | 'b' | 'c';
+  title: string;
+  proxy: Omit<LimitedRpcOptions, 'upstream'>;
+}
+const CASES: Case[] = [
+  { name: 'a', title: 'batch cap 10 (-32005) at 20 ms RTT', proxy: { delayMs: 20, batchCap: 10, capAnswer: '-32005' } },
+  { name: 'b', title: '429 (Retry-After: 1) at 5 requests/s', proxy: { rate: 5 } },
+  { name: 'c', title: '200 ms RTT, no limits', proxy: { delayMs: 200 } },
+];
+
+const node = await startAnvil();
+const out: Record<string, unknown>[] = [];
+try {
+  await generateLoad(node.rpcUrl, { transactions: TX, perBlock: PER_BLOCK });
+  const head = (await (await TempoRpc.connect({ url: node.rpcUrl })).finalizedHead()).height;
+
+  /** The plain fetch of blocks 1..head through `url`, `calls` calls per request, 8 in flight, nothing else. */
+  async function plainFetch(url: string, calls: number): Promise<number> {
+    const rpc = await TempoRpc.connect({ url, batchCalls: calls, maxAttempts: 50 });
+    const t = performance.now();
+    const heights = Array.from({ length: head }, (_, i) => i + 1);
+    const chunk = 200;
+    const all: Promise<unknown>[] = [];
+    for (let i = 0; i < heights.length; i += chunk) all.push(rpc.blocksWithReceipts(heights.slice(i, i + chunk)));
+    await Promise.all(all);
+    return head / ((performance.now() - t) / 1000);
+  }
+
+  /** The collector with default flags through `url`, in process, on a fresh SQLite store. */
+  async function collector(url: string) {
+    const dir = mkdtempSync(join(tmpdir(), 'paywatch-rpc-limits-'));
+    const config = loadConfig({ db: `sqlite:${join(dir, 'store.sqlite')}`, rpcUrl: url, from: 1, logLevel: 'silent' });
+    const store = await openStore(config.db);
+    let last = 0;
+    const launched = await launchCollector(config, store, pino({ level: 'silent' }), {
+      once: true,
+      onProgress: (p) => (last = p.lastBlock),
+    });
+    await launched.collector.whenReady();
+    const t = performance.now();
+    await launched.collector.run();
+    const seconds = (performance.now() - t) / 1000;
+    const stats = launched.rpc.stats();
+    await launched.release();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+    if (last !== head) throw new Error(`collector stopped at ${last}/${head}`);
+    return { blocks_per_s: head / seconds, seconds, stats };
+  }
+
+  for (const c of CASES.filter((x) => ONLY.has(x.name))) {
+    process.stderr.write(`case ${c.name}: ${c.title}\n`);
+    // A proxy each for the collector and its reference, so neither inherits the other's bucket or counts.
+    const ref = await startLimitedRpc({ upstream: node.rpcUrl, ...c.proxy });
+    const refCalls = c.proxy.batchCap ?? 40;
+    const plain = c.name === 'b' ? null : await plainFetch(ref.url, refCalls);
+    await ref.close();
+    const p = await startLimitedRpc({ upstream: node.rpcUrl, ...c.proxy });
+    const r = await collector(p.url);
+    await p.close();
+    const refusedShare = p.counts.refused / p.counts.requests;
+    const bound = c.name === 'b' ? (5 * r.stats.batch_calls) / 2 : null;
+    const ratio = plain !== null ? r.blocks_per_s / plain : r.blocks_per_s / bound!;
+    const target = c.name === 'b' ? 0.9 : 0.6;
+    const met = ratio >= target && (c.name !== 'b' || refusedShare <= 0.1);
+    out.push({
+      case: c.name,
+      title: c.title,
+      blocks: head,
+      collector_blocks_per_s: Number(r.blocks_per_s.toFixed(1)),
+      reference: c.name === 'b' ? 'R·b/2' : 'plain fetch',
+      reference_blocks_per_s: Number((plain ?? bound!).toFixed(1)),
+      ratio: Number(ratio.toFixed(2)),
+      target,
+      refused_share: Number(refusedShare.toFixed(3)),
+      requests: p.counts.requests,
+      batch_calls_in_use: r.stats.batch_calls,
+      rate_per_s: r.stats.rate_per_s,
+      met,
+    });
+    process.stderr.write(`${JSON.stringify(out.at(-1))}\n`);
+  }
+} finally {
+  await node.stop();
+}
+
+const md = [
+  `# RPC limits (${new Date().toISOString().slice(0, 10)}, ${TX} transactions at ${PER_BLOCK} a block)`,
+  '',
+  '| case | collector blocks/s | reference | reference blocks/s | ratio | target | refused | requests | calls/request | rate/s | met |',
+  '|---|---|---|---|---|---|---|---|---|---|---|',
+  ...out.map(
+    (r) =>
+      `| (${r.case}) ${r.title} | ${r.collector_blocks_per_s} | ${r.reference} | ${r.reference_blocks_per_s} | ${r.ratio} | ≥ ${r.target} | ${((r.refused_share as number) * 100).toFixed(1)}% | ${r.requests} | ${r.batch_calls_in_use} | ${r.rate_per_s ?? '—'} | ${r.met ? 'yes' : 'NO'} |`,
+  ),
+  '',
+  'Command: `node bin/run-ts.js bench/rpc-limits.ts`',
+].join('\n');
+writeResults('rpc-limits', { transactions: TX, per_block: PER_BLOCK, cases: out }, md);
+process.stdout.write(`${md}\n`);

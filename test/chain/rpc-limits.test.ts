@@ -1,0 +1,145 @@
+/**
+ * The JSON-RPC client and the collector against nodes that limit what they accept, each a real loopback proxy
+ * (test/helpers/limited-rpc.ts) in front of a real anvil node in Tempo mode:
+ * - a node capping batches at 10 calls (JSON-RPC -32005 "batch too large", or HTTP 413): the client halves its
+ *   calls per request until accepted, warns once, and block and token reads come back whole; a collector run
+ *   through it ends equal to one straight from the node;
+ * - a node rate-limiting with 429 and Retry-After: after the first refusal the client paces itself, and at
+ *   most 10% of the requests that follow are refused;
+ * - a node answering one block with a wrong parentHash once, at the start of a run fetched concurrently behind
+ *   others: the link check at write time refetches from the break, and the store ends equal to the clean run.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { startAnvil, type AnvilNode } from '../../src/chain/anvil.js';
+import { TempoRpc } from '../../src/chain/rpc.js';
+import { TokenRegistry } from '../../src/chain/tokens.js';
+import { Collector } from '../../src/chain/collector/collector.js';
+import { openStore } from '../../src/store/db.js';
+import { generateLoad } from '../../src/demo/activity.js';
+import { createTestDb, type TestDb } from '../helpers/db.js';
+import { startLimitedRpc, type LimitedRpc, type LimitedRpcOptions } from '../helpers/limited-rpc.js';
+import { snapshotStore, type StoreSnapshot } from '../e2e/cli.js';
+import { finalizedHeight } from '../e2e/rpc.js';
+
+/** TIP-20 tokens anvil's Tempo mode deploys (pathUSD and the three test stablecoins). */
+const TOKENS = [
+  '0x20c0000000000000000000000000000000000000',
+  '0x20c0000000000000000000000000000000000001',
+  '0x20c0000000000000000000000000000000000002',
+  '0x20c0000000000000000000000000000000000003',
+];
+
+let anvil: AnvilNode;
+let head: number;
+let clean: StoreSnapshot;
+const dbs: TestDb[] = [];
+const proxies: LimitedRpc[] = [];
+
+async function proxy(opts: Omit<LimitedRpcOptions, 'upstream'>): Promise<LimitedRpc> {
+  const p = await startLimitedRpc({ upstream: anvil.rpcUrl, ...opts });
+  proxies.push(p);
+  return p;
+}
+
+/** A pino logger whose lines are kept as objects. */
+function recordingLog() {
+  const lines: { level: number; msg: string; [k: string]: unknown }[] = [];
+  const log = pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s)) });
+  return { log, lines };
+}
+
+/** Collects blocks 0..head through `rpcUrl` into a fresh SQLite store, in this process, with `batchSize` blocks a run. */
+async function collect(rpcUrl: string, batchSize: number, log = pino({ level: 'silent' })): Promise<StoreSnapshot> {
+  const db = await createTestDb('sqlite');
+  dbs.push(db);
+  const store = await openStore(db.url);
+  const rpc = await TempoRpc.connect({ url: rpcUrl, log });
+  try {
+    await new Collector({ store, rpc, tokens: new TokenRegistry(rpc), log, from: 0, batchSize, pollIntervalMs: 100, once: true }).run();
+  } finally {
+    await store.close();
+  }
+  return snapshotStore(db.url);
+}
+
+beforeAll(async () => {
+  anvil = await startAnvil();
+  await generateLoad(anvil.rpcUrl, { transactions: 200, perBlock: 2 });
+  head = await finalizedHeight(anvil.rpcUrl);
+  clean = await collect(anvil.rpcUrl, 10);
+}, 240_000);
+
+afterAll(async () => {
+  for (const p of proxies) await p.close();
+  await anvil?.stop();
+  for (const db of dbs) await db.drop();
+});
+
+describe('a node that caps batches at 10 calls', () => {
+  it.each(['-32005', '413'] as const)(
+    'answered %s: halves the calls per request until accepted, warns once, reads come back whole',
+    async (answer) => {
+      const p = await proxy({ batchCap: 10, capAnswer: answer });
+      const { log, lines } = recordingLog();
+      const rpc = await TempoRpc.connect({ url: p.url, log });
+      const heights = Array.from({ length: 30 }, (_, i) => i + 1);
+      const direct = await (await TempoRpc.connect({ url: anvil.rpcUrl })).blocksWithReceipts(heights);
+      expect(await rpc.blocksWithReceipts(heights)).toEqual(direct);
+      expect(rpc.stats().batch_calls).toBeLessThanOrEqual(10);
+      expect(rpc.stats().batch_calls).toBeGreaterThanOrEqual(5);
+      expect(p.counts.tooLarge).toBeGreaterThan(0);
+      expect(p.counts.largestBatch).toBeLessThanOrEqual(10);
+      // Remembered for the node: the token registry on the same node sends batches that fit from the start.
+      const refusedBefore = p.counts.tooLarge;
+      const tokens = await new TokenRegistry(rpc).resolve(TOKENS);
+      expect([...tokens.values()].every((t) => t.symbol !== null && t.decimals === 6)).toBe(true);
+      expect(p.counts.tooLarge).toBe(refusedBefore);
+      const warnings = lines.filter((l) => l.level === 40);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatchObject({ batch_calls: rpc.stats().batch_calls });
+    },
+    60_000,
+  );
+
+  it('does not stop a collector: with defaults it ends equal to a run straight from the node', async () => {
+    const p = await proxy({ batchCap: 10, capAnswer: '-32005' });
+    const got = await collect(p.url, 50);
+    expect(got.rows).toEqual(clean.rows);
+    expect(got.coverage).toEqual([{ first: 0, last: head }]);
+    expect(p.counts.largestBatch).toBeLessThanOrEqual(10);
+  }, 120_000);
+});
+
+describe('a node that rate-limits with 429 and Retry-After', () => {
+  it('is paced after the first refusal: at most 10% of the later requests are refused', async () => {
+    const p = await proxy({ rate: 20 });
+    const { log } = recordingLog();
+    const rpc = await TempoRpc.connect({ url: p.url, log, batchCalls: 1, maxAttempts: 20 });
+    // 160 requests of one call each, 8 in flight: 8 s at the node's 20 requests/s.
+    const results = await rpc.batch(Array.from({ length: 160 }, () => ({ method: 'eth_blockNumber', params: [] })));
+    expect(results.every((r) => typeof r === 'string')).toBe(true);
+    const s = rpc.stats();
+    expect(s.refused).toBe(p.counts.refused);
+    expect(s.refused).toBeGreaterThan(0);
+    expect(s.rate_per_s).not.toBeNull();
+    // The burst in flight when the node first refused is refused together (at most `concurrency`); after it:
+    const later = s.refused - Math.min(s.refused, rpc.concurrency);
+    expect(later / s.requests).toBeLessThanOrEqual(0.1);
+  }, 60_000);
+});
+
+describe('pipelined fetching', () => {
+  it('refetches from a parent link broken mid-pipeline and ends equal to the clean run', async () => {
+    // Runs of 10 blocks: block 30 starts the fourth run, fetched concurrently behind three others.
+    const p = await proxy({ breakParentOnce: 30 });
+    const { log, lines } = recordingLog();
+    const got = await collect(p.url, 10, log);
+    expect(p.counts.parentBroken).toBe(1);
+    expect(lines.some((l) => l.msg.startsWith('parent link broken between runs') && l.height === 30)).toBe(true);
+    expect(new Set(got.hashes).size).toBe(got.hashes.length);
+    expect(got.rows).toEqual(clean.rows);
+    expect(got.coverage).toEqual([{ first: 0, last: head }]);
+    expect(got.checkpoint).toEqual(clean.checkpoint);
+  }, 120_000);
+});
