@@ -45,6 +45,47 @@ export function unpackDetail(packed: Uint8Array): string {
   return inflateRawSync(b.subarray(1), { dictionary: DICTIONARY_V1 }).toString('utf8');
 }
 
+/**
+ * The preset dictionary of packed integrity: one transaction's Integrity (two passed stages) with its roots zeroed.
+ * NEVER change it: packed integrity of format 1 inflates only with exactly these bytes.
+ */
+const INTEGRITY_DICTIONARY_V1 = Buffer.from(
+  '{"score":2,"maximum":5,"version":"1","scope":"transaction-in-finalized-block","stages":[{"level":1,"label":"finalized receipt","status":"pass","reason":"block 909 <= finalized head 2000 when read from https://rpc.tempo.xyz; receipt matches transaction hash, block hash, height and index 8"},{"level":2,"label":"block commitment","status":"pass","reason":"keccak256 of the re-encoded type 0x76 transaction equals its hash; transactionsRoot recomputed and matched (0x0000000000000000000000000000000000000000000000000000000000000000); receiptsRoot recomputed and matched (0x0000000000000000000000000000000000000000000000000000000000000000); block hash recomputed from the header (ethereum encoding) and matched"}],"evaluated_at":"2026-01-01T00:00:00.000Z","independent_consensus_verified":false}',
+  'utf8',
+);
+
+/** A packed integrity: its score and maximum in plain JSON (the export reads them in SQL) and the whole, deflated. */
+interface PackedIntegrity {
+  score: number;
+  maximum: number;
+  /** "1:" (the format) and the base64 of the Integrity's JSON text deflated against INTEGRITY_DICTIONARY_V1. */
+  z: string;
+}
+
+/**
+ * The stored text of an observation's integrity (JSON text of the Integrity member): `{"score","maximum","z"}`,
+ * ~180 characters instead of ~790, still JSON, so SQL reads of `$.score` and `$.maximum` (./export.ts) and the text
+ * column stay as they are on both dialects. Text already packed is returned unchanged.
+ */
+export function packIntegrity(json: string): string {
+  if (json.includes('"z":"')) return json;
+  const { score, maximum } = JSON.parse(json) as { score: number; maximum: number };
+  const z = deflateRawSync(json, { level: LEVEL, dictionary: INTEGRITY_DICTIONARY_V1 }).toString('base64');
+  return JSON.stringify({ score, maximum, z: `${FORMAT_DEFLATE_V1}:${z}` } satisfies PackedIntegrity);
+}
+
+/**
+ * The Integrity's JSON text from its stored text (packIntegrity's output, or JSON text stored before chain_0005).
+ * @throws Error when the format is unknown (a store written by a newer paywatch) or the bytes are corrupt
+ */
+export function unpackIntegrity(stored: string): string {
+  if (!stored.includes('"z":"')) return stored;
+  const { z } = JSON.parse(stored) as PackedIntegrity;
+  const colon = z.indexOf(':');
+  if (z.slice(0, colon) !== String(FORMAT_DEFLATE_V1)) throw new Error(`stored integrity has unknown format ${z.slice(0, colon)}`);
+  return inflateRawSync(Buffer.from(z.slice(colon + 1), 'base64'), { dictionary: INTEGRITY_DICTIONARY_V1 }).toString('utf8');
+}
+
 /** The detail's JSON text from its stored row: the packed bytes when present, else the legacy JSON text column. */
 export function storedDetailJson(row: { detail: string; packed: Uint8Array | null }): string {
   return row.packed ? unpackDetail(row.packed) : row.detail;

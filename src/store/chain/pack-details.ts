@@ -1,13 +1,14 @@
 /**
  * Packing the details of a store written before migration chain_0005 (../migrations/chain.ts): each row's JSON
- * text is compressed into `packed` and its `detail` emptied, in batches of PACK_BATCH rows in key (seq) order,
+ * text is compressed into `packed` and its `detail` emptied, and its observation's integrity packed (detail-codec.ts
+ * packIntegrity), in batches of PACK_BATCH rows in key (seq) order,
  * each batch one transaction of its own that also advances chain_stats.pack_next. An interruption loses at most
  * the batch under way; the next start resumes at pack_next. Reads take either form (detail-codec.ts
  * storedDetailJson), so a store being packed answers the same throughout.
  */
 import { sql } from 'kysely';
 import type { Store } from '../store.js';
-import { packDetail } from './detail-codec.js';
+import { packDetail, packIntegrity } from './detail-codec.js';
 
 /** Rows per batch: ~3.3 MB of JSON read and ~0.4 MB written per transaction. */
 export const PACK_BATCH = 1_000;
@@ -38,7 +39,19 @@ export async function packPendingDetails(store: Store, onProgress?: PackProgress
       .where('packed', 'is', null)
       .execute();
     const packed = rows.map((r) => packDetail(r.detail));
+    const integrity = (
+      await db.selectFrom('observations').select(['seq', 'integrity']).where('seq', '>=', next).where('seq', '<', upTo).execute()
+    )
+      .map((r) => ({ seq: r.seq, was: r.integrity, now: packIntegrity(r.integrity) }))
+      .filter((r) => r.now !== r.was);
     await db.transaction().execute(async (trx) => {
+      if (integrity.length && store.dialect === 'postgres') {
+        await sql`update observations o set integrity = v.i
+                  from unnest(${integrity.map((r) => String(r.seq))}::bigint[], ${integrity.map((r) => r.now)}::text[]) as v(s, i)
+                  where o.seq = v.s`.execute(trx);
+      } else {
+        for (const r of integrity) await trx.updateTable('observations').set({ integrity: r.now }).where('seq', '=', r.seq).execute();
+      }
       if (rows.length && store.dialect === 'postgres') {
         // One statement per batch: a round trip per row would dominate on a distant server.
         await sql`update observation_details d set packed = v.p, detail = ''

@@ -7,7 +7,7 @@ import type { Database } from '../schema.js';
 import type { DialectName } from '../dialect.js';
 import type { SerializedObservation } from './rows.js';
 import { preparedOnPostgres } from '../prepared.js';
-import { packDetail } from './detail-codec.js';
+import { packDetail, packIntegrity } from './detail-codec.js';
 
 /**
  * Rows per multi-row INSERT of a table with `columns` columns: at most 1000 rows (PostgreSQL plans larger
@@ -129,7 +129,7 @@ export async function insertObservations(
       trx,
       dialect,
       'observations',
-      fresh.map((x, i) => ({ ...x.row, seq: count + i })),
+      fresh.map((x, i) => ({ ...x.row, integrity: packIntegrity(x.row.integrity), seq: count + i })),
       ['hash'],
     );
     await insertRows(
