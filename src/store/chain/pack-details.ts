@@ -19,9 +19,10 @@ export type PackProgress = (done: number, total: number) => void;
 /**
  * Packs every detail still stored as JSON text (seq in chain_stats' [pack_next, pack_end)). Returns how many rows
  * it packed (0 after one read of chain_stats on a store already packed).
- * @param onProgress called once at the start when there is work, then after each batch
+ * @param onProgress called once at the start when there is work, then after each committed batch
+ * @param batch rows per batch (default PACK_BATCH)
  */
-export async function packPendingDetails(store: Store, onProgress?: PackProgress): Promise<number> {
+export async function packPendingDetails(store: Store, onProgress?: PackProgress, batch = PACK_BATCH): Promise<number> {
   const { db } = store;
   const s = await db.selectFrom('chain_stats').select(['pack_next', 'pack_end']).where('id', '=', 1).executeTakeFirst();
   if (!s || s.pack_next == null || s.pack_end == null) return 0;
@@ -30,7 +31,7 @@ export async function packPendingDetails(store: Store, onProgress?: PackProgress
   let packedRows = 0;
   onProgress?.(0, end - start);
   for (let next = start; next < end; ) {
-    const upTo = Math.min(end, next + PACK_BATCH);
+    const upTo = Math.min(end, next + batch);
     const rows = await db
       .selectFrom('observation_details')
       .select(['seq', 'detail'])
