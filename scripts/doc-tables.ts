@@ -49,6 +49,7 @@ const COMMAND_LABEL: Record<CommandName, string> = {
   'intel verify-archive': '`intel verify-archive`',
   operator: '`operator …`',
   'operator sender keys': '`operator connection create`/`rotate`, `operator producer enroll`/`rotate`',
+  compact: '`compact`',
 };
 
 /** The commands column: every command, or the list. */

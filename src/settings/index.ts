@@ -29,6 +29,7 @@ export const COMMANDS = [
   'intel verify-archive',
   'operator',
   'operator sender keys',
+  'compact',
 ] as const;
 export type CommandName = (typeof COMMANDS)[number];
 

@@ -76,3 +76,47 @@ export async function storageUsage(store: Store): Promise<StoredObject[]> {
     order by bytes desc`.execute(store.db);
   return rows.map((r) => ({ name: r.name, table: r.tbl, kind: r.kind === 'index' ? 'index' : 'table', bytes: Number(r.bytes) }));
 }
+
+/** What compactStore did: the store's bytes (storageUsage summed) before and after, and the statements run. */
+export interface CompactResult {
+  before: number;
+  after: number;
+  statements: string[];
+}
+
+/**
+ * Gives the store's free space back to the disk. SQLite: `VACUUM` rewrites the file packed (it needs the file's
+ * size again in free disk for the rewrite, and holds the write lock meanwhile: the collector waits), or with
+ * `into` `VACUUM INTO` writes a packed copy and leaves the store alone (no lock held beyond a read). PostgreSQL:
+ * `VACUUM (ANALYZE)` makes dead rows' space reusable without locking writers and `REINDEX … CONCURRENTLY`
+ * rebuilds the chain indexes full; with `full`, `VACUUM FULL` rewrites the tables (returning space to the
+ * operating system) under an exclusive lock.
+ * @param opts.into SQLite only: the file to write the packed copy to (must not exist)
+ * @throws Error from the database (e.g. `into` on PostgreSQL, or an existing `into` file)
+ */
+export async function compactStore(store: Store, opts: { into?: string; full?: boolean } = {}): Promise<CompactResult> {
+  const total = async () => (await storageUsage(store)).reduce((s, o) => s + o.bytes, 0);
+  const before = await total();
+  const statements: string[] = [];
+  const run = async (text: string) => {
+    statements.push(text);
+    await sql.raw(text).execute(store.db);
+  };
+  if (store.dialect === 'sqlite') {
+    if (opts.into) {
+      statements.push('vacuum into ?');
+      await sql`vacuum into ${opts.into}`.execute(store.db);
+    } else {
+      await run('vacuum');
+      await run('pragma wal_checkpoint(truncate)');
+    }
+  } else {
+    if (opts.into) throw new Error('--into is for SQLite stores (PostgreSQL: use pg_dump)');
+    if (opts.full) await run('vacuum (full, analyze) observations, observation_details, leg_recipients');
+    else {
+      await run('vacuum (analyze) observations, observation_details, leg_recipients');
+      for (const t of ['observations', 'observation_details', 'leg_recipients']) await run(`reindex table concurrently ${t}`);
+    }
+  }
+  return { before, after: opts.into ? before : await total(), statements };
+}
