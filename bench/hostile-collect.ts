@@ -7,6 +7,7 @@
  * observations row's columns and its detail). Results: bench/results/hostile-collect.{json,md}.
  * Run: node bin/run-ts.js bench/hostile-collect.ts [--base /path/to/checkout …] [--timeout-s 900]
  */
+import { storedDetailJson } from '../src/store/chain/detail-codec.js';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -77,10 +78,15 @@ try {
         const db = new Database(file, { readonly: true });
         const row = db.prepare('select * from observations where hash = ?').get(hash) as Record<string, unknown> | undefined;
         if (row) {
-          const detail = db.prepare('select detail from observation_details where seq = ?').get(row.seq) as { detail: string };
+          // The detail's JSON size (as served), not its packed size on disk.
+          const detail = storedDetailJson(
+            db.prepare('select detail, packed from observation_details where seq = ?').get(row.seq) as {
+              detail: string;
+              packed: Buffer | null;
+            },
+          );
           stored =
-            Object.values(row).reduce<number>((n, v) => n + (v == null ? 0 : Buffer.byteLength(String(v))), 0) +
-            Buffer.byteLength(detail.detail);
+            Object.values(row).reduce<number>((n, v) => n + (v == null ? 0 : Buffer.byteLength(String(v))), 0) + Buffer.byteLength(detail);
           decode = String(row.decode);
         }
         db.close();

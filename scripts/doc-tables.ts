@@ -50,6 +50,7 @@ const COMMAND_LABEL: Record<CommandName, string> = {
   'integrity verify': '`integrity verify`',
   operator: '`operator …`',
   'operator sender keys': '`operator connection create`/`rotate`, `operator producer enroll`/`rotate`',
+  compact: '`compact`',
 };
 
 /** The commands column: every command, or the list. */

@@ -27,6 +27,8 @@ export const FACE_STORE_VALUES = {
   'src/store/chain/collector-lock.ts': ['acquireOrStandBy'],
   // The store's outage error, which every face maps once (HTTP 503, CLI exit code, MCP error).
   'src/store/outage.ts': ['isStoreOutage', 'StoreUnavailable'],
+  // `paywatch compact`: the store's maintenance statements and its size by table and index.
+  'src/store/maintenance.ts': ['compactStore', 'storageUsage'],
 };
 
 /** Server modules the explorer may bundle: pure rules it shares with the server (no I/O, no server state); money throws the catalogue's InvalidDecimal. */

@@ -6,6 +6,8 @@ import type { Config } from '../config.js';
 import { openStore, type OpenStoreOptions, type Store } from '../store/db.js';
 import { DEFAULT_TOKEN_LIST, TokenList, TokenListError } from '../domain/token-list.js';
 import { CliError } from './run.js';
+import cliProgress from 'cli-progress';
+import { canShowProgress } from './progress.js';
 import type { Logger } from 'pino';
 import { SharedLimits } from '../limits/shared.js';
 import { redactUrl } from '../net/redact-url.js';
@@ -28,8 +30,25 @@ export function configuredTokenList(config: Config): TokenList {
  * Opens (and migrates) the configured store with the configured token list.
  * @throws CliError for a bad token list; the store's one-line Error when it cannot be opened
  */
-export function openConfiguredStore(config: Config, opts: Omit<OpenStoreOptions, 'tokenList'> = {}): Promise<Store> {
-  return openStore(config.db, { ...opts, tokenList: configuredTokenList(config) });
+export async function openConfiguredStore(config: Config, opts: Omit<OpenStoreOptions, 'tokenList'> = {}): Promise<Store> {
+  // A store written before chain_0007 packs its details on the first start: minutes for millions of rows.
+  let bar: cliProgress.SingleBar | null = null;
+  const onMigrationProgress = canShowProgress()
+    ? (done: number, total: number) => {
+        if (!bar) {
+          bar = new cliProgress.SingleBar(
+            { format: 'packing stored details [{bar}] {value}/{total} | ETA {eta_formatted}', stream: process.stderr },
+            cliProgress.Presets.shades_classic,
+          );
+          bar.start(total, done);
+        } else bar.update(done);
+      }
+    : undefined;
+  try {
+    return await openStore(config.db, { onMigrationProgress, ...opts, tokenList: configuredTokenList(config) });
+  } finally {
+    (bar as cliProgress.SingleBar | null)?.stop();
+  }
 }
 
 /**

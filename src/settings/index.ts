@@ -30,6 +30,7 @@ export const COMMANDS = [
   'integrity verify',
   'operator',
   'operator sender keys',
+  'compact',
 ] as const;
 export type CommandName = (typeof COMMANDS)[number];
 

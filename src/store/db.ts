@@ -43,6 +43,8 @@ export interface OpenStoreOptions {
   readersMaxQueued?: number;
   /** Milliseconds a SQLite open waits for another process migrating the same file (default MIGRATION_LOCK_WAIT_MS). */
   migrationLockWaitMs?: number;
+  /** Progress of a migration's batched data step (rows done, rows to do), for a progress bar on large stores. */
+  onMigrationProgress?: (done: number, total: number) => void;
 }
 
 /**
@@ -57,7 +59,7 @@ export async function openStore(value: string, opts: OpenStoreOptions = {}): Pro
     t.dialect === 'sqlite' ? await openSqlite(t.target, opts) : { ...(await openPostgres(t, opts.poolSize)), unlockMigrations: () => {} };
   const store = storeOver(db, dialect, t, opts.tokenList ?? DEFAULT_TOKEN_LIST);
   try {
-    if (opts.migrate !== false && !opts.readonly) await migrateStore(store);
+    if (opts.migrate !== false && !opts.readonly) await migrateStore(store, opts.onMigrationProgress);
   } catch (e) {
     await dialect.close().catch(() => {});
     throw e;

@@ -30,3 +30,93 @@ export async function refreshPlannerStatistics(store: Store): Promise<void> {
   if (store.dialect === 'postgres') await sql`vacuum analyze observations, observation_details, leg_recipients`.execute(store.db);
   else await sql`analyze`.execute(store.db);
 }
+
+/** Bytes one table or index of the store takes on disk (SQLite: its pages; PostgreSQL: its relation with TOAST). */
+export interface StoredObject {
+  name: string;
+  /** The table an index belongs to (the table itself for a table). */
+  table: string;
+  kind: 'table' | 'index';
+  bytes: number;
+}
+
+/**
+ * Bytes per table and index of the whole store, largest first. SQLite: the `dbstat` virtual table (pages in use by
+ * each b-tree, free pages of the file under "(free pages)"); PostgreSQL: pg_total_relation_size of each table minus
+ * its indexes (heap, TOAST and their maps) and pg_relation_size of each index.
+ */
+export async function storageUsage(store: Store): Promise<StoredObject[]> {
+  if (store.dialect === 'sqlite') {
+    const { rows } = await sql<{ name: string; tbl: string | null; type: string | null; bytes: number }>`
+      select d.name, m.tbl_name as tbl, m.type, sum(d.pgsize) as bytes from dbstat d
+      left join sqlite_schema m on m.name = d.name group by d.name order by bytes desc`.execute(store.db);
+    const free = await sql<{
+      n: number;
+      size: number;
+    }>`select freelist_count as n, page_size as size from pragma_freelist_count(), pragma_page_size()`.execute(store.db);
+    const out: StoredObject[] = rows.map((r) => ({
+      name: r.name,
+      table: r.tbl ?? r.name,
+      kind: r.type === 'index' ? 'index' : 'table',
+      bytes: Number(r.bytes),
+    }));
+    const f = free.rows[0];
+    if (f && f.n > 0) out.push({ name: '(free pages)', table: '(free pages)', kind: 'table', bytes: f.n * f.size });
+    return out;
+  }
+  const { rows } = await sql<{ name: string; tbl: string; kind: string; bytes: string }>`
+    select c.relname as name, c.relname as tbl, 'table' as kind,
+           pg_total_relation_size(c.oid) - pg_indexes_size(c.oid) as bytes
+    from pg_class c join pg_namespace n on n.oid = c.relnamespace
+    where c.relkind in ('r', 'p') and n.nspname = current_schema()
+    union all
+    select i.relname, t.relname, 'index', pg_relation_size(i.oid)
+    from pg_index x join pg_class i on i.oid = x.indexrelid join pg_class t on t.oid = x.indrelid
+    join pg_namespace n on n.oid = t.relnamespace where n.nspname = current_schema()
+    order by bytes desc`.execute(store.db);
+  return rows.map((r) => ({ name: r.name, table: r.tbl, kind: r.kind === 'index' ? 'index' : 'table', bytes: Number(r.bytes) }));
+}
+
+/** What compactStore did: the store's bytes (storageUsage summed) before and after, and the statements run. */
+export interface CompactResult {
+  before: number;
+  after: number;
+  statements: string[];
+}
+
+/**
+ * Gives the store's free space back to the disk. SQLite: `VACUUM` rewrites the file packed (it needs the file's
+ * size again in free disk for the rewrite, and holds the write lock meanwhile: the collector waits), or with
+ * `into` `VACUUM INTO` writes a packed copy and leaves the store alone (no lock held beyond a read). PostgreSQL:
+ * `VACUUM (ANALYZE)` makes dead rows' space reusable without locking writers and `REINDEX … CONCURRENTLY`
+ * rebuilds the chain indexes full; with `full`, `VACUUM FULL` rewrites the tables (returning space to the
+ * operating system) under an exclusive lock.
+ * @param opts.into SQLite only: the file to write the packed copy to (must not exist)
+ * @throws Error from the database (e.g. `into` on PostgreSQL, or an existing `into` file)
+ */
+export async function compactStore(store: Store, opts: { into?: string; full?: boolean } = {}): Promise<CompactResult> {
+  const total = async () => (await storageUsage(store)).reduce((s, o) => s + o.bytes, 0);
+  const before = await total();
+  const statements: string[] = [];
+  const run = async (text: string) => {
+    statements.push(text);
+    await sql.raw(text).execute(store.db);
+  };
+  if (store.dialect === 'sqlite') {
+    if (opts.into) {
+      statements.push('vacuum into ?');
+      await sql`vacuum into ${opts.into}`.execute(store.db);
+    } else {
+      await run('vacuum');
+      await run('pragma wal_checkpoint(truncate)');
+    }
+  } else {
+    if (opts.into) throw new Error('--into is for SQLite stores (PostgreSQL: use pg_dump)');
+    if (opts.full) await run('vacuum (full, analyze) observations, observation_details, leg_recipients');
+    else {
+      await run('vacuum (analyze) observations, observation_details, leg_recipients');
+      for (const t of ['observations', 'observation_details', 'leg_recipients']) await run(`reindex table concurrently ${t}`);
+    }
+  }
+  return { before, after: opts.into ? before : await total(), statements };
+}

@@ -4,17 +4,26 @@ import type { Store } from './store.js';
 import { migrationProvider } from './migrations/index.js';
 import { MigrationError } from './errors.js';
 import { shortMessage } from '../domain/errors.js';
+import { packPendingDetails, type PackProgress } from './chain/pack-details.js';
 
 /**
- * Applies every pending migration of every area. Callers on a SQLite file hold its migration lock
- * (lockSqliteMigrations; openStore does), since Kysely's SQLite migrator takes none.
+ * Applies every pending migration of every area, then the data steps that run in batches of their own
+ * transactions so a large store can be interrupted and resumed (packing details, ./chain/pack-details.ts).
+ * Callers on a SQLite file hold its migration lock (lockSqliteMigrations; openStore does), since Kysely's
+ * SQLite migrator takes none.
+ * @param onProgress rows done / to do of the batched steps (a progress bar for large stores)
  * @throws Error naming the failed migration
  */
-export async function migrateStore(store: Store): Promise<void> {
+export async function migrateStore(store: Store, onProgress?: PackProgress): Promise<void> {
   const migrator = new Migrator({ db: store.db, provider: migrationProvider, allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     throw new MigrationError(`migration ${failed?.migrationName ?? '?'} failed: ${shortMessage(error)}`);
+  }
+  try {
+    await packPendingDetails(store, onProgress);
+  } catch (e) {
+    throw new MigrationError(`packing stored details failed: ${shortMessage(e)}`);
   }
 }

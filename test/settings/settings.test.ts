@@ -214,6 +214,7 @@ const FLAGS: Record<string, string[]> = {
   'intel collect': ['--db', '--log-level', '--once', '--sources', '--allow-loopback'],
   'intel verify-archive': ['--db', '--log-level'],
   'integrity verify': ['--db', '--log-level', '--consensus-genesis', '--consensus-epoch-length', '--from', '--to'],
+  compact: ['--db', '--log-level', '--into', '--full'],
   'operator connection create': ['--db', '--log-level', '--json', '--secret-file', '--protocol', '--name', '--env'],
   'operator connection list': ['--db', '--log-level', '--json'],
   'operator connection rotate': ['--db', '--log-level', '--json', '--secret-file', '--grace'],

@@ -10,6 +10,8 @@ import { receivedPayments } from '../../src/store/trust/index.js';
 import { STATS_REUSE_MS } from '../../src/store/cache.js';
 import type { BlockObservations, Execution, Observation } from '../../src/domain/observation.js';
 import { chainMigrations } from '../../src/store/migrations/chain.js';
+import { unpackDetail } from '../../src/store/chain/detail-codec.js';
+import { packPendingDetails } from '../../src/store/chain/pack-details.js';
 import { DIALECTS, storeFactory } from '../helpers/db.js';
 import { makeBlocks, observationsOf } from '../helpers/observations.js';
 
@@ -152,9 +154,10 @@ describe.each(DIALECTS)('observation details and leg recipients on %s', (dialect
     const before = await Promise.all(hashes.map((h) => getTransaction(s, h)));
     const keyColumns = async () =>
       ((await s.db.introspection.getTables()).find((t) => t.name === 'observation_details')?.columns ?? []).map((c) => c.name).sort();
-    expect(await keyColumns()).toEqual(['detail', 'seq']);
+    expect(await keyColumns()).toEqual(['detail', 'packed', 'seq']);
     const migration = chainMigrations.chain_0003_details_by_seq;
-    // down() gives the layout of a store written before chain_0003 (chain_0001/0002: keyed by hash).
+    // down() gives the layout of a store written before chain_0003 (chain_0001/0002: keyed by hash), details as JSON text.
+    await chainMigrations.chain_0007_details_packed.down!(s.db);
     await migration.down!(s.db);
     expect(await keyColumns()).toEqual(['detail', 'hash']);
     expect(await rows(s, 'observation_details')).toBe(hashes.length);
@@ -162,6 +165,9 @@ describe.each(DIALECTS)('observation details and leg recipients on %s', (dialect
     await migration.up(s.db); // a second run (a crash after the rebuild, before it was recorded) changes nothing
     expect(await keyColumns()).toEqual(['detail', 'seq']);
     expect(await rows(s, 'observation_details')).toBe(hashes.length);
+    await chainMigrations.chain_0007_details_packed.up(s.db);
+    expect(await packPendingDetails(s)).toBe(hashes.length);
+    expect(await keyColumns()).toEqual(['detail', 'packed', 'seq']);
     expect(await Promise.all(hashes.map((h) => getTransaction(s, h)))).toEqual(before);
     expect(before.every((d) => d !== null && d.legs !== null)).toBe(true);
   });
@@ -200,12 +206,15 @@ describe.each(DIALECTS)('observation details and leg recipients on %s', (dialect
     const metrics = await computeMetrics(s, {});
     expect((await getTransaction(s, multi.hash))?.nominal).toBe('3');
     const migration = chainMigrations.chain_0004_nominal_parts;
-    // down() gives the layout of a store written before chain_0004: one `nominal` column, list-dependent.
+    // down() gives the layout of a store written before chain_0004: one `nominal` column, list-dependent, and
+    // details as JSON text (chain_0007 reverted first).
+    await chainMigrations.chain_0007_details_packed.down!(s.db);
     await migration.down!(s.db);
     const { rows: old } = await sql<{ nominal: string | null }>`select nominal from observations where hash = ${multi.hash}`.execute(s.db);
     expect(old[0].nominal).toBe('3');
     await migration.up(s.db);
     await migration.up(s.db); // a second run changes nothing
+    await chainMigrations.chain_0007_details_packed.up(s.db);
     const fresher = await stores.reopen(s); // a new handle: no remembered answers
     expect(await Promise.all(hashes.map((h) => getTransaction(fresher, h)))).toEqual(before);
     expect(await computeMetrics(fresher, {})).toEqual(metrics);
@@ -227,31 +236,25 @@ describe.each(DIALECTS)('observation details and leg recipients on %s', (dialect
   });
 });
 
-describe('observation details on PostgreSQL', () => {
-  const stores = storeFactory('postgres');
+describe.each(DIALECTS)('observation details on %s', (dialect) => {
+  const stores = storeFactory(dialect);
   afterAll(() => stores.cleanup());
 
-  it('are compressed with lz4 where the server has it, and a detail over the compression threshold reads back whole', async () => {
+  it('are stored packed (a fraction of their JSON) and read back whole', async () => {
     const s = await stores.fresh();
-    const { rows } = await sql<{
-      lz4: boolean;
-    }>`select 'lz4' = any(enumvals) as lz4 from pg_settings where name = 'default_toast_compression'`.execute(s.db);
-    const { rows: col } = await sql<{
-      c: string;
-    }>`select attcompression as c from pg_attribute where attrelid = 'observation_details'::regclass and attname = 'detail'`.execute(s.db);
-    expect(col[0].c).toBe(rows[0]?.lz4 ? 'l' : '');
     const b = payment(
       7,
       OTHER,
       Array.from({ length: 40 }, (_, i) => `0x${i.toString(16).padStart(40, '0')}`),
     );
     await writeBlocks(s, [b], { height: 7, hash: b.hash });
-    const { rows: stored } = await sql<{
-      n: number;
-      method: string | null;
-    }>`select length(detail) as n, pg_column_compression(detail) as method from observation_details`.execute(s.db);
-    expect(stored[0].n).toBeGreaterThan(4000);
-    if (rows[0]?.lz4) expect(stored[0].method).toBe('lz4');
+    const stored = await s.db.selectFrom('observation_details').select(['detail', 'packed']).execute();
+    expect(stored).toHaveLength(1);
+    expect(stored[0].detail).toBe('');
+    const json = JSON.stringify(b.observations[0].detail);
+    expect(json.length).toBeGreaterThan(4000);
+    expect(stored[0].packed!.length).toBeLessThan(json.length / 4);
+    expect(unpackDetail(stored[0].packed!)).toBe(json);
     expect((await getTransaction(s, b.hash))?.legs).toHaveLength(40);
   });
 });

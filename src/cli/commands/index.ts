@@ -52,4 +52,9 @@ export const commands: readonly CommandEntry[] = [
     description: 'provider intelligence: collect paid-service listings and checks, verify the evidence archive',
     load: () => import('./intel.js'),
   },
+  {
+    name: 'compact',
+    description: "give the store's free space back to the disk (SQLite VACUUM or VACUUM INTO; PostgreSQL VACUUM and REINDEX)",
+    load: () => import('./compact.js'),
+  },
 ];

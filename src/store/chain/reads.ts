@@ -3,6 +3,7 @@
  * version (../cache.ts) and run on a reader thread when the store has them (./readers.ts).
  */
 import type { Store } from '../store.js';
+import { storedDetailJson } from './detail-codec.js';
 import { DecimalSum } from '../../domain/money.js';
 import { METRICS_WINDOW, successRate } from '../../domain/metrics.js';
 import type { ObservationFilters } from '../../domain/filters.js';
@@ -42,11 +43,11 @@ export async function getTransaction(store: Store, hash: string): Promise<Transa
   const r = await store.db
     .selectFrom('observations')
     .innerJoin('observation_details', 'observation_details.seq', 'observations.seq')
-    .select([...LIST_COLUMNS.map((c) => `observations.${c}` as const), 'observation_details.detail'])
+    .select([...LIST_COLUMNS.map((c) => `observations.${c}` as const), 'observation_details.detail', 'observation_details.packed'])
     .where('observations.hash', '=', hash.toLowerCase())
     .executeTakeFirst();
   if (!r) return null;
-  const detail = rowToDetail(r, store.tokenList);
+  const detail = rowToDetail({ ...r, detail: storedDetailJson(r) }, store.tokenList);
   const block = await finalityOfBlock(store.db, Number(r.height));
   // Blocks collected since finality is kept have a row; older or seeded observations keep their evidence as stored.
   if (block !== null) {

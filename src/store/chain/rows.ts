@@ -1,6 +1,7 @@
 /**
  * Conversion between Observation objects and `observations` rows, and the public shapes served by the API.
  */
+import { unpackIntegrity } from './detail-codec.js';
 import type { Selectable } from 'kysely';
 import {
   TRANSACTION_MEMBERS,
@@ -174,7 +175,7 @@ export function rowWithIntegrity<I>(
 
 /** A stored row as the public Transaction (integrity JSON parsed), following `list`. */
 export function rowToTransaction(r: ListRow, list: TokenList): TransactionRow {
-  return rowWithIntegrity(r, JSON.parse(r.integrity) as Integrity, list);
+  return rowWithIntegrity(r, JSON.parse(unpackIntegrity(r.integrity)) as Integrity, list);
 }
 
 /** A stored row with its detail as the public TransactionDetail, following `list` (legs' listing, imitation notes). */

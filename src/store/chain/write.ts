@@ -7,6 +7,7 @@ import type { Database } from '../schema.js';
 import type { DialectName } from '../dialect.js';
 import type { SerializedObservation } from './rows.js';
 import { preparedOnPostgres } from '../prepared.js';
+import { packDetail, packIntegrity } from './detail-codec.js';
 
 /**
  * Rows per multi-row INSERT of a table with `columns` columns: at most 1000 rows (PostgreSQL plans larger
@@ -128,14 +129,14 @@ export async function insertObservations(
       trx,
       dialect,
       'observations',
-      fresh.map((x, i) => ({ ...x.row, seq: count + i })),
+      fresh.map((x, i) => ({ ...x.row, integrity: packIntegrity(x.row.integrity), seq: count + i })),
       ['hash'],
     );
     await insertRows(
       trx,
       dialect,
       'observation_details',
-      fresh.map((x, i) => ({ seq: count + i, detail: x.detail })),
+      fresh.map((x, i) => ({ seq: count + i, detail: '', packed: packDetail(x.detail) })),
       ['seq'],
     );
     await insertRows(

@@ -35,8 +35,13 @@ export interface ObservationsTable extends ObservationColumns {
 export interface ObservationDetailsTable {
   /** The observations row's seq (bigint: a string from PostgreSQL). */
   seq: number | string;
-  /** JSON text of ObservationDetail (transaction, receipt, evidence, legs, calls, forensics, unknown). */
+  /**
+   * JSON text of ObservationDetail (transaction, receipt, evidence, legs, calls, forensics, unknown) in rows
+   * written before migration chain_0007; '' once `packed` holds it.
+   */
   detail: string;
+  /** The detail compressed (../chain/detail-codec.ts packDetail); null only in rows not yet packed (chain_0007). */
+  packed: Uint8Array | null;
 }
 
 /**
@@ -98,6 +103,12 @@ export interface ChainStatsTable {
   newest_block_time: number | string | null;
   /** ISO 8601 time of the last write; the lists' `as_of`. */
   updated_at: string | null;
+  /**
+   * Details of seq in [pack_next, pack_end) may still be JSON text (a store written before migration chain_0007,
+   * packed by ../chain/pack-details.ts); both null when every detail is packed.
+   */
+  pack_next: number | string | null;
+  pack_end: number | string | null;
 }
 
 /** A block whose processing failed (src/store/chain/quarantine.ts); `quarantined_at` set = a gap collection moved past. */

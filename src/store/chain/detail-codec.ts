@@ -1,0 +1,92 @@
+/**
+ * How an observation's detail is stored: its JSON text compressed with raw DEFLATE (node:zlib) against a fixed
+ * dictionary, behind a one-byte format tag. A detail is ~3.3 kB of JSON of which most is the same keys and
+ * constants in every transaction (the TIP-20 Transfer topic, the 0x20c0… token prefix, 32-byte left padding):
+ * alone DEFLATE gets it to ~1,040 bytes, with the dictionary to ~390 (bench/results/store-size.md,
+ * docs/decisions.md "Stored details"). Brotli (no custom dictionary in Node 20) reached ~1,010.
+ */
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+
+/** Format tag of packDetail's output: raw DEFLATE against DICTIONARY_V1. */
+const FORMAT_DEFLATE_V1 = 1;
+
+/**
+ * The preset dictionary of format 1: one Tempo TIP-20 transfer's detail with every address and hash zeroed
+ * (keys, the order the decoder writes them, and the constants every transfer repeats). NEVER change it: stored
+ * details of format 1 inflate only with exactly these bytes; a better dictionary is a new format tag.
+ */
+const DICTIONARY_V1 = Buffer.from(
+  '{"transaction":{"hash":"0x0000000000000000000000000000000000000000000000000000000000000000","type":"0x76","aaAuthorizationList":[],"accessList":[],"calls":[{"to":"0x20c0000000000000000000000000000000000001","value":"0","input":"0xa9059cbb00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001","data":null}],"chainId":"4217","feePayerSignature":null,"feeToken":"0x20c0000000000000000000000000000000000001","gas":"100000","keyAuthorization":null,"maxFeePerGas":"1000000008","maxPriorityFeePerGas":"1000000000","nonce":"860","nonceKey":"0","signature":{"type":"secp256k1","r":"0x0000000000000000000000000000000000000000000000000000000000000000","s":"0x0000000000000000000000000000000000000000000000000000000000000000","yParity":"0","v":"0"},"validAfter":null,"validBefore":null,"blockHash":"0x0000000000000000000000000000000000000000000000000000000000000000","blockNumber":"517","transactionIndex":"2","from":"0x0000000000000000000000000000000000000000","blockTimestamp":"1795709329"},"receipt":{"status":"success","gas_used":"35746","effective_gas_price":"1000000008","cumulative_gas_used":"107238","fee_token":"0x20c0000000000000000000000000000000000001","fee_payer":"0x0000000000000000000000000000000000000000","fee_atomic":"36","fee_log_atomic":"36","fee_log_index":5,"logs":[{"log_index":4,"address":"0x20c0000000000000000000000000000000000001","event":"Transfer","args":{"from":"0x0000000000000000000000000000000000000000","to":"0x0000000000000000000000000000000000000000","amount":"1"},"topics":["0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef","0x0000000000000000000000000000000000000000000000000000000000000000","0x0000000000000000000000000000000000000000000000000000000000000000"],"data":"0x0000000000000000000000000000000000000000000000000000000000000000"},{"log_index":5,"address":"0x20c0000000000000000000000000000000000001","event":"Transfer","args":{"from":"0x0000000000000000000000000000000000000000","to":"0xfeec000000000000000000000000000000000000","amount":"36"},"topics":["0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef","0x0000000000000000000000000000000000000000000000000000000000000000","0x0000000000000000000000000000000000000000000000000000000000000000"],"data":"0x0000000000000000000000000000000000000000000000000000000000000000"}]},"evidence":{"block_hash":"0x0000000000000000000000000000000000000000000000000000000000000000","block_height":517,"tx_index":2,"source":"https://rpc.tempo.xyz","fetched_at":"2026-01-01T00:00:00.000Z","finalized_height":2000},"legs":[{"from":"0x0000000000000000000000000000000000000000","to":"0x0000000000000000000000000000000000000000","asset_contract":"0x20c0000000000000000000000000000000000001","amount":"0.000001","amount_atomic":"1","log_index":4,"memo":null,"kind":"transfer","payer":"0x0000000000000000000000000000000000000000","settlement":null,"x402_proxy":null}],"calls":[{"index":0,"target":"0x20c0000000000000000000000000000000000001","selector":"0xa9059cbb","function":"transfer","args":{"to":"0x0000000000000000000000000000000000000000","amount":"1"},"value":"0"}],"forensics":[],"unknown":[],"assets":{"0x20c0000000000000000000000000000000000001":"AlphaUSD"},"payer":"0x0000000000000000000000000000000000000000","settlement":null,"attribution":null}',
+  'utf8',
+);
+
+/** DEFLATE level: 6 (zlib's default) compresses within 1% of 9 and faster (bench/results/store-size.md). */
+const LEVEL = 6;
+
+/**
+ * The stored form of a detail's JSON text: [format tag, DEFLATE bytes…].
+ * @param json the ObservationDetail as JSON text (serializeObservation in ./rows.ts)
+ */
+export function packDetail(json: string): Buffer {
+  const body = deflateRawSync(json, { level: LEVEL, dictionary: DICTIONARY_V1 });
+  const out = Buffer.allocUnsafe(body.length + 1);
+  out[0] = FORMAT_DEFLATE_V1;
+  body.copy(out, 1);
+  return out;
+}
+
+/**
+ * The JSON text of a stored detail (packDetail's output).
+ * @throws Error when the format tag is unknown (a store written by a newer paywatch) or the bytes are corrupt
+ */
+export function unpackDetail(packed: Uint8Array): string {
+  const b = Buffer.isBuffer(packed) ? packed : Buffer.from(packed.buffer, packed.byteOffset, packed.byteLength);
+  if (b[0] !== FORMAT_DEFLATE_V1) throw new Error(`stored detail has unknown format ${b[0]} (written by a newer paywatch?)`);
+  return inflateRawSync(b.subarray(1), { dictionary: DICTIONARY_V1 }).toString('utf8');
+}
+
+/**
+ * The preset dictionary of packed integrity: one transaction's Integrity (two passed stages) with its roots zeroed.
+ * NEVER change it: packed integrity of format 1 inflates only with exactly these bytes.
+ */
+const INTEGRITY_DICTIONARY_V1 = Buffer.from(
+  '{"score":2,"maximum":5,"version":"1","scope":"transaction-in-finalized-block","stages":[{"level":1,"label":"finalized receipt","status":"pass","reason":"block 909 <= finalized head 2000 when read from https://rpc.tempo.xyz; receipt matches transaction hash, block hash, height and index 8"},{"level":2,"label":"block commitment","status":"pass","reason":"keccak256 of the re-encoded type 0x76 transaction equals its hash; transactionsRoot recomputed and matched (0x0000000000000000000000000000000000000000000000000000000000000000); receiptsRoot recomputed and matched (0x0000000000000000000000000000000000000000000000000000000000000000); block hash recomputed from the header (ethereum encoding) and matched"}],"evaluated_at":"2026-01-01T00:00:00.000Z","independent_consensus_verified":false}',
+  'utf8',
+);
+
+/** A packed integrity: its score and maximum in plain JSON (the export reads them in SQL) and the whole, deflated. */
+interface PackedIntegrity {
+  score: number;
+  maximum: number;
+  /** "1:" (the format) and the base64 of the Integrity's JSON text deflated against INTEGRITY_DICTIONARY_V1. */
+  z: string;
+}
+
+/**
+ * The stored text of an observation's integrity (JSON text of the Integrity member): `{"score","maximum","z"}`,
+ * ~180 characters instead of ~790, still JSON, so SQL reads of `$.score` and `$.maximum` (./export.ts) and the text
+ * column stay as they are on both dialects. Text already packed is returned unchanged.
+ */
+export function packIntegrity(json: string): string {
+  if (json.includes('"z":"')) return json;
+  const { score, maximum } = JSON.parse(json) as { score: number; maximum: number };
+  const z = deflateRawSync(json, { level: LEVEL, dictionary: INTEGRITY_DICTIONARY_V1 }).toString('base64');
+  return JSON.stringify({ score, maximum, z: `${FORMAT_DEFLATE_V1}:${z}` } satisfies PackedIntegrity);
+}
+
+/**
+ * The Integrity's JSON text from its stored text (packIntegrity's output, or JSON text stored before chain_0007).
+ * @throws Error when the format is unknown (a store written by a newer paywatch) or the bytes are corrupt
+ */
+export function unpackIntegrity(stored: string): string {
+  if (!stored.includes('"z":"')) return stored;
+  const { z } = JSON.parse(stored) as PackedIntegrity;
+  const colon = z.indexOf(':');
+  if (z.slice(0, colon) !== String(FORMAT_DEFLATE_V1)) throw new Error(`stored integrity has unknown format ${z.slice(0, colon)}`);
+  return inflateRawSync(Buffer.from(z.slice(colon + 1), 'base64'), { dictionary: INTEGRITY_DICTIONARY_V1 }).toString('utf8');
+}
+
+/** The detail's JSON text from its stored row: the packed bytes when present, else the legacy JSON text column. */
+export function storedDetailJson(row: { detail: string; packed: Uint8Array | null }): string {
+  return row.packed ? unpackDetail(row.packed) : row.detail;
+}
