@@ -3,7 +3,7 @@
  * x402 per-call payment, its own OpenAPI 3.1 document at GET /v1/openapi.json. Errors are `{error}` through
  * the same handler as the public API (src/http/errors.ts).
  */
-import { HeavyBudget } from '../limits/heavy-budget.js';
+import { CheckSlots } from '../limits/check-slots.js';
 import { LIMITS } from '../limits/index.js';
 import { rateLimitOf, registerRequestLimit } from '../limits/register.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
@@ -16,7 +16,7 @@ import { registerExplorerCors } from '../http/cors.js';
 import { addHealthRoutes } from '../http/health.js';
 import { documentFinisher } from '../http/openapi.js';
 import { configuredBaseUrls, verifyBaseUrl } from '../http/base-urls.js';
-import { Unauthenticated, Unavailable } from '../domain/errors.js';
+import { Unauthenticated } from '../domain/errors.js';
 import type { Resolver } from '../net/safe-fetch.js';
 import { assetResolver, type AssetResolver } from './assets.js';
 import { checkWithKey, checkWithPayment } from './access.js';
@@ -78,13 +78,8 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
   };
   const gate = paymentGate(config, `${base}/v1/check`);
   const keyFailures = new FailedAuthLimiter(config.authFailureLimitPerMinute, 'API keys', { shared: ctx.limits });
-  // Each check holds a fetch of up to verifyMaxBytes for up to verifyTimeoutMs: cap how many run at once.
-  const retry = LIMITS.checksInFlight.answer.retryAfter;
-  const inFlight = new HeavyBudget(config.verifyMaxInFlight, {
-    key: () => 'all',
-    refuse: (max) =>
-      new Unavailable(`too many checks in progress: at most ${max} run at once; retry after ${retry} s`, { retryAfterSeconds: retry }),
-  });
+  // Each check holds a fetch of up to verifyMaxBytes for up to verifyTimeoutMs: cap how many run at once, per client too.
+  const slots = new CheckSlots(config.verifyMaxInFlight, config.verifyMaxInFlightPerClient);
 
   app.post(
     '/v1/keys',
@@ -118,19 +113,25 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
         body: CheckRequest,
         response: { 200: CheckAnswer, 400: Errors[400], 401: Errors[401], 402: Errors[402], 429: Errors[429], 503: Errors[503] },
       },
-      preHandler: inFlight.hook(),
     },
     async (req, typedReply) => {
       // The zod response types are for the document; answers are sent as the access path built them.
       const reply = typedReply as unknown as FastifyReply;
-      const key = await apiKeyFromHeader(store, req.headers.authorization, keyFailures, clientKey(req.ip));
+      const client = clientKey(req.ip);
+      const key = await apiKeyFromHeader(store, req.headers.authorization, keyFailures, client);
       if (key === null && !gate)
         throw new Unauthenticated('missing API key: send Authorization: Bearer <API_KEY>; get a free key with POST /v1/keys');
-      const out =
-        key !== null
-          ? await checkWithKey(store, key, req.body.url, gather)
-          : await checkWithPayment(store, gate!, req, req.body.url, gather);
-      return reply.code(out.status).headers(out.headers).send(out.body);
+      // The slot is held while the check's work runs (also when its client has gone away), not until the answer is sent.
+      const release = slots.take(key !== null ? [`addr:${client}`, `key:${key.id}`] : [`addr:${client}`]);
+      try {
+        const out =
+          key !== null
+            ? await checkWithKey(store, key, req.body.url, gather)
+            : await checkWithPayment(store, gate!, req, req.body.url, gather);
+        return reply.code(out.status).headers(out.headers).send(out.body);
+      } finally {
+        release();
+      }
     },
   );
 
