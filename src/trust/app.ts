@@ -20,7 +20,7 @@ import { Unauthenticated } from '../domain/errors.js';
 import type { Resolver } from '../net/safe-fetch.js';
 import { assetResolver, type AssetResolver } from './assets.js';
 import { checkWithKey, checkWithPayment } from './access.js';
-import { apiKeyFromHeader, issueApiKey } from './keys.js';
+import { apiKeyFromHeader, issueFreeKey } from './keys.js';
 import { FailedAuthLimiter } from '../limits/failed-auth.js';
 import { clientKey } from '../limits/client-key.js';
 import { CHECK_PRICE_DOLLARS, FREE_MONTHLY_CHECKS } from './metering.js';
@@ -55,7 +55,7 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
       info: {
         title: 'paywatch trust-check API',
         version: '1.0.0',
-        description: `Should an agent pay this URL? POST /v1/check fetches the URL once without paying, parses its 402 challenge and weighs it against provider history, on-chain observations and ownership proofs. Access: Authorization: Bearer <API_KEY> (free key: POST /v1/keys, ${FREE_MONTHLY_CHECKS} successful checks per UTC month), or pay ${CHECK_PRICE_DOLLARS} dollars per call with x402 and no key. Failed checks are never metered or settled. Scores describe evidence, not honesty or task success; domain control does not prove wallet control.`,
+        description: `Should an agent pay this URL? POST /v1/check fetches the URL once without paying, parses its 402 challenge and weighs it against provider history, on-chain observations and ownership proofs. Access: Authorization: Bearer <API_KEY> (free key: POST /v1/keys, ${FREE_MONTHLY_CHECKS} successful checks per UTC month; at most ${config.verifyFreeKeysPerMonth} free keys per client address a month; a free key unused for ${config.verifyKeyIdleDays} days expires), or pay ${CHECK_PRICE_DOLLARS} dollars per call with x402 and no key. Failed checks are never metered or settled. Scores describe evidence, not honesty or task success; domain control does not prove wallet control.`,
       },
       components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer' } } },
     },
@@ -88,16 +88,20 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
       schema: {
         tags: ['trust-check'],
         summary: 'Issue a free API key (shown once)',
-        description: `Issues a free-plan key: ${FREE_MONTHLY_CHECKS} successful checks per UTC calendar month. The key is shown once and stored hashed. Rate-limited to ${config.verifyKeysPerHour} keys per client address per hour.`,
+        description: `Issues a free-plan key: ${FREE_MONTHLY_CHECKS} successful checks per UTC calendar month. The key is shown once and stored hashed; it expires when unused for ${config.verifyKeyIdleDays} days. At most ${config.verifyKeysPerHour} keys per client address per hour and ${config.verifyFreeKeysPerMonth} per client address (IPv6 /64) per UTC calendar month.`,
         response: { 201: KeyAnswer, 429: Errors[429], 503: Errors[503] },
       },
     },
-    async (_req, reply) => {
-      const { key, row } = await issueApiKey(store, 'free', 'api');
-      return reply
-        .code(201)
-        .header('cache-control', 'no-store')
-        .send({ key, key_id: row.id, plan: row.plan, monthly_checks: FREE_MONTHLY_CHECKS, created_at: row.created_at });
+    async (req, reply) => {
+      const { key, row } = await issueFreeKey(store, clientKey(req.ip), config.verifyFreeKeysPerMonth);
+      return reply.code(201).header('cache-control', 'no-store').send({
+        key,
+        key_id: row.id,
+        plan: row.plan,
+        monthly_checks: FREE_MONTHLY_CHECKS,
+        created_at: row.created_at,
+        expires_after_idle_days: config.verifyKeyIdleDays,
+      });
     },
   );
 
@@ -118,7 +122,7 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
       // The zod response types are for the document; answers are sent as the access path built them.
       const reply = typedReply as unknown as FastifyReply;
       const client = clientKey(req.ip);
-      const key = await apiKeyFromHeader(store, req.headers.authorization, keyFailures, client);
+      const key = await apiKeyFromHeader(store, req.headers.authorization, keyFailures, client, config.verifyKeyIdleDays);
       if (key === null && !gate)
         throw new Unauthenticated('missing API key: send Authorization: Bearer <API_KEY>; get a free key with POST /v1/keys');
       // The slot is held while the check's work runs (also when its client has gone away), not until the answer is sent.

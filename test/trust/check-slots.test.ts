@@ -4,11 +4,10 @@
  * clients fill it. Clients are told apart by their source address (127.0.0.1, 127.0.0.2, … all reach loopback).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request } from 'node:http';
 import { startBadServers, type BadServers } from '../helpers/bad-servers.js';
 import { issueApiKey } from '../../src/trust/keys.js';
 import { effectivePerClient } from '../../src/limits/check-slots.js';
-import { startVerify, type VerifyHarness } from './helpers.js';
+import { postFrom, startVerify, type VerifyHarness } from './helpers.js';
 
 let bad: BadServers;
 beforeAll(async () => {
@@ -18,43 +17,9 @@ afterAll(async () => {
   await bad?.stop();
 });
 
-/** POST /v1/check from source address `from` with `key` (node:http, which binds the local address it is given). */
-function check(
-  h: VerifyHarness,
-  from: string,
-  key: string,
-  url: string,
-): Promise<{ status: number; retryAfter: string | null; json: any }> {
-  const body = JSON.stringify({ url });
-  const target = new URL(`${h.url}/v1/check`);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: target.pathname,
-        method: 'POST',
-        localAddress: from,
-        agent: false,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${key}` },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const retry = res.headers['retry-after'];
-          resolve({
-            status: res.statusCode ?? 0,
-            retryAfter: typeof retry === 'string' ? retry : null,
-            json: JSON.parse(Buffer.concat(chunks).toString()),
-          });
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
+/** POST /v1/check from source address `from` with `key`. */
+function check(h: VerifyHarness, from: string, key: string, url: string) {
+  return postFrom(h.url, from, '/v1/check', { url }, { authorization: `Bearer ${key}` });
 }
 
 async function slowHits(n: number): Promise<void> {
@@ -83,7 +48,7 @@ describe('checks in flight per client (defaults: 32 global, 4 per client)', () =
     const hog = (await issueApiKey(h.store, 'free', 'operator')).key;
     const otherKeySameAddress = (await issueApiKey(h.store, 'free', 'operator')).key;
     const second = (await issueApiKey(h.store, 'free', 'operator')).key;
-    const slow = Array.from({ length: 40 }, () => check(h, '127.0.0.1', hog, `${bad.origin}/slow?ms=2500`));
+    const slow = Array.from({ length: 40 }, () => check(h, '127.0.0.1', hog, `${bad.origin}/slow?ms=8000`));
     await slowHits(4);
     const sameKeyElsewhere = await check(h, '127.0.0.3', hog, `${bad.origin}/free`);
     const sameAddress = await check(h, '127.0.0.1', otherKeySameAddress, `${bad.origin}/free`);
