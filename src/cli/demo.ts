@@ -3,7 +3,9 @@
  * the collector following its finalized head, and the public API over a store, all in this process.
  * Everything it starts is stopped by `stop()`.
  */
+import ipaddr from 'ipaddr.js';
 import { DemoError } from '../demo/errors.js';
+import { startMetricsIfAsked } from './metrics.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,11 +83,15 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
     const store: Store = await openConfiguredStore(config, { readers: config.readers });
     cleanups.push(() => store.close());
     say(`store: ${store.location}${temporaryStore ? ' (temporary, deleted when the demo stops; use --db to keep one)' : ''}`);
+    const stopMetrics = await startMetricsIfAsked(config, store, opts.log);
+    cleanups.push(stopMetrics);
     const { collector, running } = await startCollector(config, store, opts.log, cleanups);
     const components: LiveComponents = new Map([['collector', () => collector.report()]]);
     const ctx: AppContext = { store, config, components, log: opts.log };
     const intel = await startDemoIntel(ctx, anvil.rpcUrl, say, cleanups);
     const verify = await listenPaidVerify(ctx, opts.flags, anvil.rpcUrl, intel.facilitatorUrl, cleanups);
+    if (!loopbackOnly(config.host))
+      say(`listening beyond loopback (--host ${config.host}): the trust check refuses loopback targets, the demo's own services included`);
     // The public app advertises the trust check where it really listens (manifest, explorer).
     const { app, url } = await listenApi({ ...ctx, config: withListeningVerifyPort(config, verify.port) });
     cleanups.push(() => app.close());
@@ -184,7 +190,8 @@ async function listenPaidVerify(ctx: AppContext, flags: Flags, rpcUrl: string, f
     tokenList: ctx.config.tokenList,
     rpcUrl,
     verifyPort: flags.verifyPort ?? (await freePort()),
-    verifyAllowLoopback: '1',
+    // Loopback targets only while the demo listens on loopback alone: exposed, the check would map this host's ports.
+    verifyAllowLoopback: loopbackOnly(ctx.config.host) ? '1' : '0',
     x402PayTo: privateKeyToAccount(ANVIL_KEYS[3]).address.toLowerCase(),
     x402Asset: paymentToken.address,
     x402AssetName: paymentToken.name,
@@ -196,6 +203,18 @@ async function listenPaidVerify(ctx: AppContext, flags: Flags, rpcUrl: string, f
   const verify = await listenVerify({ ...ctx, config: verifyConfig });
   cleanups.push(() => verify.close());
   return { url: verify.url, port: verify.port, paymentToken: paymentToken.address };
+}
+
+/**
+ * True when `host` (the `--host` a listener binds) is a loopback name or address, so only this machine can reach
+ * the listener: `localhost`, 127.0.0.0/8, `::1`. Anything else (`0.0.0.0`, `::`, a LAN or public address, another
+ * name) listens beyond loopback.
+ * @example loopbackOnly('127.0.0.1') // true; loopbackOnly('0.0.0.0') // false
+ */
+export function loopbackOnly(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (h === 'localhost') return true;
+  return ipaddr.isValid(h) && ipaddr.parse(h).range() === 'loopback';
 }
 
 /** Waits until the generated activity is collected, then lets blocks keep coming for the collector to follow. */

@@ -81,6 +81,16 @@ export const LIMITS = {
     answer: { status: 429, retryAfter: 'window' },
     why: 'each free key is a month of free checks: unbounded issuance would be unbounded free checks',
   },
+  freeKeysPerMonth: {
+    what: 'free API keys issued (`POST /v1/keys`), counted in the store (so across restarts and every replica)',
+    scope: 'client',
+    unit: 'keys per UTC calendar month per client',
+    windowMs: null,
+    setting: 'verifyFreeKeysPerMonth',
+    value: null,
+    answer: { status: 429, retryAfter: 'window' },
+    why: 'bounds the free checks one address (IPv6 /64) can obtain in a month to this many times the free plan',
+  },
   intakeDeliveries: {
     what: 'signed deliveries (`POST /api/protocol-events`, `POST /api/intelligence/outcomes`)',
     scope: 'sender',
@@ -160,6 +170,16 @@ export const LIMITS = {
     value: 100,
     answer: { status: 400, retryAfter: null },
     why: "the MCP SDK's own batch cap; a batch must not multiply a client's share of requests or tool calls",
+  },
+  checksPerClient: {
+    what: 'trust checks running (`POST /v1/check`) per client address and, apart, per API key; at most the global count − 1',
+    scope: 'client',
+    unit: 'checks at once per client',
+    windowMs: null,
+    setting: 'verifyMaxInFlightPerClient',
+    value: null,
+    answer: { status: 429, retryAfter: 1 },
+    why: 'one client (one key, or one address with many keys) holding slow checks could otherwise take every global slot',
   },
   connections: {
     what: 'open connections on each listener',

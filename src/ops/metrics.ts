@@ -29,29 +29,56 @@ export const httpDuration = new Histogram({
   registers: [registry],
 });
 
-/** The collector's checkpoint: the height of the newest finalized block written. */
-export const collectorHeight = new Gauge({
-  name: 'paywatch_collector_height',
-  help: 'Block height of the newest block the collector wrote (the checkpoint).',
-  registers: [registry],
-});
-/** The node's finalized head as the collector last read it. */
-export const collectorFinalizedHead = new Gauge({
-  name: 'paywatch_collector_finalized_head',
-  help: "The node's finalized block height at the collector's last poll.",
-  registers: [registry],
-});
+/**
+ * `gauge` with no sample until its first `set`: prom-client exports an unlabelled gauge as 0 from the start, and a
+ * process without a collector (or one that has not written yet) does not know these values, so they are absent
+ * rather than a 0 an alert would read as "no lag" (https://prometheus.io/docs/practices/instrumentation/#avoid-missing-metrics
+ * is for labelled series that will appear; these may never).
+ */
+function absentUntilSet<G extends Gauge>(gauge: G): G {
+  let known = false;
+  const set = gauge.set.bind(gauge) as (...args: unknown[]) => void;
+  const get = gauge.get.bind(gauge);
+  gauge.set = ((...args: unknown[]) => {
+    known = true;
+    set(...args);
+  }) as G['set'];
+  gauge.get = (async () => {
+    const m = await get();
+    return known ? m : { ...m, values: [] };
+  }) as G['get'];
+  return gauge;
+}
+
+/** The collector's checkpoint: the height of the newest finalized block written (absent before the first write). */
+export const collectorHeight = absentUntilSet(
+  new Gauge({
+    name: 'paywatch_collector_height',
+    help: 'Block height of the newest block the collector wrote (the checkpoint).',
+    registers: [registry],
+  }),
+);
+/** The node's finalized head as the collector last read it (absent before its first poll). */
+export const collectorFinalizedHead = absentUntilSet(
+  new Gauge({
+    name: 'paywatch_collector_finalized_head',
+    help: "The node's finalized block height at the collector's last poll.",
+    registers: [registry],
+  }),
+);
 /** Unix seconds of the newest block written, for the lag gauge. */
 let newestBlockTime: number | null = null;
 /** Now minus the time of the newest written block, seconds (absent before the first write). */
-export const collectorLag = new Gauge({
-  name: 'paywatch_collector_lag_seconds',
-  help: 'Now minus the timestamp of the newest block the collector wrote, seconds.',
-  registers: [registry],
-  collect() {
-    if (newestBlockTime !== null) this.set(Math.max(0, Date.now() / 1000 - newestBlockTime));
-  },
-});
+export const collectorLag = absentUntilSet(
+  new Gauge({
+    name: 'paywatch_collector_lag_seconds',
+    help: 'Now minus the timestamp of the newest block the collector wrote, seconds.',
+    registers: [registry],
+    collect() {
+      if (newestBlockTime !== null) this.set(Math.max(0, Date.now() / 1000 - newestBlockTime));
+    },
+  }),
+);
 export const blocksIngested = new Counter({
   name: 'paywatch_collector_blocks_total',
   help: 'Finalized blocks the collector wrote.',

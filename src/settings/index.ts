@@ -473,6 +473,24 @@ export const SETTINGS = {
     schema: z.coerce.number().int().min(1).max(10_000),
     help: 'trust checks running at once (503 + `Retry-After` beyond; never metered)',
   },
+  verifyMaxInFlightPerClient: {
+    env: 'PAYWATCH_VERIFY_MAX_IN_FLIGHT_PER_CLIENT',
+    default: 4,
+    schema: z.coerce.number().int().min(1).max(10_000),
+    help: 'trust checks running at once per client address and per API key (429 + `Retry-After` beyond; at most `PAYWATCH_VERIFY_MAX_IN_FLIGHT` − 1)',
+  },
+  verifyFreeKeysPerMonth: {
+    env: 'PAYWATCH_VERIFY_FREE_KEYS_PER_MONTH',
+    default: 3,
+    schema: z.coerce.number().int().min(0).max(1000),
+    help: 'free keys `POST /v1/keys` issues per client address (IPv6 /64) per UTC calendar month, counted in the store',
+  },
+  verifyKeyIdleDays: {
+    env: 'PAYWATCH_VERIFY_KEY_IDLE_DAYS',
+    default: 90,
+    schema: z.coerce.number().int().min(1).max(3650),
+    help: 'a free key unused this many days expires (401 naming the expiry; see [docs/trust-check.md](docs/trust-check.md))',
+  },
   verifyAllowLoopback: {
     env: 'PAYWATCH_VERIFY_ALLOW_LOOPBACK',
     default: '0',

@@ -81,6 +81,7 @@ function storeOver(db: Kysely<Database>, dialect: ReportingDialect, t: DbTarget,
     readers: null,
     cache: new StoreCache(),
     ping: () => pingDatabase(db),
+    writeOutage: () => dialect.writeOutage(),
     close: async () => {
       await store.readers?.close();
       // Through the dialect, so a query after close is a StoreUnavailable (./outage.ts).

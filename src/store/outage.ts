@@ -11,14 +11,25 @@ import { Conflict, Forbidden, InvalidInput, LimitExceeded, NotFound, PaywatchErr
  * out, PostgreSQL's admin shutdown (57P01–57P03), connection exceptions (class 08), too many connections (53300),
  * a missing database (3D000); SQLite's busy, cannot-open and I/O errors.
  */
-const OUTAGE_CODE = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|3D000|57P0[1-3]|08\d{3}|53300|SQLITE_BUSY\w*|SQLITE_CANTOPEN\w*|SQLITE_IOERR\w*)$/;
+const OUTAGE_CODE =
+  /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|3D000|57P0[1-3]|08\d{3}|53300|53100|25006|SQLITE_BUSY\w*|SQLITE_CANTOPEN\w*|SQLITE_IOERR\w*|SQLITE_FULL|SQLITE_READONLY\w*)$/;
+/**
+ * The outages that stop writes while reads may still answer: SQLite's disk full, read-only file and I/O errors,
+ * PostgreSQL's disk full (53100) and read-only transaction (25006, a standby or `default_transaction_read_only`),
+ * each with the reason /readyz gives until a write succeeds again.
+ */
+const WRITE_OUTAGES: [RegExp, string][] = [
+  [/^(SQLITE_FULL|53100)$/, 'disk full'],
+  [/^(SQLITE_READONLY\w*|25006)$/, 'read-only'],
+  [/^SQLITE_IOERR\w*$/, 'I/O error'],
+];
 /**
  * Driver messages that say the same when the driver gives no code: driver codes as whole words, a pool or driver
  * already closed, a read replica's replay conflict. Never bare digits: a sha256 in a message once read as the
  * SQLSTATE class 08.
  */
 const OUTAGE_MESSAGE =
-  /\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|SQLITE_BUSY|SQLITE_CANTOPEN|SQLITE_IOERR)\b|Connection terminated|timeout exceeded when trying to connect|database is locked|pool.*(ended|destroyed)|after calling end on the pool|driver has already been destroyed|conflict with recovery/i;
+  /\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|SQLITE_BUSY|SQLITE_CANTOPEN|SQLITE_IOERR|SQLITE_FULL|SQLITE_READONLY)\b|database or disk is full|attempt to write a readonly database|Connection terminated|timeout exceeded when trying to connect|database is locked|pool.*(ended|destroyed)|after calling end on the pool|driver has already been destroyed|conflict with recovery/i;
 /** Answers of the domain's own rules: their messages may quote client data, and they are never outages. */
 const DOMAIN_ANSWERS = [InvalidInput, Unauthenticated, Forbidden, NotFound, Conflict, LimitExceeded];
 
@@ -42,20 +53,56 @@ export function isStoreOutage(err: unknown): boolean {
   return (typeof e?.code === 'string' && OUTAGE_CODE.test(e.code)) || (typeof e?.message === 'string' && OUTAGE_MESSAGE.test(e.message));
 }
 
+/**
+ * Why `err` stops writes ('disk full', 'read-only', 'I/O error'), with its driver code; null for any other error.
+ * @example writeOutageOf(Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' })) // 'disk full (SQLITE_FULL)'
+ */
+export function writeOutageOf(err: unknown): string | null {
+  const inner = err instanceof StoreUnavailable ? (err as { cause?: unknown }).cause : err;
+  const code = (inner as { code?: unknown })?.code;
+  if (typeof code !== 'string') return null;
+  const hit = WRITE_OUTAGES.find(([re]) => re.test(code));
+  return hit ? `${hit[1]} (${code})` : null;
+}
+
+/** Statements that write (a successful one ends a write outage). */
+const WRITE_NODES = new Set(['InsertQueryNode', 'UpdateQueryNode', 'DeleteQueryNode', 'MergeQueryNode']);
+const isWrite = (q: CompiledQuery) =>
+  WRITE_NODES.has(q.query.kind) || (q.query.kind === 'RawNode' && /^\s*(insert|update|delete|replace)\b/i.test(q.sql));
+
+/** The write health of one store: the reason writes fail now, or null. */
+export interface WriteHealth {
+  failing: string | null;
+}
+
 /** `err` as StoreUnavailable when it is an outage, else unchanged. */
 function asStoreError(err: unknown): unknown {
   return err instanceof StoreUnavailable || !isStoreOutage(err) ? err : new StoreUnavailable(err);
 }
 
-/** `connection` with its queries' outage errors wrapped; every other member is the connection's own. */
-function reportingConnection(connection: DatabaseConnection): DatabaseConnection {
+/**
+ * `connection` with its queries' outage errors wrapped; every other member is the connection's own. A write
+ * outage is noted in `health`; a write that succeeds outside a transaction clears it (inside one, the commit does).
+ */
+function reportingConnection(
+  connection: DatabaseConnection,
+  health: WriteHealth,
+  inTransaction: WeakMap<DatabaseConnection, { wrote: boolean }>,
+): DatabaseConnection {
   return new Proxy(connection, {
     get(target, prop) {
       if (prop === 'executeQuery') {
         return async <R>(q: CompiledQuery): Promise<QueryResult<R>> => {
           try {
-            return await target.executeQuery<R>(q);
+            const r = await target.executeQuery<R>(q);
+            if (isWrite(q)) {
+              const tx = inTransaction.get(target);
+              if (tx) tx.wrote = true;
+              else health.failing = null;
+            }
+            return r;
           } catch (e) {
+            health.failing = writeOutageOf(e) ?? health.failing;
             throw asStoreError(e);
           }
         };
@@ -77,8 +124,9 @@ interface Closing {
  * `driver` whose connections report outages as StoreUnavailable, also when a connection cannot be had and once
  * the store is closed.
  */
-function reportingDriver(driver: Driver, closing: Closing): Driver {
+function reportingDriver(driver: Driver, closing: Closing, health: WriteHealth): Driver {
   const inner = new WeakMap<DatabaseConnection, DatabaseConnection>();
+  const inTransaction = new WeakMap<DatabaseConnection, { wrote: boolean }>();
   let destroyed: Promise<void> | undefined;
   const unwrap = (c: DatabaseConnection) => inner.get(c) ?? c;
   const guard = async <T>(fn: () => Promise<T>): Promise<T> => {
@@ -86,6 +134,7 @@ function reportingDriver(driver: Driver, closing: Closing): Driver {
     try {
       return await fn();
     } catch (e) {
+      health.failing = writeOutageOf(e) ?? health.failing;
       throw asStoreError(e);
     }
   };
@@ -94,13 +143,33 @@ function reportingDriver(driver: Driver, closing: Closing): Driver {
     acquireConnection: () =>
       guard(async () => {
         const c = await driver.acquireConnection();
-        const wrapped = reportingConnection(c);
+        const wrapped = reportingConnection(c, health, inTransaction);
         inner.set(wrapped, c);
         return wrapped;
       }),
-    beginTransaction: (c: DatabaseConnection, s: TransactionSettings) => guard(() => driver.beginTransaction(unwrap(c), s)),
-    commitTransaction: (c: DatabaseConnection) => guard(() => driver.commitTransaction(unwrap(c))),
-    rollbackTransaction: (c: DatabaseConnection) => guard(() => driver.rollbackTransaction(unwrap(c))),
+    beginTransaction: (c: DatabaseConnection, s: TransactionSettings) =>
+      guard(async () => {
+        await driver.beginTransaction(unwrap(c), s);
+        inTransaction.set(unwrap(c), { wrote: false });
+      }),
+    commitTransaction: (c: DatabaseConnection) =>
+      guard(async () => {
+        const wrote = inTransaction.get(unwrap(c))?.wrote === true;
+        inTransaction.delete(unwrap(c));
+        await driver.commitTransaction(unwrap(c));
+        if (wrote) health.failing = null;
+      }),
+    rollbackTransaction: (c: DatabaseConnection) =>
+      guard(async () => {
+        inTransaction.delete(unwrap(c));
+        try {
+          await driver.rollbackTransaction(unwrap(c));
+        } catch (e) {
+          // SQLite rolls a transaction back itself on SQLITE_FULL or SQLITE_IOERR (https://www.sqlite.org/lang_transaction.html,
+          // "Response To Errors Within A Transaction"): nothing is half-stored, and the statement's own error is the one to report.
+          if (!/no transaction is active/.test(String((e as Error)?.message))) throw e;
+        }
+      }),
     releaseConnection: (c: DatabaseConnection) => driver.releaseConnection(unwrap(c)),
     // Once: the store's close and Kysely's destroy may both come here.
     destroy: () => (destroyed ??= driver.destroy()),
@@ -114,6 +183,8 @@ export interface ReportingDialect extends Dialect {
    * is then a StoreUnavailable like any outage, where Kysely would throw its own untyped "destroyed" error.
    */
   close(): Promise<void>;
+  /** Why writes fail now ('disk full (SQLITE_FULL)', 'read-only (25006)', …), or null; cleared by the next successful write. */
+  writeOutage(): string | null;
 }
 
 /**
@@ -123,14 +194,16 @@ export interface ReportingDialect extends Dialect {
  */
 export function reportingOutages(dialect: Dialect): ReportingDialect {
   const closing: Closing = { closed: false, driver: null };
+  const health: WriteHealth = { failing: null };
   return {
+    writeOutage: () => health.failing,
     close: async () => {
       if (closing.closed) return;
       closing.closed = true;
       await closing.driver?.destroy();
     },
     createAdapter: () => dialect.createAdapter(),
-    createDriver: () => (closing.driver = reportingDriver(dialect.createDriver(), closing)),
+    createDriver: () => (closing.driver = reportingDriver(dialect.createDriver(), closing, health)),
     createIntrospector: (db) => dialect.createIntrospector(db),
     createQueryCompiler: () => dialect.createQueryCompiler(),
   };

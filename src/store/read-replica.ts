@@ -99,6 +99,8 @@ export function openReadStore(
     // Its own: the replica's version may lag the primary's, and an answer must come from the database it keys on.
     cache: new StoreCache(),
     ping: () => pingDatabase(db),
+    // Nothing is written through a read store: its readiness is the answer to reads.
+    writeOutage: () => null,
     target: () => target,
     close: () => dialect.close(),
   };

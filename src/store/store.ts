@@ -26,5 +26,10 @@ export interface Store {
    * @throws StoreUnavailable (./outage.ts) when it cannot answer
    */
   ping(): Promise<void>;
+  /**
+   * Why writes fail now (disk full, read-only, I/O error: ./outage.ts), or null. Set by a failed write, cleared by
+   * the next successful one; while set, /readyz answers 503 with it.
+   */
+  writeOutage(): string | null;
   close(): Promise<void>;
 }

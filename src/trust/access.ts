@@ -11,6 +11,7 @@ import { httpAnswerOf } from '../http/errors.js';
 import { trustChecks } from '../ops/metrics.js';
 import { recordCheckPayment, runCheck } from './check.js';
 import type { GatherOptions } from './gather.js';
+import { noteKeyUse } from './keys.js';
 import { reserve } from './metering.js';
 import type { PaymentGate } from './payment.js';
 
@@ -38,6 +39,8 @@ export async function checkWithKey(
   try {
     const answer = await runCheck(url, { ...gather, now: new Date() }, { keyId: key.id, payer: null });
     await reservation.commit();
+    // The key's last use keeps a free key from expiring (at most one write a day); a failure here must not fail the check.
+    await noteKeyUse(store, key.id).catch(() => undefined);
     trustChecks.inc({ verdict: answer.verdict, access: 'key' });
     return { status: 200, headers: { 'cache-control': 'no-store' }, body: answer };
   } catch (e) {

@@ -3,7 +3,7 @@
  * x402 per-call payment, its own OpenAPI 3.1 document at GET /v1/openapi.json. Errors are `{error}` through
  * the same handler as the public API (src/http/errors.ts).
  */
-import { HeavyBudget } from '../limits/heavy-budget.js';
+import { CheckSlots } from '../limits/check-slots.js';
 import { LIMITS } from '../limits/index.js';
 import { rateLimitOf, registerRequestLimit } from '../limits/register.js';
 import { createRequire } from 'node:module';
@@ -17,11 +17,11 @@ import { registerExplorerCors } from '../http/cors.js';
 import { addHealthRoutes } from '../http/health.js';
 import { documentFinisher } from '../http/openapi.js';
 import { configuredBaseUrls, verifyBaseUrl } from '../http/base-urls.js';
-import { Unauthenticated, Unavailable } from '../domain/errors.js';
+import { Unauthenticated } from '../domain/errors.js';
 import type { Resolver } from '../net/safe-fetch.js';
 import { assetResolver, type AssetResolver } from './assets.js';
 import { checkWithKey, checkWithPayment } from './access.js';
-import { apiKeyFromHeader, issueApiKey } from './keys.js';
+import { apiKeyFromHeader, issueFreeKey } from './keys.js';
 import { FailedAuthLimiter } from '../limits/failed-auth.js';
 import { clientKey } from '../limits/client-key.js';
 import { CHECK_PRICE_DOLLARS, FREE_MONTHLY_CHECKS } from './metering.js';
@@ -59,7 +59,7 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
       info: {
         title: 'paywatch trust-check API',
         version: '1.0.0',
-        description: `Should an agent pay this URL? POST /v1/check fetches the URL once without paying, parses its 402 challenge and weighs it against provider history, on-chain observations and ownership proofs. Access: Authorization: Bearer <API_KEY> (free key: POST /v1/keys, ${FREE_MONTHLY_CHECKS} successful checks per UTC month), or pay ${CHECK_PRICE_DOLLARS} dollars per call with x402 and no key. Failed checks are never metered or settled. Scores describe evidence, not honesty or task success; domain control does not prove wallet control.`,
+        description: `Should an agent pay this URL? POST /v1/check fetches the URL once without paying, parses its 402 challenge and weighs it against provider history, on-chain observations and ownership proofs. Access: Authorization: Bearer <API_KEY> (free key: POST /v1/keys, ${FREE_MONTHLY_CHECKS} successful checks per UTC month; at most ${config.verifyFreeKeysPerMonth} free keys per client address a month; a free key unused for ${config.verifyKeyIdleDays} days expires), or pay ${CHECK_PRICE_DOLLARS} dollars per call with x402 and no key. Failed checks are never metered or settled. Scores describe evidence, not honesty or task success; domain control does not prove wallet control.`,
       },
       components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer' } } },
     },
@@ -82,13 +82,8 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
   };
   const gate = paymentGate(config, `${base}/v1/check`);
   const keyFailures = new FailedAuthLimiter(config.authFailureLimitPerMinute, 'API keys', { shared: ctx.limits });
-  // Each check holds a fetch of up to verifyMaxBytes for up to verifyTimeoutMs: cap how many run at once.
-  const retry = LIMITS.checksInFlight.answer.retryAfter;
-  const inFlight = new HeavyBudget(config.verifyMaxInFlight, {
-    key: () => 'all',
-    refuse: (max) =>
-      new Unavailable(`too many checks in progress: at most ${max} run at once; retry after ${retry} s`, { retryAfterSeconds: retry }),
-  });
+  // Each check holds a fetch of up to verifyMaxBytes for up to verifyTimeoutMs: cap how many run at once, per client too.
+  const slots = new CheckSlots(config.verifyMaxInFlight, config.verifyMaxInFlightPerClient);
 
   app.post(
     '/v1/keys',
@@ -97,17 +92,21 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
       schema: {
         tags: ['trust-check'],
         summary: 'Issue a free API key (shown once)',
-        description: `Issues a free-plan key: ${FREE_MONTHLY_CHECKS} successful checks per UTC calendar month. The key is shown once and stored hashed. Rate-limited to ${config.verifyKeysPerHour} keys per client address per hour.`,
+        description: `Issues a free-plan key: ${FREE_MONTHLY_CHECKS} successful checks per UTC calendar month. The key is shown once and stored hashed; it expires when unused for ${config.verifyKeyIdleDays} days. At most ${config.verifyKeysPerHour} keys per client address per hour and ${config.verifyFreeKeysPerMonth} per client address (IPv6 /64) per UTC calendar month.`,
         body: KeyRequest,
         response: { 201: KeyAnswer, 400: Errors[400], 415: Errors[415], 429: Errors[429], 503: Errors[503] },
       },
     },
-    async (_req, reply) => {
-      const { key, row } = await issueApiKey(store, 'free', 'api');
-      return reply
-        .code(201)
-        .header('cache-control', 'no-store')
-        .send({ key, key_id: row.id, plan: row.plan, monthly_checks: FREE_MONTHLY_CHECKS, created_at: row.created_at });
+    async (req, reply) => {
+      const { key, row } = await issueFreeKey(store, clientKey(req.ip), config.verifyFreeKeysPerMonth);
+      return reply.code(201).header('cache-control', 'no-store').send({
+        key,
+        key_id: row.id,
+        plan: row.plan,
+        monthly_checks: FREE_MONTHLY_CHECKS,
+        created_at: row.created_at,
+        expires_after_idle_days: config.verifyKeyIdleDays,
+      });
     },
   );
 
@@ -131,24 +130,30 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
           503: Errors[503],
         },
       },
-      preHandler: inFlight.hook(),
     },
     async (req, typedReply) => {
       // The zod response types are for the document; answers are sent as the access path built them.
       const reply = typedReply as unknown as FastifyReply;
-      const key = await apiKeyFromHeader(store, req.headers.authorization, keyFailures, clientKey(req.ip));
+      const client = clientKey(req.ip);
+      const key = await apiKeyFromHeader(store, req.headers.authorization, keyFailures, client, config.verifyKeyIdleDays);
       if (key === null && !gate)
         throw new Unauthenticated('missing API key: send Authorization: Bearer <API_KEY>; get a free key with POST /v1/keys');
-      const out =
-        key !== null
-          ? await checkWithKey(store, key, req.body.url, gather)
-          : await checkWithPayment(store, gate!, req, req.body.url, gather);
-      return reply.code(out.status).headers(out.headers).send(out.body);
+      // The slot is held while the check's work runs (also when its client has gone away), not until the answer is sent.
+      const release = slots.take(key !== null ? [`addr:${client}`, `key:${key.id}`] : [`addr:${client}`]);
+      try {
+        const out =
+          key !== null
+            ? await checkWithKey(store, key, req.body.url, gather)
+            : await checkWithPayment(store, gate!, req, req.body.url, gather);
+        return reply.code(out.status).headers(out.headers).send(out.body);
+      } finally {
+        release();
+      }
     },
   );
 
   // The same check as an MCP tool, sharing this listener's key checks, slots and request limit (./mcp.ts).
-  registerTrustMcp(app, { store, gather, inFlight, keyFailures, x402: gate !== null, version });
+  registerTrustMcp(app, { store, gather, slots, keyIdleDays: config.verifyKeyIdleDays, keyFailures, x402: gate !== null, version });
 
   addHealthRoutes(app, ctx, ['operations']);
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());

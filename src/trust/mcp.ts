@@ -3,14 +3,14 @@
  * stateless, src/mcp/jsonrpc.ts), tool `check_url` answering the verdict object POST /v1/check answers. Access is
  * the same API key (`Authorization: Bearer <API_KEY>` on the POST), metered the same way (./access.ts
  * checkWithKey: a reservation committed only on success) and limited the same way (the listener's request limit,
- * counting each batch message; the global slots of checks in flight; failed key attempts). x402 payment inside MCP
+ * counting each batch message; the slots of checks in flight, global and per client; failed key attempts). x402 payment inside MCP
  * is not offered: without a key the tool answers an error naming the free key and x402 on /v1/check.
  * Not here yet: `url`'s optional `policy` (the check has no policy input) and `check_pay_to` (no payee-only check
  * exists); both wait for the check itself.
  */
 import type { FastifyInstance } from 'fastify';
 import { Unauthenticated } from '../domain/errors.js';
-import type { HeavyBudget } from '../limits/heavy-budget.js';
+import type { CheckSlots } from '../limits/check-slots.js';
 import type { FailedAuthLimiter } from '../limits/failed-auth.js';
 import { clientKey } from '../limits/client-key.js';
 import { answerMcpPost, freshJson, listenerRequestCounter, MAX_BATCH, tool, ToolTable } from '../mcp/jsonrpc.js';
@@ -27,8 +27,10 @@ import { CheckAnswer, CheckRequest } from './schemas.js';
 export interface TrustMcpDeps {
   store: Store;
   gather: Omit<GatherOptions, 'now'>;
-  /** The listener's global slots of checks in flight (LIMITS.checksInFlight). */
-  inFlight: HeavyBudget;
+  /** The listener's slots of checks in flight, global and per client (LIMITS.checksInFlight, checksPerClient). */
+  slots: CheckSlots;
+  /** Days after which an unused free key expires (PAYWATCH_VERIFY_KEY_IDLE_DAYS). */
+  keyIdleDays: number;
   /** Failed key attempts per client (LIMITS.failedAuthentications). */
   keyFailures: FailedAuthLimiter;
   /** Whether /v1/check takes x402 payment without a key (the no-key error names it only then). */
@@ -64,11 +66,16 @@ export function trustToolTable(d: TrustMcpDeps): ToolTable {
         input: CheckRequest,
         output: CheckAnswer,
         argsIn: 'body',
-        budget: { of: d.inFlight },
         run: async (a, { req }) => {
-          const key = await apiKeyFromHeader(d.store, req.headers.authorization, d.keyFailures, clientKey(req.ip));
+          const client = clientKey(req.ip);
+          const key = await apiKeyFromHeader(d.store, req.headers.authorization, d.keyFailures, client, d.keyIdleDays);
           if (key === null) throw new Unauthenticated(missingKeyMessage(d.x402));
-          return freshJson((await checkWithKey(d.store, key, a.url, d.gather)).body);
+          const release = d.slots.take([`addr:${client}`, `key:${key.id}`]);
+          try {
+            return freshJson((await checkWithKey(d.store, key, a.url, d.gather)).body);
+          } finally {
+            release();
+          }
         },
       }),
     ],

@@ -164,6 +164,10 @@ export const KeyAnswer = z.object({
   plan: z.enum(['free', 'paid']),
   monthly_checks: z.number().int().nullable().describe('Successful checks per UTC calendar month (null = unlimited, metered).'),
   created_at: z.string(),
+  expires_after_idle_days: z
+    .number()
+    .int()
+    .describe('A free key unused for this many days expires (401 naming the expiry); each check with it counts as a use.'),
 });
 
 export const Errors = {

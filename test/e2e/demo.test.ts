@@ -15,7 +15,8 @@ import { rpcCall } from './rpc.js';
 describe('paywatch demo', () => {
   it('serves collected activity at the printed URLs and stops everything on Ctrl-C', async () => {
     const port = await freePort();
-    const { child, done } = startCli(['demo', '--port', String(port)], { PAYWATCH_LOG_LEVEL: '' });
+    const metricsPort = await freePort();
+    const { child, done } = startCli(['demo', '--port', String(port), '--metrics-port', String(metricsPort)], { PAYWATCH_LOG_LEVEL: '' });
     let out = '';
     child.stdout!.on('data', (d) => (out += d));
     let exited = false;
@@ -34,6 +35,10 @@ describe('paywatch demo', () => {
     expect(status.total_transactions).toBe(generated);
     expect(['running', 'catching_up']).toContain(status.collector.state);
     for (const u of urls.slice(1)) expect((await fetch(u)).status, u).toBe(200);
+    // `--metrics-port` starts its listener, with the collector's values.
+    const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toMatch(/^paywatch_collector_height \d+$/m);
     expect(out).toMatch(new RegExp(`MCP \\(Streamable HTTP, read-only tools\\): http://127.0.0.1:${port}/api/mcp`));
 
     // The trust-check lines, run as printed by a shell from the project's folder.

@@ -3,6 +3,7 @@
  * history (through the intel store's own write functions) and of chain observations (through the chain store).
  */
 import type { AddressInfo } from 'node:net';
+import { request } from 'node:http';
 import { openStore, type Store } from '../../src/store/db.js';
 import { loadConfig, type Flags } from '../../src/config.js';
 import { buildVerifyApp, type BuildVerifyAppOptions } from '../../src/trust/app.js';
@@ -67,6 +68,49 @@ export async function post(
     json = text;
   }
   return { status: r.status, headers: r.headers, json };
+}
+
+/**
+ * POSTs JSON to the verify app from source address `from` (127.0.0.1, 127.0.0.2, …: every 127/8 address reaches
+ * loopback), so tests can be several clients. node:http binds the local address it is given (undici's fetch did not).
+ */
+export function postFrom(
+  base: string,
+  from: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; retryAfter: string | null; json: any }> {
+  const text = JSON.stringify(body);
+  const target = new URL(`${base}${path}`);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        localAddress: from,
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const retry = res.headers['retry-after'];
+          resolve({
+            status: res.statusCode ?? 0,
+            retryAfter: typeof retry === 'string' ? retry : null,
+            json: JSON.parse(Buffer.concat(chunks).toString()),
+          });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(text);
+  });
 }
 
 /** The offers a URL advertises now (an unpaid GET, parsed by the intel parser). */

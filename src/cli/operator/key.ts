@@ -7,6 +7,7 @@ import { action, CliError } from '../run.js';
 import { operatorOptions, withStore } from './shared.js';
 import { apiKeys, issueApiKey, revokeApiKeyNow, type Plan } from '../../trust/keys.js';
 import { FREE_MONTHLY_CHECKS, CHECK_PRICE_DOLLARS } from '../../trust/metering.js';
+import { SETTINGS } from '../../settings/index.js';
 
 /** Adds `key create|list|revoke` to the operator group. */
 export function registerKeys(operator: Command): void {
@@ -35,7 +36,10 @@ export function registerKeys(operator: Command): void {
             process.stdout.write(
               `${JSON.stringify({ key: secret, key_id: row.id, plan: row.plan, label: row.label, created_at: row.created_at })}\n`,
             );
-          else process.stdout.write(`key_id ${row.id} (${row.plan})\nkey    ${secret}\nThe key is shown once; store it now.\n`);
+          else
+            process.stdout.write(
+              `key_id ${row.id} (${row.plan})\nkey    ${secret}\nThe key is shown once; store it now.${row.plan === 'free' ? ` A free key unused for PAYWATCH_VERIFY_KEY_IDLE_DAYS days (default ${SETTINGS.verifyKeyIdleDays.default}) expires.` : ''}\n`,
+            );
         });
       }),
     );

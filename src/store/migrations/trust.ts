@@ -46,4 +46,21 @@ export const trustMigrations: Record<string, Migration> = {
       await db.schema.dropTable('trust_api_keys').ifExists().execute();
     },
   },
+  trust_0002_key_issuance_last_used: {
+    async up(db: Kysely<any>) {
+      // Free keys issued per client and UTC month, in the store so restarts and replicas count once.
+      await db.schema
+        .createTable('trust_key_issuance')
+        .addColumn('client_hash', 'text', (c) => c.notNull())
+        .addColumn('month', 'text', (c) => c.notNull())
+        .addColumn('issued', 'integer', (c) => c.notNull().defaultTo(0).check(sql`issued >= 0`))
+        .addPrimaryKeyConstraint('trust_key_issuance_pk', ['client_hash', 'month'])
+        .execute();
+      await db.schema.alterTable('trust_api_keys').addColumn('last_used_at', 'text').execute();
+    },
+    async down(db: Kysely<any>) {
+      await db.schema.alterTable('trust_api_keys').dropColumn('last_used_at').execute();
+      await db.schema.dropTable('trust_key_issuance').ifExists().execute();
+    },
+  },
 };

@@ -15,6 +15,16 @@ export interface TrustApiKeyRow {
   created_at: string;
   /** ISO 8601, or null while the key is active. */
   revoked_at: string | null;
+  /** ISO 8601 of the last check made with it (to the day), or null when never used; free keys idle too long expire. */
+  last_used_at?: string | null;
+}
+
+/** Free keys issued to one client (sha256 hex of its address group, src/limits/client-key.ts) in one UTC month. */
+export interface TrustKeyIssuanceRow {
+  client_hash: string;
+  /** "YYYY-MM" (UTC). */
+  month: string;
+  issued: number;
 }
 
 /**
@@ -53,4 +63,5 @@ export interface TrustTables {
   trust_api_keys: TrustApiKeyRow;
   trust_usage: TrustUsageRow;
   trust_checks: TrustCheckRow;
+  trust_key_issuance: TrustKeyIssuanceRow;
 }

@@ -18,6 +18,64 @@ export async function insertApiKey(store: Store, row: TrustApiKeyRow): Promise<v
 }
 
 /**
+ * Inserts a free key issued to `clientHash` when that client has had fewer than `max` keys in `month`, counting it,
+ * in one transaction: a conditional UPDATE (`issued < max`), so parallel requests on every replica sharing the
+ * store count once and never overrun `max` (PostgreSQL re-checks the condition on the locked row; SQLite has one
+ * writer).
+ * @param month "YYYY-MM" (UTC)
+ * @returns true when issued; false when the client has had `max` keys this month (nothing inserted)
+ */
+export async function insertCountedApiKey(
+  store: Store,
+  row: TrustApiKeyRow,
+  clientHash: string,
+  month: string,
+  max: number,
+): Promise<boolean> {
+  return store.db.transaction().execute(async (tx) => {
+    await tx
+      .insertInto('trust_key_issuance')
+      .values({ client_hash: clientHash, month, issued: 0 })
+      .onConflict((oc) => oc.columns(['client_hash', 'month']).doNothing())
+      .execute();
+    const r = await tx
+      .updateTable('trust_key_issuance')
+      .set({ issued: sql`issued + 1` })
+      .where('client_hash', '=', clientHash)
+      .where('month', '=', month)
+      .where('issued', '<', max)
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows) !== 1) return false;
+    await tx.insertInto('trust_api_keys').values(row).execute();
+    return true;
+  });
+}
+
+/** Free keys counted for `clientHash` in `month` ("YYYY-MM"), 0 when none. */
+export async function keysIssuedTo(store: Store, clientHash: string, month: string): Promise<number> {
+  const r = await store.db
+    .selectFrom('trust_key_issuance')
+    .select('issued')
+    .where('client_hash', '=', clientHash)
+    .where('month', '=', month)
+    .executeTakeFirst();
+  return Number(r?.issued ?? 0);
+}
+
+/**
+ * Records that key `id` was used at `at` (ISO 8601), writing only when the stored day is older (one write per key
+ * and day at most).
+ */
+export async function touchApiKey(store: Store, id: string, at: string): Promise<void> {
+  await store.db
+    .updateTable('trust_api_keys')
+    .set({ last_used_at: at })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at.slice(0, 10))]))
+    .execute();
+}
+
+/**
  * The key row whose stored hash equals `keyHash`, or null. The caller still compares the hashes in
  * constant time (src/trust/keys.ts); this lookup only finds the candidate by its unique index.
  */

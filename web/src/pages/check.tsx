@@ -28,6 +28,7 @@ export function Check() {
   const [busy, setBusy] = useState(false);
   const [key, setKey] = useState(storedKey());
   const [checkUrl, setCheckUrl] = useState<string | null>(null);
+  const [idleDays, setIdleDays] = useState<number | null>(null);
 
   const run = async (e: Event) => {
     e.preventDefault();
@@ -39,8 +40,12 @@ export function Check() {
       setCheckUrl(target);
       let k = key;
       if (!k) {
-        const issued = await postJson<{ key: string }>(target.replace(/\/v1\/check$/, '/v1/keys'), undefined);
+        const issued = await postJson<{ key: string; expires_after_idle_days?: number }>(
+          target.replace(/\/v1\/check$/, '/v1/keys'),
+          undefined,
+        );
         k = issued.key;
+        setIdleDays(issued.expires_after_idle_days ?? null);
         try {
           localStorage.setItem(KEY_STORAGE, k);
         } catch {
@@ -83,8 +88,8 @@ export function Check() {
       </form>
       <p class="muted">
         {key
-          ? 'A free key is kept in this browser for these checks.'
-          : 'The first check issues a free key (1,000 checks a month), shown once and kept only in this browser.'}{' '}
+          ? `A free key is kept in this browser for these checks; it expires when unused for ${idleDays ?? 'the days the trust-check listener states'}${idleDays ? ' days' : ''}.`
+          : 'The first check issues a free key (1,000 checks a month), shown once and kept only in this browser; a free key unused for a while expires (the listener states how long).'}{' '}
         {key && (
           <button
             type="button"

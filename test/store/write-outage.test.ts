@@ -1,0 +1,102 @@
+/**
+ * A store that answers reads but cannot write is an outage: every write is 503 with Retry-After, and /readyz is 503
+ * with the reason until a write succeeds again. Real faults: SQLite's own SQLITE_FULL (its `max_page_count` at the
+ * file's size), a SQLite file opened read-only (SQLITE_READONLY), and PostgreSQL's read-only transactions (25006,
+ * `default_transaction_read_only` on the database).
+ */
+import { afterEach, expect, it } from 'vitest';
+import pg from 'pg';
+import { sql } from 'kysely';
+import type { FastifyInstance } from 'fastify';
+import { openStore, type Store } from '../../src/store/db.js';
+import { loadConfig } from '../../src/config.js';
+import { buildVerifyApp } from '../../src/trust/app.js';
+import { createTestDb, type TestDb } from '../helpers/db.js';
+
+const open: { app?: FastifyInstance; stores: Store[]; dbs: TestDb[] } = { stores: [], dbs: [] };
+afterEach(async () => {
+  await open.app?.close();
+  for (const s of open.stores.splice(0)) await s.close().catch(() => undefined);
+  for (const d of open.dbs.splice(0)) await d.drop().catch(() => undefined);
+});
+
+async function verifyOver(store: Store, db: string): Promise<FastifyInstance> {
+  const config = loadConfig({ db, logLevel: 'silent', verifyKeysPerHour: '100000', verifyFreeKeysPerMonth: '1000' }, {});
+  open.app = await buildVerifyApp({ store, config, components: new Map() }, { logger: false });
+  return open.app;
+}
+
+it('SQLite disk full (SQLITE_FULL): writes are 503 with Retry-After, /readyz 503 "disk full" until a write succeeds again', async () => {
+  const db = await createTestDb('sqlite');
+  open.dbs.push(db);
+  const store = await openStore(db.url);
+  open.stores.push(store);
+  const app = await verifyOver(store, db.url);
+  const pages = Number((await sql<{ page_count: number }>`pragma page_count`.execute(store.db)).rows[0].page_count);
+  await sql.raw(`pragma max_page_count = ${pages}`).execute(store.db);
+  let full: Awaited<ReturnType<FastifyInstance['inject']>> | null = null;
+  for (let i = 0; i < 2000 && !full; i++) {
+    const r = await app.inject({ method: 'POST', url: '/v1/keys' });
+    if (r.statusCode !== 201) full = r;
+  }
+  expect(full?.statusCode).toBe(503);
+  expect(full?.headers['retry-after']).toBe('5');
+  expect(full?.json().error).toMatch(/store cannot answer now/);
+  const unready = await app.inject({ method: 'GET', url: '/readyz' });
+  expect(unready.statusCode).toBe(503);
+  expect(unready.json().error).toBe('store unavailable: the store cannot write: disk full (SQLITE_FULL)');
+  // Space again: unready until a write succeeds, ready after it.
+  await sql.raw(`pragma max_page_count = ${pages * 100}`).execute(store.db);
+  expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503);
+  expect((await app.inject({ method: 'POST', url: '/v1/keys' })).statusCode).toBe(201);
+  expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+});
+
+it('SQLite file opened read-only (SQLITE_READONLY): 503 with Retry-After, /readyz 503 "read-only"', async () => {
+  const db = await createTestDb('sqlite');
+  open.dbs.push(db);
+  await (await openStore(db.url)).close();
+  const store = await openStore(db.url, { readonly: true });
+  open.stores.push(store);
+  const app = await verifyOver(store, db.url);
+  expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+  const r = await app.inject({ method: 'POST', url: '/v1/keys' });
+  expect(r.statusCode).toBe(503);
+  expect(r.headers['retry-after']).toBe('5');
+  const unready = await app.inject({ method: 'GET', url: '/readyz' });
+  expect(unready.statusCode).toBe(503);
+  expect(unready.json().store.error).toMatch(/^the store cannot write: read-only \(SQLITE_READONLY/);
+});
+
+it('PostgreSQL read-only transactions (25006): 503 with Retry-After, /readyz 503 "read-only" until a write succeeds', async () => {
+  const db = await createTestDb('postgres');
+  open.dbs.push(db);
+  await (await openStore(db.url)).close();
+  const name = new URL(db.url).pathname.slice(1);
+  const admin = new pg.Client({ connectionString: db.url });
+  await admin.connect();
+  try {
+    await admin.query(`alter database "${name}" set default_transaction_read_only = on`);
+    const store = await openStore(db.url, { migrate: false });
+    open.stores.push(store);
+    const app = await verifyOver(store, db.url);
+    const r = await app.inject({ method: 'POST', url: '/v1/keys' });
+    expect(r.statusCode).toBe(503);
+    expect(r.headers['retry-after']).toBe('5');
+    const unready = await app.inject({ method: 'GET', url: '/readyz' });
+    expect(unready.statusCode).toBe(503);
+    expect(unready.json().store.error).toBe('the store cannot write: read-only (25006)');
+    await admin.query(`alter database "${name}" set default_transaction_read_only = off`);
+    // New sessions can write; the store's pooled sessions keep the old default, so close them for the next write.
+    await store.close();
+    const again = await openStore(db.url, { migrate: false });
+    open.stores.push(again);
+    const app2 = await verifyOver(again, db.url);
+    expect((await app2.inject({ method: 'POST', url: '/v1/keys' })).statusCode).toBe(201);
+    expect((await app2.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+    await app.close();
+  } finally {
+    await admin.query(`alter database "${name}" set default_transaction_read_only = off`).catch(() => undefined);
+    await admin.end();
+  }
+});
