@@ -2,7 +2,7 @@
  * The query plans of every read the chain API runs (list pages by every filter, counts, keyset steps, rank
  * positions, the detail read, the received-payments check), on a store given by --db: SQLite's EXPLAIN QUERY PLAN,
  * PostgreSQL's EXPLAIN. Prints each statement with the indexes its plan uses, then the observations indexes no plan
- * used. For choosing which indexes to keep (docs/decisions.md "Indexes of observations").
+ * used. For choosing which indexes to keep (docs/decisions.md, the entry on indexes in append order).
  * Run: node bin/run-ts.js bench/explain-queries.ts --db URL [--wallet 0x…] [--contract 0x…] [--hash 0x…]
  */
 import { parseArgs } from 'node:util';

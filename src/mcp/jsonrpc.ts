@@ -24,6 +24,7 @@ import { ERROR_CODES } from '../domain/error-codes.js';
 import { LimitExceeded, PaywatchError, unknownParameters } from '../domain/errors.js';
 import type { HeavyBudget } from '../limits/heavy-budget.js';
 import { LIMITS } from '../limits/index.js';
+import { plainIssueMessage } from '../domain/query-params.js';
 
 /** Most messages in one JSON-RPC batch (the SDK transport's MAX_BATCH_SIZE; LIMITS.mcpBatch). */
 export const MAX_BATCH = LIMITS.mcpBatch.value;
@@ -314,7 +315,10 @@ async function callTool(table: ToolTable, id: string | number, params: Record<st
   if (!isObject(args)) return rpcError(id, INVALID_PARAMS, 'Invalid params: arguments must be an object');
   const t = table.byName.get(params.name);
   if (!t) return rpcError(id, INVALID_PARAMS, `Invalid params: unknown tool '${params.name.slice(0, 60)}'; tools/list names them`);
-  const parsed = t.input.safeParse(args);
+  // The plain error map of the HTTP listeners (src/http/validation.ts), so a tool's sentence is its twin's.
+  const parsed = t.input.safeParse(args, {
+    error: (iss) => plainIssueMessage(iss as Parameters<typeof plainIssueMessage>[0]),
+  });
   if (!parsed.success) return rpcResult(id, toolError(argumentsError(parsed.error.issues, t.pathParams, t.argsIn)));
   let release: (() => void) | null = null;
   try {

@@ -421,7 +421,7 @@ describe('one error voice on every route family', () => {
   beforeAll(async () => {
     db = await createTestDb('sqlite');
     store = await openStore(db.url);
-    const config = loadConfig({ db: db.url }, { PAYWATCH_SECRET: SECRET });
+    const config = loadConfig({ db: db.url }, { PAYWATCH_SECRET: SECRET, PAYWATCH_VERIFY_FREE_KEYS_PER_MONTH: '100' });
     const ctx = { store, config, components: new Map() };
     apps = { api: await buildApp(ctx, { logger: false }), verify: await buildVerifyApp(ctx, { logger: false }) };
     await finishCollectRun(store, await startCollectRun(store), { services: 0, snapshots: 0, changes: 0, error: null });

@@ -133,7 +133,9 @@ export async function startRpcProxy(opts: RpcProxyOptions): Promise<RpcProxy> {
       return;
     }
     const answer = await forward(body);
-    if ((fault === 'receiptTxHash' || fault === 'receiptBlockHash') && asksReceipts(body) && answer.status === 200) {
+    // Requests run concurrently (the collector pipelines its fetches): the fault is still due only if no other
+    // request took it while this one was forwarded.
+    if ((fault === 'receiptTxHash' || fault === 'receiptBlockHash') && queue[0] === fault && asksReceipts(body) && answer.status === 200) {
       const changed = corruptReceipt(answer.text, fault === 'receiptTxHash' ? 'transactionHash' : 'blockHash');
       if (changed !== null) {
         queue.shift();

@@ -38,10 +38,24 @@ async function answersOf(store: Store, db: string): Promise<string> {
     { logger: false },
   );
   try {
-    return await recordChainAnswers(await app.listen({ host: '127.0.0.1', port: 0 }));
+    return withoutLaterMembers(await recordChainAnswers(await app.listen({ host: '127.0.0.1', port: 0 })));
   } finally {
     await app.close();
   }
+}
+
+/** Members added to /api/status and /api/coverage after f5e24e6 (finality, quarantine): removed before comparing. */
+const LATER_MEMBERS = ['finality', 'quarantine'];
+function withoutLaterMembers(answers: string): string {
+  return answers
+    .split('\n')
+    .map((line) => {
+      if (!line.startsWith('{') || !LATER_MEMBERS.some((m) => line.includes(`"${m}":{`))) return line;
+      const o = JSON.parse(line) as Record<string, unknown>;
+      for (const m of LATER_MEMBERS) delete o[m];
+      return JSON.stringify(o);
+    })
+    .join('\n');
 }
 
 const recorded = gunzipSync(readFileSync(join(FIXTURE, 'answers.txt.gz'))).toString('utf8');

@@ -60,7 +60,7 @@ describe('paywatch verify and operator key/usage', () => {
       'url',
       'verdict',
     ]);
-    expect(Object.keys(doc.paths['/v1/check'].post.responses).sort()).toEqual(['200', '400', '401', '402', '429', '503']);
+    expect(Object.keys(doc.paths['/v1/check'].post.responses).sort()).toEqual(['200', '400', '401', '402', '415', '429', '503']);
   });
 
   it('a free key from POST /v1/keys checks a URL; a paid operator key is invoiced at 0.01 per check; revoke → 401', async () => {

@@ -80,10 +80,17 @@ export function packIntegrity(json: string): string {
  */
 export function unpackIntegrity(stored: string): string {
   if (!stored.includes('"z":"')) return stored;
-  const { z } = JSON.parse(stored) as PackedIntegrity;
+  const outer = JSON.parse(stored) as PackedIntegrity & Record<string, unknown>;
+  const { z } = outer;
   const colon = z.indexOf(':');
   if (z.slice(0, colon) !== String(FORMAT_DEFLATE_V1)) throw new Error(`stored integrity has unknown format ${z.slice(0, colon)}`);
-  return inflateRawSync(Buffer.from(z.slice(colon + 1), 'base64'), { dictionary: INTEGRITY_DICTIONARY_V1 }).toString('utf8');
+  const text = inflateRawSync(Buffer.from(z.slice(colon + 1), 'base64'), { dictionary: INTEGRITY_DICTIONARY_V1 }).toString('utf8');
+  // Members set beside the packed text later (the finality upgrade, src/store/chain/finality.ts) win, in place.
+  const later = Object.keys(outer).filter((k) => k !== 'score' && k !== 'maximum' && k !== 'z');
+  if (later.length === 0) return text;
+  const inner = JSON.parse(text) as Record<string, unknown>;
+  for (const k of later) inner[k] = outer[k];
+  return JSON.stringify(inner);
 }
 
 /** The detail's JSON text from its stored row: the packed bytes when present, else the legacy JSON text column. */
