@@ -86,31 +86,8 @@ export function addHealthRoutes(app: FastifyInstance, ctx: AppContext, tags: str
       const t0 = performance.now();
       const collector = collectorOf(ctx);
       const limits = (ctx.limits ?? SharedLimits.inMemory()).status();
-      try {
-        await within(ctx.store.ping(), READY_TIMEOUT_MS);
-        // A store that answers reads but cannot write (disk full, read-only, I/O error) is not ready until a write succeeds again.
-        const cannotWrite = ctx.store.writeOutage();
-        if (cannotWrite !== null) {
-          const message = `the store cannot write: ${cannotWrite}`;
-          return reply
-            .code(503)
-            .headers({ ...noStore, 'retry-after': '5' })
-            .send({
-              status: 'unready',
-              error: `store unavailable: ${message}`,
-              store: { ok: false, ms: null, error: message },
-              collector,
-              limits,
-            });
-        }
-        return reply
-          .headers(noStore)
-          .send({ status: 'ready', store: { ok: true, ms: Number((performance.now() - t0).toFixed(1)), error: null }, collector, limits });
-      } catch (e) {
-        // The driver's message can name internal hosts: logged, not answered.
-        ctx.log?.warn({ err: shortMessage(e) }, 'readiness check: store unavailable');
-        const message = /no answer within/.test(shortMessage(e)) ? shortMessage(e) : 'the store query failed';
-        return reply
+      const unready = (message: string) =>
+        reply
           .code(503)
           .headers({ ...noStore, 'retry-after': '5' })
           .send({
@@ -120,6 +97,18 @@ export function addHealthRoutes(app: FastifyInstance, ctx: AppContext, tags: str
             collector,
             limits,
           });
+      try {
+        await within(ctx.store.ping(), READY_TIMEOUT_MS);
+        // A store that answers reads but cannot write (disk full, read-only, I/O error) is not ready until a write succeeds again.
+        const cannotWrite = ctx.store.writeOutage();
+        if (cannotWrite !== null) return unready(`the store cannot write: ${cannotWrite}`);
+        return reply
+          .headers(noStore)
+          .send({ status: 'ready', store: { ok: true, ms: Number((performance.now() - t0).toFixed(1)), error: null }, collector, limits });
+      } catch (e) {
+        // The driver's message can name internal hosts: logged, not answered.
+        ctx.log?.warn({ err: shortMessage(e) }, 'readiness check: store unavailable');
+        return unready(/no answer within/.test(shortMessage(e)) ? shortMessage(e) : 'the store query failed');
       }
     },
   );
