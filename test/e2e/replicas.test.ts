@@ -113,7 +113,13 @@ beforeAll(async () => {
     const verify = `http://127.0.0.1:${verifyPort}`;
     await startReady(
       ['verify', '--db', dbUrl, '--verify-port', String(verifyPort)],
-      { PAYWATCH_VERIFY_ALLOW_LOOPBACK: '1', PAYWATCH_RATE_LIMIT: '100000' },
+      // Slots above the 50 parallel checks of the metering case, so the quota (not the per-client cap) answers.
+      {
+        PAYWATCH_VERIFY_ALLOW_LOOPBACK: '1',
+        PAYWATCH_RATE_LIMIT: '100000',
+        PAYWATCH_VERIFY_MAX_IN_FLIGHT: '100',
+        PAYWATCH_VERIFY_MAX_IN_FLIGHT_PER_CLIENT: '60',
+      },
       `${verify}/readyz`,
     );
     verifiers.push(verify);
