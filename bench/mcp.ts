@@ -6,11 +6,12 @@
  * (rate limit and heavy budget lifted, as bench/lib/load.ts servePaywatch does); `--before DIR` also runs the same
  * cases against the checkout at DIR (e.g. main) over the same store, so one run gives before and after.
  * Targets (issue: MCP at the speed of its HTTP twin): tools/call ≥ 0.5 × the twin's req/s; init + list p50 ≤ 20 ms.
- * Results: bench/results/mcp.{json,md}.
- * Run: node bin/run-ts.js bench/mcp.ts [--before /work/main] [--rows N] [--providers N] [--duration S] [--alternations N] [--connections C] [--rounds N]
+ * Results: bench/results/mcp.{json,md} (with `--only init`: bench/results/mcp-init.{json,md}).
+ * Run: node bin/run-ts.js bench/mcp.ts [--before /work/main] [--only init] [--rows N] [--providers N] [--duration S] [--alternations N] [--connections C] [--rounds N]
  * The seeded store is kept (bench/tmp/mcp-ROWS-PROVIDERS.sqlite) and reused.
  */
 import { existsSync, mkdirSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
@@ -18,6 +19,7 @@ import { freePort } from '../src/chain/anvil.js';
 import { seedStore } from '../src/seed/chain.js';
 import { seedIntel } from '../src/seed/intel.js';
 import { openStore } from '../src/store/db.js';
+import { ownCpuSeconds, processCpuSeconds } from './lib/cpu.js';
 import { type ChildServer, type LoadResult, measure, spawnServer, writeResults } from './lib/load.js';
 
 const { values } = parseArgs({
@@ -29,6 +31,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '10' },
     rounds: { type: 'string', default: '300' },
     alternations: { type: 'string', default: '3' },
+    only: { type: 'string' },
   },
 });
 const ROWS = Number(values.rows);
@@ -36,6 +39,9 @@ const PROVIDERS = Number(values.providers);
 const DURATION = Number(values.duration);
 const CONNECTIONS = Number(values.connections);
 const ROUNDS = Number(values.rounds);
+/** `--only init`: the initialize + tools/list round trip alone (no tools/call cases). */
+const ONLY_INIT = values.only === 'init';
+if (values.only !== undefined && !ONLY_INIT) throw new Error(`--only takes 'init', not '${values.only}'`);
 
 /** Runs per face and case, alternating twin and MCP; the median run (by req/s) is reported. */
 const ALTERNATIONS = Number(values.alternations);
@@ -88,7 +94,19 @@ interface SideReport {
   side: 'before' | 'after';
   root: string;
   pairs: Pair[];
-  init_list: { rounds: number; p50_ms: number; p99_ms: number; tools: number };
+  init_list: {
+    rounds: number;
+    p50_ms: number;
+    p99_ms: number;
+    tools: number;
+    /** CPU ms (user + system, all threads) of the server process per round trip, over the counted rounds. */
+    server_cpu_ms: number | null;
+    /** CPU ms of this (client) process per round trip over the same span. */
+    client_cpu_ms: number;
+    /** Bytes of the tools/list answer as received (after Content-Encoding) and its encoding. */
+    list_bytes: number;
+    list_encoding: string;
+  };
 }
 
 const CASES: [tool: string, path: string][] = [
@@ -97,11 +115,22 @@ const CASES: [tool: string, path: string][] = [
   ['search_transactions', '/api/transactions'],
 ];
 
-/** Milliseconds of one new client's initialize, initialized notification and tools/list, `ROUNDS` times in a row. */
-async function initAndList(base: string): Promise<SideReport['init_list']> {
+/**
+ * Milliseconds of one new client's initialize, initialized notification and tools/list, `ROUNDS` times in a row,
+ * and the CPU time server and client spent per round (load-independent, unlike the wall-clock figures).
+ * Node's fetch asks for `gzip, deflate, br`, as most HTTP clients of MCP servers do, so the answer is compressed.
+ */
+async function initAndList(server: ChildServer): Promise<SideReport['init_list']> {
+  const base = server.url;
   const times: number[] = [];
   let tools = 0;
+  let serverCpu0: number | null = null;
+  let clientCpu0 = 0;
   for (let i = 0; i < ROUNDS + 20; i++) {
+    if (i === 20) {
+      serverCpu0 = processCpuSeconds(server.pid);
+      clientCpu0 = ownCpuSeconds();
+    }
     const t0 = performance.now();
     const init = await fetch(`${base}/api/mcp`, {
       method: 'POST',
@@ -123,9 +152,31 @@ async function initAndList(base: string): Promise<SideReport['init_list']> {
     tools = list.result.tools.length;
     if (i >= 20) times.push(performance.now() - t0); // the first 20 warm up
   }
+  const serverCpu1 = processCpuSeconds(server.pid);
+  const clientCpu = ((ownCpuSeconds() - clientCpu0) * 1000) / ROUNDS;
+  const serverCpu = serverCpu0 === null || serverCpu1 === null ? null : ((serverCpu1 - serverCpu0) * 1000) / ROUNDS;
+  const probe = await fetch(`${base}/api/mcp`, {
+    method: 'POST',
+    headers: { ...MCP_HEADERS, 'mcp-protocol-version': '2025-06-18' },
+    body: rpc(2, 'tools/list', {}),
+  });
+  await probe.arrayBuffer();
+  const listEncoding = probe.headers.get('content-encoding') ?? 'identity';
+  // fetch decodes the body: the bytes on the wire are the Content-Length the server sent.
+  const listBytes = Number(probe.headers.get('content-length') ?? 0);
   times.sort((a, b) => a - b);
   const at = (q: number) => Number(times[Math.min(times.length - 1, Math.floor(q * times.length))].toFixed(2));
-  return { rounds: ROUNDS, p50_ms: at(0.5), p99_ms: at(0.99), tools };
+  const round3 = (x: number) => Number(x.toFixed(3));
+  return {
+    rounds: ROUNDS,
+    p50_ms: at(0.5),
+    p99_ms: at(0.99),
+    tools,
+    server_cpu_ms: serverCpu === null ? null : round3(serverCpu),
+    client_cpu_ms: round3(clientCpu),
+    list_bytes: listBytes,
+    list_encoding: listEncoding,
+  };
 }
 
 async function benchSide(side: 'before' | 'after', root: string, db: string): Promise<SideReport> {
@@ -138,7 +189,7 @@ async function benchSide(side: 'before' | 'after', root: string, db: string): Pr
     };
     const has = new Set(listed.result.tools.map((t) => t.name));
     const pairs: Pair[] = [];
-    for (const [tool, path] of CASES) {
+    for (const [tool, path] of ONLY_INIT ? [] : CASES) {
       const twinUrl = `${server.url}${path}`;
       const body = rpc(1, 'tools/call', { name: tool, arguments: {} });
       const mcpOpts = { connections: CONNECTIONS, method: 'POST' as const, headers: MCP_HEADERS, body };
@@ -163,9 +214,9 @@ async function benchSide(side: 'before' | 'after', root: string, db: string): Pr
         `  ${side} ${tool}: MCP ${mcp?.req_per_s ?? '—'} req/s (p99 ${mcp?.p99_ms ?? '—'} ms) vs ${twin.req_per_s} req/s (p99 ${twin.p99_ms} ms): ${ratio ?? '—'}\n`,
       );
     }
-    const init_list = await initAndList(server.url);
+    const init_list = await initAndList(server);
     process.stderr.write(
-      `  ${side} initialize + tools/list: p50 ${init_list.p50_ms} ms, p99 ${init_list.p99_ms} ms (${init_list.tools} tools)\n`,
+      `  ${side} initialize + tools/list: p50 ${init_list.p50_ms} ms, p99 ${init_list.p99_ms} ms (${init_list.tools} tools); CPU per round server ${init_list.server_cpu_ms} ms, client ${init_list.client_cpu_ms} ms; tools/list ${init_list.list_bytes} bytes ${init_list.list_encoding}\n`,
     );
     return { side, root, pairs, init_list };
   } finally {
@@ -186,10 +237,13 @@ const targets = {
   'initialize + tools/list p50 ≤ 20 ms': { value: after.init_list.p50_ms, target: '≤ 20', pass: after.init_list.p50_ms <= 20 },
 };
 const COMMAND = ['node bin/run-ts.js bench/mcp.ts', ...process.argv.slice(2)].join(' ');
+const LOAD = loadavg()
+  .map((x) => x.toFixed(2))
+  .join(' / ');
 const md = [
   '# MCP benchmark',
   '',
-  `Command: \`${COMMAND}\`. Store: SQLite, ${ROWS} synthetic observations and ${PROVIDERS} seeded providers. ${CONNECTIONS} connections; per case ${ALTERNATIONS} alternating runs of ${DURATION} s per face (each after a 1 s warm-up), the median run shown; init + list: ${ROUNDS} sequential rounds of initialize, notifications/initialized and tools/list after 20 warm-up rounds. Machine: ${process.platform} ${process.arch}, 2 cores shared with other work, Node ${process.version}. Run at ${new Date().toISOString()}.`,
+  `Command: \`${COMMAND}\`. Store: SQLite, ${ROWS} synthetic observations and ${PROVIDERS} seeded providers. ${CONNECTIONS} connections; per case ${ALTERNATIONS} alternating runs of ${DURATION} s per face (each after a 1 s warm-up), the median run shown; init + list: ${ROUNDS} sequential rounds of initialize, notifications/initialized and tools/list after 20 warm-up rounds. CPU per round trip: user + system of the server process (/proc) and of this client process over the counted rounds. Machine: ${process.platform} ${process.arch}, 2 cores shared with other work, load average (1 / 5 / 15 min) at the end ${LOAD}, Node ${process.version}. Run at ${new Date().toISOString()}.`,
   '',
   '| side | tool | MCP req/s | MCP p99 ms | HTTP twin | twin req/s | twin p99 ms | ratio |',
   '|---|---|---:|---:|---|---:|---:|---:|',
@@ -200,9 +254,12 @@ const md = [
     ),
   ),
   '',
-  '| side | initialize + tools/list p50 ms | p99 ms | tools listed |',
-  '|---|---:|---:|---:|',
-  ...sides.map((s) => `| ${s.side} | ${s.init_list.p50_ms} | ${s.init_list.p99_ms} | ${s.init_list.tools} |`),
+  '| side | initialize + tools/list p50 ms | p99 ms | server CPU ms per round | client CPU ms per round | tools listed | tools/list bytes sent |',
+  '|---|---:|---:|---:|---:|---:|---:|',
+  ...sides.map(
+    (s) =>
+      `| ${s.side} | ${s.init_list.p50_ms} | ${s.init_list.p99_ms} | ${s.init_list.server_cpu_ms ?? '—'} | ${s.init_list.client_cpu_ms} | ${s.init_list.tools} | ${s.init_list.list_bytes} (${s.init_list.list_encoding}) |`,
+  ),
   '',
   '| target (after) | value | pass |',
   '|---|---:|---|',
@@ -210,8 +267,17 @@ const md = [
   '',
 ].join('\n');
 writeResults(
-  'mcp',
-  { command: COMMAND, rows: ROWS, providers: PROVIDERS, duration_s: DURATION, connections: CONNECTIONS, sides, targets },
+  ONLY_INIT ? 'mcp-init' : 'mcp',
+  {
+    command: COMMAND,
+    load_average: loadavg(),
+    rows: ROWS,
+    providers: PROVIDERS,
+    duration_s: DURATION,
+    connections: CONNECTIONS,
+    sides,
+    targets,
+  },
   md,
 );
 process.stdout.write(md);
