@@ -25,6 +25,7 @@ import { LimitExceeded, PaywatchError, unknownParameters } from '../domain/error
 import type { HeavyBudget } from '../limits/heavy-budget.js';
 import { LIMITS } from '../limits/index.js';
 import { plainIssueMessage } from '../domain/query-params.js';
+import { type RenderedJson, sendRenderedJson } from '../http/reply.js';
 
 /** Most messages in one JSON-RPC batch (the SDK transport's MAX_BATCH_SIZE; LIMITS.mcpBatch). */
 export const MAX_BATCH = LIMITS.mcpBatch.value;
@@ -87,6 +88,8 @@ export class ToolTable {
   /** The `tools/list` result as an object (documentation, tests). */
   readonly list: { tools: Record<string, unknown>[] };
   private readonly initResults = new Map<string, string>();
+  /** Whole answers of the fixed results by result and request id, rendered and compressed once (fixedAnswer). */
+  private readonly fixedAnswers = new Map<string, RenderedJson>();
 
   /**
    * @param tools the tools, in the order `tools/list` shows them
@@ -113,13 +116,36 @@ export class ToolTable {
       })),
     };
     this.listResult = JSON.stringify(this.list);
-    this.listTag = createHash('sha1').update(this.listResult).digest('base64');
-    for (const v of SUPPORTED_PROTOCOL_VERSIONS) this.initResult(v);
+    this.listTag = sha1(this.listResult);
+    for (const v of SUPPORTED_PROTOCOL_VERSIONS) this.initResultOf(v);
   }
 
   /** The `initialize` result for a client asking for `requested` (its own version when supported, else the latest). */
   initResult(requested: unknown): string {
-    const version = typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+    return this.initResultOf(initVersion(requested));
+  }
+
+  /**
+   * The whole answer (`{"jsonrpc","id","result"}`) of a fixed result for one request id, with its ETag and its
+   * compressed forms made on first use: a new client's `initialize` and `tools/list` (67 kB of JSON Schema) would
+   * otherwise be compressed on every request, most of their cost (bench/results/mcp-init.md). Clients number
+   * their requests from 0 or 1, so few ids recur; at most FIXED_ANSWERS are kept, the oldest dropped first.
+   * @param key which fixed result (`list`, or `init:` and the protocol version)
+   * @returns null for an id too long to key by (answered the ordinary way)
+   */
+  fixedAnswer(key: string, answer: Answer): RenderedJson | null {
+    if (answer.idText.length > FIXED_ID_CHARS) return null;
+    const k = `${key}|${answer.idText}`;
+    let r = this.fixedAnswers.get(k);
+    if (r === undefined) {
+      if (this.fixedAnswers.size >= FIXED_ANSWERS) this.fixedAnswers.delete(this.fixedAnswers.keys().next().value!);
+      r = { text: answer.text, etag: answerEtag(false, [answer.tag ?? sha1(answer.text)]), encoded: {} };
+      this.fixedAnswers.set(k, r);
+    }
+    return r;
+  }
+
+  private initResultOf(version: string): string {
     let r = this.initResults.get(version);
     if (r === undefined) {
       const { instructions, ...serverInfo } = this.info;
@@ -130,6 +156,20 @@ export class ToolTable {
     return r;
   }
 }
+
+/** Fixed answers kept per table (a handful of ids for each of `tools/list` and the protocol versions' `initialize`). */
+const FIXED_ANSWERS = 64;
+/** Longest id text a fixed answer is kept for. */
+const FIXED_ID_CHARS = 40;
+
+/** The protocol version an `initialize` asking for `requested` is answered with. */
+const initVersion = (requested: unknown): string =>
+  typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+
+const sha1 = (text: string) => createHash('sha1').update(text).digest('base64');
+
+/** The weak ETag of a POST's answers, from their validators (and whether they were a batch). */
+const answerEtag = (batch: boolean, tags: readonly string[]) => `W/"${sha1(`${batch ? 'b' : 's'}|${tags.join('|')}`)}"`;
 
 /** JSON Schema (draft-07, what MCP clients read) of one side of a zod schema; root `$schema` dropped. */
 function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
@@ -147,20 +187,24 @@ const INVALID_PARAMS = -32602;
 type Id = string | number | null;
 
 /** One answer of a POST: its JSON text, and a validator of it when its result has one (else null). */
-interface Answer {
+export interface Answer {
   text: string;
   tag: string | null;
+  /** The id as JSON text. */
+  idText: string;
+  /** Which fixed result it carries (ToolTable.fixedAnswer), if any. */
+  fixed?: string;
 }
 
-const rpcError = (id: Id, code: number, message: string): Answer => ({
-  text: JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }),
-  tag: null,
-});
+const rpcError = (id: Id, code: number, message: string): Answer => {
+  const idText = JSON.stringify(id);
+  return { text: `{"jsonrpc":"2.0","id":${idText},"error":${JSON.stringify({ code, message })}}`, tag: null, idText };
+};
 
 /** A result answer; `tag` identifies `result`'s text (the answer's text is a function of it and the id). */
-function rpcResult(id: Id, result: string, tag: string | null = null): Answer {
+function rpcResult(id: Id, result: string, tag: string | null = null, fixed?: string): Answer {
   const idText = JSON.stringify(id);
-  return { text: `{"jsonrpc":"2.0","id":${idText},"result":${result}}`, tag: tag === null ? null : `${tag}:${idText}` };
+  return { text: `{"jsonrpc":"2.0","id":${idText},"result":${result}}`, tag: tag === null ? null : `${tag}:${idText}`, idText, fixed };
 }
 
 /** `tools/call` result texts, remembered with the answer they render (a remembered answer is the same object). */
@@ -259,15 +303,20 @@ export async function answerMcpPost(endpoint: McpEndpoint, req: FastifyRequest, 
     if (a !== null) answers.push(a);
   }
   if (answers.length === 0) return reply.code(202).send();
+  if (!batch && answers[0].fixed !== undefined) {
+    const fixed = endpoint.table.fixedAnswer(answers[0].fixed, answers[0]);
+    if (fixed !== null) return sendRenderedJson(reply.code(200), fixed);
+  }
   const text = batch ? `[${answers.map((a) => a.text).join(',')}]` : answers[0].text;
   // The ETag plugin would hash every answer (a remembered tool answer is 2× its twin's bytes): when every part has
   // a validator already, the ETag is made from those and the ids instead.
   if (answers.every((a) => a.tag !== null))
     reply.header(
       'etag',
-      `W/"${createHash('sha1')
-        .update(`${batch ? 'b' : 's'}|${answers.map((a) => a.tag).join('|')}`)
-        .digest('base64')}"`,
+      answerEtag(
+        batch,
+        answers.map((a) => a.tag!),
+      ),
     );
   return reply.code(200).type('application/json').send(text);
 }
@@ -295,12 +344,14 @@ async function answerMessage(table: ToolTable, m: unknown, req: FastifyRequest):
   const params = m.params;
   if (params !== undefined && !isObject(params)) return rpcError(rid, INVALID_PARAMS, 'Invalid params: params must be an object');
   switch (m.method) {
-    case 'initialize':
-      return rpcResult(rid, table.initResult(params?.protocolVersion));
+    case 'initialize': {
+      const version = initVersion(params?.protocolVersion);
+      return rpcResult(rid, table.initResult(version), null, `init:${version}`);
+    }
     case 'ping':
       return rpcResult(rid, '{}');
     case 'tools/list':
-      return rpcResult(rid, table.listResult, table.listTag);
+      return rpcResult(rid, table.listResult, table.listTag, 'list');
     case 'tools/call':
       return callTool(table, rid, params, req);
     default:
