@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: runs every benchmark in turn, each in its own process (so one's memory and event loop do not
  * colour the next; with paywatch's V8 flags, src/cli/node-flags.ts), and stops at the first that fails. Each writes bench/results/NAME.{json,md}; bench/README.md
- * summarises them. Usage: npm run bench [-- NAME …]   (names: startup decode consensus ingest api compression isolation memory intel intake trust explorer mcp rpc-limits)
+ * summarises them. Usage: npm run bench [-- NAME …]   (names: startup decode consensus ingest finality api compression isolation memory intel intake trust explorer mcp rpc-limits)
  */
 import { spawnSync } from 'node:child_process';
 import { NODE_FLAGS } from '../src/cli/node-flags.js';
@@ -11,6 +11,7 @@ const ALL = [
   'decode',
   'consensus',
   'ingest',
+  'finality',
   'api',
   'compression',
   'isolation',
