@@ -97,6 +97,8 @@ export class FinalityStep implements FinalityHook {
   private readonly queue: number[] = [];
   private running: Promise<void> | null = null;
   private unsupported: { until: number; reason: string } | null = null;
+  /** The highest height this step's unknown checks covered since its last verified or failed one; null: none. */
+  private unknownTo: number | null = null;
 
   /** @throws ConsensusDecodeError when `genesis` does not hold a DKG outcome (a configuration error, at start) */
   constructor(private readonly opts: FinalityStepOptions) {
@@ -239,7 +241,10 @@ export class FinalityStep implements FinalityHook {
   ): Promise<void> {
     const { store, log } = this.opts;
     const state = await readFinalityState(store.db);
-    const from = Math.max((state.last_verified_height ?? -1) + 1, block.height - COVER_MAX_BLOCKS + 1);
+    let from = Math.max((state.last_verified_height ?? -1) + 1, block.height - COVER_MAX_BLOCKS + 1);
+    // Blocks an earlier unknown check covered say unknown already: re-pointing them at every later unknown check
+    // would rewrite up to COVER_MAX_BLOCKS `blocks` rows per check against a node without consensus_*.
+    if (v.status === 'unknown' && this.unknownTo !== null) from = Math.max(from, this.unknownTo + 1);
     let cover: { from: number; to: number } | null = from <= block.height ? { from, to: block.height } : null;
     if (v.status === 'verified' && cover) {
       const links = (await readBlocks(store.db, from, block.height)).map((b) => ({
@@ -264,6 +269,8 @@ export class FinalityStep implements FinalityHook {
       alarm: d ? { ...d, at: now } : null,
       now,
     });
+    if (v.status !== 'unknown') this.unknownTo = null;
+    else if (cover) this.unknownTo = Math.max(this.unknownTo ?? cover.to, cover.to);
     finalityChecks.inc({ status: v.status });
     if (v.status === 'verified' && cover) finalityVerifiedHeight.set(cover.to);
     const level = v.status === 'failed' ? 'warn' : v.status === 'verified' ? 'info' : 'debug';
