@@ -1,6 +1,6 @@
 /**
  * A store that answers reads but cannot write is an outage: every write is 503 with Retry-After, and /readyz is 503
- * with the reason until a write succeeds again. Real faults: SQLite's own SQLITE_FULL (its `max_page_count` at the
+ * with the reason until a write succeeds again: another one, or the readiness probe's own tiny write (rolled back). Real faults: SQLite's own SQLITE_FULL (its `max_page_count` at the
  * file's size), a SQLite file opened read-only (SQLITE_READONLY), and PostgreSQL's read-only transactions (25006,
  * `default_transaction_read_only` on the database).
  */
@@ -8,7 +8,7 @@ import { afterEach, expect, it } from 'vitest';
 import pg from 'pg';
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
-import { openStore, type Store } from '../../src/store/db.js';
+import { openStore, WRITE_PROBE_INTERVAL_MS, type Store } from '../../src/store/db.js';
 import { loadConfig } from '../../src/config.js';
 import { buildVerifyApp } from '../../src/trust/app.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
@@ -45,11 +45,21 @@ it('SQLite disk full (SQLITE_FULL): writes are 503 with Retry-After, /readyz 503
   const unready = await app.inject({ method: 'GET', url: '/readyz' });
   expect(unready.statusCode).toBe(503);
   expect(unready.json().error).toBe('store unavailable: the store cannot write: disk full (SQLITE_FULL)');
-  // Space again: unready until a write succeeds, ready after it.
+  // Still full: the readiness probe's own write fails too, however often /readyz is asked.
+  for (let i = 0; i < 3; i++) {
+    await new Promise((r) => setTimeout(r, WRITE_PROBE_INTERVAL_MS / 2));
+    expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503);
+  }
+  // Space again: ready once the probe's own tiny write succeeds, with no other write arriving; the probe row is not kept.
   await sql.raw(`pragma max_page_count = ${pages * 100}`).execute(store.db);
-  expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503);
+  const t0 = Date.now();
+  while ((await app.inject({ method: 'GET', url: '/readyz' })).statusCode !== 200) {
+    expect(Date.now() - t0).toBeLessThan(WRITE_PROBE_INTERVAL_MS * 3);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const probeRows = await sql<{ n: number }>`select count(*) as n from kysely_migration where name = '~write-probe'`.execute(store.db);
+  expect(Number(probeRows.rows[0].n)).toBe(0);
   expect((await app.inject({ method: 'POST', url: '/v1/keys' })).statusCode).toBe(201);
-  expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
 });
 
 it('SQLite file opened read-only (SQLITE_READONLY): 503 with Retry-After, /readyz 503 "read-only"', async () => {
