@@ -3,7 +3,7 @@
  * endpoints with GET, POST (with and without a declared payment), PUT, PATCH, DELETE and a garbage method, and a
  * 200 KB description. One collection pass, then the requests the server received: GET as listed, POST only to the
  * paid endpoint and with an empty body, never PUT/PATCH/DELETE; the garbage entry is refused with a visible
- * `directory_entry_invalid` note and never stored; the description is stored cut.
+ * `directory_entry_invalid` note and never stored; the 200 KB description is stored cut, a lone surrogate as U+FFFD.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -45,6 +45,7 @@ async function startVictim(): Promise<{ server: Server; base: string; seen: Seen
       if (path === '/api/services') {
         const endpoints = [
           { method: 'GET', path: '/paid/get', payment: PAYMENT, description: 'd'.repeat(200 * 1024) },
+          { method: 'HEAD', path: '/paid/head', description: 'half \ud800 a pair' },
           { method: 'post', path: '/paid/post', payment: PAYMENT },
           { method: 'POST', path: '/free/post' },
           { method: 'DELETE', path: '/victim/users/123', payment: PAYMENT },
@@ -92,6 +93,7 @@ describe.each(DIALECTS)('prober methods and directory text bounds (%s)', (dialec
     const seen = [...victim.seen].sort((a, b) => a.path.localeCompare(b.path));
     expect(seen).toEqual([
       { method: 'GET', path: '/paid/get', body: 0 },
+      { method: 'HEAD', path: '/paid/head', body: 0 },
       { method: 'POST', path: '/paid/post', body: 0 },
     ]);
   });
@@ -112,6 +114,7 @@ describe.each(DIALECTS)('prober methods and directory text bounds (%s)', (dialec
     expect(methods).toEqual([
       'DELETE /victim/users/123',
       'GET /paid/get',
+      'HEAD /paid/head',
       'PATCH /victim/users/125',
       'POST /free/post',
       'POST /paid/post',
@@ -127,5 +130,8 @@ describe.each(DIALECTS)('prober methods and directory text bounds (%s)', (dialec
     const get = provider.provider.services.find((s: { method: string }) => s.method === 'GET');
     expect(get.description.length).toBe(INTEL_LIMITS.description_chars.value);
     expect(get.description.endsWith('…')).toBe(true);
+    // A lone surrogate read from a directory is stored as U+FFFD on both dialects (as a UTF-8 encoder writes it).
+    const head = provider.provider.services.find((s: { method: string }) => s.method === 'HEAD');
+    expect(head.description).toBe('half \ufffd a pair');
   });
 });
