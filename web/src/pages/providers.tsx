@@ -25,7 +25,9 @@ export function Offers({
           </td>
           <td>{known(o.network)}</td>
           <td>
-            <code>{known(o.asset)}</code>
+            <code>
+              <bdi>{known(o.asset)}</bdi>
+            </code>
           </td>
           <td>
             <Hex value={o.pay_to} />
@@ -135,7 +137,9 @@ export function Providers() {
               {l.providers.map((p) => (
                 <li key={p.domain}>
                   <Link href={`/providers/${encodeURIComponent(p.domain)}`}>
-                    <strong>{p.domain}</strong>
+                    <strong>
+                      <bdi>{p.domain}</bdi>
+                    </strong>
                   </Link>{' '}
                   {p.stale && <span class="badge warn">stale</span>}
                   <br />
@@ -145,7 +149,10 @@ export function Providers() {
                   {p.prices.map((x, i) => (
                     <span key={i} class="price">
                       {x.min_amount === x.max_amount ? known(x.min_amount) : `${known(x.min_amount)}–${known(x.max_amount)}`} of{' '}
-                      <code>{short(x.asset)}</code> on {x.network}
+                      <code>
+                        <bdi>{short(x.asset)}</bdi>
+                      </code>{' '}
+                      on <bdi>{x.network}</bdi>
                     </span>
                   ))}
                   <br />
@@ -205,7 +212,11 @@ export function Provider({ domain: raw }: { domain: string }) {
                 <h2>
                   {s.method} <bdi>{s.url}</bdi>
                 </h2>
-                {s.description && <p>{s.description}</p>}
+                {s.description && (
+                  <p class="description">
+                    <bdi>{s.description}</bdi>
+                  </p>
+                )}
                 {s.stale && <p class="badge warn">stale: failing for a week or more</p>}
                 <p class="muted">
                   Service id <code>{s.service_id}</code> — <Link href={`/service/${s.service_id}`}>history</Link>
