@@ -3,7 +3,9 @@
  * within READY_TIMEOUT_MS) on every listener, for load balancers and orchestrators. Neither is rate-limited or
  * cached. A collector in `error` (node unreachable, say) does not make the service unready, since stored data is
  * still served, but /readyz shows its state and last error; neither does a Redis outage (limits then count per
- * process, src/limits/shared.ts), which /readyz shows under `limits`.
+ * process, src/limits/shared.ts), which /readyz shows under `limits` (whether counts are shared, never the Redis
+ * address). A store that cannot write is unready until a write succeeds: while it lasts, /readyz tries a tiny
+ * rolled-back write of its own (Store.probeWrite, at most once per few seconds).
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';

@@ -1,6 +1,7 @@
 /**
  * One provider-intelligence collection pass (docs/intelligence.md): read every configured source, upsert the services it lists
- * (and the offers it advertises for them), probe every known service once with the polite Prober, store each
+ * (and the offers it advertises for them), probe every known service once with the polite Prober (only with the
+ * methods src/intel/probe/method-policy.ts allows; the others are counted as not probed), store each
  * snapshot with its evidence and offers, and derive the dated changes against the service's previous snapshot
  * (src/intel/changes.ts). The schedule that repeats it is ./schedule.ts, the archive verification ./archive.ts.
  * All SQL stays in src/store/intel/.
