@@ -71,7 +71,14 @@ function ChangeItem({ c }: { c: Change }) {
       <ul>
         {keys.map((k) => (
           <li key={k}>
-            {k}: <code>{before ? known(before[k]) : 'none'}</code> → <code>{after ? known(after[k]) : 'none'}</code>
+            {k}:{' '}
+            <code>
+              <bdi>{before ? known(before[k]) : 'none'}</bdi>
+            </code>{' '}
+            →{' '}
+            <code>
+              <bdi>{after ? known(after[k]) : 'none'}</bdi>
+            </code>
           </li>
         ))}
       </ul>
@@ -276,7 +283,10 @@ export function Service({ id }: { id: string }) {
               {d.checks[0] ? (
                 <>
                   {' '}
-                  of <Link href={`/providers/${encodeURIComponent(d.checks[0].domain)}`}>{d.checks[0].domain}</Link>
+                  of{' '}
+                  <Link href={`/providers/${encodeURIComponent(d.checks[0].domain)}`}>
+                    <bdi>{d.checks[0].domain}</bdi>
+                  </Link>
                 </>
               ) : null}
               .
