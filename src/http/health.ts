@@ -3,7 +3,9 @@
  * within READY_TIMEOUT_MS) on every listener, for load balancers and orchestrators. Neither is rate-limited or
  * cached. A collector in `error` (node unreachable, say) does not make the service unready, since stored data is
  * still served, but /readyz shows its state and last error; neither does a Redis outage (limits then count per
- * process, src/limits/shared.ts), which /readyz shows under `limits`.
+ * process, src/limits/shared.ts), which /readyz shows under `limits` (whether counts are shared, never the Redis
+ * address). A store that cannot write is unready until a write succeeds: while it lasts, /readyz tries a tiny
+ * rolled-back write of its own (Store.probeWrite, at most once per few seconds).
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -26,9 +28,12 @@ export const Readiness = z.object({
   limits: z
     .object({
       store: z.enum(['memory', 'redis']).describe('where per-client limits count: this process, or Redis shared by every replica'),
-      redis: z.string().nullable().describe('the Redis server (scheme and host only), when configured'),
-      shared: z.boolean().describe('false while a configured Redis does not answer: limits then count per process'),
-      error: z.string().nullable(),
+      shared: z
+        .boolean()
+        .describe(
+          'true while limits count in a Redis every replica shares; false without Redis, or while it does not answer or refuses authentication',
+        ),
+      error: z.string().nullable().describe('why a configured Redis is not counting (the Redis address is never shown)'),
     })
     .describe('per-client limits (rate limits, key issuance, failed authentications)'),
 });
@@ -99,7 +104,9 @@ export function addHealthRoutes(app: FastifyInstance, ctx: AppContext, tags: str
           });
       try {
         await within(ctx.store.ping(), READY_TIMEOUT_MS);
-        // A store that answers reads but cannot write (disk full, read-only, I/O error) is not ready until a write succeeds again.
+        // A store that answers reads but cannot write (disk full, read-only, I/O error) is not ready until a write
+        // succeeds again: its own tiny write, rolled back, at most once per few seconds (src/store/db.ts).
+        if (ctx.store.writeOutage() !== null) await within(ctx.store.probeWrite(), READY_TIMEOUT_MS).catch(() => undefined);
         const cannotWrite = ctx.store.writeOutage();
         if (cannotWrite !== null) return unready(`the store cannot write: ${cannotWrite}`);
         return reply

@@ -26,9 +26,10 @@ export interface JsonText {
 /**
  * Decodes a body as strict UTF-8 JSON: one leading byte-order mark is dropped (RFC 8259 section 8.1 lets a parser
  * ignore one), duplicate member names and nesting deeper than `maxDepth` are refused, and with `refuseProto` so is a
- * member named `__proto__` (which Object.assign and merges would turn into a prototype change). Messages start
+ * member named `__proto__` (which Object.assign and merges would turn into a prototype change); so is a string whose
+ * escapes spell ill-formed UTF-16 (a lone surrogate), which no store can keep as verified. Messages start
  * `malformed body:` and give character offsets, never the body's content.
- * @throws InvalidInput on invalid UTF-8 or JSON, duplicate names, deep nesting or a refused `__proto__`
+ * @throws InvalidInput on invalid UTF-8 or JSON, duplicate names, deep nesting, a refused `__proto__` or a lone surrogate
  */
 export function parseJsonText(body: Buffer, opts: { maxDepth?: number; refuseProto?: boolean } = {}): JsonText {
   const bytes = body.subarray(0, 3).equals(BOM) ? body.subarray(3) : body;
@@ -50,6 +51,9 @@ export function parseJsonText(body: Buffer, opts: { maxDepth?: number; refusePro
   if (problem) throw new InvalidInput(`malformed body: ${problem}`);
   return { value, text, bytes };
 }
+
+/** A lone (unpaired) UTF-16 surrogate; with the u flag a valid pair is one code point and does not match. */
+const LONE_SURROGATE = /\p{Cs}/u;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -79,6 +83,11 @@ export function jsonShapeProblem(text: string, maxDepth: number, refuseProto = f
           j++;
         }
       }
+      // Escapes can spell a lone UTF-16 surrogate ("\ud800"), which has no UTF-8 form: each dialect would store
+      // something else than what was verified (SQLite keeps it, PostgreSQL refuses or replaces it).
+      const decoded = escaped ? (JSON.parse(text.slice(i, j + 1)) as string) : null;
+      if (decoded !== null && LONE_SURROGATE.test(decoded))
+        return `ill-formed UTF-16 in the string at character ${i} (a lone surrogate escape such as \\ud800 is not text)`;
       const names = open[open.length - 1];
       if (names) {
         // Inside an object a string is a member name exactly when a colon follows it.
@@ -86,7 +95,7 @@ export function jsonShapeProblem(text: string, maxDepth: number, refuseProto = f
         while (isSpace(text.charCodeAt(k))) k++;
         if (text.charCodeAt(k) === COLON) {
           // Compare decoded names: "a" and "\u0061" are the same member.
-          const name = escaped ? (JSON.parse(text.slice(i, j + 1)) as string) : text.slice(i + 1, j);
+          const name = decoded ?? text.slice(i + 1, j);
           if (names.has(name)) return `duplicate member name at character ${i} (a name may appear once per object)`;
           if (refuseProto && name === '__proto__')
             return `member name "__proto__" at character ${i} is refused (readers that merge objects would change a prototype)`;

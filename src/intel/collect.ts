@@ -1,6 +1,7 @@
 /**
  * One provider-intelligence collection pass (docs/intelligence.md): read every configured source, upsert the services it lists
- * (and the offers it advertises for them), probe every known service once with the polite Prober, store each
+ * (and the offers it advertises for them), probe every known service once with the polite Prober (only with the
+ * methods src/intel/probe/method-policy.ts allows; the others are counted as not probed), store each
  * snapshot with its evidence and offers, and derive the dated changes against the service's previous snapshot
  * (src/intel/changes.ts). The schedule that repeats it is ./schedule.ts, the archive verification ./archive.ts.
  * All SQL stays in src/store/intel/.
@@ -22,6 +23,7 @@ import type { Store } from '../store/db.js';
 import { diffSnapshots, directoryDriftChanges } from './changes.js';
 import { archiveSourceAnswer, type ArchivedSourceAnswer } from './evidence.js';
 import { Prober, type ProbeResult } from './probe/index.js';
+import { planProbe } from './probe/method-policy.js';
 import { providerDomain, serviceId } from './service-id.js';
 import { collectSource, DEFAULT_SOURCES, type SourceConfig, type SourceFreshness } from './sources/index.js';
 import type { Offer } from '../domain/intel.js';
@@ -57,6 +59,8 @@ export interface CollectSummary {
   changes: number;
   /** Probes whose result could not be stored (the run goes on). */
   store_errors: number;
+  /** Services not probed: their method is never sent (src/intel/probe/method-policy.ts). */
+  not_probed: number;
 }
 
 /**
@@ -76,6 +80,7 @@ export async function collectOnce(store: Store, opts: CollectOptions = {}): Prom
     snapshots: 0,
     changes: 0,
     store_errors: 0,
+    not_probed: 0,
   };
   try {
     for (const src of sources) {
@@ -87,7 +92,13 @@ export async function collectOnce(store: Store, opts: CollectOptions = {}): Prom
     await Promise.all(
       targets.map(async (t) => {
         try {
-          const result = await prober.probe({ method: t.method, url: t.url, tool: t.tool });
+          // A POST is probed only when a directory lists an offer for it; a method never sent gives no snapshot.
+          const paidPost = (t.tool !== null || t.method.toUpperCase() === 'POST') && (await listsOffer(store, t.service_id, t.sources));
+          if ('refused' in planProbe(t.tool ? 'POST' : t.method, paidPost)) {
+            sum.not_probed++;
+            return;
+          }
+          const result = await prober.probe({ method: t.method, url: t.url, tool: t.tool, paidPost });
           // Await first: `sum.changes += await …` would read sum.changes before the await and lose concurrent counts.
           const written = await storeProbe(store, result, t.sources, t.domain);
           sum.changes += written;
@@ -118,6 +129,12 @@ export async function collectOnce(store: Store, opts: CollectOptions = {}): Prom
   }
 }
 
+/** True when one of `sources` lists an offer for the service (its directory declares a payment for it). */
+async function listsOffer(store: Store, serviceId: string, sources: readonly string[]): Promise<boolean> {
+  for (const name of sources) if ((await latestDirectoryOffers(store, serviceId, name)).length > 0) return true;
+  return false;
+}
+
 /** A prober with the given limits; unset ones keep the prober's defaults (undefined must not override them). */
 export function newProber(opts: CollectOptions): Prober {
   const set = Object.entries({ allowLoopback: opts.allowLoopback, timeoutMs: opts.probeTimeoutMs, concurrency: opts.concurrency }).filter(
@@ -132,7 +149,8 @@ async function readSource(store: Store, src: SourceConfig, opts: CollectOptions)
   const res = await collectSource(src, prev, { allowLoopback: opts.allowLoopback });
   const ok = res.freshness.last_error === null;
   const samples = ok ? res.services.slice(0, 5).map((s) => ({ method: s.method, url: s.url, tool: s.tool })) : null;
-  await saveSourceFreshness(store, res.freshness, samples);
+  await saveSourceFreshness(store, res.freshness, samples, ok ? res.notes : null);
+  for (const n of res.notes) opts.log?.warn({ source: src.name, ...n }, 'directory entry refused');
   if (!ok) opts.log?.warn({ source: src.name, error: res.freshness.last_error }, 'source failed');
   const seenAt = res.freshness.last_attempt_at ?? new Date().toISOString();
   for (const a of res.answers) {

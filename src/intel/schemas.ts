@@ -168,6 +168,15 @@ export const SourceFreshnessSchema = z.object({
   last_error: z.string().nullable(),
   item_count: z.number().int().nullable(),
   samples: z.array(z.unknown()).describe('a few recent items of the source'),
+  notes: z
+    .array(
+      z.object({
+        kind: z.literal('directory_entry_invalid'),
+        detail: z.string().describe('why the entry was refused, with an escaped prefix of the value'),
+        url: z.string().nullable().describe("the entry's URL, escaped and cut; null when it had none"),
+      }),
+    )
+    .describe('entries of the last successful pass refused when read (never stored, never probed); docs/intelligence.md, "Bounds"'),
 });
 
 export const ServiceListingSchema = z.object({

@@ -36,17 +36,18 @@ const CONNECTING = 'connecting';
 /** Every key paywatch writes starts with this, so a shared Redis can hold other applications' keys too. */
 const KEY_PREFIX = 'paywatch:';
 
-/** What /readyz shows of the limits (src/http/health.ts). */
+/** What /readyz shows of the limits (src/http/health.ts); never the Redis address, which is internal. */
 export interface LimitsStatus {
   /** `memory`: counters in this process; `redis`: counters shared through Redis. */
   store: 'memory' | 'redis';
-  /** The Redis server, credentials removed (null without Redis). */
-  redis: string | null;
-  /** True when limits are enforced as configured: always without Redis; with Redis, while it answers. */
+  /** True while counts go to a Redis every replica shares; false without Redis, or while it does not answer or refuses authentication. */
   shared: boolean;
-  /** Why counting fell back to memory (null when it did not). */
+  /** Why a configured Redis is not counting (null when it is, or without Redis). */
   error: string | null;
 }
+
+/** Redis's answers to a wrong or missing password (AUTH, or a command before AUTH). */
+const AUTH_REFUSED = /WRONGPASS|NOAUTH|invalid password|invalid username-password/i;
 
 /** Increments a failure counter: INCR, and PEXPIRE when the window starts; answers [count, ms left]. */
 const FAILURE_HIT = `local n = redis.call('INCR', KEYS[1])
@@ -64,6 +65,8 @@ type RedisWithHit = Redis & { paywatchFailureHit(key: string, windowMs: number):
  */
 export class SharedLimits {
   #error: string | null = null;
+  /** The last failure was Redis refusing the password (kept as the reason until it answers). */
+  #authRefused = false;
   /** After a failed command on a live connection, when to try Redis again (ms since the epoch). */
   #retryAt = 0;
 
@@ -117,13 +120,13 @@ export class SharedLimits {
 
   /** The state /readyz shows. */
   status(): LimitsStatus {
-    if (!this.redis) return { store: 'memory', redis: null, shared: true, error: null };
+    if (!this.redis) return { store: 'memory', shared: false, error: null };
     const shared = this.redis.status === 'ready' && this.#error === null;
+    const why = this.#authRefused ? 'Redis refused authentication' : 'Redis unavailable';
     return {
       store: 'redis',
-      redis: this.source,
       shared,
-      error: shared ? null : `Redis unavailable (${this.#error ?? this.redis.status}): limits are counted per process until it answers`,
+      error: shared ? null : `${why} (${this.#error ?? this.redis.status}): limits are counted per process until it answers`,
     };
   }
 
@@ -219,6 +222,12 @@ export class SharedLimits {
 
   private fellBack(e: Error): void {
     const reason = shortMessage(e).slice(0, 200);
+    // The server closes the connection after refusing the password: the refusal stays the reason shown.
+    if (this.#authRefused && !AUTH_REFUSED.test(reason)) {
+      this.#retryAt = Date.now() + RETRY_AFTER_FAILURE_MS;
+      return;
+    }
+    this.#authRefused = AUTH_REFUSED.test(reason);
     if (this.#error === null || this.#error === CONNECTING)
       this.log?.warn(
         { redis: this.source, err: reason },
@@ -229,6 +238,7 @@ export class SharedLimits {
   }
 
   private answered(): void {
+    this.#authRefused = false;
     if (this.#error === null) return;
     if (this.#error !== CONNECTING) this.log?.info({ redis: this.source }, 'Redis answers again: per-client limits are shared again');
     else this.log?.info({ redis: this.source }, 'per-client limits are shared through Redis');

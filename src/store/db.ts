@@ -13,7 +13,7 @@ import { parseDbTarget, redactDbLocation, type DbTarget } from './target.js';
 import { openSqlite } from './sqlite.js';
 import { openPostgres } from './postgres.js';
 import { migrateStore } from './migrate.js';
-import { pingDatabase } from './maintenance.js';
+import { pingDatabase, probeWrite } from './maintenance.js';
 import type { ReportingDialect } from './outage.js';
 import { LIMITS } from '../limits/index.js';
 
@@ -71,8 +71,12 @@ export async function openStore(value: string, opts: OpenStoreOptions = {}): Pro
   return store;
 }
 
+/** Least milliseconds between two write probes of one store (Store.probeWrite): a probe is a write, kept rare. */
+export const WRITE_PROBE_INTERVAL_MS = 3_000;
+
 /** The open store over `db`, with no reader threads yet and a cache of its own. */
 function storeOver(db: Kysely<Database>, dialect: ReportingDialect, t: DbTarget, tokenList: TokenList): Store {
+  let lastProbe = Number.NEGATIVE_INFINITY;
   const store: Store = {
     db,
     dialect: t.dialect,
@@ -82,6 +86,12 @@ function storeOver(db: Kysely<Database>, dialect: ReportingDialect, t: DbTarget,
     cache: new StoreCache(),
     ping: () => pingDatabase(db),
     writeOutage: () => dialect.writeOutage(),
+    probeWrite: async () => {
+      if (dialect.writeOutage() === null || performance.now() - lastProbe < WRITE_PROBE_INTERVAL_MS) return;
+      lastProbe = performance.now();
+      await probeWrite(db, t.dialect);
+      dialect.writeSucceeded();
+    },
     close: async () => {
       await store.readers?.close();
       // Through the dialect, so a query after close is a StoreUnavailable (./outage.ts).

@@ -14,6 +14,30 @@ export async function pingDatabase(db: Kysely<Database>): Promise<void> {
   await sql`select 1`.execute(db);
 }
 
+/** Thrown inside the write probe's transaction so that it rolls back (never seen outside probeWrite). */
+class RollBack extends Error {}
+
+/**
+ * A tiny write that is never kept: one row inserted into Kysely's migration table inside a transaction that is
+ * rolled back. On SQLite the row takes 16 pages of 4 KiB (more than the few a full file may still have free), so it
+ * fails on a full file (SQLITE_FULL)
+ * as on a read-only one; on PostgreSQL it fails in a read-only transaction (25006) or on a full disk (53100).
+ * @param db the store's database
+ * @param dialect the store's dialect (the row's size: PostgreSQL's column holds 255 characters)
+ * @throws StoreUnavailable (./outage.ts) when the store cannot write
+ */
+export async function probeWrite(db: Kysely<Database>, dialect: 'sqlite' | 'postgres'): Promise<void> {
+  const payload = 'w'.repeat(dialect === 'sqlite' ? 65_536 : 255);
+  try {
+    await db.transaction().execute(async (tx) => {
+      await sql`insert into kysely_migration (name, timestamp) values (${'~write-probe'}, ${payload})`.execute(tx);
+      throw new RollBack();
+    });
+  } catch (e) {
+    if (!(e instanceof RollBack)) throw e;
+  }
+}
+
 /**
  * Before a bulk load on SQLite: a 256 MiB page cache for this connection keeps the growing indexes in memory during
  * the load (SQLite's default is 2 MiB). Nothing on PostgreSQL.

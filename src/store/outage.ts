@@ -185,6 +185,8 @@ export interface ReportingDialect extends Dialect {
   close(): Promise<void>;
   /** Why writes fail now ('disk full (SQLITE_FULL)', 'read-only (25006)', …), or null; cleared by the next successful write. */
   writeOutage(): string | null;
+  /** Clears the outage: a write succeeded that was rolled back on purpose (the write probe), so no commit cleared it. */
+  writeSucceeded(): void;
 }
 
 /**
@@ -197,6 +199,9 @@ export function reportingOutages(dialect: Dialect): ReportingDialect {
   const health: WriteHealth = { failing: null };
   return {
     writeOutage: () => health.failing,
+    writeSucceeded: () => {
+      health.failing = null;
+    },
     close: async () => {
       if (closing.closed) return;
       closing.closed = true;

@@ -101,6 +101,7 @@ export function openReadStore(
     ping: () => pingDatabase(db),
     // Nothing is written through a read store: its readiness is the answer to reads.
     writeOutage: () => null,
+    probeWrite: async () => {},
     target: () => target,
     close: () => dialect.close(),
   };

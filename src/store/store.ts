@@ -31,5 +31,12 @@ export interface Store {
    * the next successful one; while set, /readyz answers 503 with it.
    */
   writeOutage(): string | null;
+  /**
+   * While writeOutage() is set: one tiny write that is never kept (./maintenance.ts probeWrite), at most once per
+   * WRITE_PROBE_INTERVAL_MS, clearing the outage when it succeeds; so readiness returns once the store can write,
+   * without waiting for another write. Resolves at once when there is no outage or a probe ran recently.
+   * @throws StoreUnavailable when the probe's write fails
+   */
+  probeWrite(): Promise<void>;
   close(): Promise<void>;
 }

@@ -8,6 +8,7 @@
 import type { Store } from '../store/db.js';
 import type { Offer, ProbeOutcome, RawResponse } from '../domain/intel.js';
 import { parseChallenge } from '../intel/challenge/index.js';
+import { boundOffer } from '../intel/read-bounds.js';
 import { serviceId } from '../intel/service-id.js';
 import { FetchError, FetchRefused, FetchTimeout, FetchTooLarge, safeFetch, vetUrl, type Resolver } from '../net/safe-fetch.js';
 import { findServiceListing, lastKnownOffers, receivedPayments } from '../store/trust/index.js';
@@ -151,7 +152,7 @@ function readChallenge(url: string, raw: RawResponse | null, live: LiveFetch): {
   if (raw.status === 402) {
     const parsed = parseChallenge({ status: raw.status, headers: raw.headers, body: raw.body }, { resourceUrl: url });
     live.outcome = parsed.offers.length > 0 ? 'payment_required' : 'invalid_challenge';
-    return { offers: parsed.offers, challengeErrors: parsed.errors };
+    return { offers: parsed.offers.map(boundOffer), challengeErrors: parsed.errors };
   }
   if (raw.status >= 200 && raw.status < 300) live.outcome = 'ok_without_payment';
   else if (raw.status === 404 || raw.status === 410) live.outcome = 'not_found';

@@ -218,6 +218,32 @@ describe.each(DIALECTS)('hostile signed bodies on %s', (dialect) => {
     expect(await counts(store)).toEqual(before);
   });
 
+  it('refuses ill-formed UTF-16 (a lone surrogate escape) anywhere in a body with 400 {error}, storing nothing; a valid pair is stored as sent', async () => {
+    const before = await counts(store);
+    const cases: [string, Promise<{ status: number; body: Record<string, unknown> }>][] = [
+      [
+        'a lone high surrogate in the record',
+        send(connTest, envelope('mcp', 'sur-1', 'test', { jsonrpc: '2.0', id: 1, method: 'a\ud800b' })),
+      ],
+      ['a lone low surrogate in event_type', send(connTest, envelope('mcp', 'sur-2', 'test', undefined, { event_type: 'x\udc00' }))],
+      ['reversed pair in a member name', send(connTest, envelope('mcp', 'sur-3', 'test', { '\udc00\ud800': 1 }))],
+      ['a lone surrogate in an outcome', sendOutcome(prodTest, outcome('sur-4', { task_id: '\udfff' }))],
+    ];
+    for (const [name, p] of cases) {
+      const r = await p;
+      expect(r.status, `${name}: ${JSON.stringify(r.body)}`).toBe(400);
+      expect(Object.keys(r.body), name).toEqual(['error']);
+      expect(r.body.error, name).toMatch(/^malformed body: ill-formed UTF-16 in the string at character \d+/);
+    }
+    expect(await counts(store)).toEqual(before);
+    // A surrogate pair is one character (U+1F600): accepted, and read back exactly.
+    const ok = await send(connTest, envelope('mcp', 'sur-5', 'test', { jsonrpc: '2.0', id: 1, method: 'smile \ud83d\ude00' }));
+    expect(ok.status, JSON.stringify(ok.body)).toBe(201);
+    const rows = (await read('/api/operator/events?env=test&limit=100')).body.rows;
+    const row = rows.find((r) => r.event_id === 'sur-5') as { record: { method: string } } | undefined;
+    expect(row?.record.method).toBe('smile \u{1f600}');
+  });
+
   it('never fails an operator read (HTTP or CLI) because of one stored row: a row that does not render is shown as its bytes with a flag', async () => {
     // Rows as the earlier intake stored them: a BOM kept (read back as validated: it renders), a record 5,000
     // levels deep and bytes that are not UTF-8 (these two do not render).

@@ -307,6 +307,7 @@ describe.each(DIALECTS)('intel store on %s', (dialect) => {
       last_error: 'HTTP 503',
       item_count: 3,
       samples: [{ method: 'GET', url: 'https://api.alpha.example/weather' }],
+      notes: [],
     });
     const st = await intelligenceStatus(store, opts);
     expect(st.collection).toMatchObject({ available: true, last_successful_run_at: '2026-01-31T00:01:00.000Z' });

@@ -91,10 +91,33 @@ describe('shared per-client limits', () => {
     expect(await status(b, '198.51.100.8')).toBe(200);
   });
 
-  it('shows the shared store in /readyz without the password', async () => {
+  it('shows the shared store in /readyz without the password or the address', async () => {
     const l = await readyLimits(a);
-    expect(l).toEqual({ store: 'redis', redis: `redis://127.0.0.1:${redis.port}`, shared: true, error: null });
-    expect(JSON.stringify(await (await a.inject({ method: 'GET', url: '/readyz' })).json())).not.toContain(PASSWORD);
+    expect(l).toEqual({ store: 'redis', shared: true, error: null });
+    const body = JSON.stringify(await (await a.inject({ method: 'GET', url: '/readyz' })).json());
+    expect(body).not.toContain(PASSWORD);
+    expect(body).not.toContain(String(redis.port));
+  });
+
+  it('a Redis that refuses the password (wrong or missing) is not shared, with the reason, in /readyz', async () => {
+    for (const url of [redis.url.replace(encodeURIComponent(PASSWORD), 'wrong-password'), `redis://127.0.0.1:${redis.port}`]) {
+      const config = loadConfig({ db: db.url, redis: url }, {});
+      const l = await SharedLimits.connect(url);
+      limits.push(l);
+      const c = await buildApp({ store, config, limits: l, components: new Map() }, { logger: false });
+      apps.push(c);
+      await until(async () => (await readyLimits(c)).error?.includes('refused authentication') === true, 5000, `the refusal of ${url}`);
+      // Held for a while: the server closing the connection afterwards does not hide the reason.
+      await new Promise((r) => setTimeout(r, 500));
+      const ready = await c.inject({ method: 'GET', url: '/readyz' });
+      expect(ready.json().limits).toEqual({
+        store: 'redis',
+        shared: false,
+        error: expect.stringMatching(/^Redis refused authentication \(/),
+      });
+      expect(ready.body).not.toContain(String(redis.port));
+      expect(await status(c, '198.51.100.9')).toBe(200); // counted per process meanwhile
+    }
   });
 
   it('counts failed authentications across processes', async () => {

@@ -3,8 +3,9 @@
  * SSRF-safe fetcher, turned into a dated Snapshot with its parsed offers and archived evidence. Never pays:
  * no payment header is ever sent. Never throws for anything the provider does; every failure is an outcome.
  *
- * Requests: the service's method; `accept: application/json`; POST/PUT/PATCH carry `{}` as a JSON body.
- * An MCP tool (svc.tool set) is probed as a JSON-RPC `tools/call` of that tool with empty arguments, POSTed.
+ * Requests (./method-policy.ts): GET or HEAD as listed; POST with an empty body only when a directory declares a
+ * payment for the endpoint (`paidPost`); anything else is not sent (outcome `refused`, no request). An MCP tool
+ * (svc.tool set) is probed as that empty POST to its endpoint: the tool is never called.
  */
 import { probeOutcomes } from '../../ops/metrics.js';
 import { parseChallenge } from '../challenge/index.js';
@@ -13,6 +14,8 @@ import { serviceId } from '../service-id.js';
 import type { ProbeOutcome, RawResponse, Snapshot } from '../../domain/intel.js';
 import { FetchFailed, FetchRefused, FetchTimeout, FetchTooLarge, safeFetch, type SafeFetchOptions } from '../../net/safe-fetch.js';
 import { uuidv7 } from './snapshot-id.js';
+import { planProbe } from './method-policy.js';
+import { boundOffer } from '../read-bounds.js';
 import { shortMessage } from '../../domain/errors.js';
 
 /** The service to probe: HTTP method, absolute URL, and the MCP tool name (null for plain HTTP). */
@@ -20,6 +23,8 @@ export interface ProbeTarget {
   method: string;
   url: string;
   tool?: string | null;
+  /** A directory or discovery document lists an offer for this endpoint (a POST is probed only then). */
+  paidPost?: boolean;
 }
 
 /** Fetch options of a probe (see SafeFetchOptions; `method`, `headers` and `body` are set by the probe). */
@@ -36,20 +41,12 @@ export interface ProbeResult {
   response: RawResponse | null;
 }
 
-const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
-
-function requestFor(t: ProbeTarget): Pick<SafeFetchOptions, 'method' | 'headers' | 'body'> {
-  if (t.tool) {
-    return {
-      method: 'POST',
-      headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: t.tool, arguments: {} } }),
-    };
-  }
-  const method = t.method.toUpperCase();
-  return WITH_BODY.has(method)
-    ? { method, headers: { accept: 'application/json', 'content-type': 'application/json' }, body: '{}' }
-    : { method, headers: { accept: 'application/json' } };
+/** The request of a probe (never a body), or the reason none is sent. */
+function requestFor(t: ProbeTarget): Pick<SafeFetchOptions, 'method' | 'headers' | 'body'> | { refused: string } {
+  const plan = planProbe(t.tool ? 'POST' : t.method, t.paidPost === true);
+  if ('refused' in plan) return plan;
+  const accept = t.tool ? 'application/json, text/event-stream' : 'application/json';
+  return { method: plan.method, headers: { accept } };
 }
 
 /** HTTP status → outcome for answers that are not 402. */
@@ -96,9 +93,11 @@ export async function probeService(svc: ProbeTarget, opts: ProbeOptions = {}): P
       response,
     };
   };
+  const request = requestFor(svc);
+  if ('refused' in request) return done('refused', null, request.refused);
   let response: RawResponse;
   try {
-    response = await safeFetch(svc.url, { ...opts, ...requestFor(svc) });
+    response = await safeFetch(svc.url, { ...opts, ...request });
   } catch (err) {
     if (err instanceof FetchTooLarge) return done('too_large', err.response, err.message);
     if (err instanceof FetchRefused) return done('refused', null, err.message);
@@ -112,7 +111,7 @@ export async function probeService(svc: ProbeTarget, opts: ProbeOptions = {}): P
   if (response.status === 402) {
     const parsed = parseChallenge(response, { resourceUrl: svc.url });
     if (parsed.offers.length === 0) return done('invalid_challenge', response, parsed.errors.join('; ') || 'no readable challenge');
-    return done('payment_required', response, null, parsed.offers);
+    return done('payment_required', response, null, parsed.offers.map(boundOffer));
   }
   const outcome = outcomeForStatus(response.status);
   return done(outcome, response, outcome === 'ok_without_payment' ? null : `HTTP ${response.status}`);

@@ -2,7 +2,8 @@
  * Source collection: one entry point, `collectSource`, over the four kinds of source, keeping each source's
  * freshness (last attempt, last success, last error, item count); and the configured source list
  * (`parseSources`, DEFAULT_SOURCES). Collectors never throw: a failed source keeps its previous successes and
- * records the error.
+ * records the error. Every entry read passes the bounded reader (../read-bounds.ts): an entry with an unknown method,
+ * an oversized URL or tool name is refused with a `directory_entry_invalid` note; long text is cut.
  */
 import { collectBazaar } from './bazaar.js';
 import { collectMppRegistry } from './mpp-registry.js';
@@ -10,6 +11,8 @@ import { collectOpenApi, collectWellKnown } from './origin.js';
 import type { CollectOptions, CollectResult, SourceFreshness } from './types.js';
 import type { SourceConfig } from '../../domain/sources.js';
 import { shortMessage } from '../../domain/errors.js';
+import { intelLimit } from '../limits.js';
+import { boundService, type SourceNote } from '../read-bounds.js';
 
 export type { CollectOptions, CollectResult, SourceAnswer, SourceFreshness } from './types.js';
 export type { SourceConfig, SourceKind } from '../../domain/sources.js';
@@ -48,11 +51,29 @@ export async function collectSource(
           : src.kind === 'well-known'
             ? await collectWellKnown(src.url, src.name, opts, warnings)
             : await collectOpenApi(src.url, src.name, opts, warnings);
+    const notes: SourceNote[] = [];
+    let refused = 0;
+    for (const a of answers) {
+      a.services = a.services.flatMap((d) => {
+        const r = boundService(d);
+        if ('service' in r) return [r.service];
+        refused++;
+        if (notes.length < intelLimit('notes_per_source')) notes.push(r.note);
+        return [];
+      });
+    }
+    if (refused > notes.length)
+      notes[notes.length - 1] = {
+        kind: 'directory_entry_invalid',
+        detail: `${refused - notes.length + 1} more entries refused`,
+        url: null,
+      };
     const services = answers.flatMap((a) => a.services);
     return {
       services,
       answers,
       warnings,
+      notes,
       freshness: {
         ...base,
         name: src.name,
@@ -69,6 +90,7 @@ export async function collectSource(
       services: [],
       answers: [],
       warnings,
+      notes: [],
       freshness: {
         ...base,
         name: src.name,

@@ -4,6 +4,7 @@
  */
 import type { DiscoveredService, RawResponse } from '../../domain/intel.js';
 import type { SourceKind } from '../../domain/sources.js';
+import type { SourceNote } from '../read-bounds.js';
 
 /** Freshness of one source (feeds `service_sources` in /api/status and /api/intelligence/status). */
 export interface SourceFreshness {
@@ -40,6 +41,8 @@ export interface CollectResult {
   freshness: SourceFreshness;
   /** Items skipped as unreadable, one line each (not fatal). */
   warnings: string[];
+  /** Entries refused when read (../read-bounds.ts), at most notes_per_source (src/intel/limits.ts). */
+  notes: SourceNote[];
 }
 
 /** Fetch options every collector accepts. */

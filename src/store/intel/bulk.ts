@@ -54,7 +54,11 @@ export async function insertIntelRows(store: Store, rows: IntelRows): Promise<vo
  * Records a source and one finished collection run in one transaction (written last by the seeder: a store with a
  * finished run was seeded whole).
  */
-export async function insertSourceAndRun(store: Store, source: IntelSourceRow, run: Insertable<IntelCollectRunRow>): Promise<void> {
+export async function insertSourceAndRun(
+  store: Store,
+  source: Insertable<IntelSourceRow>,
+  run: Insertable<IntelCollectRunRow>,
+): Promise<void> {
   await store.db.transaction().execute(async (tx) => {
     await tx.insertInto('intel_sources').values(source).execute();
     await tx.insertInto('intel_collect_runs').values(run).execute();

@@ -126,13 +126,20 @@ export async function offersOfSnapshots(store: Store, ids: string[]): Promise<Ma
   return m;
 }
 
+/** A note stored with a source's freshness (src/intel/read-bounds.ts SourceNote). */
+interface StoredSourceNote {
+  kind: 'directory_entry_invalid';
+  detail: string;
+  url: string | null;
+}
+
 /**
  * Source freshness rows: every configured source that has been attempted, by name (members name, kind, url,
- * last_attempt_at, last_success_at, last_error, item_count, samples).
+ * last_attempt_at, last_success_at, last_error, item_count, samples, notes).
  */
 export async function getServiceSources(store: Store) {
   const rows = await store.db.selectFrom('intel_sources').selectAll().orderBy('name').execute();
-  return rows.map((r) => ({ ...r, samples: parseJson<unknown[]>(r.samples) ?? [] }));
+  return rows.map((r) => ({ ...r, samples: parseJson<unknown[]>(r.samples) ?? [], notes: parseJson<StoredSourceNote[]>(r.notes) ?? [] }));
 }
 
 /** True once one collection run has finished. */

@@ -74,13 +74,19 @@ export async function upsertService(store: Store, s: ServiceSighting): Promise<v
 }
 
 /** Freshness of one source as the source collector computes it (src/intel/sources SourceFreshness). */
-export type SourceFreshnessRecord = Omit<IntelSourceRow, 'samples'>;
+export type SourceFreshnessRecord = Omit<IntelSourceRow, 'samples' | 'notes'>;
 
 /**
  * Saves a source's freshness as given (the collector keeps last success and item count across failures).
  * @param samples a few recent items ({method, url, tool}), at most 5 kept; null keeps the stored samples
+ * @param notes the pass's notes ({kind, detail, url}, already bounded by the reader); null keeps the stored notes
  */
-export async function saveSourceFreshness(store: Store, f: SourceFreshnessRecord, samples: unknown[] | null): Promise<void> {
+export async function saveSourceFreshness(
+  store: Store,
+  f: SourceFreshnessRecord,
+  samples: unknown[] | null,
+  notes: unknown[] | null = null,
+): Promise<void> {
   const norm = (t: string | null) => (t === null ? null : isoTime(t));
   const row = {
     kind: f.kind,
@@ -91,10 +97,12 @@ export async function saveSourceFreshness(store: Store, f: SourceFreshnessRecord
     item_count: f.item_count,
   };
   const json = samples === null ? null : JSON.stringify(samples.slice(0, 5));
+  const notesJson = notes === null ? null : JSON.stringify(notes);
+  const update = { ...row, ...(json === null ? {} : { samples: json }), ...(notesJson === null ? {} : { notes: notesJson }) };
   await store.db
     .insertInto('intel_sources')
-    .values({ name: f.name, ...row, samples: json ?? '[]' })
-    .onConflict((oc) => oc.column('name').doUpdateSet(json === null ? row : { ...row, samples: json }))
+    .values({ name: f.name, ...row, samples: json ?? '[]', notes: notesJson ?? '[]' })
+    .onConflict((oc) => oc.column('name').doUpdateSet(update))
     .execute();
   store.cache.intelWritten(); // after the write, so a read started meanwhile is not kept as current (../cache.ts)
 }

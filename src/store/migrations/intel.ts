@@ -258,6 +258,15 @@ export const intelMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  /** Notes about a source's last pass: entries refused when read (src/intel/read-bounds.ts), JSON array. */
+  intel_0006_source_notes: {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .alterTable('intel_sources')
+        .addColumn('notes', 'text', (c) => c.notNull().defaultTo('[]'))
+        .execute();
+    },
+  },
 };
 
 /**

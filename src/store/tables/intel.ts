@@ -54,6 +54,8 @@ export interface IntelSourceRow {
   item_count: number | null;
   /** JSON array of a few recent sample items ({method, url, tool}). */
   samples: string;
+  /** JSON array of the last pass's notes ({kind, detail, url}: entries refused when read); '[]' when none. */
+  notes: Generated<string>;
 }
 
 /** One dated endpoint check. */

@@ -25,7 +25,9 @@ export function Offers({
           </td>
           <td>{known(o.network)}</td>
           <td>
-            <code>{known(o.asset)}</code>
+            <code>
+              <bdi>{known(o.asset)}</bdi>
+            </code>
           </td>
           <td>
             <Hex value={o.pay_to} />
@@ -69,7 +71,14 @@ function ChangeItem({ c }: { c: Change }) {
       <ul>
         {keys.map((k) => (
           <li key={k}>
-            {k}: <code>{before ? known(before[k]) : 'none'}</code> → <code>{after ? known(after[k]) : 'none'}</code>
+            {k}:{' '}
+            <code>
+              <bdi>{before ? known(before[k]) : 'none'}</bdi>
+            </code>{' '}
+            →{' '}
+            <code>
+              <bdi>{after ? known(after[k]) : 'none'}</bdi>
+            </code>
           </li>
         ))}
       </ul>
@@ -135,7 +144,9 @@ export function Providers() {
               {l.providers.map((p) => (
                 <li key={p.domain}>
                   <Link href={`/providers/${encodeURIComponent(p.domain)}`}>
-                    <strong>{p.domain}</strong>
+                    <strong>
+                      <bdi>{p.domain}</bdi>
+                    </strong>
                   </Link>{' '}
                   {p.stale && <span class="badge warn">stale</span>}
                   <br />
@@ -145,7 +156,10 @@ export function Providers() {
                   {p.prices.map((x, i) => (
                     <span key={i} class="price">
                       {x.min_amount === x.max_amount ? known(x.min_amount) : `${known(x.min_amount)}–${known(x.max_amount)}`} of{' '}
-                      <code>{short(x.asset)}</code> on {x.network}
+                      <code>
+                        <bdi>{short(x.asset)}</bdi>
+                      </code>{' '}
+                      on <bdi>{x.network}</bdi>
                     </span>
                   ))}
                   <br />
@@ -205,7 +219,11 @@ export function Provider({ domain: raw }: { domain: string }) {
                 <h2>
                   {s.method} <bdi>{s.url}</bdi>
                 </h2>
-                {s.description && <p>{s.description}</p>}
+                {s.description && (
+                  <p class="description">
+                    <bdi>{s.description}</bdi>
+                  </p>
+                )}
                 {s.stale && <p class="badge warn">stale: failing for a week or more</p>}
                 <p class="muted">
                   Service id <code>{s.service_id}</code> — <Link href={`/service/${s.service_id}`}>history</Link>
@@ -265,7 +283,10 @@ export function Service({ id }: { id: string }) {
               {d.checks[0] ? (
                 <>
                   {' '}
-                  of <Link href={`/providers/${encodeURIComponent(d.checks[0].domain)}`}>{d.checks[0].domain}</Link>
+                  of{' '}
+                  <Link href={`/providers/${encodeURIComponent(d.checks[0].domain)}`}>
+                    <bdi>{d.checks[0].domain}</bdi>
+                  </Link>
                 </>
               ) : null}
               .

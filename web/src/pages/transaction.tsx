@@ -105,7 +105,7 @@ export function Transaction({ hash }: { hash: string }) {
                   ['Execution', <span class={`exec ${d.execution}`}>{d.execution}</span>],
                   ['Category', known(d.category)],
                   ['Protocol', known(d.protocol)],
-                  ['Exchange', known(d.exchange)],
+                  ['Exchange', <bdi>{known(d.exchange)}</bdi>],
                   ['Sender', d.sender ? <Hex value={d.sender} href={`/wallet/${d.sender}`} /> : 'unknown'],
                   ['Recipient', d.recipient ? <Hex value={d.recipient} href={`/wallet/${d.recipient}`} /> : 'unknown'],
                   [

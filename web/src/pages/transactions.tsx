@@ -61,7 +61,7 @@ export function RowsTable({ rows, wallet }: { rows: Row[]; wallet?: string }) {
             )}
           </td>
           <td>
-            {known(r.amount)} {r.asset ?? (r.asset_contract ? short(r.asset_contract) : '')} <Listed listed={r.asset_listed} />
+            {known(r.amount)} <bdi>{r.asset ?? (r.asset_contract ? short(r.asset_contract) : '')}</bdi> <Listed listed={r.asset_listed} />
           </td>
           <td>{known(r.nominal)}</td>
           <td>{known(r.fee)}</td>
@@ -69,7 +69,14 @@ export function RowsTable({ rows, wallet }: { rows: Row[]; wallet?: string }) {
           <td>
             {known(r.category)}
             {r.protocol ? ` · ${r.protocol}` : ''}
-            {r.exchange ? ` · ${r.exchange}` : ''}
+            {r.exchange ? (
+              <>
+                {' · '}
+                <bdi>{r.exchange}</bdi>
+              </>
+            ) : (
+              ''
+            )}
           </td>
           <td>
             {r.integrity.score}/{r.integrity.maximum}
