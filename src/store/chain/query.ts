@@ -71,6 +71,7 @@ export async function readStats(db: Kysely<Database>): Promise<ChainStats> {
     count: Number(s.observation_count) - dropped,
     ordered: s.ordered === 1,
     seqBase: dropped,
+    retainedFrom: s.retained_from_time == null ? null : Number(s.retained_from_time),
     newestBlockTime: s.newest_block_time == null ? null : Number(s.newest_block_time),
     updatedAt: s.updated_at,
   };
