@@ -20,6 +20,8 @@ export interface RetentionOptions {
   intervalMs?: number;
   /** Milliseconds of batches per step at most (default 50; one batch always runs). */
   budgetMs?: number;
+  /** Observations per batch (default RETENTION_BATCH of src/store/chain/retention.ts). */
+  batch?: number;
   /** The clock, milliseconds since the epoch (tests). */
   now?: () => number;
 }
@@ -31,6 +33,7 @@ export class RetentionStep implements RetentionHook {
   private readonly intervalMs: number;
   private readonly budgetMs: number;
   private readonly now: () => number;
+  private readonly batch: number | undefined;
 
   constructor(
     private readonly store: Store,
@@ -41,6 +44,7 @@ export class RetentionStep implements RetentionHook {
     this.intervalMs = opts.intervalMs ?? 60_000;
     this.budgetMs = opts.budgetMs ?? 50;
     this.now = opts.now ?? Date.now;
+    this.batch = opts.batch;
   }
 
   async step(): Promise<void> {
@@ -48,7 +52,7 @@ export class RetentionStep implements RetentionHook {
     if (now < this.nextAt) return;
     const cutoff = Math.floor(now / 1000) - this.days * 86_400;
     try {
-      const r = await dropOlderThan(this.store, cutoff, this.budgetMs);
+      const r = await dropOlderThan(this.store, cutoff, this.budgetMs, this.batch);
       this.pending.observations += r.observations;
       this.pending.blocks += r.blocks;
       if (!r.done) {
