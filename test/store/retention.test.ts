@@ -123,6 +123,16 @@ describe.each(DIALECTS)('retention on %s', (dialect) => {
     expect(t0).toBeLessThan(end);
   });
 
+  it('drops a row whose details row is missing (it never blocks the batches behind it)', async () => {
+    const blocks = makeBlocks({ count: 60, seed: 4 });
+    const s = await written(blocks);
+    const first = await s.db.selectFrom('observations').select('seq').orderBy('seq').limit(1).executeTakeFirstOrThrow();
+    await s.db.deleteFrom('observation_details').where('seq', '=', first.seq).execute();
+    const cutoff = blocks.at(-1)!.time + 1;
+    expect(await dropOlderThan(s, cutoff, Number.POSITIVE_INFINITY, 10)).toMatchObject({ observations: 60, done: true });
+    expect(await rows(s, 'observations')).toBe(0);
+  });
+
   it('stops at the time budget and resumes where it stopped', async () => {
     const blocks = makeBlocks({ count: 200, seed: 3 });
     const s = await written(blocks);

@@ -102,7 +102,7 @@ export async function dropBatch(store: Store, cutoff: number, batch = RETENTION_
 
     const gone = await trx
       .selectFrom('observations')
-      .innerJoin('observation_details', 'observation_details.seq', 'observations.seq')
+      .leftJoin('observation_details', 'observation_details.seq', 'observations.seq')
       .select(['observations.seq', 'observations.hash', 'observations.height', 'observations.recipient'])
       .select(['observation_details.detail', 'observation_details.packed'])
       .where('observations.time', '<=', upTo)
@@ -155,7 +155,8 @@ export async function dropOlderThan(
   }
 }
 
-type GoneRow = { seq: number | string; hash: string; recipient: string | null; detail: string; packed: Uint8Array | null };
+/** A row to delete; detail and packed are null when its details row is missing (it is deleted all the same). */
+type GoneRow = { seq: number | string; hash: string; recipient: string | null; detail: string | null; packed: Uint8Array | null };
 
 /** Deletes observations, their details and their leg_recipients rows (found from the legs, by primary key). */
 async function deleteObservations(trx: Transaction<Database>, gone: GoneRow[]): Promise<void> {
@@ -172,9 +173,10 @@ async function deleteObservations(trx: Transaction<Database>, gone: GoneRow[]): 
 
 /** The leg recipients write.ts stored for a row: its legs' `to` other than its primary recipient (rows.ts). */
 function legRecipientsOf(g: GoneRow): string[] {
+  if (g.detail === null && g.packed === null) return [];
   let legs: { to?: string | null }[] | null | undefined;
   try {
-    legs = (JSON.parse(storedDetailJson(g)) as { legs?: { to?: string | null }[] | null }).legs;
+    legs = (JSON.parse(storedDetailJson({ detail: g.detail ?? '', packed: g.packed })) as { legs?: { to?: string | null }[] | null }).legs;
   } catch {
     return []; // an unreadable detail leaves its leg rows behind (they only ever match through the observation)
   }
