@@ -14,8 +14,8 @@ import type { Database } from '../schema.js';
 import type { Store } from '../store.js';
 import { storedDetailJson } from './detail-codec.js';
 
-/** Observations per batch at most (unless one block second holds more): ~1 ms of deletes per 10 rows on SQLite. */
-export const RETENTION_BATCH = 500;
+/** Observations per batch at most (unless one block second holds more): ~26 ms of CPU on SQLite at load 16 (bench/retention.ts). */
+export const RETENTION_BATCH = 200;
 /** Blocks read per batch at most (empty blocks included). */
 export const RETENTION_BLOCKS = 2_000;
 
