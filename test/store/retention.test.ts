@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/db.js';
 import { getCoverage, getStatus, listTransactions, prepareBlock, writeBlocks, writePreparedBlocks } from '../../src/store/chain/index.js';
 import { dropOlderThan, readRetention } from '../../src/store/chain/retention.js';
+import { readFinalityState, recordFinality } from '../../src/store/chain/finality.js';
 import type { BlockObservations } from '../../src/domain/observation.js';
 import { DIALECTS, storeFactory } from '../helpers/db.js';
 import { emptyBlock, makeBlocks, observationsOf, publicOrder, relocate } from '../helpers/observations.js';
@@ -121,6 +122,34 @@ describe.each(DIALECTS)('retention on %s', (dialect) => {
     expect(await getCoverage(s)).toEqual([]);
     expect(await readRetention(s)).toMatchObject({ dropped: all.length, retainedFromTime: end });
     expect(t0).toBeLessThan(end);
+  });
+
+  it('takes the dropped blocks off the finality counters, with the checks that covered only them', async () => {
+    const blocks = makeBlocks({ count: 200, seed: 8 });
+    const s = await written(blocks);
+    const mid = Math.floor(blocks.length / 2);
+    const now = new Date().toISOString();
+    // Blocks up to the middle verified by one check, the rest failed by another.
+    const check = (to: number, from: number, status: 'verified' | 'failed') =>
+      recordFinality(s, {
+        height: blocks[to].height,
+        status,
+        evidence: {},
+        certificate: null,
+        cover: { from: blocks[from].height, to: blocks[to].height },
+        now,
+      });
+    await check(mid, 0, 'verified');
+    await check(blocks.length - 1, mid + 1, 'failed');
+    const obsIn = (a: number, b: number) => blocks.slice(a, b + 1).reduce((n, x) => n + x.observations.length, 0);
+    expect(await readFinalityState(s.db)).toMatchObject({ verified: obsIn(0, mid), failed: obsIn(mid + 1, blocks.length - 1) });
+
+    const cut = Math.floor(mid / 2);
+    await dropOlderThan(s, blocks[cut].time, Number.POSITIVE_INFINITY, 9);
+    expect(await readFinalityState(s.db)).toMatchObject({ verified: obsIn(cut, mid), failed: obsIn(mid + 1, blocks.length - 1) });
+    expect((await getStatus(s, new Date())).finality).toMatchObject({ unknown: 0 });
+    // The verified check sits at a retained height: kept.
+    expect(await s.db.selectFrom('finality_checks').select('height').orderBy('height').execute()).toHaveLength(2);
   });
 
   it('drops a row whose details row is missing (it never blocks the batches behind it)', async () => {
