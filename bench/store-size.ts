@@ -4,9 +4,9 @@
  * as bench/ingest.ts does: the synthetic seed's details are several times smaller than real ones).
  * Target: ≤ 2,000 bytes per observation, indexes included, on each dialect.
  * With --db URL it measures that existing store instead (no chain, no collection), e.g. after `paywatch compact`.
- * With --keep the collected stores stay (bench/tmp/store-size.sqlite, PostgreSQL database paywatch_store_size).
+ * With --keep the collected stores stay (bench/tmp/store-size.sqlite, PostgreSQL database paywatch_store_size or --pg-name).
  * Results: bench/results/store-size.{json,md}.
- * Run: node bin/run-ts.js bench/store-size.ts [--transactions N] [--per-block N] [--keep] [--db URL]
+ * Run: node bin/run-ts.js bench/store-size.ts [--transactions N] [--per-block N] [--keep] [--pg-name NAME] [--db URL]
  */
 import { parseArgs } from 'node:util';
 import { mkdirSync, rmSync, statSync } from 'node:fs';
@@ -28,6 +28,7 @@ const { values } = parseArgs({
     keep: { type: 'boolean', default: false },
     db: { type: 'string' },
     label: { type: 'string', default: '' },
+    'pg-name': { type: 'string', default: 'paywatch_store_size' },
   },
 });
 const TX = Number(values.transactions);
@@ -98,7 +99,7 @@ if (values.db) {
     mkdirSync('bench/tmp', { recursive: true });
     const file = 'bench/tmp/store-size.sqlite';
     for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
-    const targets = [`sqlite:${file}`, await benchStore('postgres', 'paywatch_store_size', { fresh: true })];
+    const targets = [`sqlite:${file}`, await benchStore('postgres', values['pg-name'], { fresh: true })];
     for (const db of targets) results.push(await measure(db, await collect(db, node.rpcUrl)));
   } finally {
     await node.stop();

@@ -18,6 +18,7 @@ import {
   getTransaction,
   listTransactions,
   readQuarantined,
+  readRetention,
   SERIES_BUCKET_SECONDS,
   SERIES_MAX_BUCKETS,
   seriesBucketCount,
@@ -85,13 +86,39 @@ export async function quarantineSummary(store: Store) {
   };
 }
 
+/** What /api/coverage's `historical` and /api/metrics' `covered` say of the range retention dropped. */
+const DROPPED_NOTE =
+  'Observations before retained_from were collected and then deleted by retention (--retain-days): that range is neither a gap nor zero activity.';
+
 /**
- * GET /api/coverage: recorded height intervals with their block counts, and the quarantined blocks (gaps with their
- * reason); `historical` is not tracked (null).
+ * GET /api/coverage: retained height intervals with their block counts, the quarantined blocks (gaps with their
+ * reason), and `historical`: from where data is retained once retention dropped anything
+ * (`{retained_from, retained_from_time, retained_from_height, dropped_observations, note}`), else null.
  */
 export async function coverage(store: Store) {
-  const [intervals, quarantine] = await Promise.all([getCoverage(store), quarantineSummary(store)]);
-  return { intervals: intervals.map((i) => ({ ...i, blocks: i.last - i.first + 1 })), quarantine, historical: null };
+  const [intervals, quarantine, retained] = await Promise.all([getCoverage(store), quarantineSummary(store), readRetention(store)]);
+  const historical = retained && {
+    retained_from: new Date(retained.retainedFromTime * 1000).toISOString(),
+    retained_from_time: retained.retainedFromTime,
+    retained_from_height: retained.retainedFromHeight,
+    dropped_observations: retained.dropped,
+    note: DROPPED_NOTE,
+  };
+  return { intervals: intervals.map((i) => ({ ...i, blocks: i.last - i.first + 1 })), quarantine, historical };
+}
+
+/**
+ * The part of [since, until) the store still holds, when retention dropped some of it: `{since, until, retained_from,
+ * note}` (UTC Unix seconds; until null: open), else undefined (the whole window is retained).
+ */
+export function coveredPart(retainedFrom: number | null | undefined, since: number | undefined, until: number | undefined) {
+  if (retainedFrom == null || (since !== undefined && since >= retainedFrom)) return undefined;
+  return {
+    since: until === undefined ? retainedFrom : Math.min(retainedFrom, until),
+    until: until ?? null,
+    retained_from: new Date(retainedFrom * 1000).toISOString(),
+    note: DROPPED_NOTE,
+  };
 }
 
 /**
@@ -127,9 +154,14 @@ export async function transactionDetail(store: Store, hash: string, primary?: St
   });
 }
 
-/** GET /api/metrics: aggregates over the latest matches (see computeMetrics). */
-export function metrics(store: Store, filters: ObservationFilters): Promise<Metrics> {
-  return computeMetrics(store, filters);
+/**
+ * GET /api/metrics: aggregates over the latest matches (see computeMetrics), with `covered` (coveredPart) when the
+ * window reaches before the data retention kept.
+ */
+export async function metrics(store: Store, filters: ObservationFilters): Promise<Metrics & { covered?: ReturnType<typeof coveredPart> }> {
+  const [m, stats] = await Promise.all([computeMetrics(store, filters), currentStats(store)]);
+  const covered = coveredPart(stats.retainedFrom, filters.since, filters.until);
+  return covered ? { ...m, covered } : m;
 }
 
 /**
@@ -138,11 +170,11 @@ export function metrics(store: Store, filters: ObservationFilters): Promise<Metr
  * @param nowSeconds UTC Unix seconds the defaults are computed from
  * @throws InvalidInput naming `since` when since ≥ until or the window spans more than SERIES_MAX_BUCKETS buckets
  */
-export function metricsSeries(
+export async function metricsSeries(
   store: Store,
   query: ObservationFilters & { bucket: keyof typeof SERIES_BUCKET_SECONDS },
   nowSeconds = Date.now() / 1000,
-): Promise<MetricsSeries> {
+): Promise<MetricsSeries & { covered?: ReturnType<typeof coveredPart> }> {
   const { bucket, ...filters } = query;
   const size = SERIES_BUCKET_SECONDS[bucket];
   const until = filters.until ?? (Math.floor(nowSeconds / size) + 1) * size;
@@ -151,7 +183,10 @@ export function metricsSeries(
   const n = seriesBucketCount(since, until, size);
   if (n > SERIES_MAX_BUCKETS)
     throw new InvalidInput(`invalid query parameter 'since': [since, until) spans ${n} ${bucket} buckets; at most ${SERIES_MAX_BUCKETS}`);
-  return computeSeries(store, { filters: { ...filters, since, until }, bucket });
+  const [series, stats] = await Promise.all([computeSeries(store, { filters: { ...filters, since, until }, bucket }), currentStats(store)]);
+  // Buckets before retained_from hold no rows because retention dropped them, not because nothing happened.
+  const covered = coveredPart(stats.retainedFrom, since, until);
+  return covered ? { ...series, covered } : series;
 }
 
 /** GET /api/export: batches of the newest matches, newest first (see exportRows). */

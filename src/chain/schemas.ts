@@ -354,9 +354,30 @@ export const CoverageSchema = z
       )
       .describe('Continuous observed block intervals, lowest first. Gaps between them do not mean zero activity.'),
     quarantine: QuarantineSchema,
-    historical: z.looseObject({}).nullable().describe('Historical sampling coverage; null (none kept).'),
+    historical: z
+      .looseObject({
+        retained_from: z.string().describe('ISO 8601: the oldest block time retained; older observations were deleted by retention.'),
+        retained_from_time: z.int().describe('The same, UTC Unix seconds.'),
+        retained_from_height: z.int().nullable().describe('The lowest block height retained after the last deletion; null if unknown.'),
+        dropped_observations: z.int().describe('Observations deleted by retention so far.'),
+        note: z.string(),
+      })
+      .nullable()
+      .describe(
+        'From where data is retained (--retain-days); null when nothing was ever deleted. The range before it is neither a gap nor zero activity.',
+      ),
   })
   .describe('Which block intervals were recorded.');
+
+/** The part of a window the store still holds when retention deleted the rest (src/chain/queries.ts coveredPart). */
+const CoveredSchema = z
+  .object({
+    since: z.int().describe('UTC Unix seconds: the figures count observations from here on only.'),
+    until: z.int().nullable().describe('UTC Unix seconds (exclusive), or null: open.'),
+    retained_from: z.string().describe('ISO 8601: the oldest block time retained.'),
+    note: z.string(),
+  })
+  .describe('Present when the window starts before the retained data: what before `since` was deleted is unknown here, not zero.');
 
 export const MetricsSchema = z
   .looseObject({
@@ -373,6 +394,7 @@ export const MetricsSchema = z
     value_method: z.string().describe('The rule behind nominal and fees.'),
     rate: z.number().min(0).max(1).nullable().describe('Share of success among analyzed observations with known execution; null if none.'),
     task_outcomes: z.null().describe('Always null: chain activity does not establish task outcomes.'),
+    covered: CoveredSchema.optional(),
   })
   .describe('Aggregates over the latest matching observations; nominal values do not measure revenue.');
 
@@ -394,6 +416,7 @@ export const MetricsSeriesSchema = z
     analyzed: z.int().describe('Observations aggregated: the latest 50,000 matches at most, as in /api/metrics.'),
     truncated: z.boolean().describe('True when the 50,000 cap applied: buckets older than analyzed_since are not counted.'),
     analyzed_since: z.int().nullable().describe('When truncated, the time of the oldest aggregated observation; else null.'),
+    covered: CoveredSchema.optional(),
     value_method: z.string().describe('The rule behind nominal and fees (as in /api/metrics).'),
     assets: z
       .array(z.object({ asset_contract: z.string(), symbol: z.string().describe('Symbol on the token list.') }))

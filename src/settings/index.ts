@@ -251,6 +251,16 @@ export const SETTINGS = {
     help: 'head poll interval once caught up',
     doc: 'milliseconds between polls of the finalized head once caught up',
   },
+  retainDays: {
+    env: 'PAYWATCH_RETAIN_DAYS',
+    flag: '--retain-days <n>',
+    commands: COLLECTORS,
+    default: null,
+    defaultText: 'off',
+    schema: z.coerce.number().int().min(1).max(36_500).nullable(),
+    help: 'delete observations older than this many days, in small batches while collecting (default: keep all)',
+    doc: 'days of observations kept: older ones (with their details and blocks) are deleted in small batches while collecting; `/api/coverage` `historical` says from where data is retained ([docs/deploy.md](docs/deploy.md#retention))',
+  },
   rpcTimeoutMs: {
     env: 'PAYWATCH_RPC_TIMEOUT_MS',
     default: 10_000,

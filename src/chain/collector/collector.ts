@@ -31,6 +31,7 @@ import {
 } from './deps.js';
 import { fetchConsistentRun, InconsistentAnswerError } from './fetch.js';
 import type { FinalityHook } from './finality.js';
+import type { RetentionHook } from './retention.js';
 import { DecodePool } from './pool.js';
 import { processWithQuarantine } from './quarantine.js';
 import { RateMeter, toStoredState, type CollectorPhase, type CollectorStatus } from './state.js';
@@ -89,6 +90,8 @@ export interface CollectorOptions {
   writer?: StoreWriter;
   /** The finality step (./finality.ts): told of each written batch; it never makes collection wait. */
   finality?: FinalityHook;
+  /** The retention step (./retention.ts, `--retain-days`): run between writes, a short budget each time. */
+  retention?: RetentionHook;
   /** Called after each written run: last written height, the target head, and counts written in this run. */
   onProgress?: (p: { lastBlock: number; head: number; startHeight: number; blocks: number; transactions: number }) => void;
 }
@@ -281,6 +284,7 @@ export class Collector {
   /** Caught up: shows running (or stalled), sleeps a poll interval, reads the head again. */
   private async waitForNewHead(turn: Turn, progress: Progress, signal: AbortSignal, stallAfterMs: number): Promise<void> {
     this.setState(Date.now() - progress.headSeenAt >= stallAfterMs ? 'stalled' : 'running');
+    await this.opts.retention?.step();
     await sleep(this.opts.pollIntervalMs, signal);
     if (signal.aborted) return;
     turn.head = await this.pollHead(turn.head, () => (progress.headSeenAt = Date.now()));
@@ -327,6 +331,7 @@ export class Collector {
       transactions: txs,
     });
     await this.save(false);
+    await opts.retention?.step();
   }
 
   /**

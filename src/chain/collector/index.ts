@@ -10,6 +10,7 @@ import { TempoRpc } from '../rpc.js';
 import { Collector, type CollectorOptions } from './collector.js';
 import { openStoreWriter, TokenRegistry } from './deps.js';
 import { type FinalityStep, finalityStepFor } from './finality.js';
+import { RetentionStep } from './retention.js';
 
 export { Collector, CollectorFailed, DEFAULT_BACKFILL_BLOCKS, lostLock } from './collector.js';
 export type { CollectorStatus, CollectorPhase } from './state.js';
@@ -67,6 +68,7 @@ export async function launchCollector(
       lock,
       writer,
       finality,
+      retention: config.retainDays ? new RetentionStep(store, config.retainDays, log.child({ component: 'retention' })) : undefined,
       ...opts,
     });
     return {

@@ -8,8 +8,13 @@ import type { TransactionRow } from './rows.js';
 
 /** The counters row of chain_stats, as read once per request; its count and updated_at are the chain's store version. */
 export type ChainStats = {
+  /** Observations stored now (written minus dropped by retention). */
   count: number;
   ordered: boolean;
+  /** Lowest seq still stored while `ordered` (retention drops the oldest ranks first); absent: 0. */
+  seqBase?: number;
+  /** Oldest block time retained, UTC Unix seconds (older observations were dropped by retention); absent or null: all kept. */
+  retainedFrom?: number | null;
   /** Unix seconds of the newest collected block, or null on an empty store. */
   newestBlockTime: number | null;
   /** ISO 8601 time of the last write, or null before the first. */

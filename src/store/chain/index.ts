@@ -34,6 +34,7 @@ export {
   type QuarantinedBlock,
 } from './quarantine.js';
 export { currentStats } from './query.js';
+export { readRetention, type RetentionState } from './retention.js';
 export {
   blockRange,
   COVER_MAX_BLOCKS,

@@ -63,12 +63,15 @@ function onlyTimeBounds(f: ObservationFilters): boolean {
   return f.q === undefined && f.asset === undefined && f.exchange === undefined && f.execution === undefined;
 }
 
-/** The counters row (observation_count, ordered, updated_at). */
+/** The counters row (observation_count less the rows retention dropped, ordered, updated_at). */
 export async function readStats(db: Kysely<Database>): Promise<ChainStats> {
   const s = await db.selectFrom('chain_stats').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
+  const dropped = Number(s.dropped ?? 0);
   return {
-    count: Number(s.observation_count),
+    count: Number(s.observation_count) - dropped,
     ordered: s.ordered === 1,
+    seqBase: dropped,
+    retainedFrom: s.retained_from_time == null ? null : Number(s.retained_from_time),
     newestBlockTime: s.newest_block_time == null ? null : Number(s.newest_block_time),
     updatedAt: s.updated_at,
   };
@@ -86,9 +89,10 @@ export function currentStats(store: Store): Promise<ChainStats> {
  * The seq range [lo, hi] holding exactly the matches of time-only filters in an ordered store
  * (hi < lo when nothing matches). Two index probes, independent of the table's size.
  */
-async function seqRange(db: Kysely<Database>, f: ObservationFilters, count: number): Promise<{ lo: number; hi: number }> {
-  let hi = count - 1;
-  let lo = 0;
+async function seqRange(db: Kysely<Database>, f: ObservationFilters, stats: ChainStats): Promise<{ lo: number; hi: number }> {
+  const base = stats.seqBase ?? 0;
+  let hi = base + stats.count - 1;
+  let lo = base;
   if (f.until !== undefined) {
     const r = await db
       .selectFrom('observations')
@@ -109,7 +113,7 @@ async function seqRange(db: Kysely<Database>, f: ObservationFilters, count: numb
       .orderBy('hash', 'desc')
       .limit(1)
       .executeTakeFirst();
-    lo = r ? Number(r.seq) : count;
+    lo = r ? Number(r.seq) : base + stats.count;
   }
   return { lo, hi };
 }
@@ -131,7 +135,7 @@ export async function countMatches(
   const stats = known ?? (await readStats(db));
   if (onlyTimeBounds(f) && (stats.ordered || (f.since === undefined && f.until === undefined))) {
     if (f.since === undefined && f.until === undefined) return stats.count;
-    const { lo, hi } = await seqRange(db, f, stats.count);
+    const { lo, hi } = await seqRange(db, f, stats);
     return Math.max(0, hi - lo + 1);
   }
   return store.cache.counts.get(stats, filterKey(f, list), () => (offload ? offload(f) : countRows(db, f, list)));
@@ -158,7 +162,7 @@ export async function pageMatches(q: MatchQuery & { limit: number; offset: numbe
   const { db, filters: f, list, limit, offset, known } = q;
   const stats = known ?? (await readStats(db));
   if (stats.ordered && onlyTimeBounds(f)) {
-    const { lo, hi } = await seqRange(db, f, stats.count);
+    const { lo, hi } = await seqRange(db, f, stats);
     const top = hi - offset;
     const bottom = Math.max(lo, top - limit + 1);
     if (top < lo) return [];

@@ -109,6 +109,15 @@ export interface ChainStatsTable {
    */
   pack_next: number | string | null;
   pack_end: number | string | null;
+  /**
+   * Observations deleted by retention (migration chain_0011, ../chain/retention.ts): the stored count is
+   * observation_count − dropped, and in an ordered store the lowest retained seq is `dropped`.
+   */
+  dropped: number | string;
+  /** Oldest block time retained (UTC Unix seconds: everything older was dropped), or null when nothing was dropped. */
+  retained_from_time: number | string | null;
+  /** Lowest block height retained after the last drop, or null when nothing was dropped. */
+  retained_from_height: number | string | null;
 }
 
 /** A block whose processing failed (src/store/chain/quarantine.ts); `quarantined_at` set = a gap collection moved past. */
