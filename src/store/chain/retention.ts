@@ -65,6 +65,8 @@ export async function readRetention(store: Store): Promise<RetentionState | null
 export async function dropBatch(store: Store, cutoff: number, batch = RETENTION_BATCH): Promise<RetentionBatch> {
   const pg = store.dialect === 'postgres';
   const result = await store.db.transaction().execute(async (trx) => {
+    // finality_state before chain_stats, the order recordFinality (./finality.ts) takes them in: no lock cycle.
+    if (pg) await trx.selectFrom('finality_state').select('id').where('id', '=', 1).forUpdate().execute();
     let statsQ = trx.selectFrom('chain_stats').selectAll().where('id', '=', 1);
     if (pg) statsQ = statsQ.forUpdate();
     const stats = await statsQ.executeTakeFirstOrThrow();
