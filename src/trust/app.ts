@@ -7,7 +7,7 @@ import { CheckSlots } from '../limits/check-slots.js';
 import { LIMITS } from '../limits/index.js';
 import { rateLimitOf, registerRequestLimit } from '../limits/register.js';
 import { createRequire } from 'node:module';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import type { AppContext } from '../context.js';
@@ -20,7 +20,8 @@ import { configuredBaseUrls, verifyBaseUrl } from '../http/base-urls.js';
 import { Unauthenticated } from '../domain/errors.js';
 import type { Resolver } from '../net/safe-fetch.js';
 import { assetResolver, type AssetResolver } from './assets.js';
-import { checkWithKey, checkWithPayment } from './access.js';
+import { type CheckRun, checkWithKey, checkWithPayment } from './access.js';
+import { runCheck } from './check.js';
 import { apiKeyFromHeader, issueFreeKey } from './keys.js';
 import { FailedAuthLimiter } from '../limits/failed-auth.js';
 import { clientKey } from '../limits/client-key.js';
@@ -110,6 +111,25 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
     },
   );
 
+  /**
+   * Answers one check request: its API key, else its x402 payment (else 401), a slot of checks in flight, then the
+   * check's work metered or settled only when it succeeds (./access.ts). Shared by every check route.
+   */
+  const answerCheck = async (req: FastifyRequest, reply: FastifyReply, run: CheckRun) => {
+    const client = clientKey(req.ip);
+    const key = await apiKeyFromHeader(store, req.headers.authorization, keyFailures, client, config.verifyKeyIdleDays);
+    if (key === null && !gate)
+      throw new Unauthenticated('missing API key: send Authorization: Bearer <API_KEY>; get a free key with POST /v1/keys');
+    // The slot is held while the check's work runs (also when its client has gone away), not until the answer is sent.
+    const release = slots.take(key !== null ? [`addr:${client}`, `key:${key.id}`] : [`addr:${client}`]);
+    try {
+      const out = key !== null ? await checkWithKey(store, key, run) : await checkWithPayment(store, gate!, req, run);
+      return reply.code(out.status).headers(out.headers).send(out.body);
+    } finally {
+      release();
+    }
+  };
+
   app.post(
     '/v1/check',
     {
@@ -131,25 +151,11 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
         },
       },
     },
-    async (req, typedReply) => {
-      // The zod response types are for the document; answers are sent as the access path built them.
-      const reply = typedReply as unknown as FastifyReply;
-      const client = clientKey(req.ip);
-      const key = await apiKeyFromHeader(store, req.headers.authorization, keyFailures, client, config.verifyKeyIdleDays);
-      if (key === null && !gate)
-        throw new Unauthenticated('missing API key: send Authorization: Bearer <API_KEY>; get a free key with POST /v1/keys');
-      // The slot is held while the check's work runs (also when its client has gone away), not until the answer is sent.
-      const release = slots.take(key !== null ? [`addr:${client}`, `key:${key.id}`] : [`addr:${client}`]);
-      try {
-        const out =
-          key !== null
-            ? await checkWithKey(store, key, req.body.url, gather)
-            : await checkWithPayment(store, gate!, req, req.body.url, gather);
-        return reply.code(out.status).headers(out.headers).send(out.body);
-      } finally {
-        release();
-      }
-    },
+    // The zod response types are for the document; answers are sent as the access path built them.
+    (req, reply) =>
+      answerCheck(req, reply as unknown as FastifyReply, (who) =>
+        runCheck(req.body.url, { ...gather, now: new Date() }, who, req.body.policy ?? null),
+      ),
   );
 
   // The same check as an MCP tool, sharing this listener's key checks, slots and request limit (./mcp.ts).

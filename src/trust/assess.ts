@@ -9,10 +9,12 @@ import { changeSide, offerIdentityKey } from '../intel/offer-identity.js';
 import { groupBy } from '../domain/group-by.js';
 import type { Offer } from '../domain/intel.js';
 import { networkKind } from './networks.js';
+import { POLICY_CODES, policyMisses, type PolicyMiss } from './policy.js';
 import { TEMPO_NETWORKS } from '../domain/tempo.js';
 import type {
   AssetInfo,
   Assessment,
+  PolicyOutcome,
   Reason,
   ReasonCode,
   RecentChange,
@@ -59,6 +61,7 @@ export function assessTrust(ev: TrustEvidence, now: Date = new Date()): Assessme
   assetReasons(ev, add);
   payToReasons(ev, add);
   ownershipReasons(ev, add);
+  const policy = policyReasons(ev, add);
 
   const networks = unique(ev.offers.map((o) => o.network)).map((network) => ({ network, kind: networkKind(network) }));
   for (const n of networks) {
@@ -98,7 +101,7 @@ export function assessTrust(ev: TrustEvidence, now: Date = new Date()): Assessme
     networks,
     directory: { listed: (ev.listing?.directory_sources.length ?? 0) > 0, sources: ev.listing?.directory_sources ?? [] },
   };
-  return { verdict, reasons, signals };
+  return { verdict, reasons, signals, policy };
 }
 
 /** Appends a reason; the severity must be one REASON_SEVERITIES allows for the code (checked by the compiler). */
@@ -523,6 +526,46 @@ function payToReasons(ev: TrustEvidence, add: Add): void {
         evidence,
       );
   }
+}
+
+/**
+ * The caller's policy (./policy.ts): one reason per policy code naming every offer outside it, critical when no
+ * offer is within the policy, info when another offer is (the caller can pay that one).
+ * @returns which offers are within it; null when no policy was given
+ */
+function policyReasons(ev: TrustEvidence, add: Add): PolicyOutcome | null {
+  const p = ev.policy;
+  if (!p) return null;
+  const within: number[] = [];
+  const missed = new Map<PolicyMiss['code'], Record<string, unknown>[]>();
+  for (const [index, o] of ev.offers.entries()) {
+    const misses = policyMisses(o, assetFor(ev, o), p);
+    if (misses.length === 0) within.push(index);
+    for (const m of misses) {
+      const named = { index, protocol: o.protocol, network: o.network, asset: o.asset, pay_to: o.pay_to, ...m.detail };
+      missed.set(m.code, [...(missed.get(m.code) ?? []), named]);
+    }
+  }
+  const satisfied = within.length > 0;
+  const severity = satisfied ? 'info' : 'critical';
+  const tail = satisfied ? `; offer(s) ${within.join(', ')} are within it` : ': no offer is within the policy';
+  const what: Record<PolicyMiss['code'], string> = {
+    protocol_not_allowed: 'use a protocol the policy does not allow',
+    network_not_allowed: 'are on a network the policy does not allow',
+    asset_not_allowed: 'ask for an asset the policy does not allow (or cannot price in dollars)',
+    price_above_policy: "ask more than the policy's max_amount",
+  };
+  for (const code of POLICY_CODES) {
+    const offers = missed.get(code);
+    if (!offers) continue;
+    const list = offers.map((x) =>
+      code === 'price_above_policy'
+        ? `${x.index} (${x.amount ?? 'an unreadable amount'} ${x.unit ?? ''} against ${p.max_amount})`
+        : `${x.index} (${x.protocol}, ${x.asset ?? 'no asset'} on ${x.network ?? 'no network'})`,
+    );
+    add(code, severity, `offer(s) ${list.join(', ')} ${what[code]}${tail}`, { offers, policy: p });
+  }
+  return { satisfied, offers_within_policy: within };
 }
 
 /** Signal "ownership proof (EIP-191 signature of the origin by the payTo)". */

@@ -5,8 +5,6 @@
  * checkWithKey: a reservation committed only on success) and limited the same way (the listener's request limit,
  * counting each batch message; the slots of checks in flight, global and per client; failed key attempts). x402 payment inside MCP
  * is not offered: without a key the tool answers an error naming the free key and x402 on /v1/check.
- * Not here yet: `url`'s optional `policy` (the check has no policy input) and `check_pay_to` (no payee-only check
- * exists); both wait for the check itself.
  */
 import type { FastifyInstance } from 'fastify';
 import { Unauthenticated } from '../domain/errors.js';
@@ -17,7 +15,8 @@ import { answerMcpPost, freshJson, listenerRequestCounter, MAX_BATCH, tool, Tool
 import { addStatelessRefusals } from '../mcp/route.js';
 import { TRUST_MCP_TOOLS } from '../mcp/tools.js';
 import type { Store } from '../store/db.js';
-import { checkWithKey } from './access.js';
+import { type CheckRun, checkWithKey } from './access.js';
+import { runCheck } from './check.js';
 import type { GatherOptions } from './gather.js';
 import { apiKeyFromHeader } from './keys.js';
 import { CHECK_PRICE_DOLLARS, FREE_MONTHLY_CHECKS } from './metering.js';
@@ -62,7 +61,7 @@ export function trustToolTable(d: TrustMcpDeps): ToolTable {
       tool({
         name: 'check_url',
         title: 'Check whether to pay a URL',
-        description: `Fetches the URL once without paying and answers with a verdict, reasons, the offers seen now and the signals used. A do_not_pay verdict is a successful (metered) check; a validation error, a refused address or a failure of ours is not metered. Same answer as ${TRUST_MCP_TOOLS.check_url}, with the same API key.`,
+        description: `Fetches the URL once without paying and answers with a verdict (weighed against the optional policy: max_amount in dollars, assets, networks, protocols), reasons, the offers seen now and the signals used. A do_not_pay verdict is a successful (metered) check; a validation error, a refused address or a failure of ours is not metered. Same answer as ${TRUST_MCP_TOOLS.check_url}, with the same API key.`,
         input: CheckRequest,
         output: CheckAnswer,
         argsIn: 'body',
@@ -72,7 +71,8 @@ export function trustToolTable(d: TrustMcpDeps): ToolTable {
           if (key === null) throw new Unauthenticated(missingKeyMessage(d.x402));
           const release = d.slots.take([`addr:${client}`, `key:${key.id}`]);
           try {
-            return freshJson((await checkWithKey(d.store, key, a.url, d.gather)).body);
+            const run: CheckRun = (who) => runCheck(a.url, { ...d.gather, now: new Date() }, who, a.policy ?? null);
+            return freshJson((await checkWithKey(d.store, key, run)).body);
           } finally {
             release();
           }

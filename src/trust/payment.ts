@@ -18,8 +18,9 @@ import type { Config } from '../config.js';
 import { PaywatchError, Unavailable, shortMessage } from '../domain/errors.js';
 import { CHECK_PRICE_DOLLARS } from './metering.js';
 
-/** The route the payment protects. */
+/** The routes the payment protects: the URL check and the payee-only check, at one price. */
 export const CHECK_ROUTE = 'POST /v1/check';
+export const PAY_TO_ROUTE = 'POST /v1/check/pay-to';
 
 /** Atomic amount of 0.01 dollars in a token with `decimals` decimals (1 token = 1 dollar). */
 export function checkPriceAtomic(decimals: number): string {
@@ -96,30 +97,31 @@ function v1Body(headers: Record<string, string>, error: string, resourceUrl: str
 
 /**
  * Builds the payment gate from the configuration.
+ * @param checkUrl the advertised address of POST /v1/check (the payee-only check is `${checkUrl}/pay-to`)
  * @returns null when x402PayTo, x402Asset or x402FacilitatorUrl is not set
  */
-export function paymentGate(config: Config, resourceUrl: string): PaymentGate | null {
-  if (!config.x402PayTo || !config.x402Asset || !config.x402FacilitatorUrl) return null;
+export function paymentGate(config: Config, checkUrl: string): PaymentGate | null {
+  const { x402PayTo: payTo, x402Asset: asset } = config;
+  if (!payTo || !asset || !config.x402FacilitatorUrl) return null;
   const facilitator = new HTTPFacilitatorClient({ url: config.x402FacilitatorUrl, timeoutMs: 15_000 });
   const server = new x402ResourceServer(facilitator).register(config.x402Network as `${string}:${string}`, new ExactEvmScheme());
-  const http = new x402HTTPResourceServer(server, {
-    [CHECK_ROUTE]: {
-      accepts: {
-        scheme: 'exact',
-        network: config.x402Network as `${string}:${string}`,
-        payTo: config.x402PayTo.toLowerCase(),
-        price: {
-          amount: checkPriceAtomic(config.x402AssetDecimals),
-          asset: config.x402Asset.toLowerCase(),
-          extra: { name: config.x402AssetName, version: config.x402AssetVersion },
-        },
-        maxTimeoutSeconds: 120,
+  const route = (resourceUrl: string) => ({
+    accepts: {
+      scheme: 'exact',
+      network: config.x402Network as `${string}:${string}`,
+      payTo: payTo.toLowerCase(),
+      price: {
+        amount: checkPriceAtomic(config.x402AssetDecimals),
+        asset: asset.toLowerCase(),
+        extra: { name: config.x402AssetName, version: config.x402AssetVersion },
       },
-      resource: resourceUrl,
-      description: `paywatch trust check: ${CHECK_PRICE_DOLLARS} dollars per successful check`,
-      mimeType: 'application/json',
+      maxTimeoutSeconds: 120,
     },
+    resource: resourceUrl,
+    description: `paywatch trust check: ${CHECK_PRICE_DOLLARS} dollars per successful check`,
+    mimeType: 'application/json',
   });
+  const http = new x402HTTPResourceServer(server, { [CHECK_ROUTE]: route(checkUrl), [PAY_TO_ROUTE]: route(`${checkUrl}/pay-to`) });
   let ready: Promise<void> | null = null;
   const init = async () => {
     ready ??= http.initialize().catch((e) => {
@@ -158,7 +160,7 @@ export function paymentGate(config: Config, resourceUrl: string): PaymentGate | 
         const error = context.paymentHeader
           ? `payment rejected: ${given ?? 'the payment did not verify'}`
           : `payment required: send Authorization: Bearer <API_KEY> (free key: POST /v1/keys), or pay ${CHECK_PRICE_DOLLARS} dollars per call with x402 (PAYMENT-REQUIRED header)`;
-        return { kind: 'respond', status: r.status, headers: r.headers, body: v1Body(r.headers, error, resourceUrl) };
+        return { kind: 'respond', status: r.status, headers: r.headers, body: v1Body(r.headers, error, checkUrl) };
       }
       const { paymentPayload, paymentRequirements, declaredExtensions, cancellationDispatcher } = result;
       const payer = ((paymentPayload.payload as { authorization?: { from?: string } })?.authorization?.from ?? null)?.toLowerCase() ?? null;

@@ -57,6 +57,10 @@ export const REASON_SEVERITIES = {
   mainnet: ['info'],
   testnet: ['info'],
   network_unknown: ['warning'],
+  price_above_policy: ['critical', 'info'],
+  asset_not_allowed: ['critical', 'info'],
+  network_not_allowed: ['critical', 'info'],
+  protocol_not_allowed: ['critical', 'info'],
 } as const satisfies Record<string, readonly Severity[]>;
 
 export type ReasonCode = keyof typeof REASON_SEVERITIES;
@@ -170,6 +174,28 @@ export interface RecentChanges {
   new_pay_to_activity: PayToActivity[];
 }
 
+/**
+ * The caller's policy (POST /v1/check `policy`): every member optional, each narrowing the acceptable offers.
+ * `max_amount` is a decimal string of US dollars, compared with offers in listed USD tokens at 1 dollar per token;
+ * an offer in another asset meets it only when that asset is in `assets`, compared in the asset's display units.
+ */
+export interface CheckPolicy {
+  max_amount?: string;
+  /** Token contracts (lower-case) or currency codes the caller accepts. */
+  assets?: string[];
+  /** CAIP-2 network ids the caller accepts. */
+  networks?: string[];
+  protocols?: ('x402' | 'mpp')[];
+}
+
+/** How the live offers meet the caller's policy. */
+export interface PolicyOutcome {
+  /** True when at least one live offer meets every member of the policy. */
+  satisfied: boolean;
+  /** Indexes into the answer's `offers` of the offers that meet it. */
+  offers_within_policy: number[];
+}
+
 /** Everything assessTrust needs. */
 export interface TrustEvidence {
   url: string;
@@ -185,6 +211,8 @@ export interface TrustEvidence {
   ownership: OwnershipEvidence;
   /** null when the service's changes were not read (not listed). */
   recent_changes: RecentChanges | null;
+  /** The caller's policy; absent or null when none was given. */
+  policy?: CheckPolicy | null;
 }
 
 /** The signals reported in the answer, one member per signal (docs/trust-check.md). */
@@ -214,4 +242,6 @@ export interface Assessment {
   verdict: Verdict;
   reasons: Reason[];
   signals: Signals;
+  /** How the offers meet the caller's policy; null when none was given. */
+  policy: PolicyOutcome | null;
 }

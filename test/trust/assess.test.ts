@@ -124,6 +124,31 @@ function priceDoubled(e: TrustEvidence): void {
   e.recent_changes!.changes = [priceChange(8, '10000', '20000')];
 }
 
+const USDC_BASE = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
+
+/** A second honest offer beside offer(): MPP, 0.05 USDC on Base, known and seen before. */
+function twoOffers(e: TrustEvidence): void {
+  const second = offer({
+    protocol: 'mpp',
+    x402_version: null,
+    network: 'eip155:8453',
+    asset: USDC_BASE,
+    amount_atomic: '50000',
+    amount: '0.05',
+  });
+  e.offers = [offer(), second];
+  e.history!.offers = [offer(), second];
+  e.assets.push({ network: 'eip155:8453', asset: USDC_BASE, known: true, symbol: 'USDC', currency: 'USD', decimals: 6, source: 'static' });
+}
+
+/** The caller's policy `p` on honest evidence (one offer, or twoOffers when `two`). */
+const withPolicy =
+  (p: NonNullable<TrustEvidence['policy']>, two = false) =>
+  (e: TrustEvidence) => {
+    if (two) twoOffers(e);
+    e.policy = p;
+  };
+
 /** [code, its severity here, the verdict on otherwise honest evidence, the change to honest(), codes it must not come with]. */
 type Case = [code: ReasonCode, severity: Severity, verdict: Verdict, change: (e: TrustEvidence) => void, mustNot?: ReasonCode[]];
 
@@ -307,6 +332,14 @@ const cases: Case[] = [
     ['mainnet'],
   ],
   ['network_unknown', 'warning', 'caution', (e) => (e.offers = [offer({ network: 'eip155:999999' })])],
+  ['price_above_policy', 'critical', 'do_not_pay', withPolicy({ max_amount: '0.005' })],
+  ['price_above_policy', 'info', 'pay', withPolicy({ max_amount: '0.02' }, true)],
+  ['asset_not_allowed', 'critical', 'do_not_pay', withPolicy({ assets: [USDC_BASE] }), ['price_above_policy']],
+  ['asset_not_allowed', 'info', 'pay', withPolicy({ assets: [PATH_USD.toUpperCase().replace('0X', '0x')] }, true)],
+  ['network_not_allowed', 'critical', 'do_not_pay', withPolicy({ networks: ['eip155:8453'] })],
+  ['network_not_allowed', 'info', 'pay', withPolicy({ networks: ['eip155:4217'] }, true)],
+  ['protocol_not_allowed', 'critical', 'do_not_pay', withPolicy({ protocols: ['mpp'] })],
+  ['protocol_not_allowed', 'info', 'pay', withPolicy({ protocols: ['x402'] }, true)],
 ];
 
 /** Evaluates honest() changed by `change`. */
@@ -486,5 +519,45 @@ describe('docs/trust-check.md', () => {
       }),
     );
     expect(documented).toEqual(Object.fromEntries(REASON_CODES.map((c) => [c, [...REASON_SEVERITIES[c]]])));
+  });
+});
+
+describe("the caller's policy", () => {
+  const policyOf = (p: NonNullable<TrustEvidence['policy']>, change: (e: TrustEvidence) => void = () => {}) =>
+    assess((e) => {
+      change(e);
+      e.policy = p;
+    });
+
+  it('names the offers outside it and the ones within it', () => {
+    const a = policyOf({ max_amount: '0.02' }, twoOffers);
+    expect(a.policy).toEqual({ satisfied: true, offers_within_policy: [0] });
+    const [r] = a.reasons.filter((x) => x.code === 'price_above_policy');
+    expect(r.message).toContain('1 (0.05 USD against 0.02)');
+    expect(r.evidence.offers).toEqual([expect.objectContaining({ index: 1, amount: '0.05', unit: 'USD', max_amount: '0.02' })]);
+  });
+
+  it('max_amount is inclusive and exact', () => {
+    expect(policyOf({ max_amount: '0.01' }).policy).toEqual({ satisfied: true, offers_within_policy: [0] });
+    expect(policyOf({ max_amount: '0.0099999999' }).policy).toEqual({ satisfied: false, offers_within_policy: [] });
+  });
+
+  it('an asset without a dollar value meets max_amount only when named in assets, compared in its units', () => {
+    const eur = '0x20c0000000000000000000000000000000000abc';
+    const inEur = (e: TrustEvidence) => {
+      e.offers = [offer({ asset: eur })];
+      e.history!.offers = e.offers;
+      e.assets = [{ network: 'eip155:4217', asset: eur, known: true, symbol: 'EURC', currency: 'EUR', decimals: 6, source: 'chain' }];
+    };
+    const unnamed = policyOf({ max_amount: '1' }, inEur);
+    expect(unnamed.verdict).toBe('do_not_pay');
+    expect(unnamed.reasons.map((r) => r.code)).toContain('asset_not_allowed');
+    expect(policyOf({ max_amount: '1', assets: [eur] }, inEur).policy?.satisfied).toBe(true);
+    expect(policyOf({ max_amount: '0.001', assets: [eur] }, inEur).reasons.map((r) => r.code)).toContain('price_above_policy');
+  });
+
+  it('no policy: no policy reasons and policy null', () => {
+    const a = assess(honestCase);
+    expect(a.policy).toBeNull();
   });
 });
