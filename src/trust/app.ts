@@ -27,7 +27,8 @@ import { FailedAuthLimiter } from '../limits/failed-auth.js';
 import { clientKey } from '../limits/client-key.js';
 import { CHECK_PRICE_DOLLARS, FREE_MONTHLY_CHECKS } from './metering.js';
 import { paymentGate } from './payment.js';
-import { CheckAnswer, CheckRequest, Errors, KeyAnswer, KeyRequest } from './schemas.js';
+import { CheckAnswer, CheckRequest, Errors, KeyAnswer, KeyRequest, PayToCheckAnswer, PayToCheckRequest } from './schemas.js';
+import { DEFAULT_PAY_TO_NETWORK, runPayToCheck } from './pay-to.js';
 import type { GatherOptions } from './gather.js';
 import { registerTrustMcp } from './mcp.js';
 
@@ -81,6 +82,7 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
     changeWindowDays: config.trustChangeWindowDays,
     resolve: opts.resolve,
   };
+  const payToOptions = () => ({ store, changeWindowDays: config.trustChangeWindowDays, now: new Date() });
   const gate = paymentGate(config, `${base}/v1/check`);
   const keyFailures = new FailedAuthLimiter(config.authFailureLimitPerMinute, 'API keys', { shared: ctx.limits });
   // Each check holds a fetch of up to verifyMaxBytes for up to verifyTimeoutMs: cap how many run at once, per client too.
@@ -155,6 +157,33 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
     (req, reply) =>
       answerCheck(req, reply as unknown as FastifyReply, (who) =>
         runCheck(req.body.url, { ...gather, now: new Date() }, who, req.body.policy ?? null),
+      ),
+  );
+
+  app.post(
+    '/v1/check/pay-to',
+    {
+      schema: {
+        tags: ['trust-check'],
+        summary: 'Check a payee alone (no URL)',
+        description:
+          'A verdict on a payTo address from our chain observations and intel history alone, fetching nothing: its observed inbound payments in listed tokens and their age, the listed services that advertise or advertised it (with dates), and recent payTo changes that moved a service to it. Same access, limits and metering as POST /v1/check: a completed check is metered (also do_not_pay); a bad body or a failure of ours is not.',
+        security: [{ apiKey: [] }, {}],
+        body: PayToCheckRequest,
+        response: {
+          200: PayToCheckAnswer,
+          400: Errors[400],
+          401: Errors[401],
+          402: Errors[402],
+          415: Errors[415],
+          429: Errors[429],
+          503: Errors[503],
+        },
+      },
+    },
+    (req, reply) =>
+      answerCheck(req, reply as unknown as FastifyReply, (who) =>
+        runPayToCheck(req.body.pay_to, req.body.network ?? DEFAULT_PAY_TO_NETWORK, payToOptions(), who),
       ),
   );
 

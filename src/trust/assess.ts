@@ -14,6 +14,9 @@ import { TEMPO_NETWORKS } from '../domain/tempo.js';
 import type {
   AssetInfo,
   Assessment,
+  PayToActivity,
+  PayToAssessment,
+  PayToEvidence,
   PolicyOutcome,
   Reason,
   ReasonCode,
@@ -59,25 +62,14 @@ export function assessTrust(ev: TrustEvidence, now: Date = new Date()): Assessme
   const history = historyReasons(ev, add, recent.flagged);
   const price = priceReasons(ev, add, recent.raised);
   assetReasons(ev, add);
-  payToReasons(ev, add);
+  payToReasons(ev.pay_to_activity, add);
   ownershipReasons(ev, add);
   const policy = policyReasons(ev, add);
 
   const networks = unique(ev.offers.map((o) => o.network)).map((network) => ({ network, kind: networkKind(network) }));
-  for (const n of networks) {
-    if (n.kind === 'testnet')
-      add('testnet', 'info', `network ${n.network} is a test network: its tokens carry no real value`, { network: n.network });
-    else if (n.kind === 'mainnet') add('mainnet', 'info', `network ${n.network} is a main network`, { network: n.network });
-    else add('network_unknown', 'warning', `network ${n.network ?? '(not stated)'} is not one we recognise`, { network: n.network });
-  }
+  networkReasons(networks, add);
 
-  const order: Record<Reason['severity'], number> = { critical: 0, warning: 1, info: 2 };
-  reasons.sort((a, b) => order[a.severity] - order[b.severity]);
-  const verdict: Verdict = reasons.some((r) => r.severity === 'critical')
-    ? 'do_not_pay'
-    : reasons.some((r) => r.severity === 'warning')
-      ? 'caution'
-      : 'pay';
+  const verdict = verdictOf(reasons);
 
   const signals: Signals = {
     live_challenge: { outcome: ev.live.outcome, http_status: ev.live.http_status, offers: ev.offers.length },
@@ -102,6 +94,71 @@ export function assessTrust(ev: TrustEvidence, now: Date = new Date()): Assessme
     directory: { listed: (ev.listing?.directory_sources.length ?? 0) > 0, sources: ev.listing?.directory_sources ?? [] },
   };
   return { verdict, reasons, signals, policy };
+}
+
+/**
+ * Assesses a payTo alone (POST /v1/check/pay-to) from chain and intel history: its observed inbound payments and
+ * their age, the listed services advertising it, the recorded payTo changes that moved a service to it, its network.
+ * Same verdict rule as assessTrust.
+ * @param now the check time (for the age of the first payment)
+ * @returns the verdict, the reasons (criticals first, sorted in place) and the signals used
+ */
+export function assessPayTo(ev: PayToEvidence, now: Date = new Date()): PayToAssessment {
+  const reasons: Reason[] = [];
+  const add: Add = (code, severity, message, evidence = {}) => reasons.push({ code, severity, message, evidence });
+  const act = ev.activity;
+  payToReasons([act], add);
+  if (act.first_time_unix !== null && now.getTime() - act.first_time_unix * 1000 < NEW_LISTING_SECONDS * 1000)
+    add('pay_to_first_paid_recently', 'warning', `the first observed payment to ${ev.pay_to} is less than 7 days old`, {
+      pay_to: ev.pay_to,
+      first_time_unix: act.first_time_unix,
+    });
+  const services = ev.services.map((x) => ({
+    service_id: x.service_id,
+    url: x.url,
+    first_advertised: x.first_advertised,
+    last_advertised: x.last_advertised,
+  }));
+  if (ev.services_total > 0)
+    add('pay_to_advertised', 'info', `${ev.services_total} listed service(s) advertise or advertised ${ev.pay_to}`, {
+      services_total: ev.services_total,
+      services,
+    });
+  else
+    add('pay_to_not_advertised', 'warning', `no listed service advertises ${ev.pay_to}: nothing ties it to a service we know`, {
+      services_total: 0,
+    });
+  const rc = ev.recent_changes;
+  payToMoveReasons(rc, { window_days: rc.window_days, since: rc.since }, add);
+  const networks = [{ network: ev.network, kind: networkKind(ev.network) }];
+  networkReasons(networks, add);
+  return {
+    verdict: verdictOf(reasons),
+    reasons,
+    signals: {
+      pay_to_activity: [act],
+      services: { total: ev.services_total, listed: ev.services.length },
+      recent_changes: { window_days: rc.window_days, since: rc.since, change_ids: rc.changes.map((c) => c.id) },
+      networks,
+    },
+  };
+}
+
+/** Sorts `reasons` critical, warning, info (in place) and gives the verdict: critical → do_not_pay, warning → caution, else pay. */
+function verdictOf(reasons: Reason[]): Verdict {
+  const order: Record<Reason['severity'], number> = { critical: 0, warning: 1, info: 2 };
+  reasons.sort((a, b) => order[a.severity] - order[b.severity]);
+  return reasons.some((r) => r.severity === 'critical') ? 'do_not_pay' : reasons.some((r) => r.severity === 'warning') ? 'caution' : 'pay';
+}
+
+/** Signal "network kind": one reason per network. */
+function networkReasons(networks: Signals['networks'], add: Add): void {
+  for (const n of networks) {
+    if (n.kind === 'testnet')
+      add('testnet', 'info', `network ${n.network} is a test network: its tokens carry no real value`, { network: n.network });
+    else if (n.kind === 'mainnet') add('mainnet', 'info', `network ${n.network} is a main network`, { network: n.network });
+    else add('network_unknown', 'warning', `network ${n.network ?? '(not stated)'} is not one we recognise`, { network: n.network });
+  }
 }
 
 /** Appends a reason; the severity must be one REASON_SEVERITIES allows for the code (checked by the compiler). */
@@ -501,8 +558,8 @@ function assetReasons(ev: TrustEvidence, add: Add): void {
 }
 
 /** Signal "payTo has received observed payments on chain". */
-function payToReasons(ev: TrustEvidence, add: Add): void {
-  for (const p of ev.pay_to_activity) {
+function payToReasons(activity: PayToActivity[], add: Add): void {
+  for (const p of activity) {
     const evidence = {
       pay_to: p.pay_to,
       network: p.network,

@@ -211,7 +211,7 @@ async function ownershipOf(url: string, offers: Offer[], wk: { proofs: string[];
  * Observed payments received by `payTo` on `network`: count null (unknown, not zero) for a network our chain
  * store does not observe. Any token counts for now (listedContracts null).
  */
-async function payToActivity(store: Store, payTo: string, network: string | null): Promise<PayToActivity> {
+export async function payToActivity(store: Store, payTo: string, network: string | null): Promise<PayToActivity> {
   if (!network || !OBSERVED_NETWORKS.has(network))
     return { pay_to: payTo, network, count: null, first_time_unix: null, last_time_unix: null };
   // Only payments in listed tokens count: anyone can pay a wallet in a token they minted themselves.

@@ -206,6 +206,59 @@ export const CheckAnswer = z.object({
     .describe('Scores describe evidence, not honesty or task success; domain control does not prove wallet control.'),
 });
 
+/** Body of POST /v1/check/pay-to and the check_pay_to tool. */
+export const PayToCheckRequest = z
+  .object({
+    pay_to: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{40}$/, { error: 'must be a 0x address of 40 hex digits' })
+      .describe('The payee address to check (any case).'),
+    network: z
+      .string()
+      .regex(/^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/, { error: 'must be a CAIP-2 network id such as eip155:4217' })
+      .optional()
+      .describe('CAIP-2 network of the payee (default eip155:4217, Tempo mainnet: the only network whose payments we observe).'),
+  })
+  .strict();
+
+const ListedService = z.object({
+  service_id: z.string(),
+  domain: z.string(),
+  url: z.string(),
+  first_advertised: z.string().describe('ISO 8601 of the first observed offer naming the payTo.'),
+  last_advertised: z.string().describe('ISO 8601 of the latest observed offer naming the payTo.'),
+  last_checked: z
+    .string()
+    .nullable()
+    .describe("ISO 8601 of the service's latest check (an advertisement older than it is no longer current)."),
+});
+
+export const PayToCheckAnswer = z.object({
+  pay_to: z.string().describe('The payee checked, lower-case.'),
+  network: z.string().describe('CAIP-2 network checked.'),
+  checked_at: z.string().describe('ISO 8601 time of the check.'),
+  verdict: z.enum(['pay', 'caution', 'do_not_pay']),
+  reasons: z.array(Reason).describe('Reasons, critical first.'),
+  services: z
+    .array(ListedService)
+    .describe('Listed services that advertise or advertised this payTo, newest advertisement first (at most 100).'),
+  signals: z
+    .object({
+      pay_to_activity: z.array(PayToActivity),
+      services: z.object({ total: z.number().int(), listed: z.number().int() }),
+      recent_changes: z.object({
+        window_days: z.number().nullable(),
+        since: z.string().nullable(),
+        change_ids: z.array(z.number().int()).describe('Ids of the pay_to_changed records that moved a service to this payTo.'),
+      }),
+      networks: z.array(z.object({ network: z.string().nullable(), kind: z.enum(['mainnet', 'testnet', 'unknown']) })),
+    })
+    .describe('Every signal the verdict used.'),
+  snapshot_id: z.string().describe('Id of this check (UUID v7).'),
+  evidence_hash: z.null().describe('Always null: a payee-only check fetches nothing.'),
+  disclaimers: z.array(z.string()),
+});
+
 export const KeyAnswer = z.object({
   key: z.string().describe('The API key. Shown once: it is stored hashed and cannot be shown again.'),
   key_id: z.string(),

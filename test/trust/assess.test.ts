@@ -5,11 +5,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { assessTrust } from '../../src/trust/assess.js';
+import { assessPayTo, assessTrust } from '../../src/trust/assess.js';
 import type { ChangeKind, Offer } from '../../src/domain/intel.js';
 import {
   REASON_CODES,
   REASON_SEVERITIES,
+  type PayToEvidence,
   type ReasonCode,
   type RecentChange,
   type Severity,
@@ -342,6 +343,96 @@ const cases: Case[] = [
   ['protocol_not_allowed', 'info', 'pay', withPolicy({ protocols: ['x402'] }, true)],
 ];
 
+/** A payee-only check of PAY_TO: paid for 50 days, advertised by one listed service, no recent change. */
+function honestPayTo(): PayToEvidence {
+  return {
+    pay_to: PAY_TO,
+    network: 'eip155:4217',
+    activity: { pay_to: PAY_TO, network: 'eip155:4217', count: 12, first_time_unix: 1_759_363_200, last_time_unix: 1_763_000_000 },
+    services: [
+      {
+        service_id: 'a'.repeat(64),
+        domain: 'api.example.com',
+        url: 'https://api.example.com/paid',
+        first_advertised: '2026-10-01T00:00:00.000Z',
+        last_advertised: '2026-11-20T00:00:00.000Z',
+        last_checked: '2026-11-20T00:00:00.000Z',
+      },
+    ],
+    services_total: 1,
+    recent_changes: { window_days: 30, since: '2026-10-22T12:00:00.000Z', changes: [], new_pay_to_activity: [] },
+  };
+}
+
+type PayToCase = [code: ReasonCode, severity: Severity, verdict: Verdict, change: (e: PayToEvidence) => void, mustNot?: ReasonCode[]];
+const movedHere = (count: number) => (e: PayToEvidence) => {
+  e.activity = { ...e.activity, count, first_time_unix: count ? 1_759_363_200 : null, last_time_unix: count ? 1_763_000_000 : null };
+  e.recent_changes.changes = [change(7, 'pay_to_changed', { ...IDENTITY, pay_to: OTHER }, { ...IDENTITY, pay_to: PAY_TO })];
+  e.recent_changes.new_pay_to_activity = [e.activity];
+};
+
+/** The payee-only check's table (assessPayTo): each code on otherwise honest evidence. */
+const payToCases: PayToCase[] = [
+  ['pay_to_advertised', 'info', 'pay', () => {}, ['pay_to_not_advertised']],
+  [
+    'pay_to_not_advertised',
+    'warning',
+    'caution',
+    (e) => {
+      e.services = [];
+      e.services_total = 0;
+    },
+    ['pay_to_advertised'],
+  ],
+  ['pay_to_first_paid_recently', 'warning', 'caution', (e) => (e.activity.first_time_unix = Math.floor(NOW.getTime() / 1000) - 86_400)],
+  ['pay_to_observed_payments', 'info', 'pay', () => {}, ['pay_to_first_paid_recently']],
+  [
+    'pay_to_no_observed_payments',
+    'warning',
+    'caution',
+    (e) => (e.activity = { ...e.activity, count: 0, first_time_unix: null, last_time_unix: null }),
+  ],
+  [
+    'pay_to_activity_unknown',
+    'info',
+    'pay',
+    (e) => (e.activity = { ...e.activity, count: null, first_time_unix: null, last_time_unix: null }),
+  ],
+  ['pay_to_changed_recently', 'critical', 'do_not_pay', movedHere(0)],
+  ['pay_to_changed_recently', 'warning', 'caution', movedHere(3)],
+  ['mainnet', 'info', 'pay', () => {}],
+  [
+    'network_unknown',
+    'warning',
+    'caution',
+    (e) => {
+      e.network = 'eip155:999999';
+      e.activity = { ...e.activity, network: e.network, count: null, first_time_unix: null, last_time_unix: null };
+    },
+  ],
+];
+
+describe('assessPayTo', () => {
+  it.each(payToCases)('%s is %s → %s', (code, severity, verdict, change, mustNot = []) => {
+    const e = honestPayTo();
+    change(e);
+    const a = assessPayTo(e, NOW);
+    expect(a.reasons.filter((r) => r.code === code).map((r) => r.severity)).toContain(severity);
+    expect(a.verdict).toBe(verdict);
+    for (const c of mustNot) expect(a.reasons.map((r) => r.code)).not.toContain(c);
+  });
+
+  it('cites the services and the change records it rests on', () => {
+    const e = honestPayTo();
+    movedHere(3)(e);
+    const a = assessPayTo(e, NOW);
+    expect(a.signals).toMatchObject({ services: { total: 1, listed: 1 }, recent_changes: { change_ids: [7] } });
+    expect(a.reasons.find((r) => r.code === 'pay_to_advertised')?.evidence.services).toEqual([
+      expect.objectContaining({ url: 'https://api.example.com/paid', first_advertised: '2026-10-01T00:00:00.000Z' }),
+    ]);
+  });
+});
+
 /** Evaluates honest() changed by `change`. */
 function assess(change: (e: TrustEvidence) => void) {
   const e = honest();
@@ -358,8 +449,8 @@ describe('assessTrust', () => {
     for (const c of mustNot) expect(got).not.toContain(c);
   });
 
-  it('the table pins every code the engine can emit, with every severity it may carry', () => {
-    const pinned = new Set(cases.map(([code, severity]) => `${code}:${severity}`));
+  it('the tables pin every code the engine can emit, with every severity it may carry', () => {
+    const pinned = new Set([...cases, ...payToCases].map(([code, severity]) => `${code}:${severity}`));
     const table = REASON_CODES.flatMap((code) => REASON_SEVERITIES[code].map((severity) => `${code}:${severity}`));
     expect([...pinned].sort()).toEqual([...table].sort());
   });
