@@ -52,7 +52,7 @@ export async function checkWithKey(store: Store, key: TrustApiKeyRow, run: Check
 
 /**
  * Runs a check paid per call with x402: without a valid payment, the 402 challenge; with one, the check, then
- * settlement, and the settlement's transaction recorded with the check.
+ * settlement (unless the client has gone: then cancelled), and the settlement's transaction recorded with the check.
  * @returns the 402 challenge, a failed settlement's answer, or 200 with the check's answer and PAYMENT-RESPONSE
  * @throws whatever the check throws (the payment cancelled, never settled)
  */
@@ -65,6 +65,11 @@ export async function checkWithPayment(store: Store, gate: PaymentGate, req: Fas
   } catch (e) {
     await decision.cancel(httpAnswerOf(e)?.status ?? 500);
     throw e;
+  }
+  // A client gone before its answer is not charged for it: the payment is cancelled, never settled.
+  if (req.raw.socket?.destroyed) {
+    await decision.cancel(499);
+    return { status: 499, headers: {}, body: { error: 'client closed the connection before the answer: not settled' } };
   }
   const settled = await decision.settle();
   if (!settled.ok) return { status: settled.status, headers: settled.headers, body: settled.body };

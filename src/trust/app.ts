@@ -29,7 +29,7 @@ import { CHECK_PRICE_DOLLARS, FREE_MONTHLY_CHECKS } from './metering.js';
 import { paymentGate } from './payment.js';
 import { CheckAnswer, CheckRequest, Errors, KeyAnswer, KeyRequest, PayToCheckAnswer, PayToCheckRequest } from './schemas.js';
 import { DEFAULT_PAY_TO_NETWORK, runPayToCheck } from './pay-to.js';
-import type { GatherOptions } from './gather.js';
+import { type GatherOptions, refuseBadUrl } from './gather.js';
 import { registerTrustMcp } from './mcp.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
@@ -117,11 +117,13 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
    * Answers one check request: its API key, else its x402 payment (else 401), a slot of checks in flight, then the
    * check's work metered or settled only when it succeeds (./access.ts). Shared by every check route.
    */
-  const answerCheck = async (req: FastifyRequest, reply: FastifyReply, run: CheckRun) => {
+  const answerCheck = async (req: FastifyRequest, reply: FastifyReply, run: CheckRun, refuse?: () => Promise<void>) => {
     const client = clientKey(req.ip);
     const key = await apiKeyFromHeader(store, req.headers.authorization, keyFailures, client, config.verifyKeyIdleDays);
     if (key === null && !gate)
       throw new Unauthenticated('missing API key: send Authorization: Bearer <API_KEY>; get a free key with POST /v1/keys');
+    // A check that cannot run is refused (400) before any 402, so an x402 client never signs for it.
+    if (key === null) await refuse?.();
     // The slot is held while the check's work runs (also when its client has gone away), not until the answer is sent.
     const release = slots.take(key !== null ? [`addr:${client}`, `key:${key.id}`] : [`addr:${client}`]);
     try {
@@ -155,8 +157,11 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
     },
     // The zod response types are for the document; answers are sent as the access path built them.
     (req, reply) =>
-      answerCheck(req, reply as unknown as FastifyReply, (who) =>
-        runCheck(req.body.url, { ...gather, now: new Date() }, who, req.body.policy ?? null),
+      answerCheck(
+        req,
+        reply as unknown as FastifyReply,
+        (who) => runCheck(req.body.url, { ...gather, now: new Date() }, who, req.body.policy ?? null),
+        () => refuseBadUrl(req.body.url, gather),
       ),
   );
 

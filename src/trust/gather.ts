@@ -100,14 +100,15 @@ export async function gatherEvidence(url: string, o: GatherOptions): Promise<Gat
 }
 
 /** What the safe fetcher needs besides its budget. */
-type FetchOptions = { allowLoopback: boolean; resolve?: Resolver };
+export type FetchOptions = { allowLoopback: boolean; resolve?: Resolver };
 
 /**
  * Refuses a URL the safe fetcher would never fetch. A name that does not resolve is the target's failure, reported
- * as "unreachable" by the fetch itself.
+ * as "unreachable" by the fetch itself. The listener calls it before asking for an x402 payment, so no client signs
+ * for a check that cannot run.
  * @throws InvalidInput when the URL is refused
  */
-async function refuseBadUrl(url: string, fetchOpts: FetchOptions): Promise<void> {
+export async function refuseBadUrl(url: string, fetchOpts: FetchOptions): Promise<void> {
   try {
     await vetUrl(url, fetchOpts);
   } catch (e) {

@@ -4,6 +4,7 @@
  * @x402/core/server with the @x402/evm exact scheme, verifying and settling through the configured facilitator
  * (HTTPFacilitatorClient). Settlement happens only after the check succeeded; a failed check is never settled.
  */
+import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import {
   HTTPFacilitatorClient,
@@ -137,6 +138,8 @@ export function paymentGate(config: Config, checkUrl: string): PaymentGate | nul
     }
   };
 
+  /** Payments verified and not yet settled or cancelled (this process; replicas each hold their own). */
+  const inUse = new Set<string>();
   return {
     async process(req) {
       await init();
@@ -163,7 +166,20 @@ export function paymentGate(config: Config, checkUrl: string): PaymentGate | nul
         return { kind: 'respond', status: r.status, headers: r.headers, body: v1Body(r.headers, error, checkUrl) };
       }
       const { paymentPayload, paymentRequirements, declaredExtensions, cancellationDispatcher } = result;
-      const payer = ((paymentPayload.payload as { authorization?: { from?: string } })?.authorization?.from ?? null)?.toLowerCase() ?? null;
+      const auth = (paymentPayload.payload as { authorization?: { from?: string; nonce?: string } })?.authorization;
+      const payer = (auth?.from ?? null)?.toLowerCase() ?? null;
+      // One payment pays one check: its nonce (else the header) is held from verification until settled or cancelled.
+      const id = auth?.nonce
+        ? `${payer}:${String(auth.nonce).toLowerCase()}`
+        : `header:${createHash('sha256')
+            .update(context.paymentHeader ?? '')
+            .digest('hex')}`;
+      if (inUse.has(id)) {
+        const error = 'payment rejected: this payment is already paying for a check in progress (one payment pays one check)';
+        return { kind: 'respond', status: 402, headers: {}, body: { error, x402Version: 1, accepts: [] } };
+      }
+      inUse.add(id);
+      const free = () => inUse.delete(id);
       return {
         kind: 'verified',
         payer,
@@ -184,9 +200,12 @@ export function paymentGate(config: Config, checkUrl: string): PaymentGate | nul
               headers: { 'retry-after': '10' },
               body: { error: `payment facilitator unavailable during settlement: ${shortMessage(e)}`.slice(0, 300) },
             };
+          } finally {
+            free();
           }
         },
         async cancel(status) {
+          free();
           await cancellationDispatcher.cancel({ reason: 'handler_failed', responseStatus: status }).catch(() => undefined);
         },
       };
