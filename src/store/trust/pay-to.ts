@@ -27,13 +27,13 @@ export interface PayToService {
  * first, at most PAY_TO_SERVICES_MAX. intel_offers has no pay_to index: this reads the offers table once (bounded
  * by its size, which the collector keeps to its retention).
  * @param network CAIP-2 network the offers must be on, or null for any
- * @returns the services and how many there are in all
+ * @returns the services, how many there are in all, and the domains of all of them
  */
 export async function servicesPayingTo(
   store: Store,
   payTo: string,
   network: string | null,
-): Promise<{ services: PayToService[]; total: number }> {
+): Promise<{ services: PayToService[]; total: number; domains: string[] }> {
   let q = store.db
     .selectFrom('intel_offers')
     .innerJoin('intel_services', 'intel_services.service_id', 'intel_offers.service_id')
@@ -53,6 +53,7 @@ export async function servicesPayingTo(
   rows.sort((a, b) => String(b.last).localeCompare(String(a.last)) || a.service_id.localeCompare(b.service_id));
   return {
     total: rows.length,
+    domains: [...new Set(rows.map((r) => r.domain))],
     services: rows.slice(0, PAY_TO_SERVICES_MAX).map((r) => ({
       service_id: r.service_id,
       domain: r.domain,
