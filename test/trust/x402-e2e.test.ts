@@ -149,6 +149,27 @@ describe('x402 per-call payment', () => {
     expect((await send()).status).toBe(402);
   });
 
+  it('a client that disconnects before its answer is not settled', async () => {
+    const http = new x402HTTPClient(payingClient());
+    const challenge = await post(h.url, '/v1/check', { url: `${bad.origin}/free` });
+    const required = http.getPaymentRequiredResponse((n) => challenge.headers.get(n), challenge.json);
+    const headers = http.encodePaymentSignatureHeader(await http.createPaymentPayload(required));
+    const before = { agent: await balanceOf(agent.address), operator: await balanceOf(operator) };
+    const gone = new AbortController();
+    const sent = fetch(`${h.url}/v1/check`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ url: `${bad.origin}/slow?ms=1500` }),
+      signal: gone.signal,
+    }).catch((e: Error) => e);
+    setTimeout(() => gone.abort(), 500);
+    expect(await sent).toBeInstanceOf(Error);
+    // The check finishes on the server after the client left; settlement would have happened by now.
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(await balanceOf(agent.address)).toBe(before.agent);
+    expect(await balanceOf(operator)).toBe(before.operator);
+  });
+
   it('a forged payment signature is rejected with 402 and nothing moves', async () => {
     const r = await post(
       h.url,
