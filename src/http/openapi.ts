@@ -37,6 +37,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /readyz/collector': 'getCollectorReadiness',
   'POST /v1/keys': 'issueApiKey',
   'POST /v1/check': 'checkUrl',
+  'POST /v1/check/pay-to': 'checkPayTo',
   'POST /v1/mcp': 'callTrustMcp',
   'GET /llms.txt': 'getLlmsTxt',
 };

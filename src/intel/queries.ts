@@ -25,6 +25,7 @@ import {
 } from '../store/intel/reads.js';
 import { isoTime, rowToChange, rowToStoredOffer, type StoredChange, type StoredOffer } from '../store/intel/rows.js';
 import { summarizeProvider } from './listing.js';
+import { servicesPayingTo } from '../store/trust/pay-to.js';
 import { COLLECTION_VERSION, DISCLAIMERS, type IntelQuery, type ProvidersQuery } from './schemas.js';
 import { sinceNotBeforeUntil } from '../domain/query-params.js';
 
@@ -125,10 +126,14 @@ async function searchProvidersUncached(store: Store, p: ProvidersQuery, o: Query
     o.staleAfterDays,
     o.now?.getTime() ?? null,
   ]);
-  const [all, sources] = await Promise.all([
+  const [matching, sources, paying] = await Promise.all([
     store.cache.intelAnswer(`domains:${key}`, () => matchingDomains(store, filter)),
     getServiceSources(store),
+    p.pay_to ? servicesPayingTo(store, p.pay_to, p.network ?? null) : null,
   ]);
+  // With pay_to: only the providers of services whose offers name it (every one of them, not only the listed 100).
+  const payingDomains = paying && new Set(paying.domains);
+  const all = payingDomains ? matching.filter((d) => payingDomains.has(d)) : matching;
   const total = all.length;
   const domains = all.slice(p.offset, p.offset + p.limit);
   let providers: ({ domain: string; first_seen: string; last_seen: string; profile: string } & ReturnType<typeof summarizeProvider>)[] = [];
@@ -152,6 +157,7 @@ async function searchProvidersUncached(store: Store, p: ProvidersQuery, o: Query
     stale_after_days: o.staleAfterDays,
     sources,
     providers,
+    ...(paying ? { pay_to_services: paying.services } : {}),
   };
 }
 

@@ -45,6 +45,11 @@ export const ProvidersQuery = strictParams({
     .optional()
     .describe('only services whose latest check advertises an offer on this CAIP-2 network'),
   check: enumParam(CHECK_VALUES).optional().describe('only services whose latest check had this outcome (unchecked = never probed)'),
+  pay_to: textParam(42, /^0x[0-9a-fA-F]{40}$/, 'must be a 0x address of 40 hex digits')
+    .optional()
+    .describe(
+      'only providers with a service whose observed offers name this payTo, now or before (any case); the answer lists those services with their dates in pay_to_services',
+    ),
   include_stale: flagParam().optional().describe('also list stale services (failing longer than the stale period); default false'),
   limit,
   offset: integerParam(0, 20_000, '').default(0).describe('providers to skip, 0..20,000 (default 0)'),
@@ -257,6 +262,19 @@ export const ProvidersResponse = z
     stale_after_days: z.number(),
     sources: z.array(SourceFreshnessSchema),
     providers: z.array(ProviderListingSchema),
+    pay_to_services: z
+      .array(
+        z.object({
+          service_id: z.string(),
+          domain: z.string(),
+          url: z.string(),
+          first_advertised: iso.describe('first observed offer naming the payTo'),
+          last_advertised: iso.describe('latest observed offer naming the payTo'),
+          last_checked: iso.nullable().describe("the service's latest check (an advertisement older than it is no longer current)"),
+        }),
+      )
+      .optional()
+      .describe('with pay_to: the services that advertise or advertised it, newest advertisement first (at most 100)'),
   })
   .loose();
 

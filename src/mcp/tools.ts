@@ -66,7 +66,7 @@ export const MCP_TOOLS = {
 } as const;
 
 /** The tools of the trust check's /v1/mcp (src/trust/mcp.ts) and their HTTP twin (documentation). */
-export const TRUST_MCP_TOOLS = { check_url: 'POST /v1/check' } as const;
+export const TRUST_MCP_TOOLS = { check_url: 'POST /v1/check', check_pay_to: 'POST /v1/check/pay-to' } as const;
 
 /** What /api/mcp tells a client's model in `initialize`. */
 const INSTRUCTIONS =

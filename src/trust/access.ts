@@ -9,11 +9,17 @@ import type { Store } from '../store/db.js';
 import type { TrustApiKeyRow } from '../store/trust/index.js';
 import { httpAnswerOf } from '../http/errors.js';
 import { trustChecks } from '../ops/metrics.js';
-import { recordCheckPayment, runCheck } from './check.js';
-import type { GatherOptions } from './gather.js';
+import { type CheckPayer, recordCheckPayment } from './check.js';
 import { noteKeyUse } from './keys.js';
 import { reserve } from './metering.js';
 import type { PaymentGate } from './payment.js';
+import type { Verdict } from './types.js';
+
+/**
+ * One check's work for `who`, recorded in trust_checks (a URL check, src/trust/check.ts runCheck, or a payee-only
+ * check, src/trust/pay-to.ts): its answer names the verdict and the recorded check's snapshot id.
+ */
+export type CheckRun = (who: CheckPayer) => Promise<{ verdict: Verdict; snapshot_id: string }>;
 
 /** An answer to send as it is: status, headers and JSON body. */
 export interface CheckReply {
@@ -25,19 +31,14 @@ export interface CheckReply {
 /**
  * Runs a check paid for by `key`: reserves one check of its quota, runs the check, and meters it only if it
  * succeeded (a do_not_pay verdict is a success; a bad input or a failure of ours is not).
- * @param gather the signal sources, without `now` (set here)
+ * @param run the check's work
  * @returns 200 with the check's answer
  * @throws LimitExceeded (429) when the key's quota is spent; whatever the check throws (the reservation released)
  */
-export async function checkWithKey(
-  store: Store,
-  key: TrustApiKeyRow,
-  url: string,
-  gather: Omit<GatherOptions, 'now'>,
-): Promise<CheckReply> {
+export async function checkWithKey(store: Store, key: TrustApiKeyRow, run: CheckRun): Promise<CheckReply> {
   const reservation = await reserve(store, key);
   try {
-    const answer = await runCheck(url, { ...gather, now: new Date() }, { keyId: key.id, payer: null });
+    const answer = await run({ keyId: key.id, payer: null });
     await reservation.commit();
     // The key's last use keeps a free key from expiring (at most one write a day); a failure here must not fail the check.
     await noteKeyUse(store, key.id).catch(() => undefined);
@@ -51,25 +52,24 @@ export async function checkWithKey(
 
 /**
  * Runs a check paid per call with x402: without a valid payment, the 402 challenge; with one, the check, then
- * settlement, and the settlement's transaction recorded with the check.
+ * settlement (unless the client has gone: then cancelled), and the settlement's transaction recorded with the check.
  * @returns the 402 challenge, a failed settlement's answer, or 200 with the check's answer and PAYMENT-RESPONSE
  * @throws whatever the check throws (the payment cancelled, never settled)
  */
-export async function checkWithPayment(
-  store: Store,
-  gate: PaymentGate,
-  req: FastifyRequest,
-  url: string,
-  gather: Omit<GatherOptions, 'now'>,
-): Promise<CheckReply> {
+export async function checkWithPayment(store: Store, gate: PaymentGate, req: FastifyRequest, run: CheckRun): Promise<CheckReply> {
   const decision = await gate.process(req);
   if (decision.kind === 'respond') return { status: decision.status, headers: decision.headers, body: decision.body };
-  let answer: Awaited<ReturnType<typeof runCheck>>;
+  let answer: Awaited<ReturnType<CheckRun>>;
   try {
-    answer = await runCheck(url, { ...gather, now: new Date() }, { keyId: null, payer: decision.payer });
+    answer = await run({ keyId: null, payer: decision.payer });
   } catch (e) {
     await decision.cancel(httpAnswerOf(e)?.status ?? 500);
     throw e;
+  }
+  // A client gone before its answer is not charged for it: the payment is cancelled, never settled.
+  if (req.raw.socket?.destroyed) {
+    await decision.cancel(499);
+    return { status: 499, headers: {}, body: { error: 'client closed the connection before the answer: not settled' } };
   }
   const settled = await decision.settle();
   if (!settled.ok) return { status: settled.status, headers: settled.headers, body: settled.body };

@@ -7,7 +7,7 @@ import { CheckSlots } from '../limits/check-slots.js';
 import { LIMITS } from '../limits/index.js';
 import { rateLimitOf, registerRequestLimit } from '../limits/register.js';
 import { createRequire } from 'node:module';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import type { AppContext } from '../context.js';
@@ -20,14 +20,16 @@ import { configuredBaseUrls, verifyBaseUrl } from '../http/base-urls.js';
 import { Unauthenticated } from '../domain/errors.js';
 import type { Resolver } from '../net/safe-fetch.js';
 import { assetResolver, type AssetResolver } from './assets.js';
-import { checkWithKey, checkWithPayment } from './access.js';
+import { type CheckRun, checkWithKey, checkWithPayment } from './access.js';
+import { runCheck } from './check.js';
 import { apiKeyFromHeader, issueFreeKey } from './keys.js';
 import { FailedAuthLimiter } from '../limits/failed-auth.js';
 import { clientKey } from '../limits/client-key.js';
 import { CHECK_PRICE_DOLLARS, FREE_MONTHLY_CHECKS } from './metering.js';
 import { paymentGate } from './payment.js';
-import { CheckAnswer, CheckRequest, Errors, KeyAnswer, KeyRequest } from './schemas.js';
-import type { GatherOptions } from './gather.js';
+import { CheckAnswer, CheckRequest, Errors, KeyAnswer, KeyRequest, PayToCheckAnswer, PayToCheckRequest } from './schemas.js';
+import { DEFAULT_PAY_TO_NETWORK, runPayToCheck } from './pay-to.js';
+import { type GatherOptions, refuseBadUrl } from './gather.js';
 import { registerTrustMcp } from './mcp.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
@@ -80,6 +82,7 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
     changeWindowDays: config.trustChangeWindowDays,
     resolve: opts.resolve,
   };
+  const payToOptions = () => ({ store, changeWindowDays: config.trustChangeWindowDays, now: new Date() });
   const gate = paymentGate(config, `${base}/v1/check`);
   const keyFailures = new FailedAuthLimiter(config.authFailureLimitPerMinute, 'API keys', { shared: ctx.limits });
   // Each check holds a fetch of up to verifyMaxBytes for up to verifyTimeoutMs: cap how many run at once, per client too.
@@ -110,6 +113,27 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
     },
   );
 
+  /**
+   * Answers one check request: its API key, else its x402 payment (else 401), a slot of checks in flight, then the
+   * check's work metered or settled only when it succeeds (./access.ts). Shared by every check route.
+   */
+  const answerCheck = async (req: FastifyRequest, reply: FastifyReply, run: CheckRun, refuse?: () => Promise<void>) => {
+    const client = clientKey(req.ip);
+    const key = await apiKeyFromHeader(store, req.headers.authorization, keyFailures, client, config.verifyKeyIdleDays);
+    if (key === null && !gate)
+      throw new Unauthenticated('missing API key: send Authorization: Bearer <API_KEY>; get a free key with POST /v1/keys');
+    // A check that cannot run is refused (400) before any 402, so an x402 client never signs for it.
+    if (key === null) await refuse?.();
+    // The slot is held while the check's work runs (also when its client has gone away), not until the answer is sent.
+    const release = slots.take(key !== null ? [`addr:${client}`, `key:${key.id}`] : [`addr:${client}`]);
+    try {
+      const out = key !== null ? await checkWithKey(store, key, run) : await checkWithPayment(store, gate!, req, run);
+      return reply.code(out.status).headers(out.headers).send(out.body);
+    } finally {
+      release();
+    }
+  };
+
   app.post(
     '/v1/check',
     {
@@ -131,25 +155,41 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
         },
       },
     },
-    async (req, typedReply) => {
-      // The zod response types are for the document; answers are sent as the access path built them.
-      const reply = typedReply as unknown as FastifyReply;
-      const client = clientKey(req.ip);
-      const key = await apiKeyFromHeader(store, req.headers.authorization, keyFailures, client, config.verifyKeyIdleDays);
-      if (key === null && !gate)
-        throw new Unauthenticated('missing API key: send Authorization: Bearer <API_KEY>; get a free key with POST /v1/keys');
-      // The slot is held while the check's work runs (also when its client has gone away), not until the answer is sent.
-      const release = slots.take(key !== null ? [`addr:${client}`, `key:${key.id}`] : [`addr:${client}`]);
-      try {
-        const out =
-          key !== null
-            ? await checkWithKey(store, key, req.body.url, gather)
-            : await checkWithPayment(store, gate!, req, req.body.url, gather);
-        return reply.code(out.status).headers(out.headers).send(out.body);
-      } finally {
-        release();
-      }
+    // The zod response types are for the document; answers are sent as the access path built them.
+    (req, reply) =>
+      answerCheck(
+        req,
+        reply as unknown as FastifyReply,
+        (who) => runCheck(req.body.url, { ...gather, now: new Date() }, who, req.body.policy ?? null),
+        () => refuseBadUrl(req.body.url, gather),
+      ),
+  );
+
+  app.post(
+    '/v1/check/pay-to',
+    {
+      schema: {
+        tags: ['trust-check'],
+        summary: 'Check a payee alone (no URL)',
+        description:
+          'A verdict on a payTo address from our chain observations and intel history alone, fetching nothing: its observed inbound payments in listed tokens and their age, the listed services that advertise or advertised it (with dates), and recent payTo changes that moved a service to it. Same access, limits and metering as POST /v1/check: a completed check is metered (also do_not_pay); a bad body or a failure of ours is not.',
+        security: [{ apiKey: [] }, {}],
+        body: PayToCheckRequest,
+        response: {
+          200: PayToCheckAnswer,
+          400: Errors[400],
+          401: Errors[401],
+          402: Errors[402],
+          415: Errors[415],
+          429: Errors[429],
+          503: Errors[503],
+        },
+      },
     },
+    (req, reply) =>
+      answerCheck(req, reply as unknown as FastifyReply, (who) =>
+        runPayToCheck(req.body.pay_to, req.body.network ?? DEFAULT_PAY_TO_NETWORK, payToOptions(), who),
+      ),
   );
 
   // The same check as an MCP tool, sharing this listener's key checks, slots and request limit (./mcp.ts).

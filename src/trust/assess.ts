@@ -9,10 +9,15 @@ import { changeSide, offerIdentityKey } from '../intel/offer-identity.js';
 import { groupBy } from '../domain/group-by.js';
 import type { Offer } from '../domain/intel.js';
 import { networkKind } from './networks.js';
+import { POLICY_CODES, policyMisses, type PolicyMiss } from './policy.js';
 import { TEMPO_NETWORKS } from '../domain/tempo.js';
 import type {
   AssetInfo,
   Assessment,
+  PayToActivity,
+  PayToAssessment,
+  PayToEvidence,
+  PolicyOutcome,
   Reason,
   ReasonCode,
   RecentChange,
@@ -57,24 +62,14 @@ export function assessTrust(ev: TrustEvidence, now: Date = new Date()): Assessme
   const history = historyReasons(ev, add, recent.flagged);
   const price = priceReasons(ev, add, recent.raised);
   assetReasons(ev, add);
-  payToReasons(ev, add);
+  payToReasons(ev.pay_to_activity, add);
   ownershipReasons(ev, add);
+  const policy = policyReasons(ev, add);
 
   const networks = unique(ev.offers.map((o) => o.network)).map((network) => ({ network, kind: networkKind(network) }));
-  for (const n of networks) {
-    if (n.kind === 'testnet')
-      add('testnet', 'info', `network ${n.network} is a test network: its tokens carry no real value`, { network: n.network });
-    else if (n.kind === 'mainnet') add('mainnet', 'info', `network ${n.network} is a main network`, { network: n.network });
-    else add('network_unknown', 'warning', `network ${n.network ?? '(not stated)'} is not one we recognise`, { network: n.network });
-  }
+  networkReasons(networks, add);
 
-  const order: Record<Reason['severity'], number> = { critical: 0, warning: 1, info: 2 };
-  reasons.sort((a, b) => order[a.severity] - order[b.severity]);
-  const verdict: Verdict = reasons.some((r) => r.severity === 'critical')
-    ? 'do_not_pay'
-    : reasons.some((r) => r.severity === 'warning')
-      ? 'caution'
-      : 'pay';
+  const verdict = verdictOf(reasons);
 
   const signals: Signals = {
     live_challenge: { outcome: ev.live.outcome, http_status: ev.live.http_status, offers: ev.offers.length },
@@ -98,7 +93,72 @@ export function assessTrust(ev: TrustEvidence, now: Date = new Date()): Assessme
     networks,
     directory: { listed: (ev.listing?.directory_sources.length ?? 0) > 0, sources: ev.listing?.directory_sources ?? [] },
   };
-  return { verdict, reasons, signals };
+  return { verdict, reasons, signals, policy };
+}
+
+/**
+ * Assesses a payTo alone (POST /v1/check/pay-to) from chain and intel history: its observed inbound payments and
+ * their age, the listed services advertising it, the recorded payTo changes that moved a service to it, its network.
+ * Same verdict rule as assessTrust.
+ * @param now the check time (for the age of the first payment)
+ * @returns the verdict, the reasons (criticals first, sorted in place) and the signals used
+ */
+export function assessPayTo(ev: PayToEvidence, now: Date = new Date()): PayToAssessment {
+  const reasons: Reason[] = [];
+  const add: Add = (code, severity, message, evidence = {}) => reasons.push({ code, severity, message, evidence });
+  const act = ev.activity;
+  payToReasons([act], add);
+  if (act.first_time_unix !== null && now.getTime() - act.first_time_unix * 1000 < NEW_LISTING_SECONDS * 1000)
+    add('pay_to_first_paid_recently', 'warning', `the first observed payment to ${ev.pay_to} is less than 7 days old`, {
+      pay_to: ev.pay_to,
+      first_time_unix: act.first_time_unix,
+    });
+  const services = ev.services.map((x) => ({
+    service_id: x.service_id,
+    url: x.url,
+    first_advertised: x.first_advertised,
+    last_advertised: x.last_advertised,
+  }));
+  if (ev.services_total > 0)
+    add('pay_to_advertised', 'info', `${ev.services_total} listed service(s) advertise or advertised ${ev.pay_to}`, {
+      services_total: ev.services_total,
+      services,
+    });
+  else
+    add('pay_to_not_advertised', 'warning', `no listed service advertises ${ev.pay_to}: nothing ties it to a service we know`, {
+      services_total: 0,
+    });
+  const rc = ev.recent_changes;
+  payToMoveReasons(rc, { window_days: rc.window_days, since: rc.since }, add);
+  const networks = [{ network: ev.network, kind: networkKind(ev.network) }];
+  networkReasons(networks, add);
+  return {
+    verdict: verdictOf(reasons),
+    reasons,
+    signals: {
+      pay_to_activity: [act],
+      services: { total: ev.services_total, listed: ev.services.length },
+      recent_changes: { window_days: rc.window_days, since: rc.since, change_ids: rc.changes.map((c) => c.id) },
+      networks,
+    },
+  };
+}
+
+/** Sorts `reasons` critical, warning, info (in place) and gives the verdict: critical → do_not_pay, warning → caution, else pay. */
+function verdictOf(reasons: Reason[]): Verdict {
+  const order: Record<Reason['severity'], number> = { critical: 0, warning: 1, info: 2 };
+  reasons.sort((a, b) => order[a.severity] - order[b.severity]);
+  return reasons.some((r) => r.severity === 'critical') ? 'do_not_pay' : reasons.some((r) => r.severity === 'warning') ? 'caution' : 'pay';
+}
+
+/** Signal "network kind": one reason per network. */
+function networkReasons(networks: Signals['networks'], add: Add): void {
+  for (const n of networks) {
+    if (n.kind === 'testnet')
+      add('testnet', 'info', `network ${n.network} is a test network: its tokens carry no real value`, { network: n.network });
+    else if (n.kind === 'mainnet') add('mainnet', 'info', `network ${n.network} is a main network`, { network: n.network });
+    else add('network_unknown', 'warning', `network ${n.network ?? '(not stated)'} is not one we recognise`, { network: n.network });
+  }
 }
 
 /** Appends a reason; the severity must be one REASON_SEVERITIES allows for the code (checked by the compiler). */
@@ -498,8 +558,8 @@ function assetReasons(ev: TrustEvidence, add: Add): void {
 }
 
 /** Signal "payTo has received observed payments on chain". */
-function payToReasons(ev: TrustEvidence, add: Add): void {
-  for (const p of ev.pay_to_activity) {
+function payToReasons(activity: PayToActivity[], add: Add): void {
+  for (const p of activity) {
     const evidence = {
       pay_to: p.pay_to,
       network: p.network,
@@ -523,6 +583,46 @@ function payToReasons(ev: TrustEvidence, add: Add): void {
         evidence,
       );
   }
+}
+
+/**
+ * The caller's policy (./policy.ts): one reason per policy code naming every offer outside it, critical when no
+ * offer is within the policy, info when another offer is (the caller can pay that one).
+ * @returns which offers are within it; null when no policy was given
+ */
+function policyReasons(ev: TrustEvidence, add: Add): PolicyOutcome | null {
+  const p = ev.policy;
+  if (!p) return null;
+  const within: number[] = [];
+  const missed = new Map<PolicyMiss['code'], Record<string, unknown>[]>();
+  for (const [index, o] of ev.offers.entries()) {
+    const misses = policyMisses(o, assetFor(ev, o), p);
+    if (misses.length === 0) within.push(index);
+    for (const m of misses) {
+      const named = { index, protocol: o.protocol, network: o.network, asset: o.asset, pay_to: o.pay_to, ...m.detail };
+      missed.set(m.code, [...(missed.get(m.code) ?? []), named]);
+    }
+  }
+  const satisfied = within.length > 0;
+  const severity = satisfied ? 'info' : 'critical';
+  const tail = satisfied ? `; offer(s) ${within.join(', ')} are within it` : ': no offer is within the policy';
+  const what: Record<PolicyMiss['code'], string> = {
+    protocol_not_allowed: 'use a protocol the policy does not allow',
+    network_not_allowed: 'are on a network the policy does not allow',
+    asset_not_allowed: 'ask for an asset the policy does not allow (or cannot price in dollars)',
+    price_above_policy: "ask more than the policy's max_amount",
+  };
+  for (const code of POLICY_CODES) {
+    const offers = missed.get(code);
+    if (!offers) continue;
+    const list = offers.map((x) =>
+      code === 'price_above_policy'
+        ? `${x.index} (${x.amount ?? 'an unreadable amount'} ${x.unit ?? ''} against ${p.max_amount})`
+        : `${x.index} (${x.protocol}, ${x.asset ?? 'no asset'} on ${x.network ?? 'no network'})`,
+    );
+    add(code, severity, `offer(s) ${list.join(', ')} ${what[code]}${tail}`, { offers, policy: p });
+  }
+  return { satisfied, offers_within_policy: within };
 }
 
 /** Signal "ownership proof (EIP-191 signature of the origin by the payTo)". */

@@ -5,11 +5,16 @@
  */
 import { createPublicClient, http } from 'viem';
 import { TokenRegistry } from '../chain/tokens.js';
+import type { TokenInfo } from '../chain/types.js';
 import { STATIC_TOKENS, tokenKey } from './networks.js';
 import { isTip20Address, TEMPO_MAINNET } from '../domain/tempo.js';
 import type { AssetInfo } from './types.js';
+import { shortMessage, Unavailable } from '../domain/errors.js';
 
-/** Looks up one asset. Never throws: an unreachable chain leaves the asset unknown. */
+/**
+ * Looks up one asset: unknown when it is not a token we recognise.
+ * @throws Unavailable (503) when our RPC does not answer (our failure, never the target's)
+ */
 export type AssetResolver = (network: string | null, asset: string | null) => Promise<AssetInfo>;
 
 /**
@@ -29,13 +34,16 @@ export function assetResolver(rpcUrl: string | null, timeoutMs = 2000): AssetRes
     if (st) return { network, asset: a, known: true, symbol: st.symbol, currency: st.currency, decimals: st.decimals, source: 'static' };
     // Our RPC serves Tempo mainnet only.
     if (network === TEMPO_MAINNET && registry && isTip20Address(a)) {
+      let info: TokenInfo | undefined;
       try {
-        const info = (await registry.resolve([a])).get(a);
-        if (info?.currency)
-          return { network, asset: a, known: true, symbol: info.symbol, currency: info.currency, decimals: info.decimals, source: 'chain' };
-      } catch {
-        /* chain not reachable: the asset stays unknown */
+        info = (await registry.resolve([a])).get(a);
+      } catch (e) {
+        // The registry answers an EVM failure (no such token) as unknown values; what it throws is our RPC failing:
+        // our fault, so the check fails (503, not metered) rather than blaming the target with asset_unknown.
+        throw new Unavailable(`our Tempo RPC did not answer a token lookup: ${shortMessage(e)}`.slice(0, 300), { retryAfterSeconds: 10 });
       }
+      if (info?.currency)
+        return { network, asset: a, known: true, symbol: info.symbol, currency: info.currency, decimals: info.decimals, source: 'chain' };
     }
     return unknown;
   };

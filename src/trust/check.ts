@@ -5,7 +5,7 @@ import type { Store } from '../store/db.js';
 import { recordCheck, setCheckPayment } from '../store/trust/index.js';
 import { assessTrust } from './assess.js';
 import { gatherEvidence, type GatherOptions } from './gather.js';
-import type { Reason, Signals, Verdict } from './types.js';
+import type { CheckPolicy, PolicyOutcome, Reason, Signals, Verdict } from './types.js';
 
 /** The contract's disclaimers (section 1), included in every answer. */
 export const DISCLAIMERS = [
@@ -35,6 +35,8 @@ export interface CheckAnswer {
     sources: string[];
   } | null;
   signals: Signals;
+  /** How the live offers meet the caller's policy; null when none was given. */
+  policy: PolicyOutcome | null;
   /** Id of this check's snapshot (UUID v7) and the sha256 hex of the archived evidence (null when nothing was received). */
   snapshot_id: string;
   evidence_hash: string | null;
@@ -49,12 +51,19 @@ export interface CheckPayer {
 
 /**
  * Runs a check of `url` and records it.
+ * @param policy the caller's policy (validated by the route's schema), or null
  * @throws InvalidInput for a refused URL (nothing fetched); store errors (→ 503)
  */
-export async function runCheck(url: string, o: GatherOptions, who: CheckPayer = { keyId: null, payer: null }): Promise<CheckAnswer> {
+export async function runCheck(
+  url: string,
+  o: GatherOptions,
+  who: CheckPayer = { keyId: null, payer: null },
+  policy: CheckPolicy | null = null,
+): Promise<CheckAnswer> {
   const now = o.now ?? new Date();
   const { evidence, raw } = await gatherEvidence(url, { ...o, now });
-  const { verdict, reasons, signals } = assessTrust(evidence, now);
+  const assessed = assessTrust({ ...evidence, policy }, now);
+  const { verdict, reasons, signals } = assessed;
   const archived = raw ? archiveEvidence(raw) : null;
   const li = evidence.listing;
   const answer: CheckAnswer = {
@@ -75,6 +84,7 @@ export async function runCheck(url: string, o: GatherOptions, who: CheckPayer = 
         }
       : null,
     signals,
+    policy: assessed.policy,
     snapshot_id: uuidv7(now.getTime()),
     evidence_hash: archived?.sha256 ?? null,
     disclaimers: DISCLAIMERS,

@@ -101,14 +101,15 @@ export async function gatherEvidence(url: string, o: GatherOptions): Promise<Gat
 }
 
 /** What the safe fetcher needs besides its budget. */
-type FetchOptions = { allowLoopback: boolean; resolve?: Resolver };
+export type FetchOptions = { allowLoopback: boolean; resolve?: Resolver };
 
 /**
  * Refuses a URL the safe fetcher would never fetch. A name that does not resolve is the target's failure, reported
- * as "unreachable" by the fetch itself.
+ * as "unreachable" by the fetch itself. The listener calls it before asking for an x402 payment, so no client signs
+ * for a check that cannot run.
  * @throws InvalidInput when the URL is refused
  */
-async function refuseBadUrl(url: string, fetchOpts: FetchOptions): Promise<void> {
+export async function refuseBadUrl(url: string, fetchOpts: FetchOptions): Promise<void> {
   try {
     await vetUrl(url, fetchOpts);
   } catch (e) {
@@ -212,7 +213,7 @@ async function ownershipOf(url: string, offers: Offer[], wk: { proofs: string[];
  * Observed payments received by `payTo` on `network`: count null (unknown, not zero) for a network our chain
  * store does not observe. Any token counts for now (listedContracts null).
  */
-async function payToActivity(store: Store, payTo: string, network: string | null): Promise<PayToActivity> {
+export async function payToActivity(store: Store, payTo: string, network: string | null): Promise<PayToActivity> {
   if (!network || !OBSERVED_NETWORKS.has(network))
     return { pay_to: payTo, network, count: null, first_time_unix: null, last_time_unix: null };
   // Only payments in listed tokens count: anyone can pay a wallet in a token they minted themselves.

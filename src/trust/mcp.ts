@@ -1,14 +1,13 @@
 /**
- * The trust check as an MCP tool: POST {verify_url}/v1/mcp on the trust-check listener (Streamable HTTP,
- * stateless, src/mcp/jsonrpc.ts), tool `check_url` answering the verdict object POST /v1/check answers. Access is
+ * The trust check as MCP tools: POST {verify_url}/v1/mcp on the trust-check listener (Streamable HTTP,
+ * stateless, src/mcp/jsonrpc.ts), tools `check_url` and `check_pay_to` answering the verdict objects of POST
+ * /v1/check and POST /v1/check/pay-to. Access is
  * the same API key (`Authorization: Bearer <API_KEY>` on the POST), metered the same way (./access.ts
  * checkWithKey: a reservation committed only on success) and limited the same way (the listener's request limit,
  * counting each batch message; the slots of checks in flight, global and per client; failed key attempts). x402 payment inside MCP
  * is not offered: without a key the tool answers an error naming the free key and x402 on /v1/check.
- * Not here yet: `url`'s optional `policy` (the check has no policy input) and `check_pay_to` (no payee-only check
- * exists); both wait for the check itself.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Unauthenticated } from '../domain/errors.js';
 import type { CheckSlots } from '../limits/check-slots.js';
 import type { FailedAuthLimiter } from '../limits/failed-auth.js';
@@ -17,11 +16,13 @@ import { answerMcpPost, freshJson, listenerRequestCounter, MAX_BATCH, tool, Tool
 import { addStatelessRefusals } from '../mcp/route.js';
 import { TRUST_MCP_TOOLS } from '../mcp/tools.js';
 import type { Store } from '../store/db.js';
-import { checkWithKey } from './access.js';
+import { type CheckRun, checkWithKey } from './access.js';
+import { runCheck } from './check.js';
 import type { GatherOptions } from './gather.js';
 import { apiKeyFromHeader } from './keys.js';
 import { CHECK_PRICE_DOLLARS, FREE_MONTHLY_CHECKS } from './metering.js';
-import { CheckAnswer, CheckRequest } from './schemas.js';
+import { CheckAnswer, CheckRequest, PayToCheckAnswer, PayToCheckRequest } from './schemas.js';
+import { DEFAULT_PAY_TO_NETWORK, runPayToCheck } from './pay-to.js';
 
 /** What /v1/mcp shares with /v1/check on the same listener. */
 export interface TrustMcpDeps {
@@ -50,33 +51,52 @@ export function missingKeyMessage(x402: boolean): string {
 
 /** The trust-check tool table (built once per listener). */
 export function trustToolTable(d: TrustMcpDeps): ToolTable {
+  /** A tool call's check: the request's key (else the no-key error), a slot of checks in flight, metered as on /v1/check. */
+  const keyed = async (req: FastifyRequest, run: CheckRun) => {
+    const client = clientKey(req.ip);
+    const key = await apiKeyFromHeader(d.store, req.headers.authorization, d.keyFailures, client, d.keyIdleDays);
+    if (key === null) throw new Unauthenticated(missingKeyMessage(d.x402));
+    const release = d.slots.take([`addr:${client}`, `key:${key.id}`]);
+    try {
+      return freshJson((await checkWithKey(d.store, key, run)).body);
+    } finally {
+      release();
+    }
+  };
   return new ToolTable(
     {
       name: 'paywatch-trust-check',
       title: 'paywatch trust check',
       version: d.version,
       instructions:
-        'Should an agent pay this URL? check_url fetches the URL once without paying and answers a verdict (pay, caution, do_not_pay) with reasons, the offers seen now and the signals used: the same answer as POST /v1/check. Send Authorization: Bearer <API_KEY> on every request; each successful check counts against the key as on /v1/check. Scores describe evidence, not honesty or task success.',
+        'Should an agent pay this URL? check_url fetches the URL once without paying and answers a verdict (pay, caution, do_not_pay) with reasons, the offers seen now and the signals used: the same answer as POST /v1/check. check_pay_to answers the same verdict shape for a payee address alone, from chain history (POST /v1/check/pay-to). Send Authorization: Bearer <API_KEY> on every request; each successful check counts against the key as on /v1/check. Scores describe evidence, not honesty or task success.',
     },
     [
       tool({
         name: 'check_url',
         title: 'Check whether to pay a URL',
-        description: `Fetches the URL once without paying and answers with a verdict, reasons, the offers seen now and the signals used. A do_not_pay verdict is a successful (metered) check; a validation error, a refused address or a failure of ours is not metered. Same answer as ${TRUST_MCP_TOOLS.check_url}, with the same API key.`,
+        description: `Fetches the URL once without paying and answers with a verdict (weighed against the optional policy: max_amount in dollars, assets, networks, protocols), reasons, the offers seen now and the signals used. A do_not_pay verdict is a successful (metered) check; a validation error, a refused address or a failure of ours is not metered. Same answer as ${TRUST_MCP_TOOLS.check_url}, with the same API key.`,
         input: CheckRequest,
         output: CheckAnswer,
         argsIn: 'body',
-        run: async (a, { req }) => {
-          const client = clientKey(req.ip);
-          const key = await apiKeyFromHeader(d.store, req.headers.authorization, d.keyFailures, client, d.keyIdleDays);
-          if (key === null) throw new Unauthenticated(missingKeyMessage(d.x402));
-          const release = d.slots.take([`addr:${client}`, `key:${key.id}`]);
-          try {
-            return freshJson((await checkWithKey(d.store, key, a.url, d.gather)).body);
-          } finally {
-            release();
-          }
-        },
+        run: (a, { req }) => keyed(req, (who) => runCheck(a.url, { ...d.gather, now: new Date() }, who, a.policy ?? null)),
+      }),
+      tool({
+        name: 'check_pay_to',
+        title: 'Check a payee alone',
+        description: `A verdict on a payTo address from our chain observations and intel history alone (nothing is fetched): observed inbound payments in listed tokens and their age, listed services that advertise or advertised it, recent payTo changes that moved a service to it. Metered like check_url. Same answer as ${TRUST_MCP_TOOLS.check_pay_to}, with the same API key.`,
+        input: PayToCheckRequest,
+        output: PayToCheckAnswer,
+        argsIn: 'body',
+        run: (a, { req }) =>
+          keyed(req, (who) =>
+            runPayToCheck(
+              a.pay_to,
+              a.network ?? DEFAULT_PAY_TO_NETWORK,
+              { store: d.store, changeWindowDays: d.gather.changeWindowDays, now: new Date() },
+              who,
+            ),
+          ),
       }),
     ],
   );
@@ -90,8 +110,8 @@ export function registerTrustMcp(app: FastifyInstance, d: TrustMcpDeps): void {
     {
       schema: {
         tags: ['trust-check'],
-        summary: 'The trust check as an MCP tool (check_url)',
-        description: `Model Context Protocol server (Streamable HTTP, stateless). POST JSON-RPC with Accept: application/json, text/event-stream; a batch holds at most ${MAX_BATCH} messages, each counted as one request against the rate limit. Tool check_url (url) answers what POST /v1/check answers, authenticated by the same Authorization: Bearer <API_KEY> header on the POST, metered and limited identically (initialize and tools/list need no key). Without a key the tool answers an error: get a free key (POST /v1/keys) or pay per call with x402 on POST /v1/check; x402 payment inside MCP is not offered.`,
+        summary: 'The trust check as MCP tools (check_url, check_pay_to)',
+        description: `Model Context Protocol server (Streamable HTTP, stateless). POST JSON-RPC with Accept: application/json, text/event-stream; a batch holds at most ${MAX_BATCH} messages, each counted as one request against the rate limit. Tool check_url (url, policy) answers what POST /v1/check answers and check_pay_to (pay_to, network) what POST /v1/check/pay-to answers, both authenticated by the same Authorization: Bearer <API_KEY> header on the POST, metered and limited identically (initialize and tools/list need no key). Without a key the tool answers an error: get a free key (POST /v1/keys) or pay per call with x402 on POST /v1/check; x402 payment inside MCP is not offered.`,
         security: [{ apiKey: [] }, {}],
       },
     },

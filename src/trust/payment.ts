@@ -4,6 +4,7 @@
  * @x402/core/server with the @x402/evm exact scheme, verifying and settling through the configured facilitator
  * (HTTPFacilitatorClient). Settlement happens only after the check succeeded; a failed check is never settled.
  */
+import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import {
   HTTPFacilitatorClient,
@@ -18,8 +19,9 @@ import type { Config } from '../config.js';
 import { PaywatchError, Unavailable, shortMessage } from '../domain/errors.js';
 import { CHECK_PRICE_DOLLARS } from './metering.js';
 
-/** The route the payment protects. */
+/** The routes the payment protects: the URL check and the payee-only check, at one price. */
 export const CHECK_ROUTE = 'POST /v1/check';
+export const PAY_TO_ROUTE = 'POST /v1/check/pay-to';
 
 /** Atomic amount of 0.01 dollars in a token with `decimals` decimals (1 token = 1 dollar). */
 export function checkPriceAtomic(decimals: number): string {
@@ -96,30 +98,31 @@ function v1Body(headers: Record<string, string>, error: string, resourceUrl: str
 
 /**
  * Builds the payment gate from the configuration.
+ * @param checkUrl the advertised address of POST /v1/check (the payee-only check is `${checkUrl}/pay-to`)
  * @returns null when x402PayTo, x402Asset or x402FacilitatorUrl is not set
  */
-export function paymentGate(config: Config, resourceUrl: string): PaymentGate | null {
-  if (!config.x402PayTo || !config.x402Asset || !config.x402FacilitatorUrl) return null;
+export function paymentGate(config: Config, checkUrl: string): PaymentGate | null {
+  const { x402PayTo: payTo, x402Asset: asset } = config;
+  if (!payTo || !asset || !config.x402FacilitatorUrl) return null;
   const facilitator = new HTTPFacilitatorClient({ url: config.x402FacilitatorUrl, timeoutMs: 15_000 });
   const server = new x402ResourceServer(facilitator).register(config.x402Network as `${string}:${string}`, new ExactEvmScheme());
-  const http = new x402HTTPResourceServer(server, {
-    [CHECK_ROUTE]: {
-      accepts: {
-        scheme: 'exact',
-        network: config.x402Network as `${string}:${string}`,
-        payTo: config.x402PayTo.toLowerCase(),
-        price: {
-          amount: checkPriceAtomic(config.x402AssetDecimals),
-          asset: config.x402Asset.toLowerCase(),
-          extra: { name: config.x402AssetName, version: config.x402AssetVersion },
-        },
-        maxTimeoutSeconds: 120,
+  const route = (resourceUrl: string) => ({
+    accepts: {
+      scheme: 'exact',
+      network: config.x402Network as `${string}:${string}`,
+      payTo: payTo.toLowerCase(),
+      price: {
+        amount: checkPriceAtomic(config.x402AssetDecimals),
+        asset: asset.toLowerCase(),
+        extra: { name: config.x402AssetName, version: config.x402AssetVersion },
       },
-      resource: resourceUrl,
-      description: `paywatch trust check: ${CHECK_PRICE_DOLLARS} dollars per successful check`,
-      mimeType: 'application/json',
+      maxTimeoutSeconds: 120,
     },
+    resource: resourceUrl,
+    description: `paywatch trust check: ${CHECK_PRICE_DOLLARS} dollars per successful check`,
+    mimeType: 'application/json',
   });
+  const http = new x402HTTPResourceServer(server, { [CHECK_ROUTE]: route(checkUrl), [PAY_TO_ROUTE]: route(`${checkUrl}/pay-to`) });
   let ready: Promise<void> | null = null;
   const init = async () => {
     ready ??= http.initialize().catch((e) => {
@@ -135,6 +138,8 @@ export function paymentGate(config: Config, resourceUrl: string): PaymentGate | 
     }
   };
 
+  /** Payments verified and not yet settled or cancelled (this process; replicas each hold their own). */
+  const inUse = new Set<string>();
   return {
     async process(req) {
       await init();
@@ -158,10 +163,23 @@ export function paymentGate(config: Config, resourceUrl: string): PaymentGate | 
         const error = context.paymentHeader
           ? `payment rejected: ${given ?? 'the payment did not verify'}`
           : `payment required: send Authorization: Bearer <API_KEY> (free key: POST /v1/keys), or pay ${CHECK_PRICE_DOLLARS} dollars per call with x402 (PAYMENT-REQUIRED header)`;
-        return { kind: 'respond', status: r.status, headers: r.headers, body: v1Body(r.headers, error, resourceUrl) };
+        return { kind: 'respond', status: r.status, headers: r.headers, body: v1Body(r.headers, error, checkUrl) };
       }
       const { paymentPayload, paymentRequirements, declaredExtensions, cancellationDispatcher } = result;
-      const payer = ((paymentPayload.payload as { authorization?: { from?: string } })?.authorization?.from ?? null)?.toLowerCase() ?? null;
+      const auth = (paymentPayload.payload as { authorization?: { from?: string; nonce?: string } })?.authorization;
+      const payer = (auth?.from ?? null)?.toLowerCase() ?? null;
+      // One payment pays one check: its nonce (else the header) is held from verification until settled or cancelled.
+      const id = auth?.nonce
+        ? `${payer}:${String(auth.nonce).toLowerCase()}`
+        : `header:${createHash('sha256')
+            .update(context.paymentHeader ?? '')
+            .digest('hex')}`;
+      if (inUse.has(id)) {
+        const error = 'payment rejected: this payment is already paying for a check in progress (one payment pays one check)';
+        return { kind: 'respond', status: 402, headers: {}, body: { error, x402Version: 1, accepts: [] } };
+      }
+      inUse.add(id);
+      const free = () => inUse.delete(id);
       return {
         kind: 'verified',
         payer,
@@ -182,9 +200,12 @@ export function paymentGate(config: Config, resourceUrl: string): PaymentGate | 
               headers: { 'retry-after': '10' },
               body: { error: `payment facilitator unavailable during settlement: ${shortMessage(e)}`.slice(0, 300) },
             };
+          } finally {
+            free();
           }
         },
         async cancel(status) {
+          free();
           await cancellationDispatcher.cancel({ reason: 'handler_failed', responseStatus: status }).catch(() => undefined);
         },
       };

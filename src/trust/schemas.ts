@@ -10,6 +10,45 @@ import { integerConstant } from '../domain/integer-constant.js';
 /** Longest URL a check accepts (docs/trust-check.md). */
 export const MAX_URL_LENGTH = 2048;
 
+/** Most entries in each list of a policy (a caller names a handful of assets or networks). */
+export const MAX_POLICY_ENTRIES = 32;
+
+const policyList = <T extends z.ZodType>(item: T) =>
+  z
+    .array(item)
+    .min(1, { error: 'must name at least one entry (leave the member out to allow all)' })
+    .max(MAX_POLICY_ENTRIES, {
+      error: `must have at most ${MAX_POLICY_ENTRIES} entries`,
+    });
+
+/** The caller's policy (docs/trust-check.md "Policy"; rule in src/trust/policy.ts). Unknown members are refused. */
+export const CheckPolicy = z
+  .object({
+    max_amount: z
+      .string()
+      .max(40, { error: 'must be at most 40 characters' })
+      .regex(/^\d+(\.\d+)?$/, { error: 'must be a decimal string of US dollars such as "0.05"' })
+      .optional()
+      .describe(
+        "Most the caller pays per call: decimal US dollars, compared with offers in known USD tokens at 1 dollar per token; an offer in another asset meets it only when its asset is in `assets`, compared in that asset's display units.",
+      ),
+    assets: policyList(z.string().min(1).max(100, { error: 'must be at most 100 characters' }))
+      .optional()
+      .describe('Token contracts (any case) or currency codes the caller accepts.'),
+    networks: policyList(
+      z.string().regex(/^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/, { error: 'must be a CAIP-2 network id such as eip155:4217' }),
+    )
+      .optional()
+      .describe('CAIP-2 networks the caller accepts.'),
+    protocols: policyList(z.enum(['x402', 'mpp']))
+      .optional()
+      .describe('Payment protocols the caller accepts.'),
+  })
+  .strict()
+  .describe(
+    'Which offers the caller accepts; offers outside it are named in price_above_policy, asset_not_allowed, network_not_allowed and protocol_not_allowed reasons (critical when no offer is within it).',
+  );
+
 export const CheckRequest = z
   .object({
     url: z
@@ -17,6 +56,7 @@ export const CheckRequest = z
       .max(MAX_URL_LENGTH, { error: `must be at most ${MAX_URL_LENGTH} characters` })
       .url({ protocol: /^https?$/, error: 'must be an absolute http or https URL' })
       .describe('The address of the paid resource to check: absolute http or https, at most 2,048 characters.'),
+    policy: CheckPolicy.optional(),
   })
   .strict();
 
@@ -148,6 +188,14 @@ export const CheckAnswer = z.object({
     .nullable()
     .describe('The matching service if listed, else null.'),
   signals: Signals,
+  policy: z
+    .object({
+      satisfied: z.boolean().describe('True when at least one live offer is within the policy.'),
+      offers_within_policy: z.array(z.number().int()).describe('Indexes into `offers` of the offers within the policy.'),
+    })
+    .nullable()
+    .optional()
+    .describe("How the live offers meet the request's policy; null when the request gave none."),
   snapshot_id: z.string().describe('Id of this check (UUID v7).'),
   evidence_hash: z
     .string()
@@ -156,6 +204,59 @@ export const CheckAnswer = z.object({
   disclaimers: z
     .array(z.string())
     .describe('Scores describe evidence, not honesty or task success; domain control does not prove wallet control.'),
+});
+
+/** Body of POST /v1/check/pay-to and the check_pay_to tool. */
+export const PayToCheckRequest = z
+  .object({
+    pay_to: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{40}$/, { error: 'must be a 0x address of 40 hex digits' })
+      .describe('The payee address to check (any case).'),
+    network: z
+      .string()
+      .regex(/^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/, { error: 'must be a CAIP-2 network id such as eip155:4217' })
+      .optional()
+      .describe('CAIP-2 network of the payee (default eip155:4217, Tempo mainnet: the only network whose payments we observe).'),
+  })
+  .strict();
+
+const ListedService = z.object({
+  service_id: z.string(),
+  domain: z.string(),
+  url: z.string(),
+  first_advertised: z.string().describe('ISO 8601 of the first observed offer naming the payTo.'),
+  last_advertised: z.string().describe('ISO 8601 of the latest observed offer naming the payTo.'),
+  last_checked: z
+    .string()
+    .nullable()
+    .describe("ISO 8601 of the service's latest check (an advertisement older than it is no longer current)."),
+});
+
+export const PayToCheckAnswer = z.object({
+  pay_to: z.string().describe('The payee checked, lower-case.'),
+  network: z.string().describe('CAIP-2 network checked.'),
+  checked_at: z.string().describe('ISO 8601 time of the check.'),
+  verdict: z.enum(['pay', 'caution', 'do_not_pay']),
+  reasons: z.array(Reason).describe('Reasons, critical first.'),
+  services: z
+    .array(ListedService)
+    .describe('Listed services that advertise or advertised this payTo, newest advertisement first (at most 100).'),
+  signals: z
+    .object({
+      pay_to_activity: z.array(PayToActivity),
+      services: z.object({ total: z.number().int(), listed: z.number().int() }),
+      recent_changes: z.object({
+        window_days: z.number().nullable(),
+        since: z.string().nullable(),
+        change_ids: z.array(z.number().int()).describe('Ids of the pay_to_changed records that moved a service to this payTo.'),
+      }),
+      networks: z.array(z.object({ network: z.string().nullable(), kind: z.enum(['mainnet', 'testnet', 'unknown']) })),
+    })
+    .describe('Every signal the verdict used.'),
+  snapshot_id: z.string().describe('Id of this check (UUID v7).'),
+  evidence_hash: z.null().describe('Always null: a payee-only check fetches nothing.'),
+  disclaimers: z.array(z.string()),
 });
 
 export const KeyAnswer = z.object({

@@ -57,6 +57,13 @@ export const REASON_SEVERITIES = {
   mainnet: ['info'],
   testnet: ['info'],
   network_unknown: ['warning'],
+  pay_to_advertised: ['info'],
+  pay_to_not_advertised: ['warning'],
+  pay_to_first_paid_recently: ['warning'],
+  price_above_policy: ['critical', 'info'],
+  asset_not_allowed: ['critical', 'info'],
+  network_not_allowed: ['critical', 'info'],
+  protocol_not_allowed: ['critical', 'info'],
 } as const satisfies Record<string, readonly Severity[]>;
 
 export type ReasonCode = keyof typeof REASON_SEVERITIES;
@@ -170,6 +177,28 @@ export interface RecentChanges {
   new_pay_to_activity: PayToActivity[];
 }
 
+/**
+ * The caller's policy (POST /v1/check `policy`): every member optional, each narrowing the acceptable offers.
+ * `max_amount` is a decimal string of US dollars, compared with offers in listed USD tokens at 1 dollar per token;
+ * an offer in another asset meets it only when that asset is in `assets`, compared in the asset's display units.
+ */
+export interface CheckPolicy {
+  max_amount?: string;
+  /** Token contracts (lower-case) or currency codes the caller accepts. */
+  assets?: string[];
+  /** CAIP-2 network ids the caller accepts. */
+  networks?: string[];
+  protocols?: ('x402' | 'mpp')[];
+}
+
+/** How the live offers meet the caller's policy. */
+export interface PolicyOutcome {
+  /** True when at least one live offer meets every member of the policy. */
+  satisfied: boolean;
+  /** Indexes into the answer's `offers` of the offers that meet it. */
+  offers_within_policy: number[];
+}
+
 /** Everything assessTrust needs. */
 export interface TrustEvidence {
   url: string;
@@ -185,6 +214,8 @@ export interface TrustEvidence {
   ownership: OwnershipEvidence;
   /** null when the service's changes were not read (not listed). */
   recent_changes: RecentChanges | null;
+  /** The caller's policy; absent or null when none was given. */
+  policy?: CheckPolicy | null;
 }
 
 /** The signals reported in the answer, one member per signal (docs/trust-check.md). */
@@ -214,4 +245,48 @@ export interface Assessment {
   verdict: Verdict;
   reasons: Reason[];
   signals: Signals;
+  /** How the offers meet the caller's policy; null when none was given. */
+  policy: PolicyOutcome | null;
+}
+
+/** A listed service whose offers name the checked payTo (payee-only check), with the dates they did. */
+export interface PayToListedService {
+  service_id: string;
+  domain: string;
+  url: string;
+  /** ISO 8601 of the first and latest observed offer naming the payTo. */
+  first_advertised: string;
+  last_advertised: string;
+  /** ISO 8601 of the service's latest check, or null (an advertisement older than it is no longer current). */
+  last_checked: string | null;
+}
+
+/** Everything assessPayTo needs: the payee-only check (POST /v1/check/pay-to) from chain and intel history alone. */
+export interface PayToEvidence {
+  /** Lower-case 0x address. */
+  pay_to: string;
+  /** CAIP-2 network checked. */
+  network: string;
+  /** Observed inbound payments in listed tokens (count null: a network we do not observe). */
+  activity: PayToActivity;
+  /** The listed services that advertise or advertised it (newest first, capped); services_total counts them all. */
+  services: PayToListedService[];
+  services_total: number;
+  /** pay_to_changed records within the window that moved a service to this payTo (new_pay_to_activity: [activity]). */
+  recent_changes: RecentChanges;
+}
+
+/** The signals of a payee-only check. */
+export interface PayToSignals {
+  pay_to_activity: PayToActivity[];
+  services: { total: number; listed: number };
+  recent_changes: Signals['recent_changes'];
+  networks: Signals['networks'];
+}
+
+/** The output of assessPayTo. */
+export interface PayToAssessment {
+  verdict: Verdict;
+  reasons: Reason[];
+  signals: PayToSignals;
 }

@@ -15,7 +15,7 @@ import {
   ProvidersResponse,
 } from '../../src/intel/schemas.js';
 import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
-import { seed, SID_A, SID_C } from './store-fixtures.js';
+import { PAY_A, PAY_B, seed, SID_A, SID_C } from './store-fixtures.js';
 import { startCollectRun, upsertService } from '../../src/store/intel/index.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -67,12 +67,29 @@ describe.each(DIALECTS)('provider and intelligence routes on %s', (dialect) => {
     `/api/intelligence/offers?service_id=${SID_A}&pay_to=0xabc`,
     '/api/intelligence/changes?pay_to=0xabc',
     '/api/intelligence/history?domain=api.alpha.example&pay_to=0xabc',
-    '/api/providers?pay_to=0xabc',
     '/api/providers/api.alpha.example?pay_to=0xabc',
   ])('GET %s → 400 refusing the unknown parameter, as the chain endpoints do', async (url) => {
     const r = await get(url);
     expect(r.statusCode).toBe(400);
     expect(r.json()).toEqual({ error: "unknown query parameter 'pay_to'" });
+  });
+
+  it('GET /api/providers?pay_to lists the providers of services advertising that payTo, with the services and dates', async () => {
+    const bad = await get('/api/providers?pay_to=0xabc');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error).toContain("'pay_to'");
+    const all = (await get('/api/providers?include_stale=true&limit=100')).json();
+    const r = await get(`/api/providers?include_stale=true&limit=100&pay_to=${PAY_A.toUpperCase().replace('0X', '0x')}`);
+    expect(r.statusCode).toBe(200);
+    const body = r.json();
+    expect(body.pay_to_services.length).toBeGreaterThan(0);
+    const domains = new Set(body.pay_to_services.map((x: { domain: string }) => x.domain));
+    expect(body.providers.map((x: { domain: string }) => x.domain).sort()).toEqual([...domains].sort());
+    expect(body.total).toBeLessThanOrEqual(all.total);
+    for (const x of body.pay_to_services) expect(x.first_advertised <= x.last_advertised).toBe(true);
+    const none = (await get(`/api/providers?pay_to=${PAY_B}`)).json();
+    expect(none).toMatchObject({ total: 0, providers: [], pay_to_services: [] });
+    expect(all.pay_to_services).toBeUndefined();
   });
 
   it("names every unknown parameter at once, in the chain endpoints' words", async () => {

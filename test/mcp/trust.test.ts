@@ -49,9 +49,11 @@ describe('/v1/mcp check_url (official SDK client)', () => {
   it('lists check_url with url in, the verdict object out, read-only annotations; no key needed to list', async () => {
     const c = await connect();
     const { tools } = await c.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['check_url']);
-    const [tool] = tools;
-    expect(Object.keys(tool.inputSchema.properties ?? {})).toEqual(['url']);
+    expect(tools.map((t) => t.name)).toEqual(['check_url', 'check_pay_to']);
+    const [tool, payTo] = tools;
+    expect(Object.keys(tool.inputSchema.properties ?? {})).toEqual(['url', 'policy']);
+    expect(Object.keys(payTo.inputSchema.properties ?? {})).toEqual(['pay_to', 'network']);
+    expect(payTo.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
     expect(Object.keys(tool.outputSchema?.properties ?? {})).toEqual(
       expect.arrayContaining(['verdict', 'reasons', 'signals', 'snapshot_id']),
     );
@@ -74,6 +76,30 @@ describe('/v1/mcp check_url (official SDK client)', () => {
     expect(twin.status).toBe(200);
     expect(stable(answer)).toEqual(stable(twin.json));
     expect(await usageCounter(h.store, row.id, utcMonth())).toMatchObject({ used: 2, reserved: 0 });
+  });
+
+  it('check_pay_to: the answer of POST /v1/check/pay-to, metered; bad arguments are its 400s; no key names both ways', async () => {
+    const { key, row } = await issueApiKey(h.store, 'free', 'operator');
+    const auth = `Bearer ${key}`;
+    const c = await connect(auth);
+    await c.listTools();
+    const args = { pay_to: `0x${'ab'.repeat(20)}` };
+    const r = await c.callTool({ name: 'check_pay_to', arguments: args });
+    expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
+    const answer = r.structuredContent as Record<string, unknown>;
+    expect(answer).toMatchObject({ pay_to: args.pay_to, network: 'eip155:4217', verdict: 'caution' });
+    const twin = await post(h.url, '/v1/check/pay-to', args, { authorization: auth });
+    expect(stable(answer)).toEqual(stable(twin.json));
+    expect(await usageCounter(h.store, row.id, utcMonth())).toMatchObject({ used: 2, reserved: 0 });
+    for (const bad of [{ pay_to: '0x1' }, { pay_to: args.pay_to, url: 'https://example.com' }]) {
+      const e = await c.callTool({ name: 'check_pay_to', arguments: bad });
+      const t = await post(h.url, '/v1/check/pay-to', bad, { authorization: auth });
+      expect(t.status).toBe(400);
+      expect(e.isError).toBe(true);
+      expect(JSON.parse((e.content as { text: string }[])[0].text)).toEqual(t.json);
+    }
+    const keyless = await (await connect()).callTool({ name: 'check_pay_to', arguments: args });
+    expect(JSON.parse((keyless.content as { text: string }[])[0].text)).toEqual({ error: missingKeyMessage(false) });
   });
 
   it('bad arguments, a refused address, a bad key and a spent quota are the errors of /v1/check, never metered', async () => {

@@ -5,11 +5,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { assessTrust } from '../../src/trust/assess.js';
+import { assessPayTo, assessTrust } from '../../src/trust/assess.js';
 import type { ChangeKind, Offer } from '../../src/domain/intel.js';
 import {
   REASON_CODES,
   REASON_SEVERITIES,
+  type PayToEvidence,
   type ReasonCode,
   type RecentChange,
   type Severity,
@@ -123,6 +124,31 @@ function priceDoubled(e: TrustEvidence): void {
   e.history!.offers = [offer({ amount_atomic: '20000', amount: '0.02' })];
   e.recent_changes!.changes = [priceChange(8, '10000', '20000')];
 }
+
+const USDC_BASE = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
+
+/** A second honest offer beside offer(): MPP, 0.05 USDC on Base, known and seen before. */
+function twoOffers(e: TrustEvidence): void {
+  const second = offer({
+    protocol: 'mpp',
+    x402_version: null,
+    network: 'eip155:8453',
+    asset: USDC_BASE,
+    amount_atomic: '50000',
+    amount: '0.05',
+  });
+  e.offers = [offer(), second];
+  e.history!.offers = [offer(), second];
+  e.assets.push({ network: 'eip155:8453', asset: USDC_BASE, known: true, symbol: 'USDC', currency: 'USD', decimals: 6, source: 'static' });
+}
+
+/** The caller's policy `p` on honest evidence (one offer, or twoOffers when `two`). */
+const withPolicy =
+  (p: NonNullable<TrustEvidence['policy']>, two = false) =>
+  (e: TrustEvidence) => {
+    if (two) twoOffers(e);
+    e.policy = p;
+  };
 
 /** [code, its severity here, the verdict on otherwise honest evidence, the change to honest(), codes it must not come with]. */
 type Case = [code: ReasonCode, severity: Severity, verdict: Verdict, change: (e: TrustEvidence) => void, mustNot?: ReasonCode[]];
@@ -307,7 +333,105 @@ const cases: Case[] = [
     ['mainnet'],
   ],
   ['network_unknown', 'warning', 'caution', (e) => (e.offers = [offer({ network: 'eip155:999999' })])],
+  ['price_above_policy', 'critical', 'do_not_pay', withPolicy({ max_amount: '0.005' })],
+  ['price_above_policy', 'info', 'pay', withPolicy({ max_amount: '0.02' }, true)],
+  ['asset_not_allowed', 'critical', 'do_not_pay', withPolicy({ assets: [USDC_BASE] }), ['price_above_policy']],
+  ['asset_not_allowed', 'info', 'pay', withPolicy({ assets: [PATH_USD.toUpperCase().replace('0X', '0x')] }, true)],
+  ['network_not_allowed', 'critical', 'do_not_pay', withPolicy({ networks: ['eip155:8453'] })],
+  ['network_not_allowed', 'info', 'pay', withPolicy({ networks: ['eip155:4217'] }, true)],
+  ['protocol_not_allowed', 'critical', 'do_not_pay', withPolicy({ protocols: ['mpp'] })],
+  ['protocol_not_allowed', 'info', 'pay', withPolicy({ protocols: ['x402'] }, true)],
 ];
+
+/** A payee-only check of PAY_TO: paid for 50 days, advertised by one listed service, no recent change. */
+function honestPayTo(): PayToEvidence {
+  return {
+    pay_to: PAY_TO,
+    network: 'eip155:4217',
+    activity: { pay_to: PAY_TO, network: 'eip155:4217', count: 12, first_time_unix: 1_759_363_200, last_time_unix: 1_763_000_000 },
+    services: [
+      {
+        service_id: 'a'.repeat(64),
+        domain: 'api.example.com',
+        url: 'https://api.example.com/paid',
+        first_advertised: '2026-10-01T00:00:00.000Z',
+        last_advertised: '2026-11-20T00:00:00.000Z',
+        last_checked: '2026-11-20T00:00:00.000Z',
+      },
+    ],
+    services_total: 1,
+    recent_changes: { window_days: 30, since: '2026-10-22T12:00:00.000Z', changes: [], new_pay_to_activity: [] },
+  };
+}
+
+type PayToCase = [code: ReasonCode, severity: Severity, verdict: Verdict, change: (e: PayToEvidence) => void, mustNot?: ReasonCode[]];
+const movedHere = (count: number) => (e: PayToEvidence) => {
+  e.activity = { ...e.activity, count, first_time_unix: count ? 1_759_363_200 : null, last_time_unix: count ? 1_763_000_000 : null };
+  e.recent_changes.changes = [change(7, 'pay_to_changed', { ...IDENTITY, pay_to: OTHER }, { ...IDENTITY, pay_to: PAY_TO })];
+  e.recent_changes.new_pay_to_activity = [e.activity];
+};
+
+/** The payee-only check's table (assessPayTo): each code on otherwise honest evidence. */
+const payToCases: PayToCase[] = [
+  ['pay_to_advertised', 'info', 'pay', () => {}, ['pay_to_not_advertised']],
+  [
+    'pay_to_not_advertised',
+    'warning',
+    'caution',
+    (e) => {
+      e.services = [];
+      e.services_total = 0;
+    },
+    ['pay_to_advertised'],
+  ],
+  ['pay_to_first_paid_recently', 'warning', 'caution', (e) => (e.activity.first_time_unix = Math.floor(NOW.getTime() / 1000) - 86_400)],
+  ['pay_to_observed_payments', 'info', 'pay', () => {}, ['pay_to_first_paid_recently']],
+  [
+    'pay_to_no_observed_payments',
+    'warning',
+    'caution',
+    (e) => (e.activity = { ...e.activity, count: 0, first_time_unix: null, last_time_unix: null }),
+  ],
+  [
+    'pay_to_activity_unknown',
+    'info',
+    'pay',
+    (e) => (e.activity = { ...e.activity, count: null, first_time_unix: null, last_time_unix: null }),
+  ],
+  ['pay_to_changed_recently', 'critical', 'do_not_pay', movedHere(0)],
+  ['pay_to_changed_recently', 'warning', 'caution', movedHere(3)],
+  ['mainnet', 'info', 'pay', () => {}],
+  [
+    'network_unknown',
+    'warning',
+    'caution',
+    (e) => {
+      e.network = 'eip155:999999';
+      e.activity = { ...e.activity, network: e.network, count: null, first_time_unix: null, last_time_unix: null };
+    },
+  ],
+];
+
+describe('assessPayTo', () => {
+  it.each(payToCases)('%s is %s → %s', (code, severity, verdict, change, mustNot = []) => {
+    const e = honestPayTo();
+    change(e);
+    const a = assessPayTo(e, NOW);
+    expect(a.reasons.filter((r) => r.code === code).map((r) => r.severity)).toContain(severity);
+    expect(a.verdict).toBe(verdict);
+    for (const c of mustNot) expect(a.reasons.map((r) => r.code)).not.toContain(c);
+  });
+
+  it('cites the services and the change records it rests on', () => {
+    const e = honestPayTo();
+    movedHere(3)(e);
+    const a = assessPayTo(e, NOW);
+    expect(a.signals).toMatchObject({ services: { total: 1, listed: 1 }, recent_changes: { change_ids: [7] } });
+    expect(a.reasons.find((r) => r.code === 'pay_to_advertised')?.evidence.services).toEqual([
+      expect.objectContaining({ url: 'https://api.example.com/paid', first_advertised: '2026-10-01T00:00:00.000Z' }),
+    ]);
+  });
+});
 
 /** Evaluates honest() changed by `change`. */
 function assess(change: (e: TrustEvidence) => void) {
@@ -325,8 +449,8 @@ describe('assessTrust', () => {
     for (const c of mustNot) expect(got).not.toContain(c);
   });
 
-  it('the table pins every code the engine can emit, with every severity it may carry', () => {
-    const pinned = new Set(cases.map(([code, severity]) => `${code}:${severity}`));
+  it('the tables pin every code the engine can emit, with every severity it may carry', () => {
+    const pinned = new Set([...cases, ...payToCases].map(([code, severity]) => `${code}:${severity}`));
     const table = REASON_CODES.flatMap((code) => REASON_SEVERITIES[code].map((severity) => `${code}:${severity}`));
     expect([...pinned].sort()).toEqual([...table].sort());
   });
@@ -486,5 +610,45 @@ describe('docs/trust-check.md', () => {
       }),
     );
     expect(documented).toEqual(Object.fromEntries(REASON_CODES.map((c) => [c, [...REASON_SEVERITIES[c]]])));
+  });
+});
+
+describe("the caller's policy", () => {
+  const policyOf = (p: NonNullable<TrustEvidence['policy']>, change: (e: TrustEvidence) => void = () => {}) =>
+    assess((e) => {
+      change(e);
+      e.policy = p;
+    });
+
+  it('names the offers outside it and the ones within it', () => {
+    const a = policyOf({ max_amount: '0.02' }, twoOffers);
+    expect(a.policy).toEqual({ satisfied: true, offers_within_policy: [0] });
+    const [r] = a.reasons.filter((x) => x.code === 'price_above_policy');
+    expect(r.message).toContain('1 (0.05 USD against 0.02)');
+    expect(r.evidence.offers).toEqual([expect.objectContaining({ index: 1, amount: '0.05', unit: 'USD', max_amount: '0.02' })]);
+  });
+
+  it('max_amount is inclusive and exact', () => {
+    expect(policyOf({ max_amount: '0.01' }).policy).toEqual({ satisfied: true, offers_within_policy: [0] });
+    expect(policyOf({ max_amount: '0.0099999999' }).policy).toEqual({ satisfied: false, offers_within_policy: [] });
+  });
+
+  it('an asset without a dollar value meets max_amount only when named in assets, compared in its units', () => {
+    const eur = '0x20c0000000000000000000000000000000000abc';
+    const inEur = (e: TrustEvidence) => {
+      e.offers = [offer({ asset: eur })];
+      e.history!.offers = e.offers;
+      e.assets = [{ network: 'eip155:4217', asset: eur, known: true, symbol: 'EURC', currency: 'EUR', decimals: 6, source: 'chain' }];
+    };
+    const unnamed = policyOf({ max_amount: '1' }, inEur);
+    expect(unnamed.verdict).toBe('do_not_pay');
+    expect(unnamed.reasons.map((r) => r.code)).toContain('asset_not_allowed');
+    expect(policyOf({ max_amount: '1', assets: [eur] }, inEur).policy?.satisfied).toBe(true);
+    expect(policyOf({ max_amount: '0.001', assets: [eur] }, inEur).reasons.map((r) => r.code)).toContain('price_above_policy');
+  });
+
+  it('no policy: no policy reasons and policy null', () => {
+    const a = assess(honestCase);
+    expect(a.policy).toBeNull();
   });
 });

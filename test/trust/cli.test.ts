@@ -52,6 +52,7 @@ describe('paywatch verify and operator key/usage', () => {
       'disclaimers',
       'evidence_hash',
       'offers',
+      'policy',
       'provider',
       'reasons',
       'service',

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Hono } from 'hono';
 import { privateKeyToAccount } from 'viem/accounts';
-import { x402Client, wrapFetchWithPayment, decodePaymentResponseHeader } from '@x402/fetch';
+import { x402Client, x402HTTPClient, wrapFetchWithPayment, decodePaymentResponseHeader } from '@x402/fetch';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { ANVIL_KEYS, startAnvil, type AnvilNode } from '../../src/chain/anvil.js';
 import { mountFacilitator } from '../../src/demo/paid-services/facilitator.js';
@@ -63,11 +63,14 @@ afterAll(async () => {
 
 /** @x402/fetch with the exact EVM scheme, allowing our test token (capped at 0.01 tokens per payment). */
 function payingFetch() {
-  const client = x402Client.fromConfig({
+  return wrapFetchWithPayment(fetch, payingClient());
+}
+
+function payingClient() {
+  return x402Client.fromConfig({
     schemes: [{ network: 'eip155:4217', client: new ExactEvmScheme(agent) }],
     spendControls: { allowedAssets: [{ network: 'eip155:4217', asset: token, maxAmountPerPayment: '10000' }] },
   });
-  return wrapFetchWithPayment(fetch, client);
 }
 
 describe('x402 per-call payment', () => {
@@ -119,6 +122,50 @@ describe('x402 per-call payment', () => {
     expect(res.status).toBe(400);
     expect((await res.json()).error).toMatch(/refused/);
     expect(res.headers.get('payment-response')).toBeNull();
+    expect(await balanceOf(agent.address)).toBe(before.agent);
+    expect(await balanceOf(operator)).toBe(before.operator);
+  });
+
+  it('a keyless check of a URL that will be refused is 400 before any 402: nothing to sign', async () => {
+    const r = await post(h.url, '/v1/check', { url: 'http://169.254.169.254/latest/meta-data/' });
+    expect(r.status).toBe(400);
+    expect(r.headers.get('payment-required')).toBeNull();
+    expect(r.json.error).toMatch(/^refused url/);
+  });
+
+  it('one payment sent twice at once runs one check: the other is 402 at once; settled once', async () => {
+    const http = new x402HTTPClient(payingClient());
+    const challenge = await post(h.url, '/v1/check', { url: `${bad.origin}/free` });
+    const required = http.getPaymentRequiredResponse((n) => challenge.headers.get(n), challenge.json);
+    const headers = http.encodePaymentSignatureHeader(await http.createPaymentPayload(required));
+    const before = await balanceOf(operator);
+    const send = () => post(h.url, '/v1/check', { url: `${bad.origin}/slow?ms=1500` }, headers);
+    const [a, b] = await Promise.all([send(), send()]);
+    const statuses = [a.status, b.status].sort();
+    expect(statuses, JSON.stringify([a.json, b.json])).toEqual([200, 402]);
+    expect([a, b].find((r) => r.status === 402)!.json.error).toMatch(/already paying for a check in progress/);
+    expect(await balanceOf(operator)).toBe(before + 10_000n);
+    // Settled: the same payment again is refused by verification (its nonce is spent), and no check runs.
+    expect((await send()).status).toBe(402);
+  });
+
+  it('a client that disconnects before its answer is not settled', async () => {
+    const http = new x402HTTPClient(payingClient());
+    const challenge = await post(h.url, '/v1/check', { url: `${bad.origin}/free` });
+    const required = http.getPaymentRequiredResponse((n) => challenge.headers.get(n), challenge.json);
+    const headers = http.encodePaymentSignatureHeader(await http.createPaymentPayload(required));
+    const before = { agent: await balanceOf(agent.address), operator: await balanceOf(operator) };
+    const gone = new AbortController();
+    const sent = fetch(`${h.url}/v1/check`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ url: `${bad.origin}/slow?ms=1500` }),
+      signal: gone.signal,
+    }).catch((e: Error) => e);
+    setTimeout(() => gone.abort(), 500);
+    expect(await sent).toBeInstanceOf(Error);
+    // The check finishes on the server after the client left; settlement would have happened by now.
+    await new Promise((r) => setTimeout(r, 3000));
     expect(await balanceOf(agent.address)).toBe(before.agent);
     expect(await balanceOf(operator)).toBe(before.operator);
   });
