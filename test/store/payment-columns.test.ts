@@ -156,5 +156,6 @@ describe.each(DIALECTS)('payment columns on %s', (dialect) => {
             await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'observations'`.execute(s.db)
           ).rows.map((r) => r.name);
     for (const c of ['payer', 'service_id', 'provider']) expect(names).toContain(`observations_${c}_time_asc`);
+    expect(names).toContain('observations_server_fingerprint');
   });
 });

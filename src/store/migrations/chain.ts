@@ -313,7 +313,13 @@ export const chainMigrations: Record<string, Migration> = {
         for (const [column, type] of PAYMENT_COLUMNS) await trx.schema.alterTable('observations').addColumn(column, type).execute();
         await trx.schema.alterTable('chain_stats').addColumn('payments_next', 'bigint').execute();
         await trx.schema.alterTable('chain_stats').addColumn('payments_end', 'bigint').execute();
+        // The last intel_offers id whose realms and payTos the attribution pass has applied to stored rows.
+        await trx.schema.alterTable('chain_stats').addColumn('payments_offer_id', 'bigint').execute();
         await sql`update chain_stats set payments_next = 0, payments_end = observation_count where observation_count > 0`.execute(trx);
+        // A realm seen for the first time re-attributes the rows whose memo names it (few: only memo-carrying rows).
+        await sql`create index if not exists observations_server_fingerprint on observations (server_fingerprint) where server_fingerprint is not null`.execute(
+          trx,
+        );
         for (const column of PAYMENT_INDEXED)
           await sql`create index if not exists ${sql.id(`observations_${column}_time_asc`)} on observations (${sql.id(column)}, time, hash desc) where ${sql.id(column)} is not null`.execute(
             trx,
@@ -324,9 +330,11 @@ export const chainMigrations: Record<string, Migration> = {
       await inOneTransaction(db, async (trx) => {
         if (!(await hasColumn(trx, 'observations', 'payer'))) return;
         for (const column of PAYMENT_INDEXED) await sql`drop index if exists ${sql.id(`observations_${column}_time_asc`)}`.execute(trx);
+        await sql`drop index if exists observations_server_fingerprint`.execute(trx);
         for (const [column] of PAYMENT_COLUMNS) await trx.schema.alterTable('observations').dropColumn(column).execute();
         await trx.schema.alterTable('chain_stats').dropColumn('payments_next').execute();
         await trx.schema.alterTable('chain_stats').dropColumn('payments_end').execute();
+        await trx.schema.alterTable('chain_stats').dropColumn('payments_offer_id').execute();
       });
     },
   },

@@ -115,6 +115,8 @@ export interface ChainStatsTable {
    */
   payments_next: number | string | null;
   payments_end: number | string | null;
+  /** The last intel_offers id the attribution pass applied to stored rows (src/store/payments); null: none yet. */
+  payments_offer_id: number | string | null;
 }
 
 /** A block whose processing failed (src/store/chain/quarantine.ts); `quarantined_at` set = a gap collection moved past. */
