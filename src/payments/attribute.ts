@@ -16,8 +16,8 @@
  * the memo only what the payer's software wrote.
  */
 import type { Leg } from '../domain/observation.js';
-import { decodeMppAttribution } from '../chain/decode/attribution.js';
-import { x402ProtocolOf } from '../chain/decode/settlement.js';
+import { decodeMppAttribution } from '../domain/mpp-attribution.js';
+import { x402ProtocolOf } from '../domain/x402-protocol.js';
 
 /** How a payment was tied to a service. */
 export type AttributionMethod = 'memo_and_pay_to' | 'memo' | 'pay_to';

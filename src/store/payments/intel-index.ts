@@ -8,7 +8,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import type { PaymentIntel, ServiceRef } from '../../payments/attribute.js';
-import { mppFingerprint } from '../../chain/decode/attribution.js';
+import { mppFingerprint } from '../../domain/mpp-attribution.js';
 
 /** Offer rows read per query. */
 const PAGE = 2_000;
@@ -119,8 +119,8 @@ export class PaymentIntelIndex implements PaymentIntel {
     if (!Number.isFinite(t)) return;
     const payTo = typeof r.pay_to === 'string' ? r.pay_to.toLowerCase() : null;
     if (payTo !== null && ADDRESS.test(payTo)) {
-      let m = this.payTos.get(payTo);
-      if (!m) this.payTos.set(payTo, (m = new Map()));
+      const m = this.payTos.get(payTo) ?? new Map<string, Advertised>();
+      this.payTos.set(payTo, m);
       const had = m.get(r.service_id);
       if (!had || t < had.first) {
         m.set(r.service_id, { ref, first: t });
@@ -138,8 +138,8 @@ export class PaymentIntelIndex implements PaymentIntel {
       const realm = realmOf(r.extra);
       if (realm !== null) {
         const fp = mppFingerprint(realm);
-        let m = this.realms.get(fp);
-        if (!m) this.realms.set(fp, (m = new Map()));
+        const m = this.realms.get(fp) ?? new Map<string, ServiceRef>();
+        this.realms.set(fp, m);
         if (!m.has(r.service_id)) {
           m.set(r.service_id, ref);
           delta?.fingerprints.add(fp);
@@ -167,7 +167,7 @@ const indexes = new WeakMap<object, PaymentIntelIndex>();
  * @param owner the Store (or any object owning one connection)
  */
 export function paymentIntelOf(owner: object): PaymentIntelIndex {
-  let i = indexes.get(owner);
-  if (!i) indexes.set(owner, (i = new PaymentIntelIndex()));
+  const i = indexes.get(owner) ?? new PaymentIntelIndex();
+  indexes.set(owner, i);
   return i;
 }
