@@ -149,8 +149,8 @@ export class PaymentIntelIndex implements PaymentIntel {
   }
 }
 
-/** The `realm` of an offer's stored `extra` JSON text, or null. */
-function realmOf(extra: string): string | null {
+/** The `realm` of an offer's stored `extra` JSON text, or null (hostile text: never throws). */
+export function realmOf(extra: string): string | null {
   try {
     const e = JSON.parse(extra) as { realm?: unknown } | null;
     const realm = e && typeof e === 'object' ? e.realm : null;
