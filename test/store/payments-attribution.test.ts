@@ -6,7 +6,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BlockObservations, Leg, Observation } from '../../src/domain/observation.js';
-import { writeBlocks } from '../../src/store/chain/index.js';
+import { listTransactions, writeBlocks } from '../../src/store/chain/index.js';
 import { reattributePayments } from '../../src/store/payments/reattribute.js';
 import { decodeMppAttribution, mppFingerprint } from '../../src/domain/mpp-attribution.js';
 import type { Store } from '../../src/store/db.js';
@@ -167,5 +167,16 @@ describe.each(DIALECTS)('payment attribution on %s', (dialect) => {
     const last = await columns(s);
     expect(last[1]).toEqual(['svc-search', 'search.example', 'memo_and_pay_to', 0, 'mpp']);
     expect(last[2]).toEqual(['svc-search', 'search.example', 'memo', 1, 'mpp']);
+
+    // The filters read the columns.
+    const heights = async (f: Parameters<typeof listTransactions>[1]) =>
+      (await listTransactions(s, f, { limit: 10, offset: 0 })).rows.map((r) => r.height).sort();
+    expect(await heights({ service_id: 'svc-check' })).toEqual([3, 6]);
+    expect(await heights({ provider: 'search.example' })).toEqual([1, 2, 5]);
+    expect(await heights({ protocol: 'x402' })).toEqual([3, 6]);
+    expect(await heights({ protocol: 'unknown' })).toEqual([4]);
+    expect(await heights({ payer: PAYER, recipient: UNRELATED })).toEqual([2, 4]);
+    expect(await heights({ category: 'payment', protocol: 'mpp' })).toEqual([1, 2, 5]);
+    expect(await heights({ payer: FACILITATOR })).toEqual([]);
   });
 });
