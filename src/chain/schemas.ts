@@ -404,6 +404,13 @@ export const MetricsSchema = z
     fees: z.string().nullable().describe('Exact decimal sum of known fees in fee-token units; null when none is known.'),
     nominal_known: z.int().describe('Analyzed observations with a known nominal value.'),
     fees_known: z.int().describe('Analyzed observations with a known fee.'),
+    distinct_payers: z
+      .int()
+      .nullable()
+      .describe(
+        'Distinct payers (who paid, never simply the sender) among analyzed observations, self-payments not counted; null when no analyzed observation has a known payer.',
+      ),
+    distinct_recipients: z.int().nullable().describe('Distinct known recipients among analyzed observations; null when none is known.'),
     value_method: z.string().describe('The rule behind nominal and fees.'),
     rate: z.number().min(0).max(1).nullable().describe('Share of success among analyzed observations with known execution; null if none.'),
     task_outcomes: z.null().describe('Always null: chain activity does not establish task outcomes.'),

@@ -6,7 +6,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BlockObservations, Leg, Observation } from '../../src/domain/observation.js';
-import { listTransactions, writeBlocks } from '../../src/store/chain/index.js';
+import { computeMetrics, listTransactions, writeBlocks } from '../../src/store/chain/index.js';
 import { reattributePayments } from '../../src/store/payments/reattribute.js';
 import { decodeMppAttribution, mppFingerprint } from '../../src/domain/mpp-attribution.js';
 import type { Store } from '../../src/store/db.js';
@@ -178,5 +178,15 @@ describe.each(DIALECTS)('payment attribution on %s', (dialect) => {
     expect(await heights({ payer: PAYER, recipient: UNRELATED })).toEqual([2, 4]);
     expect(await heights({ category: 'payment', protocol: 'mpp' })).toEqual([1, 2, 5]);
     expect(await heights({ payer: FACILITATOR })).toEqual([]);
+
+    // Metrics count distinct payers (never the facilitator that sent) and recipients; a self-payment is not a payer.
+    await write(payment(7, T0 + 80, PAYER, null));
+    expect(await computeMetrics(s, {})).toMatchObject({ distinct_payers: 1, distinct_recipients: 4 });
+    expect(await computeMetrics(s, { recipient: PAYER })).toMatchObject({ analyzed: 1, distinct_payers: 0, distinct_recipients: 1 });
+    expect(await computeMetrics(s, { payer: FACILITATOR })).toMatchObject({
+      analyzed: 0,
+      distinct_payers: null,
+      distinct_recipients: null,
+    });
   });
 });
