@@ -40,6 +40,10 @@ export type Metrics = {
   fees: string | null;
   nominal_known: number;
   fees_known: number;
+  /** Distinct non-null payers among analyzed, self-payments (payer = recipient) left out; null when no payer is known. */
+  distinct_payers: number | null;
+  /** Distinct non-null recipients among analyzed; null when none is known. */
+  distinct_recipients: number | null;
   value_method: string;
   /** success / (success + failed) among analyzed; null when none has a known execution. */
   rate: number | null;

@@ -93,9 +93,16 @@ export async function aggregateMetrics(store: Store, filters: ObservationFilters
   let analyzed = 0;
   let success = 0;
   let failed = 0;
-  const columns = ['nominal_parts', 'fee', 'execution'] as const;
+  const payers = new Set<string>();
+  const recipients = new Set<string>();
+  let payersKnown = 0;
+  const columns = ['nominal_parts', 'fee', 'execution', 'payer', 'self_payment', 'recipient'] as const;
   for await (const r of scanMatches({ db: store.db, filters, list, cap: window, columns })) {
     analyzed++;
+    // A self-payment is visible as such and never a distinct payer (docs/api-chain.md, "Metrics").
+    if (r.payer !== null) payersKnown++;
+    if (r.payer !== null && Number(r.self_payment) !== 1) payers.add(r.payer);
+    if (r.recipient !== null) recipients.add(r.recipient);
     nominal.addExact(nominalExact(parseNominalParts(r.nominal_parts), list));
     fees.add(r.fee);
     if (r.execution === 'success') success++;
@@ -109,6 +116,9 @@ export async function aggregateMetrics(store: Store, filters: ObservationFilters
     fees: fees.count ? fees.value() : null,
     nominal_known: nominal.count,
     fees_known: fees.count,
+    // Unknown is null, never zero: rows stored without a payer (older details) say nothing about payers.
+    distinct_payers: payersKnown ? payers.size : null,
+    distinct_recipients: recipients.size ? recipients.size : null,
     value_method: VALUE_METHOD,
     rate: successRate(success, failed),
     task_outcomes: null,
