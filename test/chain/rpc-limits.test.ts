@@ -129,6 +129,21 @@ describe('a node that rate-limits with 429 and Retry-After', () => {
   }, 60_000);
 });
 
+describe('a node that rate-limits and answers slowly', () => {
+  it('learns the rate from the requests sent, not from the answers that come back late', async () => {
+    // Accepted answers take 1.5 s, refusals come at once: at the first refusal no accepted answer is back yet.
+    const p = await proxy({ rate: 10, answerDelayMs: 1500 });
+    const rpc = await TempoRpc.connect({ url: p.url, batchCalls: 1, maxAttempts: 20, concurrency: 16 });
+    const results = await rpc.batch(Array.from({ length: 60 }, () => ({ method: 'eth_blockNumber', params: [] })));
+    expect(results.every((r) => typeof r === 'string')).toBe(true);
+    const s = rpc.stats();
+    expect(s.refused).toBeGreaterThan(0);
+    // Counting answers found the window empty and fell to the floor of 1 request/s.
+    expect(s.rate_per_s).toBeGreaterThanOrEqual(5);
+    expect(s.rate_per_s).toBeLessThanOrEqual(10);
+  }, 60_000);
+});
+
 describe('pipelined fetching', () => {
   it('refetches from a parent link broken mid-pipeline and ends equal to the clean run', async () => {
     // Runs of 10 blocks: block 30 starts the fourth run, fetched concurrently behind three others.
