@@ -14,7 +14,7 @@ import pino from 'pino';
 import { startAnvil, type AnvilNode } from '../../src/chain/anvil.js';
 import { TempoRpc } from '../../src/chain/rpc.js';
 import { TokenRegistry } from '../../src/chain/tokens.js';
-import { Collector } from '../../src/chain/collector/collector.js';
+import { Collector, runBlocksFor } from '../../src/chain/collector/collector.js';
 import { openStore } from '../../src/store/db.js';
 import { generateLoad } from '../../src/demo/activity.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
@@ -108,6 +108,34 @@ describe('a node that caps batches at 10 calls', () => {
     expect(got.rows).toEqual(clean.rows);
     expect(got.coverage).toEqual([{ first: 0, last: head }]);
     expect(p.counts.largestBatch).toBeLessThanOrEqual(10);
+  }, 120_000);
+});
+
+describe('runs sized to fill whole requests', () => {
+  it.each([
+    // [--batch-size, calls per request in use, blocks per run]: 2 calls a block (the block, its receipts).
+    [50, 40, 60],
+    [50, 10, 50],
+    [50, 5, 50],
+    [50, 20, 50],
+    [50, 33, 66],
+    [100, 40, 100],
+    [10, 40, 10],
+    [1, 40, 1],
+    [50, 1, 50],
+    [1000, 1000, 1000],
+  ])('batch size %i at %i calls per request: %i blocks a run', (batchSize, calls, blocks) => {
+    expect(runBlocksFor(batchSize, calls)).toBe(blocks);
+    if (blocks >= calls / 2) expect((2 * blocks) % calls).toBe(0);
+  });
+
+  it('a collector with defaults sends only full requests but one, and ends equal to the clean run', async () => {
+    const p = await proxy({});
+    const got = await collect(p.url, 50);
+    expect(got.rows).toEqual(clean.rows);
+    // Blocks 0..head at 2 calls each: 40 in every request but one (the end of the chain).
+    expect(p.blockCalls.filter((n) => n !== 40).length).toBeLessThanOrEqual(1);
+    expect(p.blockCalls.reduce((a, b) => a + b, 0)).toBe(2 * (head + 1));
   }, 120_000);
 });
 

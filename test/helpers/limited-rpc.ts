@@ -31,12 +31,15 @@ export interface LimitedRpc {
   url: string;
   /** HTTP requests received, refused with 429, refused as too large, forwarded; largest batch forwarded. */
   counts: { requests: number; refused: number; tooLarge: number; forwarded: number; largestBatch: number; parentBroken: number };
+  /** Calls reading blocks (full eth_getBlockByNumber, eth_getBlockReceipts) in each forwarded request holding any. */
+  blockCalls: number[];
   close(): Promise<void>;
 }
 
 /** Starts the proxy on a free loopback port. */
 export async function startLimitedRpc(opts: LimitedRpcOptions): Promise<LimitedRpc> {
   const counts = { requests: 0, refused: 0, tooLarge: 0, forwarded: 0, largestBatch: 0, parentBroken: 0 };
+  const blockCalls: number[] = [];
   const rate = opts.rate ?? null;
   let tokens = rate ?? 0;
   let refilledAt = Date.now();
@@ -77,6 +80,11 @@ export async function startLimitedRpc(opts: LimitedRpcOptions): Promise<LimitedR
         return;
       }
       counts.forwarded++;
+      const reads = (Array.isArray(parsed) ? parsed : [parsed]).filter(
+        (c: { method?: unknown; params?: unknown[] }) =>
+          c?.method === 'eth_getBlockReceipts' || (c?.method === 'eth_getBlockByNumber' && c.params?.[1] === true),
+      ).length;
+      if (reads > 0) blockCalls.push(reads);
       counts.largestBatch = Math.max(counts.largestBatch, calls);
       const up = await request(opts.upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       let text = await up.body.text();
@@ -99,6 +107,7 @@ export async function startLimitedRpc(opts: LimitedRpcOptions): Promise<LimitedR
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     counts,
+    blockCalls,
     close: () =>
       new Promise((r) => {
         server.closeAllConnections();
