@@ -10,16 +10,16 @@
  * of the last pause, when nothing was sent) less those it refused; the rate becomes 95% of that, never above
  * 95% of the rate in use (90% for a refusal within 10 s of the last cut: the server's bucket refilled during the
  * pause, so the window overstates what it allows). Every request then waits until `Retry-After` has passed.
- * After `PROBE_AFTER_MS` without a refusal the rate rises by a fixed step (5% of the rate the last cut set,
- * never above the operator's rate), so a server that allows more is found again: additive increase,
- * multiplicative decrease, the AIMD rule of TCP congestion control (RFC 5681), which keeps refusals to about one
- * per probe cycle. None of the pacing libraries in the registry (limiter, bottleneck, p-throttle) change their
+ * After `PROBE_AFTER_MS` without a refusal the rate rises by a step (5% of the rate the last cut set, doubled
+ * at each probe without a refusal up to 20%; never above the operator's rate), so a server that allows more is
+ * found again within seconds: increase in steps, multiplicative decrease, as TCP congestion control does
+ * (RFC 5681), which keeps refusals to about one per probe cycle (each costs a pause of Retry-After). None of the pacing libraries in the registry (limiter, bottleneck, p-throttle) change their
  * rate while requests wait, which is the whole point here.
  */
 import { sleep } from './backoff.js';
 
-/** Milliseconds without a refusal before the rate is raised by one step. */
-export const PROBE_AFTER_MS = 10_000;
+/** Milliseconds without a refusal before the rate is raised by one step (and between two steps). */
+export const PROBE_AFTER_MS = 3_000;
 
 /** Sent requests are remembered this long (the longest window a rate is estimated over), milliseconds. */
 const HISTORY_MS = 10_000;
@@ -45,8 +45,10 @@ export class Pace {
   private lastCutAt = 0;
   /** Sequence number of the first request reserved after the last cut (earlier ones were in flight then). */
   private cutSeq = 0;
-  /** The probe's step, requests per second (5% of the rate the last cut set). */
+  /** The next probe's step, requests per second (5% of the rate the last cut set, doubled at each probe). */
   private step = 0;
+  /** The largest step, requests per second (20% of the rate the last cut set). */
+  private maxStep = 0;
   private seq = 0;
   /** Requests reserved over the last HISTORY_MS, in send order, with whether the server refused them. */
   private readonly sent: { seq: number; at: number; refused: boolean }[] = [];
@@ -115,6 +117,7 @@ export class Pace {
     // Never slower than one request per window.
     this.currentRate = Math.round(Math.max(1000 / windowMs, rate) * 1000) / 1000;
     this.step = this.currentRate * 0.05;
+    this.maxStep = this.currentRate * 0.2;
     this.lastRefusedAt = now;
     this.lastCutAt = now;
     this.cutSeq = this.seq + 1;
@@ -129,6 +132,7 @@ export class Pace {
   private probe(now: number): void {
     if (this.currentRate === null || this.lastRefusedAt === 0 || now - this.lastRefusedAt < PROBE_AFTER_MS) return;
     const raised = this.currentRate + this.step;
+    this.step = Math.min(this.maxStep, this.step * 2);
     this.currentRate = Math.round((this.ceiling === null ? raised : Math.min(this.ceiling, raised)) * 1000) / 1000;
     this.lastRefusedAt = now; // next probe one period later
   }

@@ -1,7 +1,7 @@
 /**
  * Pace (src/net/pace.ts) on a clock the test moves: the rate learnt at a refusal counts the requests sent
  * before the refused one (not the answers, which a slow node sends late), a burst refused together cuts once,
- * Retry-After pauses everyone, the probe rises by a fixed step; and retryAfterMs reads only bounded, sane values.
+ * Retry-After pauses everyone, the probe rises by growing steps; and retryAfterMs reads only bounded, sane values.
  */
 import { describe, expect, it } from 'vitest';
 import { Pace, PROBE_AFTER_MS, retryAfterMs } from '../../src/net/pace.js';
@@ -41,7 +41,7 @@ describe('Pace', () => {
     expect(b.at - a.at).toBeCloseTo(1000 / rate, 0);
   });
 
-  it('a refusal soon after a cut cuts by at least 10%; a quiet period raises the rate by a fixed step, capped', async () => {
+  it('a refusal soon after a cut cuts by at least 10%; a quiet period raises the rate by growing steps, capped', async () => {
     const c = clock();
     const pace = new Pace(10, c.now);
     const tickets = [];
@@ -64,8 +64,11 @@ describe('Pace', () => {
     expect(pace.rate).toBeCloseTo(cut * 1.05, 2);
     c.t += PROBE_AFTER_MS + 1000;
     await pace.take();
-    // Additive: the same step again, not 5% of the raised rate.
-    expect(pace.rate).toBeCloseTo(cut * 1.1, 2);
+    // Steps of 5%, 10%, 20%, 20%… of the rate the cut set.
+    expect(pace.rate).toBeCloseTo(cut * 1.15, 2);
+    c.t += PROBE_AFTER_MS + 1000;
+    await pace.take();
+    expect(pace.rate).toBeCloseTo(Math.min(10, cut * 1.35), 2);
     for (let i = 0; i < 20; i++) {
       c.t += PROBE_AFTER_MS + 1000;
       await pace.take();
