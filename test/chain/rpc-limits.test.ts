@@ -4,8 +4,10 @@
  * - a node capping batches at 10 calls (JSON-RPC -32005 "batch too large", or HTTP 413): the client halves its
  *   calls per request until accepted, warns once, and block and token reads come back whole; a collector run
  *   through it ends equal to one straight from the node;
+ * - runs sized to whole requests: a collector with defaults sends its block reads 40 calls a request;
  * - a node rate-limiting with 429 and Retry-After: after the first refusal the client paces itself, and at
- *   most 10% of the requests that follow are refused;
+ *   most 10% of the requests that follow are refused; when its accepted answers come back slowly, the rate
+ *   learnt still comes from the requests sent (counting answers fell to 1 request/s);
  * - a node answering one block with a wrong parentHash once, at the start of a run fetched concurrently behind
  *   others: the link check at write time refetches from the break, and the store ends equal to the clean run.
  */
