@@ -18,6 +18,8 @@ import { TempoRpc } from '../../src/chain/rpc.js';
 import { TokenRegistry } from '../../src/chain/tokens.js';
 import { Collector, runBlocksFor } from '../../src/chain/collector/collector.js';
 import { openStore } from '../../src/store/db.js';
+import { StoreUnavailable } from '../../src/store/outage.js';
+import { inlineWriter, type StoreWriter } from '../../src/chain/collector/deps.js';
 import { generateLoad } from '../../src/demo/activity.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { startLimitedRpc, type LimitedRpc, type LimitedRpcOptions } from '../helpers/limited-rpc.js';
@@ -175,6 +177,48 @@ describe('a node that rate-limits and answers slowly', () => {
 });
 
 describe('pipelined fetching', () => {
+  it('a write the store refuses for now is tried again: the runs in flight are not fetched again', async () => {
+    // A fake fault: SQLITE_BUSY_SNAPSHOT (another connection committing during the write) cannot be timed for real.
+    const p = await proxy({});
+    const db = await createTestDb('sqlite');
+    dbs.push(db);
+    const store = await openStore(db.url);
+    const inline = inlineWriter(store);
+    let refused = 0;
+    const writer: StoreWriter = {
+      write: async (blocks, checkpoint) => {
+        if (refused++ === 0) throw new StoreUnavailable(Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY_SNAPSHOT' }));
+        await inline.write(blocks, checkpoint);
+      },
+      whenReady: async () => {},
+      close: async () => {},
+    };
+    const { log, lines } = recordingLog();
+    const rpc = await TempoRpc.connect({ url: p.url });
+    try {
+      await new Collector({
+        store,
+        rpc,
+        tokens: new TokenRegistry(rpc),
+        log,
+        from: 0,
+        batchSize: 10,
+        pollIntervalMs: 100,
+        once: true,
+        writer,
+      }).run();
+    } finally {
+      await store.close();
+    }
+    const got = await snapshotStore(db.url);
+    expect(refused).toBeGreaterThan(1);
+    expect(lines.some((l) => l.msg.startsWith('collector turn failed'))).toBe(false);
+    // Every block read once: nothing dropped and fetched again.
+    expect(p.blockCalls.reduce((a, b) => a + b, 0)).toBe(2 * (head + 1));
+    expect(got.rows).toEqual(clean.rows);
+    expect(got.coverage).toEqual([{ first: 0, last: head }]);
+  }, 120_000);
+
   it('refetches from a parent link broken mid-pipeline and ends equal to the clean run', async () => {
     // Runs of 10 blocks: block 30 starts the fourth run, fetched concurrently behind three others.
     const p = await proxy({ breakParentOnce: 30 });

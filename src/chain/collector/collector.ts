@@ -13,6 +13,8 @@
  */
 import { PaywatchError } from '../../domain/errors.js';
 import { backoffDelayMs, sleep } from '../../net/backoff.js';
+import { withRetry } from '../../net/retry.js';
+import { isStoreOutage } from '../../store/outage.js';
 import { collectorFinalizedHead, recordCollectorState, recordWrite } from '../../ops/metrics.js';
 import type { Logger } from 'pino';
 import type { Store } from '../../store/db.js';
@@ -130,6 +132,9 @@ export function runBlocksFor(batchSize: number, batchCalls: number): number {
   if (unit > batchSize) return batchSize;
   return Math.max(unit, Math.round(batchSize / unit) * unit);
 }
+
+/** Attempts of one store write refused as unavailable (isStoreOutage) before the turn fails. */
+export const WRITE_ATTEMPTS = 3;
 
 /** Hash of the last block of a fetched run (the checkpoint after it, and the parent of the next run). */
 const lastHashOf = (fetched: FetchedBlock[]): string => fetched[fetched.length - 1].block.hash;
@@ -325,7 +330,14 @@ export class Collector {
     this.topUpPipeline(turn.queue, pool, last.last + 1, last.lastHash, limit, turn.head.height);
     const blocks = group.flatMap((g) => g.blocks);
     await opts.lock?.assertHeld();
-    await this.writer.write(blocks, { height: last.last, hash: last.lastHash });
+    // A write the store refused for now (SQLite's SQLITE_BUSY_SNAPSHOT when another connection committed during
+    // it) wrote nothing: it is tried again before the turn fails, which would drop every run in flight.
+    await withRetry(() => this.writer.write(blocks, { height: last.last, hash: last.lastHash }), {
+      attempts: WRITE_ATTEMPTS,
+      baseMs: 100,
+      maxMs: 1000,
+      shouldRetry: isStoreOutage,
+    });
     opts.finality?.afterWrite(blocks, last.last >= turn.head.height);
     const txs = blocks.reduce((n, b) => n + b.observations.length, 0);
     progress.failures = 0;
