@@ -138,7 +138,7 @@ const md = [
       `| (${r.case}) ${r.title} | ${r.collector_blocks_per_s} | ${r.reference} | ${r.reference_blocks_per_s} | ${r.ratio} | ≥ ${r.target} | ${((r.refused_share as number) * 100).toFixed(1)}% | ${r.requests} | ${r.batch_calls_in_use} | ${r.rate_per_s ?? '—'} | ${r.met ? 'yes' : 'NO'} |`,
   ),
   '',
-  `Command: \`node bin/run-ts.js bench/rpc-limits.ts --transactions ${TX} --per-block ${PER_BLOCK}\`. Load average at the start: ${loadavg()
+  `Command: \`node bin/run-ts.js bench/rpc-limits.ts --transactions ${TX} --per-block ${PER_BLOCK}\`. Load average at the end: ${loadavg()
     .map((l) => l.toFixed(1))
     .join(
       ', ',
