@@ -15,7 +15,7 @@
  */
 import { parseArgs } from 'node:util';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { startAnvil } from '../src/chain/anvil.js';
@@ -138,7 +138,11 @@ const md = [
       `| (${r.case}) ${r.title} | ${r.collector_blocks_per_s} | ${r.reference} | ${r.reference_blocks_per_s} | ${r.ratio} | ≥ ${r.target} | ${((r.refused_share as number) * 100).toFixed(1)}% | ${r.requests} | ${r.batch_calls_in_use} | ${r.rate_per_s ?? '—'} | ${r.met ? 'yes' : 'NO'} |`,
   ),
   '',
-  'Command: `node bin/run-ts.js bench/rpc-limits.ts`',
+  `Command: \`node bin/run-ts.js bench/rpc-limits.ts --transactions ${TX} --per-block ${PER_BLOCK}\`. Load average at the end: ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(
+      ', ',
+    )} (${cpus().length} cores). Requests counted by the proxy include the finality step's consensus reads, which go around the client's pace (docs/collector.md#rpc-limits).`,
 ].join('\n');
 writeResults('rpc-limits', { transactions: TX, per_block: PER_BLOCK, cases: out }, md);
 process.stdout.write(`${md}\n`);

@@ -439,7 +439,7 @@ export class TempoRpc {
     const ids = idx.map(() => this.nextId++);
     const body = idx.map((i, k) => ({ jsonrpc: '2.0' as const, id: ids[k], method: calls[i].method, params: calls[i].params }));
     const l = this.limits;
-    const sentAt = await l.pace.take();
+    const ticket = await l.pace.take();
     l.requests++;
     rpcRequests.inc();
     const res = await request(this.endpoint, {
@@ -456,7 +456,7 @@ export class TempoRpc {
       l.refused++;
       rpcRefused.inc();
       const after = retryAfterMs(res.headers['retry-after']);
-      const rate = l.pace.refuse(after, sentAt);
+      const rate = l.pace.refuse(after, ticket);
       rpcRate.set(rate);
       throw new RateLimitedError(this.source, after);
     }
@@ -470,7 +470,6 @@ export class TempoRpc {
       if (after !== null) l.pace.pause(after);
       throw new PaywatchError(`HTTP ${res.statusCode} from ${this.source}`, { code: 'rpc_http', retryable: true });
     }
-    l.pace.accept();
     // A body that is not JSON throws here (SyntaxError), and the batch is retried.
     const data = (await res.body.json()) as unknown;
     const refusal = batchRefusal(data, idx.length);

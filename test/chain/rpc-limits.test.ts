@@ -4,8 +4,10 @@
  * - a node capping batches at 10 calls (JSON-RPC -32005 "batch too large", or HTTP 413): the client halves its
  *   calls per request until accepted, warns once, and block and token reads come back whole; a collector run
  *   through it ends equal to one straight from the node;
+ * - runs sized to whole requests: a collector with defaults sends its block reads 40 calls a request;
  * - a node rate-limiting with 429 and Retry-After: after the first refusal the client paces itself, and at
- *   most 10% of the requests that follow are refused;
+ *   most 10% of the requests that follow are refused; when its accepted answers come back slowly, the rate
+ *   learnt still comes from the requests sent (counting answers fell to 1 request/s);
  * - a node answering one block with a wrong parentHash once, at the start of a run fetched concurrently behind
  *   others: the link check at write time refetches from the break, and the store ends equal to the clean run.
  */
@@ -14,8 +16,10 @@ import pino from 'pino';
 import { startAnvil, type AnvilNode } from '../../src/chain/anvil.js';
 import { TempoRpc } from '../../src/chain/rpc.js';
 import { TokenRegistry } from '../../src/chain/tokens.js';
-import { Collector } from '../../src/chain/collector/collector.js';
+import { Collector, runBlocksFor } from '../../src/chain/collector/collector.js';
 import { openStore } from '../../src/store/db.js';
+import { StoreUnavailable } from '../../src/store/outage.js';
+import { inlineWriter, type StoreWriter } from '../../src/chain/collector/deps.js';
 import { generateLoad } from '../../src/demo/activity.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { startLimitedRpc, type LimitedRpc, type LimitedRpcOptions } from '../helpers/limited-rpc.js';
@@ -111,6 +115,34 @@ describe('a node that caps batches at 10 calls', () => {
   }, 120_000);
 });
 
+describe('runs sized to fill whole requests', () => {
+  it.each([
+    // [--batch-size, calls per request in use, blocks per run]: 2 calls a block (the block, its receipts).
+    [50, 40, 60],
+    [50, 10, 50],
+    [50, 5, 50],
+    [50, 20, 50],
+    [50, 33, 66],
+    [100, 40, 100],
+    [10, 40, 10],
+    [1, 40, 1],
+    [50, 1, 50],
+    [1000, 1000, 1000],
+  ])('batch size %i at %i calls per request: %i blocks a run', (batchSize, calls, blocks) => {
+    expect(runBlocksFor(batchSize, calls)).toBe(blocks);
+    if (blocks >= calls / 2) expect((2 * blocks) % calls).toBe(0);
+  });
+
+  it('a collector with defaults sends only full requests but one, and ends equal to the clean run', async () => {
+    const p = await proxy({});
+    const got = await collect(p.url, 50);
+    expect(got.rows).toEqual(clean.rows);
+    // Blocks 0..head at 2 calls each: 40 in every request but one (the end of the chain).
+    expect(p.blockCalls.filter((n) => n !== 40).length).toBeLessThanOrEqual(1);
+    expect(p.blockCalls.reduce((a, b) => a + b, 0)).toBe(2 * (head + 1));
+  }, 120_000);
+});
+
 describe('a node that rate-limits with 429 and Retry-After', () => {
   it('is paced after the first refusal: at most 10% of the later requests are refused', async () => {
     const p = await proxy({ rate: 20 });
@@ -129,7 +161,64 @@ describe('a node that rate-limits with 429 and Retry-After', () => {
   }, 60_000);
 });
 
+describe('a node that rate-limits and answers slowly', () => {
+  it('learns the rate from the requests sent, not from the answers that come back late', async () => {
+    // Accepted answers take 1.5 s, refusals come at once: at the first refusal no accepted answer is back yet.
+    const p = await proxy({ rate: 10, answerDelayMs: 1500 });
+    const rpc = await TempoRpc.connect({ url: p.url, batchCalls: 1, maxAttempts: 20, concurrency: 16 });
+    const results = await rpc.batch(Array.from({ length: 60 }, () => ({ method: 'eth_blockNumber', params: [] })));
+    expect(results.every((r) => typeof r === 'string')).toBe(true);
+    const s = rpc.stats();
+    expect(s.refused).toBeGreaterThan(0);
+    // Counting answers found the window empty and fell to the floor of 1 request/s.
+    expect(s.rate_per_s).toBeGreaterThanOrEqual(5);
+    expect(s.rate_per_s).toBeLessThanOrEqual(10);
+  }, 60_000);
+});
+
 describe('pipelined fetching', () => {
+  it('a write the store refuses for now is tried again: the runs in flight are not fetched again', async () => {
+    // A fake fault: SQLITE_BUSY_SNAPSHOT (another connection committing during the write) cannot be timed for real.
+    const p = await proxy({});
+    const db = await createTestDb('sqlite');
+    dbs.push(db);
+    const store = await openStore(db.url);
+    const inline = inlineWriter(store);
+    let refused = 0;
+    const writer: StoreWriter = {
+      write: async (blocks, checkpoint) => {
+        if (refused++ === 0) throw new StoreUnavailable(Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY_SNAPSHOT' }));
+        await inline.write(blocks, checkpoint);
+      },
+      whenReady: async () => {},
+      close: async () => {},
+    };
+    const { log, lines } = recordingLog();
+    const rpc = await TempoRpc.connect({ url: p.url });
+    try {
+      await new Collector({
+        store,
+        rpc,
+        tokens: new TokenRegistry(rpc),
+        log,
+        from: 0,
+        batchSize: 10,
+        pollIntervalMs: 100,
+        once: true,
+        writer,
+      }).run();
+    } finally {
+      await store.close();
+    }
+    const got = await snapshotStore(db.url);
+    expect(refused).toBeGreaterThan(1);
+    expect(lines.some((l) => l.msg.startsWith('collector turn failed'))).toBe(false);
+    // Every block read once: nothing dropped and fetched again.
+    expect(p.blockCalls.reduce((a, b) => a + b, 0)).toBe(2 * (head + 1));
+    expect(got.rows).toEqual(clean.rows);
+    expect(got.coverage).toEqual([{ first: 0, last: head }]);
+  }, 120_000);
+
   it('refetches from a parent link broken mid-pipeline and ends equal to the clean run', async () => {
     // Runs of 10 blocks: block 30 starts the fourth run, fetched concurrently behind three others.
     const p = await proxy({ breakParentOnce: 30 });

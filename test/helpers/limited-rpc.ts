@@ -3,6 +3,8 @@
  * - `delayMs`: each answer is held this long (a distant node: the round trip);
  * - `batchCap` + `capAnswer`: a batch of more calls than the cap is refused whole, answered HTTP 200 with one
  *   JSON-RPC error -32005 "batch too large" (`'-32005'`) or HTTP 413 (`'413'`), as shared providers do;
+ * - `answerDelayMs`: each forwarded answer is held this long more (a node slow to answer large batches; its
+ *   refusals still come back at once);
  * - `rate`: a token bucket of `rate` requests per second holding at most `rate` tokens (1 s of burst); a request
  *   finding it empty is answered HTTP 429 with `Retry-After: 1` and counted as refused;
  * - `breakParentOnce`: the first answer holding block `breakParentOnce` (eth_getBlockByNumber) has its
@@ -18,6 +20,7 @@ import { readBody } from './rpc-proxy.js';
 export interface LimitedRpcOptions {
   upstream: string;
   delayMs?: number;
+  answerDelayMs?: number;
   batchCap?: number;
   capAnswer?: '-32005' | '413';
   rate?: number;
@@ -28,12 +31,15 @@ export interface LimitedRpc {
   url: string;
   /** HTTP requests received, refused with 429, refused as too large, forwarded; largest batch forwarded. */
   counts: { requests: number; refused: number; tooLarge: number; forwarded: number; largestBatch: number; parentBroken: number };
+  /** Calls reading blocks (full eth_getBlockByNumber, eth_getBlockReceipts) in each forwarded request holding any. */
+  blockCalls: number[];
   close(): Promise<void>;
 }
 
 /** Starts the proxy on a free loopback port. */
 export async function startLimitedRpc(opts: LimitedRpcOptions): Promise<LimitedRpc> {
   const counts = { requests: 0, refused: 0, tooLarge: 0, forwarded: 0, largestBatch: 0, parentBroken: 0 };
+  const blockCalls: number[] = [];
   const rate = opts.rate ?? null;
   let tokens = rate ?? 0;
   let refilledAt = Date.now();
@@ -74,9 +80,15 @@ export async function startLimitedRpc(opts: LimitedRpcOptions): Promise<LimitedR
         return;
       }
       counts.forwarded++;
+      const reads = (Array.isArray(parsed) ? parsed : [parsed]).filter(
+        (c: { method?: unknown; params?: unknown[] }) =>
+          c?.method === 'eth_getBlockReceipts' || (c?.method === 'eth_getBlockByNumber' && c.params?.[1] === true),
+      ).length;
+      if (reads > 0) blockCalls.push(reads);
       counts.largestBatch = Math.max(counts.largestBatch, calls);
       const up = await request(opts.upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       let text = await up.body.text();
+      if (opts.answerDelayMs) await delay(opts.answerDelayMs);
       if (brokenTarget !== null && counts.parentBroken === 0 && text.includes(`"number":"${brokenTarget}"`)) {
         const data = JSON.parse(text) as { result?: { number?: string; parentHash?: string; transactions?: unknown } }[];
         const hit = (Array.isArray(data) ? data : [data]).find((r) => r?.result?.number === brokenTarget && r.result.transactions);
@@ -95,6 +107,7 @@ export async function startLimitedRpc(opts: LimitedRpcOptions): Promise<LimitedR
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     counts,
+    blockCalls,
     close: () =>
       new Promise((r) => {
         server.closeAllConnections();
