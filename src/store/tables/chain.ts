@@ -118,6 +118,7 @@ export interface ChainStatsTable {
   retained_from_time: number | string | null;
   /** Lowest block height retained after the last drop, or null when nothing was dropped. */
   retained_from_height: number | string | null;
+  /**
    * Rows of seq in [payments_next, payments_end) were stored before migration chain_0009 and may still lack their
    * payer, self_payment and fingerprints (../chain/backfill-payments.ts); both null when none is left.
    */
