@@ -78,7 +78,15 @@ describe('/api/mcp (official SDK client, SDK schemas)', () => {
       expect(tool.description).toContain(MCP_TOOLS[tool.name as keyof typeof MCP_TOOLS]);
     }
     const search = tools.find((x) => x.name === 'search_providers')!;
-    expect(Object.keys(search.inputSchema.properties ?? {}).sort()).toEqual(['check', 'include_stale', 'limit', 'network', 'offset', 'pay_to', 'q']);
+    expect(Object.keys(search.inputSchema.properties ?? {}).sort()).toEqual([
+      'check',
+      'include_stale',
+      'limit',
+      'network',
+      'offset',
+      'pay_to',
+      'q',
+    ]);
     const txs = tools.find((x) => x.name === 'search_transactions')!;
     expect(Object.keys(txs.inputSchema.properties ?? {}).sort()).toEqual([
       'asset',
