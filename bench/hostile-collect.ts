@@ -4,7 +4,9 @@
  * Transfer logs of it; then `paywatch collect --once` from block 0 into a fresh SQLite store, under
  * `/usr/bin/time -v`, for this checkout and for each `--base` checkout given (built: `npm run build` there), in
  * one run on one node. Reports exit code, wall time, peak RSS, and the bytes stored for that transaction (its
- * observations row's columns and its detail). Results: bench/results/hostile-collect.{json,md}.
+ * observations row's columns and its detail); for this checkout also the bytes a user gets with that token present:
+ * the default list, the transaction's detail and the export, from `paywatch serve` over the collected store.
+ * Results: bench/results/hostile-collect.{json,md}.
  * Run: node bin/run-ts.js bench/hostile-collect.ts [--base /path/to/checkout …] [--timeout-s 900]
  */
 import { storedDetailJson } from '../src/store/chain/detail-codec.js';
@@ -17,7 +19,7 @@ import Database from 'better-sqlite3';
 import { ANVIL_KEYS, startAnvil } from '../src/chain/anvil.js';
 import { deployHostileToken, sprayTransfers } from '../test/fixtures/hostile/hostile-token.js';
 import { finalize } from '../test/chain/live-payments.js';
-import { writeResults } from './lib/load.js';
+import { servePaywatch, writeResults } from './lib/load.js';
 
 const { values } = parseArgs({
   options: { base: { type: 'string', multiple: true, default: [] }, 'timeout-s': { type: 'string', default: '900' } },
@@ -35,6 +37,23 @@ interface Run {
   stored_bytes: number | null;
   decode: string | null;
   stderr_tail: string;
+  /** Bytes of the served answers (this checkout only; null for --base checkouts or when collection failed). */
+  answers: { list: number; detail: number; export: number } | null;
+}
+
+/** Bytes of the default list, the transaction's detail and the default export, as `paywatch serve` answers them. */
+async function answerBytes(file: string, hash: string): Promise<Run['answers']> {
+  const server = await servePaywatch(`sqlite:${file}`);
+  try {
+    const size = async (path: string) => {
+      const r = await fetch(`${server.url}${path}`, { headers: { 'accept-encoding': 'identity' } });
+      if (!r.ok) throw new Error(`${path}: HTTP ${r.status}`);
+      return (await r.arrayBuffer()).byteLength;
+    };
+    return { list: await size('/api/transactions'), detail: await size(`/api/transactions/${hash}`), export: await size('/api/export') };
+  } finally {
+    await server.stop();
+  }
 }
 
 const node = await startAnvil();
@@ -91,8 +110,10 @@ try {
         }
         db.close();
       }
+      const answers = checkout === checkouts[0] && stored !== null ? await answerBytes(file, hash) : null;
       runs.push({
         checkout,
+        answers,
         exit: exit === undefined ? r.status : Number(exit),
         signal: r.signal,
         wall_s: Number(wall.toFixed(2)),
@@ -120,11 +141,11 @@ const md = [
   '',
   `Command: \`node bin/run-ts.js bench/hostile-collect.ts${(values.base ?? []).map((b) => ` --base ${b}`).join('')}\`. A token whose symbol() answers ${SYMBOL_BYTES} bytes and one transaction emitting ${LOGS} Transfer logs of it, on a fresh anvil node; \`/usr/bin/time -v node CHECKOUT/bin/paywatch.js collect --once --from 0\` into a fresh SQLite store, each checkout in turn on the same node. Run at ${new Date().toISOString()}, ${process.platform} ${process.arch}, Node ${process.version}, ${cpus().length} cores shared with other work.`,
   '',
-  '| checkout | exit | wall s | peak RSS MB | bytes stored for the transaction | its decode | last lines of stderr |',
-  '|---|---:|---:|---:|---:|---|---|',
+  '| checkout | exit | wall s | peak RSS MB | bytes stored for the transaction | its decode | default list / its detail / export, bytes served | last lines of stderr |',
+  '|---|---:|---:|---:|---:|---|---|---|',
   ...runs.map(
     (r) =>
-      `| ${r.checkout} | ${r.exit}${r.signal ? ` (${r.signal})` : ''} | ${r.wall_s} | ${r.peak_rss_mb ?? '—'} | ${r.stored_bytes ?? 'none'} | ${r.decode ?? '—'} | ${r.stderr_tail.replace(/\|/g, '\\|') || '—'} |`,
+      `| ${r.checkout} | ${r.exit}${r.signal ? ` (${r.signal})` : ''} | ${r.wall_s} | ${r.peak_rss_mb ?? '—'} | ${r.stored_bytes ?? 'none'} | ${r.decode ?? '—'} | ${r.answers ? `${r.answers.list} / ${r.answers.detail} / ${r.answers.export}` : '—'} | ${r.stderr_tail.replace(/\|/g, '\\|') || '—'} |`,
   ),
 ].join('\n');
 writeResults('hostile-collect', { logs: LOGS, symbol_bytes: SYMBOL_BYTES, runs }, md);

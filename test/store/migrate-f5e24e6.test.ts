@@ -44,13 +44,16 @@ async function answersOf(store: Store, db: string): Promise<string> {
   }
 }
 
-/** Members added to /api/status and /api/coverage after f5e24e6 (finality, quarantine): removed before comparing. */
-const LATER_MEMBERS = ['finality', 'quarantine'];
+/**
+ * Members added after f5e24e6 (/api/status finality, /api/coverage quarantine, /api/metrics distinct payers and
+ * recipients): removed before comparing.
+ */
+const LATER_MEMBERS = ['finality', 'quarantine', 'distinct_payers', 'distinct_recipients'];
 function withoutLaterMembers(answers: string): string {
   return answers
     .split('\n')
     .map((line) => {
-      if (!line.startsWith('{') || !LATER_MEMBERS.some((m) => line.includes(`"${m}":{`))) return line;
+      if (!line.startsWith('{') || !LATER_MEMBERS.some((m) => line.includes(`"${m}":`))) return line;
       const o = JSON.parse(line) as Record<string, unknown>;
       for (const m of LATER_MEMBERS) delete o[m];
       return JSON.stringify(o);
