@@ -8,6 +8,7 @@ import type { DialectName } from '../dialect.js';
 import type { SerializedObservation } from './rows.js';
 import { preparedOnPostgres } from '../prepared.js';
 import { packDetail, packIntegrity } from './detail-codec.js';
+import { adjustRollups, type RollupSource } from './rollups.js';
 
 /**
  * Rows per multi-row INSERT of a table with `columns` columns: at most 1000 rows (PostgreSQL plans larger
@@ -145,6 +146,12 @@ export async function insertObservations(
       'leg_recipients',
       fresh.flatMap((x) => x.legRecipients),
       ['recipient', 'hash'],
+    );
+    // The rankings' per-day rollups move in the same transaction as the rows they sum (./rollups.ts).
+    await adjustRollups(
+      trx,
+      fresh.map((x) => x.row as unknown as RollupSource),
+      1,
     );
     count += fresh.length;
     const last = fresh[fresh.length - 1];
