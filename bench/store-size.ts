@@ -4,7 +4,8 @@
  * as bench/ingest.ts does: the synthetic seed's details are several times smaller than real ones).
  * Target: ≤ 2,000 bytes per observation, indexes included, on each dialect.
  * With --db URL it measures that existing store instead (no chain, no collection), e.g. after `paywatch compact`.
- * With --keep the collected stores stay (bench/tmp/store-size.sqlite, PostgreSQL database paywatch_store_size).
+ * With --keep the collected stores stay (bench/tmp/store-size[-LABEL].sqlite, PostgreSQL database paywatch_store_size[_LABEL]:
+ * a label keeps parallel runs apart).
  * Results: bench/results/store-size.{json,md}.
  * Run: node bin/run-ts.js bench/store-size.ts [--transactions N] [--per-block N] [--keep] [--db URL]
  */
@@ -96,9 +97,12 @@ if (values.db) {
     const load = await generateLoad(node.rpcUrl, { transactions: TX, perBlock: PER_BLOCK });
     chainNote = `a local anvil in Tempo mode filled by the demo's load generator (${load.hashes} transactions, ${PER_BLOCK} per block), collected from block 1 by \`collect --once\` in process`;
     mkdirSync('bench/tmp', { recursive: true });
-    const file = 'bench/tmp/store-size.sqlite';
+    const file = `bench/tmp/store-size${values.label ? `-${values.label}` : ''}.sqlite`;
     for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
-    const targets = [`sqlite:${file}`, await benchStore('postgres', 'paywatch_store_size', { fresh: true })];
+    const targets = [
+      `sqlite:${file}`,
+      await benchStore('postgres', `paywatch_store_size${values.label ? `_${values.label}` : ''}`, { fresh: true }),
+    ];
     for (const db of targets) results.push(await measure(db, await collect(db, node.rpcUrl)));
   } finally {
     await node.stop();
@@ -124,5 +128,5 @@ const md = [
 writeResults('store-size', { label: values.label, results }, md);
 process.stdout.write(`${md}\n`);
 if (!values.keep && !values.db) {
-  rmSync('bench/tmp/store-size.sqlite', { force: true });
+  rmSync(`bench/tmp/store-size${values.label ? `-${values.label}` : ''}.sqlite`, { force: true });
 }

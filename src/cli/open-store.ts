@@ -31,13 +31,15 @@ export function configuredTokenList(config: Config): TokenList {
  * @throws CliError for a bad token list; the store's one-line Error when it cannot be opened
  */
 export async function openConfiguredStore(config: Config, opts: Omit<OpenStoreOptions, 'tokenList'> = {}): Promise<Store> {
-  // A store written before chain_0007 packs its details on the first start: minutes for millions of rows.
+  // A store written before chain_0007 packs its details on the first start, and one written before chain_0009
+  // fills its payment columns: minutes for millions of rows. Each step starts its own bar (its progress from 0).
   let bar: cliProgress.SingleBar | null = null;
   const onMigrationProgress = canShowProgress()
     ? (done: number, total: number) => {
-        if (!bar) {
+        if (!bar || (done === 0 && bar.getTotal() !== total)) {
+          (bar as cliProgress.SingleBar | null)?.stop();
           bar = new cliProgress.SingleBar(
-            { format: 'packing stored details [{bar}] {value}/{total} | ETA {eta_formatted}', stream: process.stderr },
+            { format: 'upgrading stored rows [{bar}] {value}/{total} | ETA {eta_formatted}', stream: process.stderr },
             cliProgress.Presets.shades_classic,
           );
           bar.start(total, done);

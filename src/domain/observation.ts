@@ -131,7 +131,10 @@ export interface TransactionMember {
   kind: keyof MemberTypes;
   /** Null when unknown. */
   nullable: boolean;
-  /** A member of Observation (what the collector writes); false for members derived when a row is read. */
+  /**
+   * A member of Observation (what the decoder produces); false for members derived when a row is read, or derived
+   * when it is written (from the detail, or by the payment matcher) and stored.
+   */
   observed: boolean;
   /** Its column in the `observations` table, or null when it is not one. */
   stored: StoredAs | null;
@@ -261,6 +264,34 @@ export const TRANSACTION_MEMBERS = {
     served:
       'How completely the transaction was decoded: `full`; `partial: <reasons>` (reasons joined by `; `, e.g. `partial: 1 undecoded call(s)`, `partial: atomic amounts, decimals unknown for 0x…`); or `none: no receipt` (docs/decoding.md). Match on the word before the colon.',
   },
+  /**
+   * Who paid (docs/decoding.md, "Payer"): the detail's `payer`, the payer of the primary leg. Derived from the
+   * detail when the row is written (src/store/chain/payment-columns.ts), hence not an Observation member.
+   */
+  payer: {
+    kind: 'address',
+    nullable: true,
+    observed: false,
+    stored: 'text',
+    served: null,
+  },
+  /** payer = recipient of the primary leg; null when either is unknown. Stored 0/1. Derived like `payer`. */
+  self_payment: { kind: 'boolean', nullable: true, observed: false, stored: 'integer', served: null },
+  /** The attribution memo's client fingerprint (the detail's `attribution`); null when anonymous or none. */
+  client_fingerprint: { kind: 'text', nullable: true, observed: false, stored: 'text', served: null },
+  /** The attribution memo's server fingerprint, what the matcher looks realms up by; null when no memo. */
+  server_fingerprint: { kind: 'text', nullable: true, observed: false, stored: 'text', served: null },
+  /**
+   * The service the payment is attributed to (src/payments/attribute.ts), re-derived when the intel changes; the
+   * first of the candidates when ambiguous. Null when none.
+   */
+  service_id: { kind: 'text', nullable: true, observed: false, stored: 'text', served: null },
+  /** That service's provider (a domain); null when none. */
+  provider: { kind: 'text', nullable: true, observed: false, stored: 'text', served: null },
+  /** memo_and_pay_to, memo or pay_to (docs/decoding.md, "Attribution"); null when not attributed. */
+  attribution_method: { kind: 'text', nullable: true, observed: false, stored: 'text', served: null },
+  /** Several services matched (stored 0/1); null when not attributed. */
+  attribution_ambiguous: { kind: 'boolean', nullable: true, observed: false, stored: 'integer', served: null },
   /** Retained data served only by the detail endpoint; stored in its own table (observation_details). */
   detail: { kind: 'detail', nullable: false, observed: true, stored: null, served: null },
 } as const satisfies Record<string, TransactionMember>;

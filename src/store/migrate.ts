@@ -5,10 +5,12 @@ import { migrationProvider } from './migrations/index.js';
 import { MigrationError } from './errors.js';
 import { shortMessage } from '../domain/errors.js';
 import { packPendingDetails, type PackProgress } from './chain/pack-details.js';
+import { backfillPaymentColumns } from './chain/backfill-payments.js';
 
 /**
  * Applies every pending migration of every area, then the data steps that run in batches of their own
- * transactions so a large store can be interrupted and resumed (packing details, ./chain/pack-details.ts).
+ * transactions so a large store can be interrupted and resumed (packing details, ./chain/pack-details.ts; the
+ * payment columns of rows stored before them, ./chain/backfill-payments.ts).
  * Callers on a SQLite file hold its migration lock (lockSqliteMigrations; openStore does), since Kysely's
  * SQLite migrator takes none.
  * @param onProgress rows done / to do of the batched steps (a progress bar for large stores)
@@ -25,5 +27,10 @@ export async function migrateStore(store: Store, onProgress?: PackProgress): Pro
     await packPendingDetails(store, onProgress);
   } catch (e) {
     throw new MigrationError(`packing stored details failed: ${shortMessage(e)}`);
+  }
+  try {
+    await backfillPaymentColumns(store, onProgress);
+  } catch (e) {
+    throw new MigrationError(`filling the payment columns of stored rows failed: ${shortMessage(e)}`);
   }
 }

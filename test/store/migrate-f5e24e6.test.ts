@@ -118,7 +118,9 @@ describe('a store written by f5e24e6', () => {
     const second = await openStore(db, { onMigrationProgress: (done, total) => progress.push([done, total]) });
     try {
       expect(progress.at(0)).toEqual([0, 44]);
-      expect(progress.at(-1)).toEqual([44, 44]);
+      expect(progress).toContainEqual([44, 44]);
+      // Then the payment columns of every row stored before chain_0009 (src/store/chain/backfill-payments.ts).
+      expect(progress.at(-1)).toEqual([60, 60]);
       expect(await answersOf(second, db)).toBe(recorded);
     } finally {
       await second.close();

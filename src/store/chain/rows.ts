@@ -20,6 +20,7 @@ import {
 import { imitationNotes, nominalOf, servedLegs, type ServedLeg } from '../../domain/listing.js';
 import type { TokenList } from '../../domain/token-list.js';
 import type { LegRecipientsTable, ObservationsTable } from '../tables/chain.js';
+import { paymentColumnsOf } from './payment-columns.js';
 
 /** Integrity as a plain object type (a type literal, so it is assignable to the schemas' open object types). */
 export type IntegrityJson = { [K in keyof Integrity]: Integrity[K] };
@@ -115,6 +116,12 @@ export function serializeObservation(o: Observation): SerializedObservation {
       category: o.category,
       execution: o.execution,
       decode: o.decode,
+      ...paymentColumnsOf(o.detail, recipient),
+      // The matcher's (src/payments/attribute.ts): unknown until it runs over the row.
+      service_id: null,
+      provider: null,
+      attribution_method: null,
+      attribution_ambiguous: null,
       integrity: JSON.stringify(o.integrity),
     },
     detail: JSON.stringify(o.detail),

@@ -302,6 +302,43 @@ export const chainMigrations: Record<string, Migration> = {
       });
     },
   },
+  chain_0009_payments: {
+    // Who paid and which service a payment is attributed to (docs/decoding.md, "Payer", "Attribution"): nullable
+    // columns, null = unknown. Rows already stored get payer, self_payment and the fingerprints from their details
+    // after the migrations, in batches that survive an interruption (../chain/backfill-payments.ts); the service
+    // columns are the matcher's (src/payments/attribute.ts). Partial indexes serve the payer, service and provider
+    // filters in the public order without an entry for every row that has none.
+    async up(db: Kysely<any>) {
+      await inOneTransaction(db, async (trx) => {
+        if (await hasColumn(trx, 'observations', 'payer')) return;
+        for (const [column, type] of PAYMENT_COLUMNS) await trx.schema.alterTable('observations').addColumn(column, type).execute();
+        await trx.schema.alterTable('chain_stats').addColumn('payments_next', 'bigint').execute();
+        await trx.schema.alterTable('chain_stats').addColumn('payments_end', 'bigint').execute();
+        // The last intel_offers id whose realms and payTos the attribution pass has applied to stored rows.
+        await trx.schema.alterTable('chain_stats').addColumn('payments_offer_id', 'bigint').execute();
+        await sql`update chain_stats set payments_next = 0, payments_end = observation_count where observation_count > 0`.execute(trx);
+        // A realm seen for the first time re-attributes the rows whose memo names it (few: only memo-carrying rows).
+        await sql`create index if not exists observations_server_fingerprint on observations (server_fingerprint) where server_fingerprint is not null`.execute(
+          trx,
+        );
+        for (const column of PAYMENT_INDEXED)
+          await sql`create index if not exists ${sql.id(`observations_${column}_time_asc`)} on observations (${sql.id(column)}, time, hash desc) where ${sql.id(column)} is not null`.execute(
+            trx,
+          );
+      });
+    },
+    async down(db: Kysely<any>) {
+      await inOneTransaction(db, async (trx) => {
+        if (!(await hasColumn(trx, 'observations', 'payer'))) return;
+        for (const column of PAYMENT_INDEXED) await sql`drop index if exists ${sql.id(`observations_${column}_time_asc`)}`.execute(trx);
+        await sql`drop index if exists observations_server_fingerprint`.execute(trx);
+        for (const [column] of PAYMENT_COLUMNS) await trx.schema.alterTable('observations').dropColumn(column).execute();
+        await trx.schema.alterTable('chain_stats').dropColumn('payments_next').execute();
+        await trx.schema.alterTable('chain_stats').dropColumn('payments_end').execute();
+        await trx.schema.alterTable('chain_stats').dropColumn('payments_offer_id').execute();
+      });
+    },
+  },
   chain_0010_payment_rollups: {
     // Rankings read per-day rollups the collector keeps as it writes (src/store/chain/rollups.ts) instead of scanning
     // observations; the payer is part of the key so a window's distinct payers stay exact. Existing observations
@@ -339,6 +376,21 @@ export const chainMigrations: Record<string, Migration> = {
     },
   },
 };
+
+/** The columns chain_0009_payments adds to observations (all nullable; integers are 0/1 flags). */
+const PAYMENT_COLUMNS = [
+  ['payer', 'text'],
+  ['self_payment', 'integer'],
+  ['client_fingerprint', 'text'],
+  ['server_fingerprint', 'text'],
+  ['service_id', 'text'],
+  ['provider', 'text'],
+  ['attribution_method', 'text'],
+  ['attribution_ambiguous', 'integer'],
+] as const;
+
+/** The payment columns a public filter matches exactly, each with a partial sorted index (chain_0009_payments). */
+const PAYMENT_INDEXED = ['payer', 'service_id', 'provider'] as const;
 
 /** Runs `fn` in one transaction: PostgreSQL's migrator already holds one, SQLite's does not (Kysely). */
 async function inOneTransaction(db: Kysely<any>, fn: (trx: Kysely<any>) => Promise<void>): Promise<void> {

@@ -109,6 +109,14 @@ export interface ChainStatsTable {
    */
   pack_next: number | string | null;
   pack_end: number | string | null;
+  /**
+   * Rows of seq in [payments_next, payments_end) were stored before migration chain_0009 and may still lack their
+   * payer, self_payment and fingerprints (../chain/backfill-payments.ts); both null when none is left.
+   */
+  payments_next: number | string | null;
+  payments_end: number | string | null;
+  /** The last intel_offers id the attribution pass applied to stored rows (src/store/payments); null: none yet. */
+  payments_offer_id: number | string | null;
 }
 
 /** A block whose processing failed (src/store/chain/quarantine.ts); `quarantined_at` set = a gap collection moved past. */
