@@ -212,6 +212,20 @@ export async function adjustRollups(
   }
 }
 
+/**
+ * Moves stored payments from their old attribution to their new one (the matcher's re-derivation of service_id,
+ * provider and attribution_method), inside the transaction that rewrites the rows.
+ * @param before the rows' ROLLUP_COLUMNS as stored before the change; `after` the same rows after it
+ */
+export async function reattributeRollups(
+  trx: Transaction<Database> | Kysely<Database>,
+  before: readonly RollupSource[],
+  after: readonly RollupSource[],
+): Promise<void> {
+  await adjustRollups(trx, before, -1);
+  await adjustRollups(trx, after, 1);
+}
+
 /** Columns of observations the rollups read (RollupSource). */
 export const ROLLUP_COLUMNS = [
   'time',
@@ -233,14 +247,14 @@ export const ROLLUP_COLUMNS = [
 export async function rebuildRollups(db: Kysely<Database>): Promise<void> {
   await sql`delete from payment_rollups`.execute(db);
   for (let after = -1; ; ) {
-    const rows = (await db
+    const rows = await db
       .selectFrom('observations')
       .select(['seq', ...ROLLUP_COLUMNS])
       .where('seq', '>', after)
       .where('payer', 'is not', null)
       .orderBy('seq')
       .limit(2000)
-      .execute()) as (RollupSource & { seq: number | string })[];
+      .execute();
     if (!rows.length) break;
     await adjustRollups(db, rows, 1);
     after = Number(rows[rows.length - 1].seq);

@@ -8,7 +8,7 @@ import type { DialectName } from '../dialect.js';
 import type { SerializedObservation } from './rows.js';
 import { preparedOnPostgres } from '../prepared.js';
 import { packDetail, packIntegrity } from './detail-codec.js';
-import { adjustRollups, type RollupSource } from './rollups.js';
+import { adjustRollups } from './rollups.js';
 
 /**
  * Rows per multi-row INSERT of a table with `columns` columns: at most 1000 rows (PostgreSQL plans larger
@@ -150,7 +150,7 @@ export async function insertObservations(
     // The rankings' per-day rollups move in the same transaction as the rows they sum (./rollups.ts).
     await adjustRollups(
       trx,
-      fresh.map((x) => x.row as unknown as RollupSource),
+      fresh.map((x) => x.row),
       1,
     );
     count += fresh.length;
