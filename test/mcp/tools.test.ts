@@ -69,7 +69,7 @@ describe('/api/mcp (official SDK client, SDK schemas)', () => {
 
   it('lists every tool with title, read-only annotations and input and output schemas', () => {
     expect(tools.map((x) => x.name)).toEqual(Object.keys(MCP_TOOLS));
-    expect(tools).toHaveLength(12);
+    expect(tools).toHaveLength(14);
     for (const tool of tools) {
       expect(tool.title, tool.name).toBeTruthy();
       expect(tool.annotations).toEqual({ title: tool.title, readOnlyHint: true, openWorldHint: false });
@@ -112,7 +112,7 @@ describe('/api/mcp (official SDK client, SDK schemas)', () => {
 
   it('tools/list and tools/call answer the SDK schemas; every structuredContent matches its outputSchema', async () => {
     const list = JSONRPCResultResponseSchema.parse(await (await post({ jsonrpc: '2.0', id: 'a', method: 'tools/list' })).json());
-    expect(ListToolsResultSchema.parse(list.result).tools).toHaveLength(12);
+    expect(ListToolsResultSchema.parse(list.result).tools).toHaveLength(14);
     const ajv = new Ajv({ strict: false });
     for (const tool of tools) {
       const args =
@@ -213,7 +213,7 @@ describe('/api/mcp (official SDK client, SDK schemas)', () => {
     expect((await post(body, { ...MCP_HEADERS, 'mcp-protocol-version': '1999-01-01' })).status).toBe(400);
     const good = await post(body, { ...MCP_HEADERS, 'mcp-protocol-version': '2025-06-18' });
     expect(good.status).toBe(200);
-    expect((await good.json()).result.tools).toHaveLength(12);
+    expect((await good.json()).result.tools).toHaveLength(14);
   });
 
   it('refuses GET on the stateless endpoint with 405 {error}', async () => {
