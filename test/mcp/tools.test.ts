@@ -116,7 +116,15 @@ describe('/api/mcp (official SDK client, SDK schemas)', () => {
     const ajv = new Ajv({ strict: false });
     for (const tool of tools) {
       const args =
-        tool.name === 'get_provider' ? { domain: 'api.alpha.example' } : tool.name === 'get_service_history' ? { service_id: SID_C } : {};
+        tool.name === 'get_provider'
+          ? { domain: 'api.alpha.example' }
+          : tool.name === 'get_service_history'
+            ? { service_id: SID_C }
+            : tool.name === 'get_rankings'
+              ? { kind: 'services' }
+              : tool.name === 'get_service_payments'
+                ? { provider: 'api.alpha.example' }
+                : {};
       if (tool.name === 'get_transaction') continue; // no transaction in this store: test/mcp/twins.test.ts covers it
       const raw = JSONRPCResultResponseSchema.parse(
         await (await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool.name, arguments: args } })).json(),
