@@ -61,7 +61,7 @@ export function TopServices() {
                     <td>
                       <Link href={`/service/${x.service_id}`}>{short(x.service_id)}</Link>
                     </td>
-                    <td>{x.provider ? <Link href={`/provider/${encodeURIComponent(x.provider)}`}>{x.provider}</Link> : 'unknown'}</td>
+                    <td>{x.provider ? <Link href={`/providers/${encodeURIComponent(x.provider)}`}>{x.provider}</Link> : 'unknown'}</td>
                     <td>{x.payments}</td>
                     <td>{x.distinct_payers}</td>
                     <td>{known(x.nominal)}</td>
