@@ -49,7 +49,7 @@ export function TopServices() {
       <Show state={r} what="the ranking">
         {(d) =>
           d.rows.length ? (
-            <>
+            <div data-top-services={d.rows.length}>
               <p class="muted">Last 30 days, {covered(d)}. Nominal received is listed USD at face value, not revenue.</p>
               <DataTable
                 label="Top services by nominal received"
@@ -68,9 +68,9 @@ export function TopServices() {
                   </tr>
                 ))}
               </DataTable>
-            </>
+            </div>
           ) : (
-            <p>No attributed payments in the collected part of the last 30 days.</p>
+            <p data-top-services="0">No attributed payments in the collected part of the last 30 days.</p>
           )
         }
       </Show>
