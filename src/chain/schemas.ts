@@ -7,7 +7,20 @@
 import { z } from 'zod';
 import { integerConstant } from '../domain/integer-constant.js';
 import { CHAIN_ID, TRANSACTION_MEMBERS, type MemberName, type ServedMember, type TransactionMember } from '../domain/observation.js';
-import { HASH_PATTERN, LIMIT_DEFAULT, LIMIT_MAX, MAX_UNIX_SECONDS, OFFSET_MAX, Q_MAX, Q_PATTERN } from '../domain/filters.js';
+import {
+  ADDRESS_PATTERN,
+  DOMAIN_PATTERN,
+  HASH_PATTERN,
+  LIMIT_DEFAULT,
+  LIMIT_MAX,
+  MAX_UNIX_SECONDS,
+  OFFSET_MAX,
+  PROTOCOL_FILTERS,
+  Q_MAX,
+  Q_PATTERN,
+  SERVICE_ID_PATTERN,
+} from '../domain/filters.js';
+import { CATEGORIES } from './decode/constants.js';
 import { enumParam, integerParam, sinceBeforeUntil, textParam as plainTextParam } from '../domain/query-params.js';
 
 // ---- requests ---------------------------------------------------------------------------------------------------
@@ -30,7 +43,28 @@ export const filterShape = {
   asset: textParam(66, 'Token contract (recommended) or symbol (symbols can be ambiguous).').optional(),
   exchange: textParam(Q_MAX, 'Exact venue name, or "unknown" for observations with no identified exchange.').optional(),
   execution: enumParam(['success', 'failed', 'unknown']).optional().describe('Execution result: success, failed or unknown (no receipt).'),
+  protocol: enumParam(PROTOCOL_FILTERS)
+    .optional()
+    .describe('Identified protocol: mpp, x402, or unknown (none identified: chain activity alone does not establish one).'),
+  category: enumParam(CATEGORIES).optional().describe('Exact category.'),
+  payer: addressParam('Who paid (the payer of the primary leg, never simply the sender), exact address.'),
+  recipient: addressParam('Recipient of the primary leg, exact address.'),
+  service_id: plainTextParam(64, SERVICE_ID_PATTERN, 'must be a service id: 64 lower-case hex characters')
+    .optional()
+    .describe('The service the payment is attributed to (sha256 hex service id, docs/intelligence.md), exact.'),
+  provider: plainTextParam(260, DOMAIN_PATTERN, 'must be a host name (or [IPv6]) with an optional :port')
+    .transform((d) => d.toLowerCase())
+    .optional()
+    .describe('The provider domain of the service the payment is attributed to, exact.'),
 };
+
+/** An optional address filter: 0x + 40 hex digits, lower-cased. */
+function addressParam(description: string) {
+  return plainTextParam(42, ADDRESS_PATTERN, 'must be an address: 0x and 40 hex digits')
+    .transform((a) => a.toLowerCase())
+    .optional()
+    .describe(description);
+}
 
 /** Drops empty optional text filters (an empty `q=` from a form means "no filter"). */
 function dropEmpty<T extends Record<string, unknown>>(f: T): T {

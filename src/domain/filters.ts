@@ -23,6 +23,14 @@ export const HASH_PATTERN = /^0x[0-9a-fA-F]{64}$/;
 /** Characters allowed in q (docs/api-chain.md): ASCII letters and digits, `:` `.` `_` `-` and spaces. */
 export const Q_PATTERN = /^[A-Za-z0-9:._\- ]*$/;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+/** An account address filter (payer, recipient): 0x and 40 hex digits, any case. */
+export const ADDRESS_PATTERN = ADDRESS;
+/** A service id: sha256 hex of the canonical method and URL (src/intel/service-id.ts). */
+export const SERVICE_ID_PATTERN = /^[a-f0-9]{64}$/;
+/** A provider domain: host name (or [IPv6]) with an optional :port (src/intel/schemas.ts DomainSchema). */
+export const DOMAIN_PATTERN = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/;
+/** Values of the `protocol` filter: an identified protocol, or `unknown` for none. */
+export const PROTOCOL_FILTERS = ['mpp', 'x402', 'unknown'] as const;
 
 /** Shape of the common filters after parsing (all optional; absent = no constraint). */
 export interface ObservationFilters {
@@ -37,6 +45,18 @@ export interface ObservationFilters {
   /** Exact venue name, or "unknown" for observations with no identified exchange. */
   exchange?: string;
   execution?: Execution;
+  /** mpp, x402, or "unknown" for observations with no identified protocol. */
+  protocol?: (typeof PROTOCOL_FILTERS)[number];
+  /** Exact category (src/chain/decode/constants.ts CATEGORIES). */
+  category?: string;
+  /** Lower-case address of who paid (the `payer` column), exact. */
+  payer?: string;
+  /** Lower-case address of the primary leg's recipient, exact. */
+  recipient?: string;
+  /** The attributed service id, exact. */
+  service_id?: string;
+  /** The attributed service's provider domain (lower-case), exact. */
+  provider?: string;
 }
 
 /** How `q` is matched, decided from its form (docs/decisions.md): hash, wallet address, or symbol/venue text. */

@@ -19,6 +19,8 @@ import {
   upsertService,
 } from '../store/intel/index.js';
 import type { Store } from '../store/db.js';
+import { reattributePayments } from '../store/payments/reattribute.js';
+import { REFRESH_BUDGET } from '../store/payments/intel-index.js';
 import { diffSnapshots, directoryDriftChanges } from './changes.js';
 import { archiveSourceAnswer, type ArchivedSourceAnswer } from './evidence.js';
 import { Prober, type ProbeResult } from './probe/index.js';
@@ -98,6 +100,7 @@ export async function collectOnce(store: Store, opts: CollectOptions = {}): Prom
         }
       }),
     );
+    await attributeStoredPayments(store, opts);
     const allFailed = sources.length > 0 && sum.sources_failed === sources.length;
     await finishCollectRun(store, runId, {
       services: sum.services,
@@ -115,6 +118,22 @@ export async function collectOnce(store: Store, opts: CollectOptions = {}): Prom
       error: shortMessage(err),
     }).catch(() => {});
     throw err;
+  }
+}
+
+/**
+ * Applies the realms and payTos this pass stored to the payments already collected (src/store/payments/reattribute.ts),
+ * pass after pass until no offer is left. A failure is logged and left for the next run: it never fails the intel run.
+ */
+async function attributeStoredPayments(store: Store, opts: CollectOptions): Promise<void> {
+  try {
+    for (;;) {
+      const r = await reattributePayments(store);
+      if (r.changed) opts.log?.info({ ...r }, 'payments re-attributed to services');
+      if (r.offers < REFRESH_BUDGET) return;
+    }
+  } catch (err) {
+    opts.log?.warn({ err: shortMessage(err) }, 'payments not re-attributed; the next run tries again');
   }
 }
 

@@ -151,6 +151,13 @@ describe.each(DIALECTS)('chain API on %s', (dialect) => {
     ['execution=ok', 'execution'],
     ['execution=SUCCESS', 'execution'],
     ['execution=', 'execution'],
+    ['protocol=stripe', 'protocol'],
+    ['protocol=x402&protocol=mpp', 'protocol'],
+    ['category=revenue', 'category'],
+    ['payer=0x1234', 'payer'],
+    [`recipient=0x${'g'.repeat(40)}`, 'recipient'],
+    ['service_id=svc-1', 'service_id'],
+    ['provider=a%2Fb', 'provider'],
     ['foo=1', 'foo'],
     ['LIMIT=5', 'LIMIT'],
   ];

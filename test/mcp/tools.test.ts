@@ -82,11 +82,17 @@ describe('/api/mcp (official SDK client, SDK schemas)', () => {
     const txs = tools.find((x) => x.name === 'search_transactions')!;
     expect(Object.keys(txs.inputSchema.properties ?? {}).sort()).toEqual([
       'asset',
+      'category',
       'exchange',
       'execution',
       'limit',
       'offset',
+      'payer',
+      'protocol',
+      'provider',
       'q',
+      'recipient',
+      'service_id',
       'since',
       'until',
     ]);

@@ -6,6 +6,7 @@ import type { Store } from '../store.js';
 import type { BlockObservations } from '../../domain/observation.js';
 import { CHAIN_ID } from '../../domain/observation.js';
 import { insertObservations } from './write.js';
+import { paymentIntelOf } from '../payments/intel-index.js';
 import { insertBlockRows, newestBlockVerified, readFinalityState } from './finality.js';
 import { mergeCoverage, readCoverage, summarizeCoverage, type HeightInterval } from './coverage.js';
 import { readStats } from './query.js';
@@ -57,13 +58,17 @@ export async function writePreparedBlocks(
 ): Promise<void> {
   const now = new Date().toISOString();
   const newest = blocks.length ? Math.max(...blocks.map((b) => b.time)) : null;
+  const intel = paymentIntelOf(store);
   await store.db.transaction().execute(async (trx) => {
+    // Offers stored since the last write (a primary-key range, usually empty), read in the write's snapshot.
+    await intel.refresh(trx);
     await insertObservations(
       trx,
       store.dialect,
       blocks.flatMap((b) => b.observations),
       newest,
       now,
+      intel,
     );
     await mergeCoverage(
       trx,

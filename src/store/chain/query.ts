@@ -49,6 +49,12 @@ function filterExpression(f: ObservationFilters, list: TokenList) {
       parts.push(isContractAddress(f.asset) ? eb('asset_contract', '=', f.asset.toLowerCase()) : symbolExpression(eb, f.asset, list));
     if (f.exchange !== undefined) parts.push(f.exchange === 'unknown' ? eb('exchange', 'is', null) : eb('exchange', '=', f.exchange));
     if (f.execution !== undefined) parts.push(eb('execution', '=', f.execution));
+    if (f.protocol !== undefined) parts.push(f.protocol === 'unknown' ? eb('protocol', 'is', null) : eb('protocol', '=', f.protocol));
+    if (f.category !== undefined) parts.push(eb('category', '=', f.category));
+    if (f.payer !== undefined) parts.push(eb('payer', '=', f.payer));
+    if (f.recipient !== undefined) parts.push(eb('recipient', '=', f.recipient));
+    if (f.service_id !== undefined) parts.push(eb('service_id', '=', f.service_id));
+    if (f.provider !== undefined) parts.push(eb('provider', '=', f.provider));
     return eb.and(parts);
   };
 }
@@ -60,7 +66,18 @@ export function applyFilters<O>(qb: ObsQuery<O>, f: ObservationFilters, list: To
 
 /** True when only time bounds apply, so rank arithmetic on seq can answer (given an ordered store). */
 function onlyTimeBounds(f: ObservationFilters): boolean {
-  return f.q === undefined && f.asset === undefined && f.exchange === undefined && f.execution === undefined;
+  return (
+    f.q === undefined &&
+    f.asset === undefined &&
+    f.exchange === undefined &&
+    f.execution === undefined &&
+    f.protocol === undefined &&
+    f.category === undefined &&
+    f.payer === undefined &&
+    f.recipient === undefined &&
+    f.service_id === undefined &&
+    f.provider === undefined
+  );
 }
 
 /** The counters row (observation_count, ordered, updated_at). */
@@ -147,7 +164,21 @@ export async function countRows(db: Kysely<Database>, f: ObservationFilters, lis
 
 /** A stable key for a filter set under a token list (members in a fixed order, undefined ones left out). */
 export function filterKey(f: ObservationFilters, list: TokenList): string {
-  return JSON.stringify([f.since, f.until, f.q, f.asset, f.exchange, f.execution, list.id]);
+  return JSON.stringify([
+    f.since,
+    f.until,
+    f.q,
+    f.asset,
+    f.exchange,
+    f.execution,
+    list.id,
+    f.protocol,
+    f.category,
+    f.payer,
+    f.recipient,
+    f.service_id,
+    f.provider,
+  ]);
 }
 
 /**

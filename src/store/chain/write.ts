@@ -9,6 +9,9 @@ import type { SerializedObservation } from './rows.js';
 import { preparedOnPostgres } from '../prepared.js';
 import { packDetail, packIntegrity } from './detail-codec.js';
 import { adjustRollups } from './rollups.js';
+import type { PaymentIntelIndex } from '../payments/intel-index.js';
+import { attributionColumns, legsOfDetailJson, worthAttributing } from '../payments/attribute-rows.js';
+import { onAttributed } from '../payments/attributed.js';
 
 /**
  * Rows per multi-row INSERT of a table with `columns` columns: at most 1000 rows (PostgreSQL plans larger
@@ -92,8 +95,11 @@ export interface InsertResult {
  * Inserts the observations not yet stored (first occurrence of a hash wins), assigning seq = count, count+1, …
  * in seqOrder, and updates chain_stats (count, ordered flag, last key, newest block time, updated_at).
  * Takes chain_stats' row lock first on PostgreSQL so concurrent writers serialise (SQLite writers already do).
+ * With `intel`, fresh rows are attributed to services before they are inserted (src/payments/attribute.ts) and
+ * onAttributed hears of those attributed.
  * @param newestBlockTime the newest block timestamp among the written blocks (UTC seconds), or null
  * @param now ISO 8601 time of this write
+ * @param intel the payment intel index, refreshed by the caller; none: the attribution columns stay null
  */
 export async function insertObservations(
   trx: Transaction<Database>,
@@ -101,6 +107,7 @@ export async function insertObservations(
   observations: SerializedObservation[],
   newestBlockTime: number | null,
   now: string,
+  intel?: PaymentIntelIndex,
 ): Promise<InsertResult> {
   let statsQ = trx.selectFrom('chain_stats').selectAll().where('id', '=', 1);
   if (dialect === 'postgres') statsQ = statsQ.forUpdate();
@@ -124,6 +131,22 @@ export async function insertObservations(
   let ordered = stats.ordered === 1;
   let lastTime = stats.last_time == null ? null : Number(stats.last_time);
   let lastHash = stats.last_hash;
+  const attributed: string[] = [];
+  if (intel)
+    for (const x of fresh) {
+      if (
+        !worthAttributing(
+          x.row,
+          x.legRecipients.map((l) => l.recipient),
+          intel,
+        )
+      )
+        continue;
+      const { attribution, ...columns } = attributionColumns(x.row, legsOfDetailJson(x.detail), intel);
+      if (columns.attribution_method === null && columns.protocol === x.row.protocol) continue;
+      Object.assign(x.row, columns);
+      attributed.push(x.hash);
+    }
   if (fresh.length) {
     if (ordered && lastTime !== null && lastHash !== null && seqOrder({ time: lastTime, hash: lastHash }, fresh[0]) >= 0) ordered = false;
     await insertRows(
@@ -153,6 +176,7 @@ export async function insertObservations(
       fresh.map((x) => x.row),
       1,
     );
+    if (attributed.length) await onAttributed(trx, attributed);
     count += fresh.length;
     const last = fresh[fresh.length - 1];
     lastTime = last.time;
