@@ -39,7 +39,11 @@ const RUNS = Number(values.runs);
 const DAYS = 30;
 const PATH_USD = '0x20c0000000000000000000000000000000000000';
 
-const hex = (s: string, bytes: number) => `0x${createHash('sha256').update(s).digest('hex').slice(0, bytes * 2)}`;
+const hex = (s: string, bytes: number) =>
+  `0x${createHash('sha256')
+    .update(s)
+    .digest('hex')
+    .slice(0, bytes * 2)}`;
 const serviceId = (k: number) => createHash('sha256').update(`service:${k}`).digest('hex');
 
 /** mulberry32. */
@@ -159,14 +163,26 @@ for (const dialect of values.dialect === 'both' ? (['sqlite', 'postgres'] as con
   const seeded_s = await seed(store, end);
   const n = Number((await store.db.selectFrom('chain_stats').select('observation_count').executeTakeFirstOrThrow()).observation_count);
   const rollupRows = Number(
-    (await store.db.selectFrom('payment_rollups').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n,
+    (
+      await store.db
+        .selectFrom('payment_rollups')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
   );
   const req = { kind: 'services' as const, since: end - DAYS * 86_400, until: end, by: 'distinct_payers' as const, limit: 20, offset: 0 };
   const ranking = await timed(RUNS, () => rankRollups(store, req));
   const top = await rankRollups(store, req);
   const sid = top.rows[Math.min(10, top.rows.length - 1)].service_id!;
   const list = await timed(RUNS * 3, () =>
-    store.db.selectFrom('observations').selectAll().where('service_id', '=', sid).orderBy('time', 'desc').orderBy('hash', 'asc').limit(30).execute(),
+    store.db
+      .selectFrom('observations')
+      .selectAll()
+      .where('service_id', '=', sid)
+      .orderBy('time', 'desc')
+      .orderBy('hash', 'asc')
+      .limit(30)
+      .execute(),
   );
   const usage = await storageUsage(store);
   const total = usage.reduce((s, o) => s + o.bytes, 0);
@@ -181,7 +197,12 @@ for (const dialect of values.dialect === 'both' ? (['sqlite', 'postgres'] as con
     try {
       const b = await measure('bare route', bare.bareUrl, { duration: Number(values.duration) });
       const r = await measure('ranking (remembered)', url, { duration: Number(values.duration) });
-      http = { bare_req_s: b.req_per_s, ranking_req_s: r.req_per_s, share: Math.round((r.req_per_s / b.req_per_s) * 100) / 100, ranking_p99_ms: r.p99_ms };
+      http = {
+        bare_req_s: b.req_per_s,
+        ranking_req_s: r.req_per_s,
+        share: Math.round((r.req_per_s / b.req_per_s) * 100) / 100,
+        ranking_p99_ms: r.p99_ms,
+      };
     } finally {
       await server.stop();
       await bare.stop();
