@@ -34,7 +34,7 @@ import type { AppContext } from '../context.js';
 import { MANIFEST_PATH, publicBaseUrl } from '../http/base-urls.js';
 import { renderedOnce } from '../http/reply.js';
 import { heavyReadBudget } from '../limits/heavy-budget.js';
-import { getProvider, intelligenceStatus, listChanges, listHistory, listOffers, searchProviders } from '../intel/queries.js';
+import { intelligenceStatus, listChanges, listHistory, listOffers, searchProviders } from '../intel/queries.js';
 import {
   ChangesResponse,
   HistoryResponse,
@@ -42,12 +42,19 @@ import {
   IntelQuery,
   NoParams,
   OffersResponse,
-  ProviderParams,
-  ProviderProfileResponse,
   ProvidersQuery,
   ProvidersResponse,
 } from '../intel/schemas.js';
 import { freshJson, type ServerInfo, tool, ToolTable } from './jsonrpc.js';
+import { payments, providerProfile, rankings } from '../chain/payments.js';
+import {
+  PaymentsAnswerSchema,
+  PaymentsQuery,
+  ProviderPaymentsArgs,
+  ProviderProfileWithPayments,
+  RankingSchema,
+  RankingsToolArgs,
+} from '../chain/payments-schemas.js';
 
 /** The tools of /api/mcp and their HTTP twins, in `tools/list` order (documentation: OpenAPI, manifest, llms.txt). */
 export const MCP_TOOLS = {
@@ -63,6 +70,8 @@ export const MCP_TOOLS = {
   get_metrics_series: 'GET /api/metrics/series',
   get_coverage: 'GET /api/coverage',
   get_status: 'GET /api/status',
+  get_rankings: 'GET /api/rankings/{kind}',
+  get_service_payments: 'GET /api/payments',
 } as const;
 
 /** The tools of the trust check's /v1/mcp (src/trust/mcp.ts) and their HTTP twin (documentation). */
@@ -94,11 +103,11 @@ export function publicToolTable(ctx: AppContext, info: Omit<ServerInfo, 'instruc
     tool({
       name: 'get_provider',
       title: 'Provider profile',
-      description: `One provider profile: services, advertised offers and recent dated checks. Error when the provider is not listed.${twin('get_provider')}`,
-      input: ProviderParams,
-      output: ProviderProfileResponse,
+      description: `One provider profile: services, advertised offers, recent dated checks and the payments attributed to the provider and each service (default the last 30 days). Error when the provider is not listed.${twin('get_provider')}`,
+      input: ProviderPaymentsArgs,
+      output: ProviderProfileWithPayments,
       pathParams: ['domain'],
-      run: async (a) => freshJson(await getProvider(ctx.store, a.domain, opts())),
+      run: async ({ domain, ...q }) => freshJson(await providerProfile(ctx.store, domain, q, opts())),
     }),
     tool({
       name: 'get_intelligence_status',
@@ -187,6 +196,24 @@ export function publicToolTable(ctx: AppContext, info: Omit<ServerInfo, 'instruc
       input: NoQuery,
       output: StatusSchema,
       run: async (_a, { req }) => freshJson({ ...(await chainStatus(ctx)), manifest: `${publicBaseUrl(ctx.config, req)}${MANIFEST_PATH}` }),
+    }),
+    tool({
+      name: 'get_rankings',
+      title: 'Rankings of services, recipients or payers',
+      description: `Services, recipient addresses or payer addresses ranked by nominal received (listed USD, not revenue), payments or distinct payers over whole UTC days (default the last 30), with the collected part of the window.${twin('get_rankings')}`,
+      input: RankingsToolArgs,
+      output: RankingSchema,
+      pathParams: ['kind'],
+      budget: { of: heavy },
+      run: async ({ kind, ...q }) => renderedOnce(await rankings(ctx.store, kind, q)),
+    }),
+    tool({
+      name: 'get_service_payments',
+      title: 'Payments of a service or provider',
+      description: `Payments attributed to one service (service_id) or to every service of a provider (provider): counts per attribution method and protocol, distinct payers and clients, nominal received (listed USD, not revenue), over whole UTC days (default the last 30), with the collected part of the window.${twin('get_service_payments')}`,
+      input: PaymentsQuery,
+      output: PaymentsAnswerSchema,
+      run: async (a) => freshJson(await payments(ctx.store, a)),
     }),
   ]);
 }

@@ -43,6 +43,8 @@ export const REGION_BYTES = {
   intel: 16 * 1024 * 1024,
   /** Transaction details: a few kB each. */
   details: 16 * 1024 * 1024,
+  /** Rankings and payments of services (../store/chain/rankings.ts): at most 100 rows each. */
+  payments: 4 * 1024 * 1024,
 } as const;
 
 /** The size an answer counts for while it is still being computed. */
@@ -137,6 +139,8 @@ export class StoreCache {
   readonly counts = new CacheRegion<number, ChainStats>(REGION_BYTES.counts, chainVersionKey);
   /** Details of recorded transactions, by lower-case hash, at the chain version (a finality upgrade changes them). */
   readonly details = new CacheRegion<TransactionDetailRow, ChainStats>(REGION_BYTES.details, chainVersionKey);
+  /** Rankings and services' payments (./chain/rankings.ts), at the chain version. */
+  readonly payments = new CacheRegion<unknown, ChainStats>(REGION_BYTES.payments, chainVersionKey);
   /** Intel list answers, keyed on intelVersion and kept at most READ_TTL_MS. */
   readonly intel = new CacheRegion<unknown, number>(REGION_BYTES.intel, String, { ttlMs: READ_TTL_MS });
 

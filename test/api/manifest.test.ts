@@ -102,7 +102,7 @@ describe('the manifest', () => {
     try {
       const { tools } = await client.listTools();
       expect([...m.mcp.tools].sort()).toEqual(tools.map((t) => t.name).sort());
-      expect(m.mcp.tools).toHaveLength(12);
+      expect(m.mcp.tools).toHaveLength(14);
       expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
     } finally {
       await client.close();

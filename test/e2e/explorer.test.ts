@@ -133,6 +133,10 @@ describe('the explorer in chromium', () => {
     }
     await expect(page.textContent('main')).resolves.toMatch(/Checkpointblock \d+ \(0x[0-9a-f]{6}…[0-9a-f]{6}\), written 20\d\d-/);
     await expect(page.textContent('main')).resolves.toContain('not a complete feed');
+    // The top services table shows as many rows as the ranking it links has (up to 10).
+    const shown = Number(await (await page.waitForSelector('[data-top-services]')).getAttribute('data-top-services'));
+    expect(shown).toBe((await json('/api/rankings/services?by=nominal&limit=10')).rows.length);
+    await expect(page.textContent('main')).resolves.toContain('Top services by nominal received');
     await page.screenshot({ path: `${IMG_DIR}explorer-overview.png`, fullPage: true });
     expect(consoleErrors).toEqual([]);
     await page.close();
@@ -206,6 +210,13 @@ describe('the explorer in chromium', () => {
     expect(item).toContain(change.before.pay_to);
     expect(item).toContain(change.after.pay_to);
     await expect(page.textContent('main')).resolves.toContain('offers, not charges');
+    // Payments received, as the API counts them, never called revenue.
+    const profile = await json(`/api/providers/${encodeURIComponent(searchDomain)}`);
+    const main = (await page.textContent('main')) ?? '';
+    expect(main).toContain('Payments received (last 30 days)');
+    expect(main).toContain(`Payments${profile.provider.payments.count}`);
+    expect(main).toContain('Nominal received (listed USD)');
+    expect(main.toLowerCase()).not.toContain('revenue');
     await page.screenshot({ path: `${IMG_DIR}explorer-provider.png` });
     await page.click(`.timeline a[href="/service/${change.service_id}"]`);
     await page.waitForLoadState('networkidle');

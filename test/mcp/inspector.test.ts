@@ -31,6 +31,11 @@ const CALLS: Record<keyof typeof MCP_TOOLS, [string[], string[]]> = {
   get_metrics_series: [['bucket=day'], ['bucket=week']],
   get_coverage: [[], ['x=1']],
   get_status: [[], ['x=1']],
+  get_rankings: [
+    ['kind=services', 'by=payments'],
+    ['kind=services', 'by=revenue'],
+  ],
+  get_service_payments: [[`provider=${seedDomain(1)}`], ['service_id=xyz']],
 };
 
 describe('/api/mcp through the MCP Inspector CLI', () => {

@@ -69,7 +69,7 @@ describe('/api/mcp (official SDK client, SDK schemas)', () => {
 
   it('lists every tool with title, read-only annotations and input and output schemas', () => {
     expect(tools.map((x) => x.name)).toEqual(Object.keys(MCP_TOOLS));
-    expect(tools).toHaveLength(12);
+    expect(tools).toHaveLength(14);
     for (const tool of tools) {
       expect(tool.title, tool.name).toBeTruthy();
       expect(tool.annotations).toEqual({ title: tool.title, readOnlyHint: true, openWorldHint: false });
@@ -126,11 +126,19 @@ describe('/api/mcp (official SDK client, SDK schemas)', () => {
 
   it('tools/list and tools/call answer the SDK schemas; every structuredContent matches its outputSchema', async () => {
     const list = JSONRPCResultResponseSchema.parse(await (await post({ jsonrpc: '2.0', id: 'a', method: 'tools/list' })).json());
-    expect(ListToolsResultSchema.parse(list.result).tools).toHaveLength(12);
+    expect(ListToolsResultSchema.parse(list.result).tools).toHaveLength(14);
     const ajv = new Ajv({ strict: false });
     for (const tool of tools) {
       const args =
-        tool.name === 'get_provider' ? { domain: 'api.alpha.example' } : tool.name === 'get_service_history' ? { service_id: SID_C } : {};
+        tool.name === 'get_provider'
+          ? { domain: 'api.alpha.example' }
+          : tool.name === 'get_service_history'
+            ? { service_id: SID_C }
+            : tool.name === 'get_rankings'
+              ? { kind: 'services' }
+              : tool.name === 'get_service_payments'
+                ? { provider: 'api.alpha.example' }
+                : {};
       if (tool.name === 'get_transaction') continue; // no transaction in this store: test/mcp/twins.test.ts covers it
       const raw = JSONRPCResultResponseSchema.parse(
         await (await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool.name, arguments: args } })).json(),
@@ -227,7 +235,7 @@ describe('/api/mcp (official SDK client, SDK schemas)', () => {
     expect((await post(body, { ...MCP_HEADERS, 'mcp-protocol-version': '1999-01-01' })).status).toBe(400);
     const good = await post(body, { ...MCP_HEADERS, 'mcp-protocol-version': '2025-06-18' });
     expect(good.status).toBe(200);
-    expect((await good.json()).result.tools).toHaveLength(12);
+    expect((await good.json()).result.tools).toHaveLength(14);
   });
 
   it('refuses GET on the stateless endpoint with 405 {error}', async () => {

@@ -58,6 +58,24 @@ const ANSWERS: Case[] = [
   ['get_metrics_series', { bucket: 'day' }, '/api/metrics/series?bucket=day'],
   ['get_coverage', {}, '/api/coverage'],
   ['get_status', {}, '/api/status'],
+  ['get_rankings', { kind: 'recipients' }, '/api/rankings/recipients'],
+  [
+    'get_rankings',
+    { kind: 'payers', by: 'payments', since: 1767225600, until: 1767312000, limit: 3, offset: 1 },
+    '/api/rankings/payers?by=payments&since=1767225600&until=1767312000&limit=3&offset=1',
+  ],
+  ['get_rankings', { kind: 'services', by: 'distinct_payers', protocol: 'mpp' }, '/api/rankings/services?by=distinct_payers&protocol=mpp'],
+  ['get_service_payments', { provider: seedDomain(1) }, `/api/payments?provider=${seedDomain(1)}`],
+  [
+    'get_service_payments',
+    { service_id: 'a'.repeat(64), since: 1767225600 },
+    `/api/payments?service_id=${'a'.repeat(64)}&since=1767225600`,
+  ],
+  [
+    'get_provider',
+    { domain: seedDomain(2), since: 1767225600, until: 1767312000 },
+    `/api/providers/${seedDomain(2)}?since=1767225600&until=1767312000`,
+  ],
 ];
 
 const ERRORS: Case[] = [
@@ -80,6 +98,10 @@ const ERRORS: Case[] = [
   ['get_metrics_series', { since: 0, until: 1767312000 }, '/api/metrics/series?since=0&until=1767312000'],
   ['get_coverage', { x: 1 }, '/api/coverage?x=1'],
   ['get_status', { x: 1 }, '/api/status?x=1'],
+  ['get_rankings', { kind: 'services', by: 'revenue' }, '/api/rankings/services?by=revenue'],
+  ['get_rankings', { kind: 'recipients', limit: 101 }, '/api/rankings/recipients?limit=101'],
+  ['get_service_payments', { service_id: 'XYZ' }, '/api/payments?service_id=XYZ'],
+  ['get_service_payments', {}, '/api/payments'],
 ];
 
 /** Comparisons made, per dialect (the closing note reports them). */

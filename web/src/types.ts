@@ -12,15 +12,9 @@ import type {
   TransactionListSchema,
   TransactionSchema,
 } from '../../src/chain/schemas';
-import type {
-  ChangesResponse,
-  CheckSchema,
-  HistoryResponse,
-  OfferSchema,
-  ProviderProfileResponse,
-  ProvidersResponse,
-} from '../../src/intel/schemas';
+import type { ChangesResponse, CheckSchema, HistoryResponse, OfferSchema, ProvidersResponse } from '../../src/intel/schemas';
 import type { CheckAnswer as CheckAnswerSchema } from '../../src/trust/schemas';
+import type { PaymentsSchema, ProviderProfileWithPayments, RankingSchema } from '../../src/chain/payments-schemas';
 import type { ServedLeg } from '../../src/domain/listing';
 import type { DecodedCall } from '../../src/chain/decode/calls';
 
@@ -54,7 +48,9 @@ export type { MetricsSeries as Series } from '../../src/store/chain/answers';
 export type Check = z.infer<typeof CheckSchema>;
 export type Offer = z.infer<typeof OfferSchema>;
 export type Providers = z.infer<typeof ProvidersResponse>;
-export type ProviderProfile = z.infer<typeof ProviderProfileResponse>;
+export type ProviderProfile = z.infer<typeof ProviderProfileWithPayments>;
+export type Payments = z.infer<typeof PaymentsSchema>;
+export type Ranking = z.infer<typeof RankingSchema>;
 export type Change = z.infer<typeof ChangesResponse>['changes'][number];
 export type Changes = z.infer<typeof ChangesResponse>;
 export type History = z.infer<typeof HistoryResponse>;

@@ -12,6 +12,7 @@ import { operatorRoutes } from './operator.js';
 import { mcpRoutes } from '../../mcp/route.js';
 import { chainRoutes } from './chain.js';
 import { manifestRoutes } from './manifest.js';
+import { rankingRoutes } from './rankings.js';
 
 /** Free reads and the MCP endpoint: CORS for any origin. */
 export const publicRoutePlugins: FastifyPluginAsync<AppContext>[] = [
@@ -19,6 +20,7 @@ export const publicRoutePlugins: FastifyPluginAsync<AppContext>[] = [
   intelligenceRoutes,
   mcpRoutes,
   chainRoutes,
+  rankingRoutes,
   manifestRoutes,
 ];
 

@@ -6,10 +6,12 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { FRESH, renderedOnce, sendRenderedJson } from '../../http/reply.js';
 import type { AppContext } from '../../context.js';
-import { getProvider, searchProviders } from '../../intel/queries.js';
+import { searchProviders } from '../../intel/queries.js';
+import { providerProfile } from '../../chain/payments.js';
+import { ProviderPaymentsQuery, ProviderProfileWithPayments } from '../../chain/payments-schemas.js';
 import { ErrorBody } from '../../domain/error-body.js';
 import { collectionErrorResponses } from '../schemas/common.js';
-import { NoParams, ProviderParams, ProviderProfileResponse, ProvidersQuery, ProvidersResponse } from '../../intel/schemas.js';
+import { ProviderParams, ProvidersQuery, ProvidersResponse } from '../../intel/schemas.js';
 
 /** Registers the provider routes. */
 export const providerRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) => {
@@ -42,18 +44,18 @@ export const providerRoutes: FastifyPluginAsync<AppContext> = async (fastify, ct
         tags: ['providers'],
         summary: 'Provider profile',
         description:
-          'One provider with all its services (stale ones marked with the date of their last good check), the offers of their latest check and their recent dated checks. 404 when not listed; 503 until the first collection run has finished.',
+          'One provider with all its services (stale ones marked with the date of their last good check), the offers of their latest check and their recent dated checks, and the payments attributed to the provider and to each service over [since, until) (default the last 30 days, widened to whole UTC days; docs/payments.md). 404 when not listed; 503 until the first collection run has finished.',
         params: ProviderParams,
-        querystring: NoParams,
+        querystring: ProviderPaymentsQuery,
         response: {
-          200: ProviderProfileResponse,
+          200: ProviderProfileWithPayments,
           ...collectionErrorResponses,
           404: ErrorBody.describe('The provider is not listed here; this is not proof that it does not exist.'),
         },
       },
     },
     async (req, reply) => {
-      const answer = await getProvider(ctx.store, req.params.domain, opts());
+      const answer = await providerProfile(ctx.store, req.params.domain, req.query, opts());
       reply.header('cache-control', FRESH);
       return answer;
     },

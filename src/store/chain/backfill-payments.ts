@@ -7,6 +7,7 @@
  * (unknown) and the backfill goes on. Details too old to carry `payer` (written before the decoder recorded it)
  * leave payer null: no guess from `sender`, who is not necessarily who paid.
  */
+import { adjustRollups, ROLLUP_COLUMNS } from './rollups.js';
 import { sql } from 'kysely';
 import type { Store } from '../store.js';
 import type { ObservationDetail } from '../../domain/observation.js';
@@ -58,6 +59,22 @@ export async function backfillPaymentColumns(store: Store, onProgress?: PackProg
       } else {
         for (const { seq, ...c } of filled) await trx.updateTable('observations').set(c).where('seq', '=', seq).execute();
       }
+      // Rows that gained a payer now count as payments in the rankings' rollups (./rollups.ts), in this same transaction.
+      if (filled.length)
+        await adjustRollups(
+          trx,
+          await trx
+            .selectFrom('observations')
+            .select([...ROLLUP_COLUMNS])
+            .where(
+              'seq',
+              'in',
+              filled.map((f) => f.seq),
+            )
+            .where('payer', 'is not', null)
+            .execute(),
+          1,
+        );
       const done = upTo >= end;
       await trx
         .updateTable('chain_stats')

@@ -8,6 +8,7 @@ import type { DialectName } from '../dialect.js';
 import type { SerializedObservation } from './rows.js';
 import { preparedOnPostgres } from '../prepared.js';
 import { packDetail, packIntegrity } from './detail-codec.js';
+import { adjustRollups } from './rollups.js';
 import type { PaymentIntelIndex } from '../payments/intel-index.js';
 import { attributionColumns, legsOfDetailJson, worthAttributing } from '../payments/attribute-rows.js';
 import { onAttributed } from '../payments/attributed.js';
@@ -168,6 +169,12 @@ export async function insertObservations(
       'leg_recipients',
       fresh.flatMap((x) => x.legRecipients),
       ['recipient', 'hash'],
+    );
+    // The rankings' per-day rollups move in the same transaction as the rows they sum (./rollups.ts).
+    await adjustRollups(
+      trx,
+      fresh.map((x) => x.row),
+      1,
     );
     if (attributed.length) await onAttributed(trx, attributed);
     count += fresh.length;

@@ -2,6 +2,7 @@ import { sql, type Kysely, type Migration } from 'kysely';
 import { isPostgres } from './dialect.js';
 import { sumDecimals } from '../../domain/money.js';
 import { unpackDetail } from '../chain/detail-codec.js';
+import { rebuildRollups } from '../chain/rollups.js';
 
 /**
  * Indexes serve the public sort (time descending, then hash ascending) alone and after each equality filter,
@@ -336,6 +337,42 @@ export const chainMigrations: Record<string, Migration> = {
         await trx.schema.alterTable('chain_stats').dropColumn('payments_end').execute();
         await trx.schema.alterTable('chain_stats').dropColumn('payments_offer_id').execute();
       });
+    },
+  },
+  chain_0010_payment_rollups: {
+    // Rankings read per-day rollups the collector keeps as it writes (src/store/chain/rollups.ts) instead of scanning
+    // observations; the payer is part of the key so a window's distinct payers stay exact. Existing observations
+    // with a payer (chain_0009's column) are rolled up here once.
+    async up(db: Kysely<any>) {
+      await inOneTransaction(db, async (trx) => {
+        await trx.schema
+          .createTable('payment_rollups')
+          .ifNotExists()
+          .addColumn('dim', 'text', (c) => c.notNull())
+          .addColumn('day', 'integer', (c) => c.notNull())
+          .addColumn('subject', 'text', (c) => c.notNull())
+          .addColumn('payer', 'text', (c) => c.notNull())
+          .addColumn('protocol', 'text', (c) => c.notNull())
+          .addColumn('self', 'integer', (c) => c.notNull())
+          .addColumn('method', 'text', (c) => c.notNull())
+          .addColumn('client', 'text', (c) => c.notNull())
+          .addColumn('provider', 'text')
+          .addColumn('payments', 'integer', (c) => c.notNull())
+          .addColumn('nominal_parts', 'text')
+          .addColumn('first_time', 'bigint', (c) => c.notNull())
+          .addColumn('last_time', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('payment_rollups_pk', ['dim', 'day', 'subject', 'payer', 'protocol', 'self', 'method', 'client'])
+          .execute();
+        // A service's payments read its rows by subject, a provider's by provider, each over a window of days.
+        await sql`create index if not exists payment_rollups_subject on payment_rollups (dim, subject, day)`.execute(trx);
+        await sql`create index if not exists payment_rollups_provider on payment_rollups (provider, day) where provider is not null`.execute(
+          trx,
+        );
+        if (await hasColumn(trx, 'observations', 'payer')) await rebuildRollups(trx);
+      });
+    },
+    async down(db: Kysely<any>) {
+      await db.schema.dropTable('payment_rollups').ifExists().execute();
     },
   },
 };

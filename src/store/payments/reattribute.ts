@@ -7,6 +7,7 @@
  * interrupted pass is simply run again (the rewrite is idempotent). A pass that changed rows bumps the chain's
  * store version (chain_stats.updated_at) so remembered answers refresh.
  */
+import { reattributeRollups, ROLLUP_COLUMNS } from '../chain/rollups.js';
 import type { Store } from '../store.js';
 import { storedDetailJson } from '../chain/detail-codec.js';
 import { mppFingerprint } from '../../domain/mpp-attribution.js';
@@ -129,7 +130,18 @@ export async function reattributePayments(store: Store, offerBudget = REFRESH_BU
     }
     if (!updates.length) continue;
     await db.transaction().execute(async (trx) => {
+      // The payment rollups move from the rows' old attribution to the new one in this same transaction.
+      const seqs = updates.map((u) => u.seq);
+      const rollupRows = () =>
+        trx
+          .selectFrom('observations')
+          .select([...ROLLUP_COLUMNS])
+          .where('seq', 'in', seqs)
+          .orderBy('seq')
+          .execute();
+      const before = await rollupRows();
       for (const u of updates) await trx.updateTable('observations').set(u.set).where('seq', '=', u.seq).execute();
+      await reattributeRollups(trx, before, await rollupRows());
       await onAttributed(
         trx,
         updates.map((u) => u.hash),

@@ -188,7 +188,38 @@ export interface FinalityStateTable {
   updated_at: string | null;
 }
 
+/**
+ * Per-day payment rollups (../chain/rollups.ts; migration chain_0010): payments and summed nominal parts per
+ * (dimension, UTC day, subject, payer, protocol, self, method, client), kept in the observations' own write transaction.
+ */
+export interface PaymentRollupsTable {
+  /** `service` (subject: service_id) or `recipient` (subject: lower-case address). */
+  dim: string;
+  /** floor(block time / 86,400): the UTC day number. */
+  day: number | string;
+  subject: string;
+  /** Lower-case payer address. */
+  payer: string;
+  /** mpp, x402 or unknown. */
+  protocol: string;
+  /** 1 for self-payments (payer = recipient), else 0. */
+  self: number | string;
+  /** Attribution method (dim service), else ''. */
+  method: string;
+  /** MPP client fingerprint (dim service), '' when anonymous, none, or dim recipient. */
+  client: string;
+  /** The service's provider domain (dimension service), else null. */
+  provider: string | null;
+  payments: number | string;
+  /** Summed NominalParts JSON text `[[contract, amount], …]`, or null (list-independent; nominal derived when read). */
+  nominal_parts: string | null;
+  /** Earliest and latest payment in the row, UTC Unix seconds. */
+  first_time: number | string;
+  last_time: number | string;
+}
+
 export interface ChainTables {
+  payment_rollups: PaymentRollupsTable;
   observations: ObservationsTable;
   observation_details: ObservationDetailsTable;
   leg_recipients: LegRecipientsTable;

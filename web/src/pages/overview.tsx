@@ -1,4 +1,5 @@
 /** The overview: source freshness, coverage, totals for the last 24 hours and 7 days, and charts over time. */
+import { TopServices } from '../payments';
 import { useMemo, useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { query } from '../api';
@@ -292,6 +293,7 @@ export function Overview() {
           )
         }
       </Show>
+      <TopServices />
     </>
   );
 }

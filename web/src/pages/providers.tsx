@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { Link, useLocation, useSearch } from 'wouter-preact';
 import { query } from '../api';
+import { PaymentsReceived } from '../payments';
 import { iso, known, SERVICE_ID, short } from '../format';
 import { ApiLink, DataTable, ErrorBox, Hex, Json, OfferDisclaimer, Show, useApi, useTitle } from '../ui';
 import type { Change, Changes, Check, History, Offer, ProviderProfile, Providers as ProviderList } from '../types';
@@ -214,6 +215,10 @@ export function Provider({ domain: raw }: { domain: string }) {
             <p class="muted">
               First seen {iso(d.provider.first_seen)}, last seen {iso(d.provider.last_seen)}.
             </p>
+            <section class="card">
+              <h2>Payments received (last 30 days)</h2>
+              <PaymentsReceived p={d.provider.payments} filter={{ provider: d.provider.domain }} />
+            </section>
             {d.provider.services.map((s) => (
               <section key={s.service_id} class="card">
                 <h2>
@@ -228,6 +233,8 @@ export function Provider({ domain: raw }: { domain: string }) {
                 <p class="muted">
                   Service id <code>{s.service_id}</code> — <Link href={`/service/${s.service_id}`}>history</Link>
                 </p>
+                <h3>Payments received (last 30 days)</h3>
+                <PaymentsReceived p={s.payments} filter={{ service_id: s.service_id }} />
                 <h3>Offers (latest check)</h3>
                 <Offers offers={s.offers} />
                 <h3>Dated checks</h3>

@@ -1,4 +1,5 @@
 /** One transaction: integrity checklist, legs as a flow, 0x76 calls, fee and payer, memo, evidence, forensics. */
+import type { ComponentChildren } from 'preact';
 import { Link } from 'wouter-preact';
 import { HASH, known, utc } from '../format';
 import { ApiLink, ChainDisclaimer, ErrorBox, Facts, Hex, Json, Show, useApi, useTitle } from '../ui';
@@ -108,6 +109,7 @@ export function Transaction({ hash }: { hash: string }) {
                   ['Exchange', <bdi>{known(d.exchange)}</bdi>],
                   ['Sender', d.sender ? <Hex value={d.sender} href={`/wallet/${d.sender}`} /> : 'unknown'],
                   ['Recipient', d.recipient ? <Hex value={d.recipient} href={`/wallet/${d.recipient}`} /> : 'unknown'],
+                  ...paymentFacts(d),
                   [
                     'Amount',
                     <>
@@ -193,4 +195,35 @@ export function Transaction({ hash }: { hash: string }) {
       <ApiLink path={path} />
     </>
   );
+}
+
+/**
+ * Who paid and what for (docs/payments.md): the payer of the transfer to the recipient (not necessarily the sender),
+ * the service it is attributed to and how. Members read defensively: details stored before them lack them.
+ */
+function paymentFacts(d: Detail): [string, ComponentChildren][] {
+  const x = d as Detail & {
+    payer?: string | null;
+    service_id?: string | null;
+    provider?: string | null;
+    attribution_method?: string | null;
+    attribution?: { server_fingerprint?: string; client_fingerprint?: string | null; method?: string | null } | null;
+  };
+  const out: [string, ComponentChildren][] = [['Payer', x.payer ? <Hex value={x.payer} href={`/wallet/${x.payer}`} /> : 'unknown']];
+  const method = x.attribution_method ?? x.attribution?.method ?? null;
+  out.push([
+    'Service paid',
+    x.service_id ? (
+      <>
+        <Link href={`/service/${x.service_id}`}>{x.service_id.slice(0, 12)}…</Link>
+        {x.provider ? ` (${x.provider})` : ''}
+      </>
+    ) : (
+      'not attributed'
+    ),
+  ]);
+  out.push(['Attribution', method ? (method === 'memo' ? 'memo only (claimed by the payer: anyone can write any memo)' : method) : 'none']);
+  if (x.attribution?.server_fingerprint)
+    out.push(['Attribution memo', `server ${x.attribution.server_fingerprint}, client ${x.attribution.client_fingerprint ?? 'anonymous'}`]);
+  return out;
 }

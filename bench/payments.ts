@@ -1,0 +1,239 @@
+/**
+ * Payments analytics benchmark (docs/payments.md): a store of `--count` payments (default 1,000,000) to
+ * `--services` services (10,000) from `--payers` payers (50,000) over 30 days, written through the real writer
+ * (so the rollups are kept as the collector keeps them), on SQLite and PostgreSQL. Measures, in process:
+ * - the services ranking by distinct payers over the last 30 days, uncached (rankRollups): p50 / p99 over `--runs`;
+ * - a page of the newest 30 payments of one service (the service_id index), uncached: p50 / p99;
+ * - with `--http`: `paywatch serve` (compiled dist/: run `npm run build` first) answering the remembered ranking
+ *   against the bare route with a body of the same size (req/s share);
+ * - bytes per observation, every table and index, and the rollups' share of it.
+ * Targets: ranking uncached p99 ≤ 250 ms; remembered ≥ 0.5 × bare; filtered list p99 ≤ 50 ms.
+ * Results: bench/results/payments.json and .md.
+ */
+import { parseArgs } from 'node:util';
+import { createHash } from 'node:crypto';
+import { mkdirSync, rmSync } from 'node:fs';
+import { openStore, type Store } from '../src/store/db.js';
+import { writePreparedBlocks } from '../src/store/chain/index.js';
+import type { PreparedBlock, SerializedObservation } from '../src/store/chain/rows.js';
+import { rankRollups } from '../src/store/chain/rankings.js';
+import { storageUsage, refreshPlannerStatistics } from '../src/store/maintenance.js';
+import { benchStore } from './lib/db.js';
+import { measure, servePaywatch, startBareRoute, writeResults } from './lib/load.js';
+
+const { values } = parseArgs({
+  options: {
+    count: { type: 'string', default: '1000000' },
+    services: { type: 'string', default: '10000' },
+    payers: { type: 'string', default: '50000' },
+    dialect: { type: 'string', default: 'both' },
+    runs: { type: 'string', default: '30' },
+    http: { type: 'boolean', default: false },
+    duration: { type: 'string', default: '5' },
+  },
+});
+const COUNT = Number(values.count);
+const SERVICES = Number(values.services);
+const PAYERS = Number(values.payers);
+const RUNS = Number(values.runs);
+const DAYS = 30;
+const PATH_USD = '0x20c0000000000000000000000000000000000000';
+
+const hex = (s: string, bytes: number) =>
+  `0x${createHash('sha256')
+    .update(s)
+    .digest('hex')
+    .slice(0, bytes * 2)}`;
+const serviceId = (k: number) => createHash('sha256').update(`service:${k}`).digest('hex');
+
+/** mulberry32. */
+function prng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The synthetic payments as prepared blocks of 50, times spread evenly over the 30 days ending at `end`. */
+function* blocks(end: number): Generator<PreparedBlock> {
+  const rnd = prng(7);
+  const start = end - DAYS * 86_400;
+  const perBlock = 50;
+  const payers = Array.from({ length: PAYERS }, (_, i) => hex(`payer:${i}`, 20));
+  for (let h = 0; h * perBlock < COUNT; h++) {
+    const time = start + Math.floor((h * perBlock * DAYS * 86_400) / COUNT);
+    const observations: SerializedObservation[] = [];
+    for (let i = 0; i < perBlock && h * perBlock + i < COUNT; i++) {
+      // Popularity skewed like a real market: a few services take most payments.
+      const k = Math.floor(SERVICES * rnd() ** 3);
+      const payTo = hex(`payto:${k}`, 20);
+      const self = rnd() < 0.01;
+      const payer = self ? payTo : payers[Math.floor(PAYERS * rnd() ** 2)];
+      const hash = hex(`tx:${h}:${i}`, 32);
+      const amount = (Math.floor(rnd() * 100_000) / 1e6).toString();
+      const mpp = rnd() < 0.7;
+      observations.push({
+        hash,
+        time,
+        row: {
+          hash,
+          time,
+          height: 1_000_000 + h,
+          tx_index: i,
+          chain_id: 4217,
+          sender: payer,
+          recipient: payTo,
+          asset: 'pathUSD',
+          asset_contract: PATH_USD,
+          amount,
+          nominal_parts: JSON.stringify([[PATH_USD, amount]]),
+          fee: '0.001',
+          exchange: null,
+          protocol: mpp ? 'mpp' : 'x402',
+          category: 'payment',
+          execution: 'success',
+          decode: 'full',
+          payer,
+          self_payment: self ? 1 : 0,
+          client_fingerprint: mpp ? hex(`client:${payer}`, 10) : null,
+          server_fingerprint: mpp ? hex(`server:${k}`, 10) : null,
+          service_id: serviceId(k),
+          provider: `p${k % 2000}.example`,
+          attribution_method: mpp ? 'memo_and_pay_to' : 'pay_to',
+          attribution_ambiguous: 0,
+          integrity: '{"score":2,"maximum":5}',
+        },
+        detail: '{}',
+        legRecipients: [],
+      });
+    }
+    yield { height: 1_000_000 + h, hash: hex(`block:${h}`, 32), time, observations };
+  }
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] * 10) / 10;
+};
+
+async function timed(runs: number, fn: () => Promise<unknown>) {
+  const ms: number[] = [];
+  await fn();
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    await fn();
+    ms.push(performance.now() - t0);
+  }
+  return { p50_ms: pct(ms, 50), p99_ms: pct(ms, 99) };
+}
+
+async function seed(store: Store, end: number) {
+  const t0 = Date.now();
+  let batch: PreparedBlock[] = [];
+  let rows = 0;
+  for (const b of blocks(end)) {
+    batch.push(b);
+    rows += b.observations.length;
+    if (rows >= 5000) {
+      await writePreparedBlocks(store, batch, { height: b.height, hash: b.hash });
+      batch = [];
+      rows = 0;
+    }
+  }
+  if (batch.length) await writePreparedBlocks(store, batch, { height: batch[batch.length - 1].height, hash: batch[batch.length - 1].hash });
+  await refreshPlannerStatistics(store);
+  return (Date.now() - t0) / 1000;
+}
+
+const results: Record<string, unknown>[] = [];
+const end = Math.floor(Date.now() / 86_400_000) * 86_400;
+for (const dialect of values.dialect === 'both' ? (['sqlite', 'postgres'] as const) : [values.dialect as 'sqlite' | 'postgres']) {
+  const name = `payments_${COUNT}`;
+  if (dialect === 'sqlite') {
+    mkdirSync('bench/tmp', { recursive: true });
+    rmSync(`bench/tmp/${name}.sqlite`, { force: true });
+    rmSync(`bench/tmp/${name}.sqlite-wal`, { force: true });
+  }
+  const db = await benchStore(dialect, name, { fresh: true });
+  const store = await openStore(db);
+  const seeded_s = await seed(store, end);
+  const n = Number((await store.db.selectFrom('chain_stats').select('observation_count').executeTakeFirstOrThrow()).observation_count);
+  const rollupRows = Number(
+    (
+      await store.db
+        .selectFrom('payment_rollups')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+  const req = { kind: 'services' as const, since: end - DAYS * 86_400, until: end, by: 'distinct_payers' as const, limit: 20, offset: 0 };
+  const ranking = await timed(RUNS, () => rankRollups(store, req));
+  const top = await rankRollups(store, req);
+  const sid = top.rows[Math.min(10, top.rows.length - 1)].service_id!;
+  const list = await timed(RUNS * 3, () =>
+    store.db
+      .selectFrom('observations')
+      .selectAll()
+      .where('service_id', '=', sid)
+      .orderBy('time', 'desc')
+      .orderBy('hash', 'asc')
+      .limit(30)
+      .execute(),
+  );
+  const usage = await storageUsage(store);
+  const total = usage.reduce((s, o) => s + o.bytes, 0);
+  const rollupBytes = usage.filter((o) => o.table === 'payment_rollups').reduce((s, o) => s + o.bytes, 0);
+  let http: Record<string, unknown> | null = null;
+  await store.close();
+  if (values.http) {
+    const server = await servePaywatch(db);
+    const url = `${server.url}/api/rankings/services?by=distinct_payers&since=${req.since}&until=${req.until}`;
+    const bytes = (await (await fetch(url)).text()).length;
+    const bare = await startBareRoute(bytes);
+    try {
+      const b = await measure('bare route', bare.bareUrl, { duration: Number(values.duration) });
+      const r = await measure('ranking (remembered)', url, { duration: Number(values.duration) });
+      http = {
+        bare_req_s: b.req_per_s,
+        ranking_req_s: r.req_per_s,
+        share: Math.round((r.req_per_s / b.req_per_s) * 100) / 100,
+        ranking_p99_ms: r.p99_ms,
+      };
+    } finally {
+      await server.stop();
+      await bare.stop();
+    }
+  }
+  results.push({
+    dialect,
+    observations: n,
+    rollup_rows: rollupRows,
+    seeded_s,
+    ranking_uncached: ranking,
+    service_list_uncached: list,
+    bytes_per_observation: Math.round(total / n),
+    rollup_bytes_per_observation: Math.round(rollupBytes / n),
+    http,
+  });
+  console.log(JSON.stringify(results[results.length - 1]));
+}
+
+const fmt = (r: Record<string, any>) =>
+  `| ${r.dialect} | ${r.observations} | ${r.rollup_rows} | ${r.ranking_uncached.p50_ms} / **${r.ranking_uncached.p99_ms}** | ${r.service_list_uncached.p50_ms} / **${r.service_list_uncached.p99_ms}** | ${r.http ? `${r.http.ranking_req_s} / ${r.http.bare_req_s} = **${r.http.share}**` : 'not run'} | ${r.bytes_per_observation} (rollups ${r.rollup_bytes_per_observation}) | ${r.seeded_s} |`;
+writeResults(
+  'payments',
+  { count: COUNT, services: SERVICES, payers: PAYERS, results },
+  [
+    '# Payments analytics',
+    '',
+    `Command: \`node bin/run-ts.js bench/payments.ts ${process.argv.slice(2).join(' ')}\`. Run at ${new Date().toISOString()}. ${COUNT} payments, ${SERVICES} services, ${PAYERS} payers over 30 days. Uncached figures are in process (the store functions, no HTTP); remembered is \`paywatch serve\` against the bare route.`,
+    '',
+    '| dialect | observations | rollup rows | ranking by distinct_payers uncached p50 / p99 ms (≤ 250) | service_id list uncached p50 / p99 ms (≤ 50) | remembered req/s / bare (≥ 0.5) | bytes per observation | seeded in s |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...results.map(fmt),
+  ].join('\n'),
+);

@@ -1,0 +1,241 @@
+/**
+ * The payment rollups and what reads them, on both dialects, over a synthetic chain whose details name payers
+ * (a sixth of them self-payments) written through the real writer: rankings and a service's payments equal a
+ * brute-force sum over the stored observations; re-attribution moves payments between services exactly; a rebuild
+ * from the observations gives the same rows as the incremental writes; bad parameters are 400 naming them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/api/app.js';
+import { loadConfig } from '../../src/config.js';
+import { nominalOf } from '../../src/domain/listing.js';
+import { syntheticBlocks } from '../../src/seed/chain.js';
+import { writeBlocks } from '../../src/store/chain/index.js';
+import { parseNominalParts } from '../../src/store/chain/rows.js';
+import { computeRanking, rankRollups } from '../../src/store/chain/rankings.js';
+import { ROLLUP_COLUMNS, rebuildRollups, reattributeRollups } from '../../src/store/chain/rollups.js';
+import { sumServicePayments } from '../../src/store/chain/service-payments.js';
+import { openStore, type Store } from '../../src/store/db.js';
+import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
+import { addExact, formatExact, parseDecimal, type ExactDecimal } from '../../src/domain/money.js';
+
+const START = 1_767_225_600;
+const COUNT = 1500;
+const SERVICES = ['a'.repeat(64), 'b'.repeat(64), 'c'.repeat(64)];
+
+/** Synthetic blocks whose details name a payer: the sender, or for every sixth the recipient (a self-payment). */
+function* blocksWithPayers() {
+  let k = 0;
+  for (const b of syntheticBlocks({ count: COUNT, seed: 5, startTime: START, maxTxPerBlock: 6 })) {
+    for (const o of b.observations) {
+      if (o.exchange) continue;
+      (o.detail as { payer?: string | null }).payer = k++ % 6 === 0 ? o.recipient : o.sender;
+    }
+    // 400 blocks a day or so: the window spans several UTC days.
+    yield {
+      ...b,
+      time: START + (b.height - 1_000_000) * 300,
+      observations: b.observations.map((o) => ({ ...o, time: START + (b.height - 1_000_000) * 300 })),
+    };
+  }
+}
+
+const sum = (a: ExactDecimal | null, b: string | null) => (b === null ? a : a === null ? parseDecimal(b) : addExact(a, parseDecimal(b)));
+
+describe.each(DIALECTS)('payment rollups (%s)', (dialect) => {
+  let t: TestDb;
+  let store: Store;
+  let app: FastifyInstance;
+  beforeAll(async () => {
+    t = await createTestDb(dialect);
+    store = await openStore(t.url);
+    const blocks = [...blocksWithPayers()];
+    // Several writes, so rows of one day are added to across transactions.
+    for (let i = 0; i < blocks.length; i += 100) {
+      const part = blocks.slice(i, i + 100);
+      await writeBlocks(store, part, { height: part[part.length - 1].height, hash: part[part.length - 1].hash });
+    }
+    app = await buildApp({ store, config: loadConfig({ db: t.url }, {}), components: new Map() }, { logger: false });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await store?.close();
+    await t?.drop();
+  });
+
+  /** Brute force over the stored observations: per subject, payments, distinct non-self payers, nominal, self-payments. */
+  async function bruteForce(subjectOf: (r: Record<string, unknown>) => string | null, since: number, until: number) {
+    const rows = await store.db
+      .selectFrom('observations')
+      .select([...ROLLUP_COLUMNS])
+      .where('time', '>=', since)
+      .where('time', '<', until)
+      .execute();
+    const out = new Map<string, { payments: number; payers: Set<string>; nominal: ExactDecimal | null; self: number }>();
+    for (const r of rows) {
+      if (r.execution !== 'success' || !r.payer) continue;
+      const s = subjectOf(r);
+      if (!s) continue;
+      const e = out.get(s) ?? { payments: 0, payers: new Set<string>(), nominal: null, self: 0 };
+      out.set(s, e);
+      e.payments++;
+      e.nominal = sum(e.nominal, nominalOf(parseNominalParts(r.nominal_parts), store.tokenList));
+      if (r.payer === r.recipient) e.self++;
+      else e.payers.add(r.payer);
+    }
+    return out;
+  }
+
+  const window = { since: START, until: START + 5 * 86_400 };
+
+  it('ranks recipients as a brute-force sum over the observations says, ties by nominal then address', async () => {
+    const want = await bruteForce((r) => r.recipient as string | null, window.since, window.until);
+    const got = await rankRollups(store, { kind: 'recipients', ...window, by: 'distinct_payers', limit: 100, offset: 0 });
+    expect(got.total).toBe(want.size);
+    expect(got.rows.length).toBeGreaterThan(10);
+    for (const row of got.rows) {
+      const w = want.get(row.address!)!;
+      expect(row).toMatchObject({
+        payments: w.payments,
+        distinct_payers: w.payers.size,
+        self_payments: w.self,
+        nominal: w.nominal && formatExact(w.nominal),
+      });
+    }
+    for (let i = 1; i < got.rows.length; i++) {
+      const [a, b] = [got.rows[i - 1], got.rows[i]];
+      expect(a.distinct_payers).toBeGreaterThanOrEqual(b.distinct_payers);
+      if (a.distinct_payers === b.distinct_payers && a.nominal !== null && b.nominal !== null) {
+        expect(Number(a.nominal)).toBeGreaterThanOrEqual(Number(b.nominal));
+      }
+    }
+    expect(got.rows.some((r) => r.self_payments > 0)).toBe(true);
+    // The chain ends inside the window: collected without a gap up to its newest block, which is complete.
+    expect(got.complete).toBe(true);
+    expect(got.covered_since).toBe(START);
+    // A window reaching before the first collected block has a gap.
+    const early = await rankRollups(store, {
+      kind: 'recipients',
+      since: START - 2 * 86_400,
+      until: window.until,
+      by: 'payments',
+      limit: 1,
+      offset: 0,
+    });
+    expect(early).toMatchObject({ complete: false, covered_since: START, total: got.total });
+  });
+
+  it('a self-payment is visible as such and never a distinct payer', async () => {
+    const got = await rankRollups(store, { kind: 'recipients', ...window, by: 'payments', limit: 100, offset: 0 });
+    const selfOnly = await bruteForce((r) => (r.payer === r.recipient ? (r.recipient as string) : null), window.since, window.until);
+    const [addr, w] = [...selfOnly][0];
+    const all = await rankRollups(store, { kind: 'recipients', ...window, by: 'payments', limit: 100, offset: 0 });
+    const row = [...got.rows, ...all.rows].find((r) => r.address === addr);
+    if (row) expect(row.self_payments).toBeGreaterThanOrEqual(w.self);
+    const payers = await rankRollups(store, { kind: 'payers', ...window, by: 'payments', limit: 100, offset: 0 });
+    const p = payers.rows.find((r) => r.address === addr);
+    expect(p === undefined || p.self_payments >= w.self).toBe(true);
+  });
+
+  it('re-attribution moves payments between services exactly, and a rebuild gives the same rows', async () => {
+    const before = await store.db
+      .selectFrom('observations')
+      .select(['seq', ...ROLLUP_COLUMNS])
+      .where('payer', 'is not', null)
+      .execute();
+    const after = before.map((r, i) => ({
+      ...r,
+      service_id: SERVICES[i % 3],
+      provider: i % 3 === 2 ? 'other.example' : 'demo.example',
+      attribution_method: i % 2 ? 'pay_to' : 'memo_and_pay_to',
+      client_fingerprint: i % 5 ? `0x${String(i % 7).repeat(20)}` : null,
+    }));
+    // The matcher's write: rows and rollups in one transaction.
+    await store.db.transaction().execute(async (trx) => {
+      for (const r of after)
+        await trx
+          .updateTable('observations')
+          .set({
+            service_id: r.service_id,
+            provider: r.provider,
+            attribution_method: r.attribution_method,
+            client_fingerprint: r.client_fingerprint,
+          })
+          .where('seq', '=', r.seq)
+          .execute();
+      await reattributeRollups(trx, before, after);
+      await trx.updateTable('chain_stats').set({ updated_at: new Date().toISOString() }).where('id', '=', 1).execute();
+    });
+    store.cache.chainWritten();
+    const want = await bruteForce((r) => r.service_id as string | null, window.since, window.until);
+    const got = await computeRanking(store, { kind: 'services', ...window, by: 'nominal', limit: 10, offset: 0 });
+    expect(got.rows.map((r) => r.service_id)).toHaveLength(3);
+    for (const row of got.rows) {
+      const w = want.get(row.service_id!)!;
+      expect(row).toMatchObject({ payments: w.payments, distinct_payers: w.payers.size, nominal: w.nominal && formatExact(w.nominal) });
+      expect(row.provider).toBe(row.service_id === SERVICES[2] ? 'other.example' : 'demo.example');
+      expect(row.top_payer_share).toBeGreaterThan(0);
+      expect(row.top_payer_share).toBeLessThanOrEqual(1);
+    }
+    const pay = await sumServicePayments(store, { service_id: SERVICES[0] }, window.since, window.until);
+    const w0 = want.get(SERVICES[0])!;
+    expect(pay.count).toBe(w0.payments);
+    expect(pay.by_method.memo_and_pay_to + pay.by_method.pay_to).toBe(w0.payments);
+    expect(pay.by_protocol.mpp.count + pay.by_protocol.unknown.count).toBe(w0.payments);
+    expect(pay.distinct_payers).toBe(w0.payers.size);
+    expect(pay.distinct_clients).toBeGreaterThan(0);
+    expect(pay.distinct_clients).toBeLessThanOrEqual(7);
+    const prov = await sumServicePayments(store, { provider: 'demo.example' }, window.since, window.until);
+    expect(prov.count).toBe(w0.payments + want.get(SERVICES[1])!.payments);
+
+    const dump = async () =>
+      (await store.db.selectFrom('payment_rollups').selectAll().execute())
+        .map((r) =>
+          JSON.stringify([
+            r.dim,
+            Number(r.day),
+            r.subject,
+            r.payer,
+            r.protocol,
+            Number(r.self),
+            r.method,
+            r.client,
+            r.provider,
+            Number(r.payments),
+            r.nominal_parts,
+          ]),
+        )
+        .sort();
+    const incremental = await dump();
+    await rebuildRollups(store.db);
+    expect(await dump()).toEqual(incremental);
+  });
+
+  it('GET /api/rankings/services answers the shape; bad parameters are 400 naming them', async () => {
+    const ok = await app.inject({ url: `/api/rankings/services?since=${window.since}&until=${window.until}&by=payments&limit=2` });
+    expect(ok.statusCode).toBe(200);
+    const body = ok.json();
+    expect(body).toMatchObject({ by: 'payments', limit: 2, offset: 0, total: 3 });
+    expect(body.rows[0]).toMatchObject({ rank: 1 });
+    for (const [q, name] of [
+      ['by=revenue', 'by'],
+      ['limit=101', 'limit'],
+      ['offset=10001', 'offset'],
+      ['protocol=lightning', 'protocol'],
+      ['since=10&until=5', 'since'],
+      ['x=1', 'x'],
+    ]) {
+      const r = await app.inject({ url: `/api/rankings/payers?${q}` });
+      expect(r.statusCode, q).toBe(400);
+      expect(r.json().error).toContain(`'${name}'`);
+    }
+    const bad = await app.inject({ url: '/api/payments?service_id=XYZ' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error).toContain("'service_id'");
+    const both = await app.inject({ url: `/api/payments?service_id=${SERVICES[0]}&provider=demo.example` });
+    expect(both.statusCode).toBe(400);
+    const one = await app.inject({ url: `/api/payments?service_id=${SERVICES[0]}&since=${window.since}&until=${window.until}` });
+    expect(one.statusCode).toBe(200);
+    expect(one.json().payments.count).toBeGreaterThan(0);
+  });
+});
