@@ -5,7 +5,7 @@
  * refused with a `directory_entry_invalid` note that names the reason and an escaped prefix of the value.
  * Text is kept well-formed (a lone UTF-16 surrogate becomes U+FFFD), so both store dialects keep what was read.
  */
-import { escapePrefix } from '../chain/decode/metadata.js';
+import { escapePrefix } from '../domain/escape-prefix.js';
 import type { DiscoveredService, Offer } from '../domain/intel.js';
 import { intelLimit } from './limits.js';
 
