@@ -134,6 +134,9 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
     }
   };
 
+  // The refusals both check routes answer (and document): one list.
+  const CHECK_ERRORS = { 400: Errors[400], 401: Errors[401], 402: Errors[402], 415: Errors[415], 429: Errors[429], 503: Errors[503] };
+
   app.post(
     '/v1/check',
     {
@@ -146,12 +149,7 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
         body: CheckRequest,
         response: {
           200: CheckAnswer,
-          400: Errors[400],
-          401: Errors[401],
-          402: Errors[402],
-          415: Errors[415],
-          429: Errors[429],
-          503: Errors[503],
+          ...CHECK_ERRORS,
         },
       },
     },
@@ -177,12 +175,7 @@ export async function buildVerifyApp(ctx: AppContext, opts: BuildVerifyAppOption
         body: PayToCheckRequest,
         response: {
           200: PayToCheckAnswer,
-          400: Errors[400],
-          401: Errors[401],
-          402: Errors[402],
-          415: Errors[415],
-          429: Errors[429],
-          503: Errors[503],
+          ...CHECK_ERRORS,
         },
       },
     },

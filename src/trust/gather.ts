@@ -211,7 +211,7 @@ async function ownershipOf(url: string, offers: Offer[], wk: { proofs: string[];
 
 /**
  * Observed payments received by `payTo` on `network`: count null (unknown, not zero) for a network our chain
- * store does not observe. Any token counts for now (listedContracts null).
+ * store does not observe. Only transfers of tokens on the token list count (see the comment in the body).
  */
 export async function payToActivity(store: Store, payTo: string, network: string | null): Promise<PayToActivity> {
   if (!network || !OBSERVED_NETWORKS.has(network))
