@@ -19,6 +19,7 @@ import type { PreparedBlock, SerializedObservation } from '../src/store/chain/ro
 import { rankRollups } from '../src/store/chain/rankings.js';
 import { storageUsage, refreshPlannerStatistics } from '../src/store/maintenance.js';
 import { benchStore } from './lib/db.js';
+import { hexOf, prng } from '../src/seed/chain.js';
 import { measure, servePaywatch, startBareRoute, writeResults } from './lib/load.js';
 
 const { values } = parseArgs({
@@ -39,41 +40,24 @@ const RUNS = Number(values.runs);
 const DAYS = 30;
 const PATH_USD = '0x20c0000000000000000000000000000000000000';
 
-const hex = (s: string, bytes: number) =>
-  `0x${createHash('sha256')
-    .update(s)
-    .digest('hex')
-    .slice(0, bytes * 2)}`;
 const serviceId = (k: number) => createHash('sha256').update(`service:${k}`).digest('hex');
-
-/** mulberry32. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The synthetic payments as prepared blocks of 50, times spread evenly over the 30 days ending at `end`. */
 function* blocks(end: number): Generator<PreparedBlock> {
   const rnd = prng(7);
   const start = end - DAYS * 86_400;
   const perBlock = 50;
-  const payers = Array.from({ length: PAYERS }, (_, i) => hex(`payer:${i}`, 20));
+  const payers = Array.from({ length: PAYERS }, (_, i) => hexOf(`payer:${i}`, 20));
   for (let h = 0; h * perBlock < COUNT; h++) {
     const time = start + Math.floor((h * perBlock * DAYS * 86_400) / COUNT);
     const observations: SerializedObservation[] = [];
     for (let i = 0; i < perBlock && h * perBlock + i < COUNT; i++) {
       // Popularity skewed like a real market: a few services take most payments.
       const k = Math.floor(SERVICES * rnd() ** 3);
-      const payTo = hex(`payto:${k}`, 20);
+      const payTo = hexOf(`payto:${k}`, 20);
       const self = rnd() < 0.01;
       const payer = self ? payTo : payers[Math.floor(PAYERS * rnd() ** 2)];
-      const hash = hex(`tx:${h}:${i}`, 32);
+      const hash = hexOf(`tx:${h}:${i}`, 32);
       const amount = (Math.floor(rnd() * 100_000) / 1e6).toString();
       const mpp = rnd() < 0.7;
       observations.push({
@@ -99,8 +83,8 @@ function* blocks(end: number): Generator<PreparedBlock> {
           decode: 'full',
           payer,
           self_payment: self ? 1 : 0,
-          client_fingerprint: mpp ? hex(`client:${payer}`, 10) : null,
-          server_fingerprint: mpp ? hex(`server:${k}`, 10) : null,
+          client_fingerprint: mpp ? hexOf(`client:${payer}`, 10) : null,
+          server_fingerprint: mpp ? hexOf(`server:${k}`, 10) : null,
           service_id: serviceId(k),
           provider: `p${k % 2000}.example`,
           attribution_method: mpp ? 'memo_and_pay_to' : 'pay_to',
@@ -111,7 +95,7 @@ function* blocks(end: number): Generator<PreparedBlock> {
         legRecipients: [],
       });
     }
-    yield { height: 1_000_000 + h, hash: hex(`block:${h}`, 32), time, observations };
+    yield { height: 1_000_000 + h, hash: hexOf(`block:${h}`, 32), time, observations };
   }
 }
 

@@ -41,7 +41,7 @@ export interface SyntheticOptions {
 }
 
 /** mulberry32: a small, fast, seedable PRNG returning floats in [0, 1). */
-function prng(seed: number): () => number {
+export function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -53,7 +53,7 @@ function prng(seed: number): () => number {
 }
 
 /** A 32-byte 0x hex digest of `s`, sliced to `bytes` bytes (addresses: 20). */
-function hexOf(s: string, bytes = 32): `0x${string}` {
+export function hexOf(s: string, bytes = 32): `0x${string}` {
   return `0x${createHash('sha256')
     .update(s)
     .digest('hex')
