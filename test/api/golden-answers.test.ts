@@ -6,13 +6,9 @@
  * needs a real socket).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildApp } from '../../src/api/app.js';
-import { loadConfig } from '../../src/config.js';
-import { openStore, type Store } from '../../src/store/db.js';
-import { seedStore } from '../../src/seed/chain.js';
-import { seedIntel, seedDomain } from '../../src/seed/intel.js';
-import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
-import type { FastifyInstance } from 'fastify';
+import { seedDomain } from '../../src/seed/intel.js';
+import { DIALECTS } from '../helpers/db.js';
+import { type SeededApp, startSeededApp } from '../helpers/seeded-app.js';
 
 const NOW = new Date('2026-11-20T12:00:00.000Z');
 
@@ -76,38 +72,18 @@ async function record(base: string, txHash: string): Promise<string> {
 }
 
 describe.each(DIALECTS)('public answers are unchanged (%s)', (dialect) => {
-  let db: TestDb;
-  let store: Store;
-  let app: FastifyInstance;
-  let txHash: string;
-  let base: string;
+  let seeded: SeededApp;
 
   beforeAll(async () => {
     vi.useFakeTimers({ toFake: ['Date'], now: NOW });
-    db = await createTestDb(dialect);
-    store = await openStore(db.url);
-    await seedStore(store, { count: 600, seed: 11 });
-    await seedIntel(store, { providers: 6, servicesPerProvider: 3, snapshotsPerService: 3 });
-    app = await buildApp(
-      {
-        store,
-        config: loadConfig({ db: db.url, publicUrl: 'https://paywatch.example', verifyUrl: 'https://verify.paywatch.example' }, {}),
-        components: new Map(),
-      },
-      { logger: false },
-    );
-    base = await app.listen({ host: '127.0.0.1', port: 0 });
-    const first = (await (await fetch(`${base}/api/transactions?limit=1&offset=7`)).json()) as { rows: Array<{ hash: string }> };
-    txHash = first.rows[0].hash;
+    seeded = await startSeededApp(dialect, { publicUrl: 'https://paywatch.example', verifyUrl: 'https://verify.paywatch.example' });
   });
   afterAll(async () => {
-    await app?.close();
-    await store?.close().catch(() => {});
-    await db?.drop();
+    await seeded?.close();
     vi.useRealTimers();
   });
 
   it('every recorded answer is byte-identical', async () => {
-    await expect(await record(base, txHash)).toMatchFileSnapshot(`golden/answers-${dialect}.txt`);
+    await expect(await record(seeded.base, seeded.hash)).toMatchFileSnapshot(`golden/answers-${dialect}.txt`);
   });
 });

@@ -4,15 +4,11 @@
  * synthetic chain (seedStore) and provider intelligence (seedIntel) read at a pinned clock through the real app.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { FastifyInstance } from 'fastify';
 import { CallToolResultSchema, JSONRPCResultResponseSchema } from '@modelcontextprotocol/sdk/types.js';
-import { buildApp } from '../../src/api/app.js';
-import { loadConfig } from '../../src/config.js';
 import { MCP_TOOLS } from '../../src/mcp/tools.js';
-import { seedStore } from '../../src/seed/chain.js';
-import { seedDomain, seedIntel } from '../../src/seed/intel.js';
-import { openStore, type Store } from '../../src/store/db.js';
-import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
+import { seedDomain } from '../../src/seed/intel.js';
+import { DIALECTS } from '../helpers/db.js';
+import { type SeededApp, startSeededApp } from '../helpers/seeded-app.js';
 
 const NOW = new Date('2026-11-20T12:00:00.000Z');
 const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
@@ -108,26 +104,17 @@ const ERRORS: Case[] = [
 const compared: Record<string, number> = {};
 
 describe.each(DIALECTS)('MCP tools equal their HTTP twins (%s)', (dialect) => {
-  let db: TestDb;
-  let store: Store;
-  let app: FastifyInstance;
+  let seeded: SeededApp;
   let base: string;
   let hash: string;
 
   beforeAll(async () => {
     vi.useFakeTimers({ toFake: ['Date'], now: NOW });
-    db = await createTestDb(dialect);
-    store = await openStore(db.url);
-    await seedStore(store, { count: 600, seed: 11 });
-    await seedIntel(store, { providers: 6, servicesPerProvider: 3, snapshotsPerService: 3 });
-    app = await buildApp({ store, config: loadConfig({ db: db.url }, {}), components: new Map() }, { logger: false });
-    base = await app.listen({ host: '127.0.0.1', port: 0 });
-    hash = ((await (await fetch(`${base}/api/transactions?limit=1&offset=7`)).json()) as { rows: { hash: string }[] }).rows[0].hash;
+    seeded = await startSeededApp(dialect);
+    ({ base, hash } = seeded);
   });
   afterAll(async () => {
-    await app?.close();
-    await store?.close().catch(() => {});
-    await db?.drop();
+    await seeded?.close();
     vi.useRealTimers();
   });
 
