@@ -14,7 +14,7 @@ import { TokenRegistry } from '../../src/chain/tokens.js';
 import { generateLoad } from '../../src/demo/activity.js';
 import { getCheckpoint, getCoverage, readRetention } from '../../src/store/chain/index.js';
 import type { Store } from '../../src/store/db.js';
-import { storeFactory } from '../helpers/db.js';
+import { storeFactory, countObservations } from '../helpers/db.js';
 import { finalizedHeight } from '../e2e/rpc.js';
 
 let anvil: AnvilNode;
@@ -49,15 +49,7 @@ describe('collector with --retain-days', () => {
       retention,
     }).run();
   };
-  const count = async (s: Store) =>
-    Number(
-      (
-        await s.db
-          .selectFrom('observations')
-          .select((eb) => eb.fn.countAll().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
+  const count = countObservations;
 
   it('keeps everything without retention', async () => {
     const s = await stores.fresh();

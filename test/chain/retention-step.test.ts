@@ -7,8 +7,7 @@ import pino from 'pino';
 import { RetentionStep } from '../../src/chain/collector/retention.js';
 import { writeBlocks } from '../../src/store/chain/index.js';
 import { readRetention } from '../../src/store/chain/retention.js';
-import type { Store } from '../../src/store/db.js';
-import { DIALECTS, storeFactory } from '../helpers/db.js';
+import { DIALECTS, storeFactory, countObservations } from '../helpers/db.js';
 import { makeBlocks, observationsOf } from '../helpers/observations.js';
 
 const DAY = 86_400;
@@ -16,15 +15,7 @@ const DAY = 86_400;
 describe.each(DIALECTS)('retention step on %s', (dialect) => {
   const stores = storeFactory(dialect);
   afterAll(() => stores.cleanup());
-  const count = async (s: Store) =>
-    Number(
-      (
-        await s.db
-          .selectFrom('observations')
-          .select((eb) => eb.fn.countAll().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
+  const count = countObservations;
 
   it('drops what is older than the window, then waits its interval', async () => {
     const s = await stores.fresh();

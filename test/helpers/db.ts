@@ -77,3 +77,12 @@ export function storeFactory(dialect: TestDialect) {
     },
   };
 }
+
+/** The number of rows in the store's `observations` table (a count read straight from the table, not the API). */
+export async function countObservations(s: Store): Promise<number> {
+  const row = await s.db
+    .selectFrom('observations')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

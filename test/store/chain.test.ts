@@ -19,22 +19,14 @@ import { sumDecimals } from '../../src/domain/money.js';
 import type { ObservationFilters } from '../../src/domain/filters.js';
 import { csvExport } from '../../src/api/routes/chain-export.js';
 import { seedStore } from '../../src/seed/chain.js';
-import { DIALECTS, storeFactory } from '../helpers/db.js';
+import { DIALECTS, storeFactory, countObservations } from '../helpers/db.js';
 import { emptyBlock, makeBlocks, observationsOf, publicOrder, relocate } from '../helpers/observations.js';
 
 describe.each(DIALECTS)('chain store on %s', (dialect) => {
   const stores = storeFactory(dialect);
   afterAll(() => stores.cleanup());
   const fresh = stores.fresh;
-  const count = async (s: Store) =>
-    Number(
-      (
-        await s.db
-          .selectFrom('observations')
-          .select((eb) => eb.fn.countAll().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
+  const count = countObservations;
 
   it('writeBlocks stores observations, coverage and checkpoint; rewriting the same blocks changes nothing', async () => {
     const s = await fresh();
