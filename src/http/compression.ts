@@ -29,6 +29,14 @@ export function negotiateEncoding(acceptEncoding: string | undefined): Encoding 
   return chosen === 'br' || chosen === 'gzip' ? chosen : null;
 }
 
+/**
+ * True when the client takes `deflate` (q-values honoured; `*` counts): what a remembered MCP tool answer is sent
+ * with (src/mcp/jsonrpc.ts), since a zlib stream can be spliced from a part compressed once.
+ */
+export function acceptsDeflate(acceptEncoding: string | undefined): boolean {
+  return acceptEncoding !== undefined && negotiate(acceptEncoding.toLowerCase().replace(/\*/g, 'deflate'), ['deflate']) === 'deflate';
+}
+
 /** `text` compressed with `encoding` at the settings the listeners use (remembered answers are compressed once). */
 export function compressText(text: string, encoding: Encoding): Buffer {
   return encoding === 'br' ? brotliCompressSync(text, BROTLI) : gzipSync(text);

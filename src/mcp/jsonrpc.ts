@@ -25,7 +25,9 @@ import { LimitExceeded, PaywatchError, unknownParameters } from '../domain/error
 import type { HeavyBudget } from '../limits/heavy-budget.js';
 import { LIMITS } from '../limits/index.js';
 import { plainIssueMessage } from '../domain/query-params.js';
-import { type RenderedJson, sendRenderedJson } from '../http/reply.js';
+import { type RenderedJson, JSON_TYPE, sendRenderedJson } from '../http/reply.js';
+import { acceptsDeflate, COMPRESS_THRESHOLD } from '../http/compression.js';
+import { type DeflatedPart, deflatePart, zlibOf, MAX_LITERAL_BYTES } from '../http/spliced-deflate.js';
 
 /** Most messages in one JSON-RPC batch (the SDK transport's MAX_BATCH_SIZE; LIMITS.mcpBatch). */
 export const MAX_BATCH = LIMITS.mcpBatch.value;
@@ -194,6 +196,8 @@ export interface Answer {
   idText: string;
   /** Which fixed result it carries (ToolTable.fixedAnswer), if any. */
   fixed?: string;
+  /** The remembered tool result it wraps, if any (sent compressed once, spliced with the id: sendSpliced). */
+  remembered?: CallResult;
 }
 
 const rpcError = (id: Id, code: number, message: string): Answer => {
@@ -207,17 +211,41 @@ function rpcResult(id: Id, result: string, tag: string | null = null, fixed?: st
   return { text: `{"jsonrpc":"2.0","id":${idText},"result":${result}}`, tag: tag === null ? null : `${tag}:${idText}`, idText, fixed };
 }
 
-/** `tools/call` result texts, remembered with the answer they render (a remembered answer is the same object). */
-const callResults = new WeakMap<ToolJson, string>();
+/** A `tools/call` result's JSON text, and its DEFLATE form once a client asked for it. */
+interface CallResult {
+  readonly text: string;
+  deflated: DeflatedPart | null;
+}
+
+/** `tools/call` results, remembered with the answer they render (a remembered answer is the same object). */
+const callResults = new WeakMap<ToolJson, CallResult>();
 
 /** The `tools/call` result for an answer: structuredContent and its text copy, joined once per answer. */
-function callResult(answer: ToolJson): string {
+function callResult(answer: ToolJson): CallResult {
   let r = callResults.get(answer);
   if (r === undefined) {
-    r = `{"content":[{"type":"text","text":${JSON.stringify(answer.text)}}],"structuredContent":${answer.text}}`;
+    r = { text: `{"content":[{"type":"text","text":${JSON.stringify(answer.text)}}],"structuredContent":${answer.text}}`, deflated: null };
     callResults.set(answer, r);
   }
   return r;
+}
+
+/**
+ * Sends a remembered tool result's answer compressed (`deflate`) without compressing it again: the result's
+ * DEFLATE blocks, made on the first such request, between the answer's opening with this request's id and its
+ * closing brace (src/http/spliced-deflate.ts). Any other encoding would compress the whole answer per call.
+ * @returns false when the answer is not sent that way (the client does not take deflate, the answer is small, or
+ *   its id does not fit one stored block): the caller sends it as usual
+ */
+function sendSpliced(reply: FastifyReply, answer: Answer, etag: string): boolean {
+  const r = answer.remembered;
+  if (r === undefined || answer.text.length < COMPRESS_THRESHOLD || answer.idText.length > MAX_LITERAL_BYTES / 4) return false;
+  if (!acceptsDeflate(reply.request.headers['accept-encoding'])) return false;
+  r.deflated ??= deflatePart(r.text);
+  const body = zlibOf([`{"jsonrpc":"2.0","id":${answer.idText},"result":`, r.deflated, '}']);
+  // With Content-Encoding set, @fastify/compress leaves the body as it is (Vary comes from src/http/compression.ts).
+  reply.code(200).header('etag', etag).type(JSON_TYPE).header('content-encoding', 'deflate').send(body);
+  return true;
 }
 
 /** A tool error: the HTTP twin's `{error}` body as its text. */
@@ -307,17 +335,17 @@ export async function answerMcpPost(endpoint: McpEndpoint, req: FastifyRequest, 
     const fixed = endpoint.table.fixedAnswer(answers[0].fixed, answers[0]);
     if (fixed !== null) return sendRenderedJson(reply.code(200), fixed);
   }
-  const text = batch ? `[${answers.map((a) => a.text).join(',')}]` : answers[0].text;
   // The ETag plugin would hash every answer (a remembered tool answer is 2× its twin's bytes): when every part has
   // a validator already, the ETag is made from those and the ids instead.
-  if (answers.every((a) => a.tag !== null))
-    reply.header(
-      'etag',
-      answerEtag(
+  const etag = answers.every((a) => a.tag !== null)
+    ? answerEtag(
         batch,
         answers.map((a) => a.tag!),
-      ),
-    );
+      )
+    : null;
+  if (!batch && etag !== null && sendSpliced(reply, answers[0], etag)) return reply;
+  const text = batch ? `[${answers.map((a) => a.text).join(',')}]` : answers[0].text;
+  if (etag !== null) reply.header('etag', etag);
   return reply.code(200).type('application/json').send(text);
 }
 
@@ -375,7 +403,9 @@ async function callTool(table: ToolTable, id: string | number, params: Record<st
   try {
     if (t.budget && (t.budget.heavy?.(parsed.data) ?? true)) release = t.budget.of.acquire(req);
     const answer = await t.run(parsed.data, { req });
-    return rpcResult(id, callResult(answer), answer.etag === undefined ? null : `${t.name}:${answer.etag}`);
+    const result = callResult(answer);
+    if (answer.etag === undefined) return rpcResult(id, result.text);
+    return { ...rpcResult(id, result.text, `${t.name}:${answer.etag}`), remembered: result };
   } catch (e) {
     if (answersCaller(e)) return rpcResult(id, toolError(e.message));
     req.log.error({ err: e, tool: t.name }, 'mcp tool failed');
