@@ -1,7 +1,9 @@
 /**
  * MCP benchmark: MCP `tools/call` requests/s beside its HTTP twin's on the same store, same concurrency, one run
  * each face (search_providers ↔ GET /api/providers, get_service_offers ↔ GET /api/intelligence/offers,
- * search_transactions ↔ GET /api/transactions, default pages), and the `initialize` + `notifications/initialized` +
+ * search_transactions ↔ GET /api/transactions, default pages) under two Accept-Encodings: none (identity on both
+ * faces) and `gzip, deflate`, what Node's fetch and so the MCP SDK's client send (the twin's remembered gzip form,
+ * the tool's remembered DEFLATE blocks spliced with the request's id: src/http/spliced-deflate.ts), and the `initialize` + `notifications/initialized` +
  * `tools/list` round trip of a new client (sequential, p50/p99). Each server is `paywatch serve` in its own process
  * (rate limit and heavy budget lifted, as bench/lib/load.ts servePaywatch does); `--before DIR` also runs the same
  * cases against the checkout at DIR (e.g. main) over the same store, so one run gives before and after.
@@ -81,8 +83,16 @@ async function serve(root: string, db: string): Promise<ChildServer> {
 
 const rpc = (id: number, method: string, params?: unknown) => JSON.stringify({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
 
+/** The Accept-Encodings each case runs under: none, and what Node's fetch (the MCP SDK client's transport) sends. */
+const ACCEPT_ENCODINGS: [label: string, headers: Record<string, string>][] = [
+  ['identity', {}],
+  ['gzip, deflate', { 'accept-encoding': 'gzip, deflate' }],
+];
+
 interface Pair {
   tool: string;
+  /** The Accept-Encoding both faces were asked with ('identity': none sent). */
+  accept_encoding: string;
   http: string;
   mcp: LoadResult | null;
   twin: LoadResult;
@@ -191,10 +201,10 @@ async function benchSide(side: 'before' | 'after', root: string, db: string): Pr
     };
     const has = new Set(listed.result.tools.map((t) => t.name));
     const pairs: Pair[] = [];
-    for (const [tool, path] of ONLY_INIT ? [] : CASES) {
+    for (const [tool, path, [encoding, accept]] of ONLY_INIT ? [] : CASES.flatMap((c) => ACCEPT_ENCODINGS.map((e) => [...c, e] as const))) {
       const twinUrl = `${server.url}${path}`;
       const body = rpc(1, 'tools/call', { name: tool, arguments: {} });
-      const mcpOpts = { connections: CONNECTIONS, method: 'POST' as const, headers: MCP_HEADERS, body };
+      const mcpOpts = { connections: CONNECTIONS, method: 'POST' as const, headers: { ...MCP_HEADERS, ...accept }, body };
       const twinRuns: LoadResult[] = [];
       const mcpRuns: LoadResult[] = [];
       if (has.has(tool)) {
@@ -205,15 +215,15 @@ async function benchSide(side: 'before' | 'after', root: string, db: string): Pr
       }
       // Alternating short runs, so a change in the machine's other load falls on both faces alike.
       for (let i = 0; i < ALTERNATIONS; i++) {
-        twinRuns.push(await measure(`GET ${path}`, twinUrl, { duration: DURATION, connections: CONNECTIONS }));
+        twinRuns.push(await measure(`GET ${path}`, twinUrl, { duration: DURATION, connections: CONNECTIONS, headers: accept }));
         if (has.has(tool)) mcpRuns.push(await measure(`MCP ${tool}`, `${server.url}/api/mcp`, { duration: DURATION, ...mcpOpts }));
       }
       const twin = median(twinRuns);
       const mcp = mcpRuns.length ? median(mcpRuns) : null;
       const ratio = mcp ? Number((mcp.req_per_s / Math.max(1, twin.req_per_s)).toFixed(2)) : null;
-      pairs.push({ tool, http: `GET ${path}`, mcp, twin, ratio });
+      pairs.push({ tool, accept_encoding: encoding, http: `GET ${path}`, mcp, twin, ratio });
       process.stderr.write(
-        `  ${side} ${tool}: MCP ${mcp?.req_per_s ?? '—'} req/s (p99 ${mcp?.p99_ms ?? '—'} ms) vs ${twin.req_per_s} req/s (p99 ${twin.p99_ms} ms): ${ratio ?? '—'}\n`,
+        `  ${side} ${tool} (${encoding}): MCP ${mcp?.req_per_s ?? '—'} req/s (p99 ${mcp?.p99_ms ?? '—'} ms) vs ${twin.req_per_s} req/s (p99 ${twin.p99_ms} ms): ${ratio ?? '—'}\n`,
       );
     }
     const init_list = await initAndList(server);
@@ -234,7 +244,10 @@ sides.push(await benchSide('after', '.', db));
 const after = sides[sides.length - 1];
 const targets = {
   ...Object.fromEntries(
-    after.pairs.map((p) => [`${p.tool} MCP ≥ 0.5 × HTTP req/s`, { value: p.ratio, target: '≥ 0.5', pass: (p.ratio ?? 0) >= 0.5 }]),
+    after.pairs.map((p) => [
+      `${p.tool} (${p.accept_encoding}) MCP ≥ 0.5 × HTTP req/s`,
+      { value: p.ratio, target: '≥ 0.5', pass: (p.ratio ?? 0) >= 0.5 },
+    ]),
   ),
   'initialize + tools/list p50 ≤ 20 ms': { value: after.init_list.p50_ms, target: '≤ 20', pass: after.init_list.p50_ms <= 20 },
 };
@@ -250,12 +263,12 @@ const md = [
   ...(ONLY_INIT
     ? []
     : [
-        '| side | tool | MCP req/s | MCP p99 ms | HTTP twin | twin req/s | twin p99 ms | ratio |',
-        '|---|---|---:|---:|---|---:|---:|---:|',
+        '| side | tool | Accept-Encoding | MCP req/s | MCP p99 ms | HTTP twin | twin req/s | twin p99 ms | ratio |',
+        '|---|---|---|---:|---:|---|---:|---:|---:|',
         ...sides.flatMap((s) =>
           s.pairs.map(
             (p) =>
-              `| ${s.side} | ${p.tool} | ${p.mcp?.req_per_s ?? '—'} | ${p.mcp?.p99_ms ?? '—'} | ${p.http} | ${p.twin.req_per_s} | ${p.twin.p99_ms} | ${p.ratio ?? '— (no such tool)'} |`,
+              `| ${s.side} | ${p.tool} | ${p.accept_encoding} | ${p.mcp?.req_per_s ?? '—'} | ${p.mcp?.p99_ms ?? '—'} | ${p.http} | ${p.twin.req_per_s} | ${p.twin.p99_ms} | ${p.ratio ?? '— (no such tool)'} |`,
           ),
         ),
         '',

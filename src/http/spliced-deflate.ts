@@ -81,7 +81,8 @@ export function zlibOf(parts: readonly (string | DeflatedPart)[]): Buffer {
   for (const p of parts) {
     if (typeof p === 'string') {
       const data = Buffer.from(p, 'utf8');
-      if (data.length > MAX_LITERAL_BYTES) throw new RangeError(`a spliced literal holds at most ${MAX_LITERAL_BYTES} bytes, not ${data.length}`);
+      if (data.length > MAX_LITERAL_BYTES)
+        throw new RangeError(`a spliced literal holds at most ${MAX_LITERAL_BYTES} bytes, not ${data.length}`);
       chunks.push(storedBlock(data, false), data);
       adler = adler32Combine(adler, adler32(data), data.length);
     } else {
