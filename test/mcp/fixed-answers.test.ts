@@ -4,7 +4,6 @@
  * and protocol version asked, with one ETag for every encoding and 304 on If-None-Match; and the table keeps each
  * rendering (the compressed bytes made once), a bounded number of them, none for an over-long id.
  */
-import { request } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import {
   InitializeResultSchema,
@@ -20,27 +19,10 @@ import { type Answer, ToolTable } from '../../src/mcp/jsonrpc.js';
 import { MCP_TOOLS } from '../../src/mcp/tools.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
+import { postMcpRaw, type RawAnswer as Raw } from '../helpers/raw-mcp.js';
 
-const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
-
-interface Raw {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Buffer;
-}
-
-/** One POST over node:http (fetch would decode the body, hiding the bytes sent). */
-function post(port: number, body: unknown, headers: Record<string, string>): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: '/api/mcp', method: 'POST', headers: { ...MCP_HEADERS, ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
-}
+/** One POST to the listener on `port`. */
+const post = (port: number, body: unknown, headers: Record<string, string>) => postMcpRaw(`http://127.0.0.1:${port}`, body, headers);
 
 const decode = (r: Raw) => {
   const e = r.headers['content-encoding'];

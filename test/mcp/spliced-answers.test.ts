@@ -4,34 +4,14 @@
  * gets a zlib stream that decodes byte for byte to the identity answer of its own id, with the identity answer's
  * ETag and 304 on If-None-Match; the official SDK client reads it; a client taking only gzip gets gzip.
  */
-import { request } from 'node:http';
 import { gunzipSync, inflateSync } from 'node:zlib';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postMcpRaw } from '../helpers/raw-mcp.js';
 import { type SeededApp, startSeededApp } from '../helpers/seeded-app.js';
 
-const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
-
-interface Raw {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Buffer;
-}
-
-/** One POST over node:http (fetch would decode the body, hiding the bytes sent). */
-function post(base: string, body: unknown, headers: Record<string, string>): Promise<Raw> {
-  const { hostname, port } = new URL(base);
-  return new Promise((resolve, reject) => {
-    const req = request({ host: hostname, port, path: '/api/mcp', method: 'POST', headers: { ...MCP_HEADERS, ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
-}
+const post = postMcpRaw;
 
 const callOf = (id: number | string, name: string, args: Record<string, unknown> = {}) => ({
   jsonrpc: '2.0',
