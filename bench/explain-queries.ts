@@ -3,7 +3,7 @@
  * positions, the detail read, the received-payments check), on a store given by --db: SQLite's EXPLAIN QUERY PLAN,
  * PostgreSQL's EXPLAIN. Prints each statement with the indexes its plan uses, then the observations indexes no plan
  * used. For choosing which indexes to keep (docs/decisions.md, the entry on indexes in append order).
- * Run: node bin/run-ts.js bench/explain-queries.ts --db URL [--wallet 0x…] [--contract 0x…] [--hash 0x…]
+ * Run: node bin/run-ts.js bench/explain-queries.ts --db URL [--pick N] (the sample row, by seq: default 7,000)
  */
 import { parseArgs } from 'node:util';
 import { sql, type KyselyPlugin, type RootOperationNode } from 'kysely';
@@ -13,13 +13,13 @@ import { getTransaction } from '../src/store/chain/reads.js';
 import { receivedPayments } from '../src/store/trust/index.js';
 import type { ObservationFilters } from '../src/domain/filters.js';
 
-const { values } = parseArgs({ options: { db: { type: 'string' } } });
+const { values } = parseArgs({ options: { db: { type: 'string' }, pick: { type: 'string', default: '7000' } } });
 const store = await openStore(values.db!);
 const pick = await store.db
   .selectFrom('observations')
-  .select(['hash', 'sender', 'asset_contract', 'time'])
+  .select(['hash', 'sender', 'asset_contract', 'time', 'payer'])
   .orderBy('seq')
-  .offset(7000)
+  .offset(Number(values.pick))
   .limit(1)
   .executeTakeFirstOrThrow();
 const captured: { sql: string; parameters: readonly unknown[] }[] = [];
@@ -52,6 +52,12 @@ const filters: [string, ObservationFilters][] = [
   ['execution success', { execution: 'success' }],
   ['asset + failed', { asset: pick.asset_contract!, execution: 'failed' }],
   ['wallet + window', { q: pick.sender!, since: t - 3600, until: t }],
+  ['asset + success', { asset: pick.asset_contract!, execution: 'success' }],
+  ['payer', { payer: pick.payer ?? pick.sender! }],
+  ['payer + window', { payer: pick.payer ?? pick.sender!, since: t - 3600, until: t }],
+  ['recipient', { recipient: pick.sender! }],
+  ['service', { service_id: 'a'.repeat(64) }],
+  ['provider', { provider: 'example.com' }],
 ];
 const labels: string[] = [];
 const run = async (label: string, f: () => Promise<unknown>) => {

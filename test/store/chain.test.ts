@@ -143,6 +143,11 @@ describe.each(DIALECTS)('chain store on %s', (dialect) => {
 
   describe('queries over a synthetic set', () => {
     const blocks = makeBlocks({ count: 400, seed: 11 });
+    // Payers: mostly the sender (served by the sender index), some another account or the recipient (the partial
+    // payer index), some unknown.
+    const third = `0x${'3c'.repeat(20)}`;
+    for (const [i, o] of observationsOf(blocks).entries())
+      o.detail.payer = i % 11 === 0 ? null : i % 7 === 0 ? third : i % 5 === 0 ? o.recipient : o.sender;
     const all = observationsOf(blocks).sort(publicOrder);
     // Written in three calls, the middle one out of order, so both the rank and the generic paths are exercised.
     const variants = [
@@ -185,6 +190,20 @@ describe.each(DIALECTS)('chain store on %s', (dialect) => {
       ['exchange', { exchange: 'Uniswap v3' }, (o) => o.exchange === 'Uniswap v3'],
       ['exchange unknown', { exchange: 'unknown' }, (o) => o.exchange === null],
       ['execution failed', { execution: 'failed' }, (o) => o.execution === 'failed'],
+      ['execution success', { execution: 'success' }, (o) => o.execution === 'success'],
+      ['execution unknown', { execution: 'unknown' }, (o) => o.execution === 'unknown'],
+      [
+        'asset + failed',
+        { asset: all[0].asset_contract!, execution: 'failed' },
+        (o) => o.asset_contract === all[0].asset_contract && o.execution === 'failed',
+      ],
+      ['payer apart', { payer: third }, (o) => o.detail.payer === third],
+      ['payer = sender', { payer: all[5].sender! }, (o) => o.detail.payer?.toLowerCase() === all[5].sender],
+      [
+        'payer + window',
+        { payer: all[5].recipient!, since: t0 + 10, until: t0 + 70 },
+        (o) => o.detail.payer?.toLowerCase() === all[5].recipient && o.time >= t0 + 10 && o.time < t0 + 70,
+      ],
       [
         'combined',
         { execution: 'success', asset: 'pathUSD', until: t0 + 80 },
@@ -201,6 +220,7 @@ describe.each(DIALECTS)('chain store on %s', (dialect) => {
         await write(s);
         for (const [name, f, pred] of filters) {
           const want = all.filter(pred);
+          if (name !== 'until before everything') expect(want.length, `${name} matches some`).toBeGreaterThan(0);
           const page = await listTransactions(s, f, { limit: 100, offset: 0 });
           expect(page.total, name).toBe(want.length);
           expect(

@@ -9,6 +9,7 @@ import { classifyQuery, isContractAddress, type ObservationFilters } from '../..
 import { LIST_COLUMNS, rowToTransaction, type TransactionRow } from './rows.js';
 import type { ChainStats, KeysetPosition } from './answers.js';
 import type { Store } from '../store.js';
+import { KNOWN_EXCHANGE, PAYER_APART, UNSUCCESSFUL, term } from './partial-indexes.js';
 import type { TokenList } from '../../domain/token-list.js';
 
 type ObsQuery<O> = SelectQueryBuilder<Database, 'observations', O>;
@@ -48,10 +49,18 @@ function filterExpression(f: ObservationFilters, list: TokenList) {
     if (f.asset !== undefined)
       parts.push(isContractAddress(f.asset) ? eb('asset_contract', '=', f.asset.toLowerCase()) : symbolExpression(eb, f.asset, list));
     if (f.exchange !== undefined) parts.push(f.exchange === 'unknown' ? eb('exchange', 'is', null) : eb('exchange', '=', f.exchange));
-    if (f.execution !== undefined) parts.push(eb('execution', '=', f.execution));
+    if (f.execution !== undefined) {
+      parts.push(eb('execution', '=', f.execution));
+      // Implied by the value; spelled out so SQLite's planner sees the partial execution indexes apply.
+      if (f.execution !== 'success') parts.push(term(UNSUCCESSFUL));
+    }
     if (f.protocol !== undefined) parts.push(f.protocol === 'unknown' ? eb('protocol', 'is', null) : eb('protocol', '=', f.protocol));
     if (f.category !== undefined) parts.push(eb('category', '=', f.category));
-    if (f.payer !== undefined) parts.push(eb('payer', '=', f.payer));
+    // The payer index holds only payers other than the sender: the rest are the sender index's rows paid by their sender.
+    if (f.payer !== undefined)
+      parts.push(
+        eb.or([eb.and([eb('payer', '=', f.payer), term(PAYER_APART)]), eb.and([eb('sender', '=', f.payer), eb('payer', '=', f.payer)])]),
+      );
     if (f.recipient !== undefined) parts.push(eb('recipient', '=', f.recipient));
     if (f.service_id !== undefined) parts.push(eb('service_id', '=', f.service_id));
     if (f.provider !== undefined) parts.push(eb('provider', '=', f.provider));
@@ -158,11 +167,28 @@ export async function countMatches(
   return store.cache.counts.get(stats, filterKey(f, list), () => (offload ? offload(f) : countRows(db, f, list)));
 }
 
-/** COUNT(*) of the matches of `f` over their index, never remembered (countMatches remembers). */
+/**
+ * COUNT(*) of the matches of `f` over their index, never remembered (countMatches remembers). The common values
+ * the partial indexes leave out (execution `success`, exchange `unknown`) are counted as the matches without that
+ * filter less those the partial index holds, two index counts instead of a scan of the table.
+ */
 export async function countRows(db: Kysely<Database>, f: ObservationFilters, list: TokenList): Promise<number> {
-  const r = await applyFilters(db.selectFrom('observations'), f, list)
-    .select((eb) => eb.fn.countAll().as('n'))
-    .executeTakeFirstOrThrow();
+  if (f.execution === 'success') {
+    const rest = { ...f, execution: undefined };
+    return (await countRows(db, rest, list)) - (await countWhere(db, rest, list, UNSUCCESSFUL));
+  }
+  if (f.exchange === 'unknown') {
+    const rest = { ...f, exchange: undefined };
+    return (await countRows(db, rest, list)) - (await countWhere(db, rest, list, KNOWN_EXCHANGE));
+  }
+  return countWhere(db, f, list);
+}
+
+/** COUNT(*) of the matches of `f` and, when given, of `predicate` too (a partial index's, ./partial-indexes.ts). */
+async function countWhere(db: Kysely<Database>, f: ObservationFilters, list: TokenList, predicate?: string): Promise<number> {
+  let qb = applyFilters(db.selectFrom('observations'), f, list);
+  if (predicate) qb = qb.where(term(predicate));
+  const r = await qb.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
   return Number(r.n);
 }
 

@@ -3,6 +3,7 @@ import { isPostgres } from './dialect.js';
 import { sumDecimals } from '../../domain/money.js';
 import { unpackDetail } from '../chain/detail-codec.js';
 import { rebuildRollups } from '../chain/rollups.js';
+import { PARTIAL_INDEXES } from '../chain/partial-indexes.js';
 
 /**
  * Indexes serve the public sort (time descending, then hash ascending) alone and after each equality filter,
@@ -375,6 +376,50 @@ export const chainMigrations: Record<string, Migration> = {
       await db.schema.dropTable('payment_rollups').ifExists().execute();
     },
   },
+  chain_0012_compact_payments: {
+    // The payer, execution, exchange and asset + execution indexes held an entry for every row although their
+    // filters pick few rows: payer = sender on nearly every transfer (the sender index serves those), and success
+    // or no venue on most. Rebuilt partial (../chain/partial-indexes.ts), they hold only the rows their filters need
+    // an index for; the filters repeat the predicates, and counts of the common value are the rest's complement
+    // (../chain/query.ts). Bytes per observation before and after in bench/README.md; the choice in docs/decisions.md.
+    async up(db: Kysely<any>) {
+      await inOneTransaction(db, async (trx) => {
+        for (const ix of PARTIAL_INDEXES) {
+          await sql`drop index if exists ${sql.id(ix.name)}`.execute(trx);
+          await sql`create index ${sql.id(ix.name)} on observations (${sql.join(ix.columns.map((c) => sql.id(c)))}, time, hash desc) where ${sql.raw(ix.where)}`.execute(
+            trx,
+          );
+        }
+        // PostgreSQL only: the wallet and token indexes without the 67-character hash (half their size); the planner
+        // orders ties of one second by hash with an incremental sort. SQLite's planner then scanned the time index for
+        // wallet pages instead (docs/decisions.md), so there they keep it.
+        if (isPostgres(trx))
+          for (const col of HASHLESS_ON_POSTGRES) {
+            await sql`drop index if exists ${sql.id(`observations_${col}_time_asc`)}`.execute(trx);
+            await sql`create index ${sql.id(`observations_${col}_time_asc`)} on observations (${sql.id(col)}, time)`.execute(trx);
+          }
+      });
+    },
+    async down(db: Kysely<any>) {
+      await inOneTransaction(db, async (trx) => {
+        if (isPostgres(trx))
+          for (const col of HASHLESS_ON_POSTGRES) {
+            await sql`drop index if exists ${sql.id(`observations_${col}_time_asc`)}`.execute(trx);
+            await sql`create index ${sql.id(`observations_${col}_time_asc`)} on observations (${sql.id(col)}, time, hash desc)`.execute(
+              trx,
+            );
+          }
+        for (const ix of PARTIAL_INDEXES) {
+          await sql`drop index if exists ${sql.id(ix.name)}`.execute(trx);
+          // As chain_0008 and chain_0009 made them: every row, the payer index every row with a payer.
+          const where = ix.columns[0] === 'payer' ? sql` where payer is not null` : sql``;
+          await sql`create index ${sql.id(ix.name)} on observations (${sql.join(ix.columns.map((c) => sql.id(c)))}, time, hash desc)${where}`.execute(
+            trx,
+          );
+        }
+      });
+    },
+  },
 };
 
 /** The columns chain_0009_payments adds to observations (all nullable; integers are 0/1 flags). */
@@ -391,6 +436,9 @@ const PAYMENT_COLUMNS = [
 
 /** The payment columns a public filter matches exactly, each with a partial sorted index (chain_0009_payments). */
 const PAYMENT_INDEXED = ['payer', 'service_id', 'provider'] as const;
+
+/** The sorted indexes chain_0012 rebuilds without the hash on PostgreSQL (every row has an entry: the largest). */
+const HASHLESS_ON_POSTGRES = ['sender', 'recipient', 'asset_contract', 'asset'] as const;
 
 /** Runs `fn` in one transaction: PostgreSQL's migrator already holds one, SQLite's does not (Kysely). */
 async function inOneTransaction(db: Kysely<any>, fn: (trx: Kysely<any>) => Promise<void>): Promise<void> {
