@@ -33,8 +33,8 @@ import { runCli } from './cli.js';
 
 const lc = (k: `0x${string}`) => privateKeyToAccount(k).address.toLowerCase();
 /**
- * Pay the MPP service after and before the probe. Two accounts: anvil does not mine a second mppx payment (an
- * expiring-nonce 0x76 transaction) from the same account.
+ * Pay the MPP service after and before the probe. Two accounts that sent nothing yet: anvil leaves an mppx payment
+ * (an expiring-nonce 0x76 transaction) from an account that already sent one unmined.
  */
 const MPP_PAYER = ANVIL_KEYS[4];
 const EARLY_PAYER = ANVIL_KEYS[5];
