@@ -331,6 +331,7 @@ async function startDemoIntel(
   const { startIntelCollector } = await import('../intel/schedule.js');
   const { providerDomain, serviceId } = await import('../intel/service-id.js');
   const { payMppCharge } = await import('../demo/pay-mpp.js');
+  const { directorySources } = await import('../demo/paid-services/index.js');
   ps.listResource({
     name: 'paywatch-trust-check',
     url: `${verify.url}/v1/check`,
@@ -340,10 +341,7 @@ async function startDemoIntel(
     payTo: DEMO_OPERATOR,
     asset: verify.paymentToken,
   });
-  const sources = [
-    { name: 'demo-bazaar', kind: 'bazaar' as const, url: ps.directoryUrl },
-    { name: 'demo-mpp-registry', kind: 'mpp-registry' as const, url: `${ps.directoryUrl}/api/services` },
-  ];
+  const sources = directorySources(ps.directoryUrl);
   await collectOnce(ctx.store, { sources, allowLoopback: true, log: ctx.log });
   const weather = ps.services.find((s) => s.name === 'x402-v2-weather') ?? ps.services[0];
   const search = ps.services.find((s) => s.name === 'mpp-search') ?? ps.services[ps.services.length - 1];

@@ -20,7 +20,7 @@ import { buildApp } from '../../src/api/app.js';
 import { ANVIL_KEYS, startAnvil, type AnvilNode } from '../../src/chain/anvil.js';
 import { loadConfig } from '../../src/config.js';
 import { mppMemo } from '../../src/demo/activity.js';
-import { startPaidServices, type PaidServices } from '../../src/demo/paid-services/index.js';
+import { directorySources, startPaidServices, type PaidServices } from '../../src/demo/paid-services/index.js';
 import { payMppCharge } from '../../src/demo/pay-mpp.js';
 import { deployPaymentToken, type PaymentToken } from '../../src/demo/payment-token.js';
 import { ANVIL_TOKENS, localTokenList } from '../../src/demo/token-list.js';
@@ -92,10 +92,7 @@ beforeAll(async () => {
   // Paid before paywatch saw the service; a second apart, so no block of it shares the probe's second.
   tx.before = (await payMppCharge(mppUrl, { rpcUrl, payerKey: EARLY_PAYER, clientId: 'e2e-agent' })).hash;
   await new Promise((r) => setTimeout(r, 1_100));
-  const sources = [
-    { name: 'demo-bazaar', kind: 'bazaar' as const, url: ps.directoryUrl },
-    { name: 'demo-mpp-registry', kind: 'mpp-registry' as const, url: `${ps.directoryUrl}/api/services` },
-  ];
+  const sources = directorySources(ps.directoryUrl);
   for (const dialect of DIALECTS) {
     const db = await createTestDb(dialect);
     dbs.set(dialect, db);

@@ -8,6 +8,7 @@ import { DemoError } from '../errors.js';
 import { Hono } from 'hono';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ANVIL_KEYS } from '../../chain/anvil.js';
+import type { SourceConfig } from '../../intel/sources/index.js';
 import { mountDirectory, type ListedService } from './directory.js';
 import { mountFacilitator } from './facilitator.js';
 import { listen, type Listening } from './listen.js';
@@ -21,6 +22,17 @@ import {
   type ServiceDefinition,
   type ServiceTerms,
 } from './services.js';
+
+/**
+ * The intel sources that read the directory at `directoryUrl`: its Bazaar and its MPP registry (what `paywatch demo`
+ * and the tests collect).
+ */
+export function directorySources(directoryUrl: string): SourceConfig[] {
+  return [
+    { name: 'demo-bazaar', kind: 'bazaar', url: directoryUrl },
+    { name: 'demo-mpp-registry', kind: 'mpp-registry', url: `${directoryUrl}/api/services` },
+  ];
+}
 
 export { PATH_USD, ALPHA_USD, BASE_SEPOLIA_USDC, type DemoProtocol, type ServiceTerms } from './services.js';
 
