@@ -22,12 +22,16 @@ import type { Store } from '../store/db.js';
 import { openConfiguredStore } from './open-store.js';
 import { generateActivity, type GroundTruth } from '../demo/activity.js';
 import { ANVIL_TOKENS, writeLocalTokenList } from '../demo/token-list.js';
-import { deployPaymentToken } from '../demo/payment-token.js';
+import { deployPaymentToken, type PaymentToken } from '../demo/payment-token.js';
+import type { PaidServices } from '../demo/paid-services/index.js';
+import { checkPriceAtomic } from '../trust/payment.js';
 import { shortMessage } from '../domain/errors.js';
 import { TEMPO_MAINNET } from '../domain/tempo.js';
 
 /** The demo agent's key (anvil's well-known test account 2, never real funds): it holds payment tokens to pay for checks. */
 const DEMO_PAYER_KEY = ANVIL_KEYS[2] as `0x${string}`;
+/** The trust check's payTo: an address no activity step and no other demo service pays, so its payments are the checks'. */
+const DEMO_OPERATOR = '0x0000000000000000000000000000000000de0c4e';
 
 export interface DemoOptions {
   /** Flags as given (db, port, host, logLevel…); rpcUrl and from are set by the demo. */
@@ -46,6 +50,8 @@ export interface RunningDemo {
   /** True when the store is a temporary one, deleted by stop(). */
   temporaryStore: boolean;
   truth: GroundTruth;
+  /** Transactions on the chain once the demo is up: the activity's and the demo's own (token, MPP payments). */
+  transactions: number;
   /** Example requests worth trying, one URL each. */
   urls: string[];
   /** Base URL of the trust-check listener. */
@@ -79,7 +85,13 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
   };
   try {
     const { anvil, truth } = await startChain(say, cleanups);
-    const { config, temporaryStore } = await demoConfig(opts, anvil, truth, say, cleanups);
+    const paymentToken = await deployPaymentToken(anvil.rpcUrl, ANVIL_KEYS[0], {
+      name: 'Demo USD',
+      symbol: 'DUSD',
+      holders: [privateKeyToAccount(DEMO_PAYER_KEY).address],
+      amount: 1_000_000n,
+    });
+    const { config, temporaryStore } = await demoConfig(opts, anvil, truth, paymentToken, say, cleanups);
     const store: Store = await openConfiguredStore(config, { readers: config.readers });
     cleanups.push(() => store.close());
     say(`store: ${store.location}${temporaryStore ? ' (temporary, deleted when the demo stops; use --db to keep one)' : ''}`);
@@ -88,14 +100,18 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
     const { collector, running } = await startCollector(config, store, opts.log, cleanups);
     const components: LiveComponents = new Map([['collector', () => collector.report()]]);
     const ctx: AppContext = { store, config, components, log: opts.log };
-    const intel = await startDemoIntel(ctx, anvil.rpcUrl, say, cleanups);
-    const verify = await listenPaidVerify(ctx, opts.flags, anvil.rpcUrl, intel.facilitatorUrl, cleanups);
+    const { startPaidServices } = await import('../demo/paid-services/index.js');
+    const ps = await startPaidServices({ rpcUrl: anvil.rpcUrl });
+    cleanups.push(() => ps.stop());
+    say(`paid services: ${ps.services.map((s) => `${s.protocol} ${s.url}`).join(', ')}; directory ${ps.directoryUrl}`);
+    const verify = await listenPaidVerify(ctx, opts.flags, anvil.rpcUrl, ps.facilitatorUrl, paymentToken, cleanups);
+    const intel = await startDemoIntel(ctx, ps, verify, anvil.rpcUrl, say, cleanups);
     if (!loopbackOnly(config.host))
       say(`listening beyond loopback (--host ${config.host}): the trust check refuses loopback targets, the demo's own services included`);
     // The public app advertises the trust check where it really listens (manifest, explorer).
     const { app, url } = await listenApi({ ...ctx, config: withListeningVerifyPort(config, verify.port) });
     cleanups.push(() => app.close());
-    await followActivity(collector, running, truth, anvil.rpcUrl, say);
+    const lastHeight = await followActivity(collector, running, anvil.rpcUrl, say);
     return {
       apiUrl: url,
       verifyUrl: verify.url,
@@ -104,6 +120,7 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
       db: store.location,
       temporaryStore,
       truth,
+      transactions: truth.transactions.length + (await transactionsIn(anvil.rpcUrl, truth.lastTxHeight + 1, lastHeight)),
       ...demoLinks(url, verify, intel, truth),
       stop,
     };
@@ -132,6 +149,7 @@ async function demoConfig(
   opts: DemoOptions,
   anvil: AnvilNode,
   truth: GroundTruth,
+  paymentToken: PaymentToken,
   say: (line: string) => void,
   cleanups: Cleanups,
 ): Promise<{ config: Config; temporaryStore: boolean }> {
@@ -139,11 +157,16 @@ async function demoConfig(
   cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
   const temporaryStore = opts.flags.db === undefined && !process.env.PAYWATCH_DB;
   const db = temporaryStore ? `sqlite:${join(dir, 'paywatch.sqlite')}` : String(opts.flags.db ?? process.env.PAYWATCH_DB ?? '');
-  // The tokens this chain has: anvil's genesis tokens and the EUR token the activity created (unless --tokenlist).
+  // The tokens this chain has: anvil's genesis tokens, the EUR token the activity created and the trust check's
+  // payment token (unless --tokenlist).
   const eur = truth.eurToken;
   const tokenList =
     opts.flags.tokenList ??
-    writeLocalTokenList(dir, [...ANVIL_TOKENS, { address: eur.address.toLowerCase(), symbol: eur.symbol, name: eur.symbol }]);
+    writeLocalTokenList(dir, [
+      ...ANVIL_TOKENS,
+      { address: eur.address.toLowerCase(), symbol: eur.symbol, name: eur.symbol },
+      { address: paymentToken.address.toLowerCase(), symbol: 'DUSD', name: paymentToken.name },
+    ]);
   say(`token list: ${tokenList}`);
   const port = opts.flags.port ?? (await freePort());
   const config = loadConfig({
@@ -172,17 +195,17 @@ async function startCollector(config: Config, store: Store, log: Logger, cleanup
 }
 
 /**
- * The trust-check listener with per-call x402 payment: the demo's payment token, paid to an anvil account, settled
+ * The trust-check listener with per-call x402 payment: the demo's payment token, paid to DEMO_OPERATOR, settled
  * by the local facilitator; the agent account holds tokens to pay with (examples/pay-check.mjs).
  */
-async function listenPaidVerify(ctx: AppContext, flags: Flags, rpcUrl: string, facilitatorUrl: string, cleanups: Cleanups) {
-  const payer = privateKeyToAccount(DEMO_PAYER_KEY);
-  const paymentToken = await deployPaymentToken(rpcUrl, ANVIL_KEYS[0], {
-    name: 'Demo USD',
-    symbol: 'DUSD',
-    holders: [payer.address],
-    amount: 1_000_000n,
-  });
+async function listenPaidVerify(
+  ctx: AppContext,
+  flags: Flags,
+  rpcUrl: string,
+  facilitatorUrl: string,
+  paymentToken: PaymentToken,
+  cleanups: Cleanups,
+) {
   const verifyConfig = loadConfig({
     ...flags,
     db: ctx.config.db,
@@ -192,7 +215,7 @@ async function listenPaidVerify(ctx: AppContext, flags: Flags, rpcUrl: string, f
     verifyPort: flags.verifyPort ?? (await freePort()),
     // Loopback targets only while the demo listens on loopback alone: exposed, the check would map this host's ports.
     verifyAllowLoopback: loopbackOnly(ctx.config.host) ? '1' : '0',
-    x402PayTo: privateKeyToAccount(ANVIL_KEYS[3]).address.toLowerCase(),
+    x402PayTo: DEMO_OPERATOR,
     x402Asset: paymentToken.address,
     x402AssetName: paymentToken.name,
     x402AssetVersion: paymentToken.version,
@@ -202,7 +225,7 @@ async function listenPaidVerify(ctx: AppContext, flags: Flags, rpcUrl: string, f
   });
   const verify = await listenVerify({ ...ctx, config: verifyConfig });
   cleanups.push(() => verify.close());
-  return { url: verify.url, port: verify.port, paymentToken: paymentToken.address };
+  return { url: verify.url, port: verify.port, paymentToken: paymentToken.address, price: checkPriceAtomic(paymentToken.decimals) };
 }
 
 /**
@@ -217,27 +240,41 @@ export function loopbackOnly(host: string): boolean {
   return ipaddr.isValid(h) && ipaddr.parse(h).range() === 'loopback';
 }
 
-/** Waits until the generated activity is collected, then lets blocks keep coming for the collector to follow. */
+/**
+ * Mines two blocks so the finalized head (latest − 2) covers every transaction sent so far (the activity and the
+ * demo's own), waits until the collector has them, then lets blocks keep coming for the collector to follow.
+ * @returns the height of the last block holding a transaction sent before
+ */
 async function followActivity(
   collector: LaunchedCollector['collector'],
   running: Promise<unknown>,
-  truth: GroundTruth,
   rpcUrl: string,
   say: (line: string) => void,
-): Promise<void> {
-  while ((collector.status().last_block ?? -1) < truth.lastTxHeight) {
+): Promise<number> {
+  const last = Number.parseInt(await rpc<string>(rpcUrl, 'eth_blockNumber', []), 16);
+  for (let i = 0; i < 2; i++) await rpc(rpcUrl, 'evm_mine', []);
+  while ((collector.status().last_block ?? -1) < last) {
     const s = collector.status();
     if (s.state === 'error') say(`collector: ${s.last_error?.message} (retrying)`);
     await Promise.race([running, new Promise((r) => setTimeout(r, 100))]);
   }
   await rpc(rpcUrl, 'evm_setIntervalMining', [BLOCK_SECONDS]);
+  return last;
+}
+
+/** The number of transactions in blocks `from`..`to` (inclusive). */
+async function transactionsIn(rpcUrl: string, from: number, to: number): Promise<number> {
+  let n = 0;
+  for (let h = from; h <= to; h++)
+    n += Number.parseInt(await rpc<string>(rpcUrl, 'eth_getBlockTransactionCountByNumber', [`0x${h.toString(16)}`]), 16);
+  return n;
 }
 
 /** Example requests, trust-check commands and the paid check worth trying against the running demo. */
 function demoLinks(
   url: string,
   verify: { url: string; paymentToken: string },
-  intel: { changedDomain: string; checkUrl: string },
+  intel: DemoIntel,
   truth: GroundTruth,
 ): Pick<RunningDemo, 'urls' | 'checks' | 'paidCheck'> {
   const mpp = truth.transactions.find((t) => t.protocol === 'mpp') ?? truth.transactions[0];
@@ -253,6 +290,9 @@ function demoLinks(
     `${url}/api/export`,
     `${url}/api/openapi.json`,
     `${url}/api/providers`,
+    `${url}/api/providers/${encodeURIComponent(intel.mppDomain)}`,
+    `${url}/api/payments?service_id=${intel.mppService}`,
+    `${url}/api/rankings/services`,
     `${url}/api/intelligence/changes`,
     `${url}/api/intelligence/offers?domain=${encodeURIComponent(intel.changedDomain)}`,
     `${url}/api/intelligence/status`,
@@ -265,49 +305,76 @@ function demoLinks(
   return { urls, checks, paidCheck };
 }
 
+/** What the demo's intel step leaves for the links: the provider whose terms changed, a URL worth checking, the MPP service paid. */
+interface DemoIntel {
+  changedDomain: string;
+  checkUrl: string;
+  mppDomain: string;
+  mppService: string;
+}
+
 /**
- * Starts the local paid services (x402 v2, x402 v1, MPP, with a local directory), collects them twice with a
- * price change and a payTo change in between so offers, changes and history show real data, then keeps the
- * intel collector running on its schedule.
- * @returns the provider whose terms changed, a paid URL worth checking and the local x402 facilitator's URL
+ * Lists the trust check in the paid services' directory, collects them once, THEN pays the MPP service twice with
+ * the real mppx client (payTo and realm seen before the payment, so the payments are attributed memo_and_pay_to,
+ * and the paid check later pay_to), collects again after a price and a payTo change so offers, changes and history
+ * show real data, then keeps the intel collector running on its schedule.
  */
 async function startDemoIntel(
   ctx: AppContext,
+  ps: PaidServices,
+  verify: { url: string; paymentToken: string; price: string },
   rpcUrl: string,
   say: (line: string) => void,
   cleanups: Cleanups,
-): Promise<{ changedDomain: string; checkUrl: string; facilitatorUrl: string }> {
-  const { startPaidServices } = await import('../demo/paid-services/index.js');
+): Promise<DemoIntel> {
   const { collectOnce } = await import('../intel/collect.js');
   const { startIntelCollector } = await import('../intel/schedule.js');
-  const { providerDomain } = await import('../intel/service-id.js');
-  const ps = await startPaidServices({ rpcUrl });
-  cleanups.push(() => ps.stop());
-  say(`paid services: ${ps.services.map((s) => `${s.protocol} ${s.url}`).join(', ')}; directory ${ps.directoryUrl}`);
-  const sources = [
-    { name: 'demo-bazaar', kind: 'bazaar' as const, url: ps.directoryUrl },
-    { name: 'demo-mpp-registry', kind: 'mpp-registry' as const, url: `${ps.directoryUrl}/api/services` },
-  ];
+  const { providerDomain, serviceId } = await import('../intel/service-id.js');
+  const { payMppCharge } = await import('../demo/pay-mpp.js');
+  const { directorySources } = await import('../demo/paid-services/index.js');
+  ps.listResource({
+    name: 'paywatch-trust-check',
+    url: `${verify.url}/v1/check`,
+    method: 'POST',
+    description: 'paywatch trust check (demo)',
+    price: verify.price,
+    payTo: DEMO_OPERATOR,
+    asset: verify.paymentToken,
+  });
+  const sources = directorySources(ps.directoryUrl);
   await collectOnce(ctx.store, { sources, allowLoopback: true, log: ctx.log });
   const weather = ps.services.find((s) => s.name === 'x402-v2-weather') ?? ps.services[0];
   const search = ps.services.find((s) => s.name === 'mpp-search') ?? ps.services[ps.services.length - 1];
+  // Two payers, one named client; accounts that sent nothing yet: anvil leaves an mppx payment (an expiring-nonce
+  // 0x76 transaction) from an account that already sent one unmined.
+  for (const [payerKey, clientId] of [
+    [ANVIL_KEYS[4], 'demo-agent'],
+    [ANVIL_KEYS[5], undefined],
+  ] as const)
+    await payMppCharge(search.url, { rpcUrl, payerKey, clientId });
   ps.setPrice(weather.name, (BigInt(ps.terms(weather.name).price) * 2n).toString());
   ps.setPayTo(search.name, privateKeyToAccount(ANVIL_KEYS[5]).address.toLowerCase());
   const second = await collectOnce(ctx.store, { sources, allowLoopback: true, log: ctx.log });
   say(
-    `probed ${second.services} paid services twice; ${weather.name} doubled its price and ${search.name} changed its payTo (see /api/intelligence/changes)`,
+    `probed ${second.services} paid services twice; paid ${search.name} twice with the mppx client in between; ${weather.name} doubled its price and ${search.name} changed its payTo (see /api/intelligence/changes)`,
   );
   const intel = startIntelCollector(ctx, { sources, allowLoopback: true });
   cleanups.push(() => intel.stop());
-  return { changedDomain: providerDomain(weather.url), checkUrl: weather.url, facilitatorUrl: ps.facilitatorUrl };
+  return {
+    changedDomain: providerDomain(weather.url),
+    checkUrl: weather.url,
+    mppDomain: providerDomain(search.url),
+    mppService: serviceId('GET', search.url),
+  };
 }
 
-async function rpc(url: string, method: string, params: unknown[]): Promise<void> {
+async function rpc<T = unknown>(url: string, method: string, params: unknown[]): Promise<T> {
   const r = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
   });
-  const j = (await r.json()) as { error?: { message: string } };
+  const j = (await r.json()) as { result?: T; error?: { message: string } };
   if (j.error) throw new DemoError(`${method}: ${j.error.message}`);
+  return j.result as T;
 }

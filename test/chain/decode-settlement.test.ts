@@ -100,7 +100,7 @@ describe('settlements on anvil', () => {
     const usd: TokenMap = new Map([
       [token.address.toLowerCase(), { address: token.address.toLowerCase(), symbol: 'TUSD', currency: 'USD', decimals: 6 }],
     ]);
-    // The demo token has no currency(): the test gives the decoder its metadata as a USD token.
+    // The decoder's token metadata given directly as a USD token (the chain's answer is not under test here).
     expect(decodeTransaction(block, index, usd, INTEGRITY).nominal_parts).toEqual([
       { asset_contract: token.address.toLowerCase(), amount: '0.01' },
     ]);

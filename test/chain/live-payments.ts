@@ -9,7 +9,6 @@ import { Hono } from 'hono';
 import { createClient, createPublicClient, http, publicActions, walletActions, type Hash, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { tempo as tempoChain } from 'viem/chains';
-import { Mppx as MppxClient, tempo as tempoClient } from 'mppx/client';
 import { Mppx as MppxServer, tempo as tempoServer } from 'mppx/hono';
 import { HTTPFacilitatorClient } from '@x402/core/server';
 import { ExactEvmScheme as ExactServer } from '@x402/evm/exact/server';
@@ -21,6 +20,7 @@ import { evaluateBlockIntegrity } from '../../src/chain/integrity/index.js';
 import { TokenRegistry } from '../../src/chain/tokens.js';
 import type { FetchedBlock } from '../../src/chain/types.js';
 import { mountFacilitator } from '../../src/demo/paid-services/facilitator.js';
+import { payMppCharge } from '../../src/demo/pay-mpp.js';
 import { listen } from '../../src/demo/paid-services/listen.js';
 import type { Observation } from '../../src/domain/observation.js';
 import { fetchBlocks } from '../fixtures/record-chain.js';
@@ -48,8 +48,8 @@ export async function finalize(rpcUrl: string): Promise<void> {
 
 /**
  * Pays an MPP charge with the real mppx client: the server (mppx/hono, tempo method, charge intent, `realm`)
- * answers 402 with a challenge; the client signs a transferWithMemo carrying its attribution memo
- * (serverId = the challenge's realm, clientId), the server broadcasts and verifies it on the node.
+ * answers 402 with a challenge; the client (src/demo/pay-mpp.ts) signs a transferWithMemo carrying its attribution
+ * memo (serverId = the challenge's realm, clientId), the server broadcasts and verifies it on the node.
  * @returns the transaction hash and the challenge id (the memo's nonce is keccak256(challengeId)[0..6])
  */
 export async function payMpp(
@@ -66,33 +66,26 @@ export async function payMpp(
   app.get('/paid', server.charge({ amount: opts.amount, description: 'a test charge' }), (c) => c.json({ ok: true }));
   const site = await listen(app);
   try {
-    const client = MppxClient.create({
-      // push: the client broadcasts; anvil's eth_call simulation of a 0x76 transaction with validAfter (mppx's pull check) fails.
-      methods: [tempoClient.charge({ account: privateKeyToAccount(opts.payerKey), clientId: opts.clientId, getClient, mode: 'push' })],
-      polyfill: false,
-    });
-    let challengeId: string | undefined;
-    client.onCredentialCreated(({ challenge }) => {
-      challengeId = challenge.id;
-    });
-    const paid = await client.fetch(`${site.origin}/paid`);
-    if (paid.status !== 200) throw new Error(`the mppx server answered ${paid.status}: ${await paid.text()}`);
-    const receipt = JSON.parse(Buffer.from(paid.headers.get('payment-receipt')!, 'base64url').toString('utf8')) as { reference: Hash };
-    return { hash: receipt.reference, challengeId: challengeId! };
+    return await payMppCharge(`${site.origin}/paid`, { rpcUrl, payerKey: opts.payerKey, clientId: opts.clientId });
   } finally {
     await site.close();
   }
 }
 
+/** An x402 resource server listening on loopback: its paid URL (GET) and how to stop it and its facilitator. */
+export interface X402Resource {
+  url: string;
+  close(): Promise<void>;
+}
+
 /**
- * Pays `price` atomic units of an EIP-3009 token (src/demo/payment-token.ts) with @x402/fetch to an @x402/hono
- * resource server (x402 v2, eip155:4217) whose local facilitator, signing with `facilitatorKey`, settles it.
- * @returns the settlement transaction hash (PAYMENT-RESPONSE `transaction`)
+ * Starts an @x402/hono resource server (x402 v2, eip155:4217) asking `price` atomic units of an EIP-3009 token
+ * (src/demo/payment-token.ts) paid to `payTo`, whose local facilitator, signing with `facilitatorKey`, settles.
  */
-export async function payX402(
+export async function startX402Resource(
   rpcUrl: string,
-  opts: { token: string; tokenName: string; payTo: string; price: string; payerKey: `0x${string}`; facilitatorKey: `0x${string}` },
-): Promise<Hash> {
+  opts: { token: string; tokenName: string; payTo: string; price: string; facilitatorKey: `0x${string}` },
+): Promise<X402Resource> {
   const facilitatorApp = new Hono();
   mountFacilitator(facilitatorApp, { rpcUrl, privateKey: opts.facilitatorKey });
   const facilitator = await listen(facilitatorApp);
@@ -112,19 +105,46 @@ export async function payX402(
   app.use(paymentMiddleware({ 'GET /paid': { accepts, description: 'a test resource', mimeType: 'application/json' } } as never, resource));
   app.get('/paid', (c) => c.json({ ok: true }));
   const site = await listen(app);
+  return {
+    url: `${site.origin}/paid`,
+    close: async () => {
+      await site.close();
+      await facilitator.close();
+    },
+  };
+}
+
+/**
+ * Pays the x402 resource at `url` with @x402/fetch (exact EVM scheme on eip155:4217, at most `price` atomic units
+ * of `token`).
+ * @returns the settlement transaction hash (PAYMENT-RESPONSE `transaction`)
+ */
+export async function payX402At(url: string, opts: { token: string; price: string; payerKey: `0x${string}` }): Promise<Hash> {
+  const client = x402Client.fromConfig({
+    schemes: [{ network: 'eip155:4217', client: new ExactClient(privateKeyToAccount(opts.payerKey)) }],
+    spendControls: { allowedAssets: [{ network: 'eip155:4217', asset: opts.token, maxAmountPerPayment: opts.price }] },
+  });
+  const res = await wrapFetchWithPayment(fetch, client)(url);
+  if (res.status !== 200) throw new Error(`the x402 resource answered ${res.status}: ${await res.text()}`);
+  const settled = decodePaymentResponseHeader(res.headers.get('payment-response')!);
+  if (!settled.success) throw new Error(`settlement failed: ${JSON.stringify(settled)}`);
+  return settled.transaction as Hash;
+}
+
+/**
+ * Pays `price` atomic units of an EIP-3009 token (src/demo/payment-token.ts) with @x402/fetch to an @x402/hono
+ * resource server (x402 v2, eip155:4217) whose local facilitator, signing with `facilitatorKey`, settles it.
+ * @returns the settlement transaction hash (PAYMENT-RESPONSE `transaction`)
+ */
+export async function payX402(
+  rpcUrl: string,
+  opts: { token: string; tokenName: string; payTo: string; price: string; payerKey: `0x${string}`; facilitatorKey: `0x${string}` },
+): Promise<Hash> {
+  const site = await startX402Resource(rpcUrl, opts);
   try {
-    const client = x402Client.fromConfig({
-      schemes: [{ network: 'eip155:4217', client: new ExactClient(privateKeyToAccount(opts.payerKey)) }],
-      spendControls: { allowedAssets: [{ network: 'eip155:4217', asset: opts.token, maxAmountPerPayment: opts.price }] },
-    });
-    const res = await wrapFetchWithPayment(fetch, client)(`${site.origin}/paid`);
-    if (res.status !== 200) throw new Error(`the x402 resource answered ${res.status}: ${await res.text()}`);
-    const settled = decodePaymentResponseHeader(res.headers.get('payment-response')!);
-    if (!settled.success) throw new Error(`settlement failed: ${JSON.stringify(settled)}`);
-    return settled.transaction as Hash;
+    return await payX402At(site.url, opts);
   } finally {
     await site.close();
-    await facilitator.close();
   }
 }
 

@@ -2,7 +2,8 @@
  * `paywatch demo` as a person runs it: a real child process that starts anvil, generates activity, collects it
  * and serves the API; the printed URLs answer; the printed trust-check lines work as printed (a free key into KEY
  * and a keyed check, then a check paid with x402 by examples/pay-check.mjs, settled on the local chain); Ctrl-C
- * (SIGINT) stops everything it started.
+ * (SIGINT) stops everything it started. The demo's MPP service shows the payments the demo made after probing it
+ * (memo_and_pay_to), and the paid check shows up as an x402 payment to the trust check (pay_to).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -58,6 +59,33 @@ describe('paywatch demo', () => {
     expect(paid.verdict).toBe(keyed.verdict);
     expect(paid.payment_response.success).toBe(true);
     expect(paid.payment_response.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+
+    // Payments joined to services: the demo probes its MPP service, then pays it twice with the mppx client.
+    const providerUrl = urls.find((u) => /\/api\/providers\/[^/?]+$/.test(u))!;
+    const { provider } = (await (await fetch(providerUrl)).json()) as { provider: { payments: Record<string, unknown> } };
+    expect(provider.payments).toMatchObject({
+      count: 2,
+      by_method: { memo_and_pay_to: 2, memo: 0, pay_to: 0 },
+      by_protocol: { mpp: { count: 2, nominal: '0.02' } },
+      distinct_payers: 2,
+      distinct_clients: 1,
+      nominal: '0.02',
+    });
+    // The paid check settles to the trust check's payTo, which the demo's directory lists with an x402 offer on
+    // Tempo: once collected, protocol x402, attribution pay_to, a listed-USD nominal.
+    const verifyUrl = /trust check on (\S+):/.exec(out)![1];
+    const checkPayments = `http://127.0.0.1:${port}/api/payments?provider=${encodeURIComponent(new URL(verifyUrl).host)}`;
+    let check: Record<string, unknown> = {};
+    for (let i = 0; i < 300 && check.count !== 1; i++) {
+      check = ((await (await fetch(checkPayments)).json()) as { payments: Record<string, unknown> }).payments;
+      if (check.count !== 1) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(check).toMatchObject({ count: 1, by_method: { pay_to: 1 }, by_protocol: { x402: { count: 1, nominal: '0.01' } } });
+    const tx = (await (await fetch(`http://127.0.0.1:${port}/api/transactions/${paid.payment_response.transaction}`)).json()) as {
+      protocol: string;
+      nominal: string;
+    };
+    expect(tx).toMatchObject({ protocol: 'x402', nominal: '0.01' });
 
     child.kill('SIGINT');
     const r = await done;

@@ -25,7 +25,7 @@ export function register(cmd: Command): void {
       const stopped = untilSignal();
       const demo = await startDemo({ flags, log, say });
       say('');
-      say(`paywatch is serving ${demo.truth.transactions.length} real Tempo transactions at ${demo.apiUrl}; try:`);
+      say(`paywatch is serving ${demo.transactions} real Tempo transactions at ${demo.apiUrl}; try:`);
       for (const u of demo.urls) say(`  curl -s '${u}'`);
       say('');
       say(`MCP (Streamable HTTP, read-only tools): ${demo.mcpUrl}`);

@@ -17,13 +17,16 @@ import { TEMPO_MAINNET } from '../../domain/tempo.js';
 export interface ListedService {
   def: ServiceDefinition;
   origin: string;
+  /** Upper-case HTTP method when not GET (Bazaar `metadata.method`). */
+  method?: string;
 }
 
-function bazaarItem({ def, origin }: ListedService) {
+function bazaarItem({ def, origin, method }: ListedService) {
   const resource = `${origin}${def.path}`;
   const t = def.terms;
   const price = t.listedPrice ?? t.price;
-  const common = { resource, type: 'http', lastUpdated: t.updatedAt, metadata: { name: def.name, description: def.description } };
+  const metadata = { name: def.name, description: def.description, ...(method ? { method } : {}) };
+  const common = { resource, type: 'http', lastUpdated: t.updatedAt, metadata };
   if (def.protocol === 'x402-v2') {
     return {
       ...common,

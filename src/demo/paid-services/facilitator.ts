@@ -2,7 +2,7 @@
  * A real local x402 facilitator: `@x402/core/facilitator` with the `@x402/evm` exact scheme for Tempo
  * (eip155:4217, x402 v2) and Base Sepolia (x402 v1), served over HTTP (`GET /supported`, `POST /verify`,
  * `POST /settle`) so the demo's x402 resource servers work offline. `/supported` needs no chain; verify and
- * settle talk to `rpcUrl` (a local anvil node in tests; the demo never pays, so they are not exercised).
+ * settle talk to `rpcUrl` (a local anvil node: the demo's paid trust check and the tests settle through it).
  */
 import { x402Facilitator } from '@x402/core/facilitator';
 import { toFacilitatorEvmSigner } from '@x402/evm';

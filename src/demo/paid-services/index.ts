@@ -8,7 +8,8 @@ import { DemoError } from '../errors.js';
 import { Hono } from 'hono';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ANVIL_KEYS } from '../../chain/anvil.js';
-import { mountDirectory } from './directory.js';
+import type { SourceConfig } from '../../intel/sources/index.js';
+import { mountDirectory, type ListedService } from './directory.js';
 import { mountFacilitator } from './facilitator.js';
 import { listen, type Listening } from './listen.js';
 import {
@@ -22,12 +23,23 @@ import {
   type ServiceTerms,
 } from './services.js';
 
+/**
+ * The intel sources that read the directory at `directoryUrl`: its Bazaar and its MPP registry (what `paywatch demo`
+ * and the tests collect).
+ */
+export function directorySources(directoryUrl: string): SourceConfig[] {
+  return [
+    { name: 'demo-bazaar', kind: 'bazaar', url: directoryUrl },
+    { name: 'demo-mpp-registry', kind: 'mpp-registry', url: `${directoryUrl}/api/services` },
+  ];
+}
+
 export { PATH_USD, ALPHA_USD, BASE_SEPOLIA_USDC, type DemoProtocol, type ServiceTerms } from './services.js';
 
 export interface PaidServicesOptions {
   /** Bind address; default 127.0.0.1. */
   host?: string;
-  /** JSON-RPC the facilitator verifies/settles against (a local anvil node); default http://127.0.0.1:8545. */
+  /** JSON-RPC the facilitator verifies/settles against and the MPP server reads payments from (a local anvil node); default http://127.0.0.1:8545. */
   rpcUrl?: string;
   /** mppx server secret; default a fixed demo value (these services hold no funds). */
   mppSecret?: string;
@@ -64,8 +76,28 @@ export interface PaidServices {
   setStatus(name: string, status: number | null): void;
   /** Removes the offer in `asset`. @throws Error when it is the service's last offer or not offered */
   removeOffer(name: string, asset: string): void;
+  /**
+   * Lists a paid x402 v2 resource served elsewhere (the demo's trust check, a test's resource server) in the Bazaar,
+   * with one offer on Tempo (eip155:4217), so probing the directory finds it.
+   */
+  listResource(resource: ListedResource): void;
   /** Stops every server. */
   stop(): Promise<void>;
+}
+
+/** A paid x402 v2 resource served outside the paid services, as the directory lists it. */
+export interface ListedResource {
+  name: string;
+  /** Absolute URL of the paid endpoint. */
+  url: string;
+  /** Upper-case HTTP method; default GET. */
+  method?: string;
+  description: string;
+  /** Atomic integer string. */
+  price: string;
+  payTo: string;
+  /** The token (lower-case address) of its one offer. */
+  asset: string;
 }
 
 /** Default service definitions: payTo addresses are anvil test accounts 1–3. */
@@ -104,14 +136,16 @@ function definitions(): ServiceDefinition[] {
  */
 export async function startPaidServices(opts: PaidServicesOptions = {}): Promise<PaidServices> {
   const host = opts.host ?? '127.0.0.1';
+  const rpcUrl = opts.rpcUrl ?? 'http://127.0.0.1:8545';
   const dirApp = new Hono();
   const running: { built: BuiltService; listening: Listening }[] = [];
-  mountFacilitator(dirApp, { rpcUrl: opts.rpcUrl ?? 'http://127.0.0.1:8545', privateKey: ANVIL_KEYS[0] });
-  mountDirectory(dirApp, () => running.map((r) => ({ def: r.built.def, origin: r.listening.origin })));
+  const outside: ListedService[] = [];
+  mountFacilitator(dirApp, { rpcUrl, privateKey: ANVIL_KEYS[0] });
+  mountDirectory(dirApp, () => [...running.map((r) => ({ def: r.built.def, origin: r.listening.origin })), ...outside]);
   const dir = await listen(dirApp, host);
   try {
     for (const def of definitions()) {
-      const built = buildService(def, dir.origin, opts.mppSecret ?? 'paywatch-demo-mpp-secret-not-for-funds');
+      const built = buildService(def, dir.origin, opts.mppSecret ?? 'paywatch-demo-mpp-secret-not-for-funds', rpcUrl);
       running.push({ built, listening: await listen(built.app, host) });
     }
   } catch (err) {
@@ -161,6 +195,19 @@ export async function startPaidServices(opts: PaidServicesOptions = {}): Promise
         if (rest.length === 0) throw new DemoError(`${name} would have no offer left; use setStatus instead`);
         t.assets = rest;
       }),
+    listResource: (r) => {
+      const u = new URL(r.url);
+      const terms = {
+        price: r.price,
+        payTo: r.payTo.toLowerCase(),
+        assets: [r.asset.toLowerCase()],
+        status: null,
+        updatedAt: new Date().toISOString(),
+        listedPrice: null,
+      };
+      const def = { name: r.name, protocol: 'x402-v2' as const, path: `${u.pathname}${u.search}`, description: r.description, terms };
+      outside.push({ def, origin: u.origin, method: r.method?.toUpperCase() });
+    },
     stop: async () => {
       await Promise.all([dir.close(), ...running.map((r) => r.listening.close())]);
     },

@@ -16,6 +16,8 @@ import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { paymentMiddleware as x402v2Middleware, x402ResourceServer } from '@x402/hono';
 import { Hono, type Context, type MiddlewareHandler, type Next } from 'hono';
 import { Mppx, tempo } from 'mppx/hono';
+import { createPublicClient, http } from 'viem';
+import { tempo as tempoChain } from 'viem/chains';
 import { generate } from 'mppx/discovery';
 import { paymentMiddleware as x402v1Middleware } from 'x402-hono';
 import { toDecimal } from '../../domain/money.js';
@@ -75,8 +77,9 @@ function paidContent(c: Context) {
  * Builds one service app.
  * @param facilitatorUrl the local facilitator the x402 resource servers consult
  * @param mppSecret the mppx server secret (HMAC of challenge ids)
+ * @param rpcUrl the node the mppx server reads payments from (a local anvil node)
  */
-export function buildService(def: ServiceDefinition, facilitatorUrl: string, mppSecret: string): BuiltService {
+export function buildService(def: ServiceDefinition, facilitatorUrl: string, mppSecret: string, rpcUrl: string): BuiltService {
   const app = new Hono();
   let current: MiddlewareHandler;
   let rebuild: () => void;
@@ -121,7 +124,7 @@ export function buildService(def: ServiceDefinition, facilitatorUrl: string, mpp
     case 'mpp': {
       let mppx: ReturnType<typeof createMppx>;
       rebuild = () => {
-        mppx = createMppx(def, mppSecret);
+        mppx = createMppx(def, mppSecret, rpcUrl);
         current = mppx.charge({ amount: toDecimal(def.terms.price, 6), description: def.description });
       };
       app.get('/openapi.json', (c) =>
@@ -145,9 +148,11 @@ export function buildService(def: ServiceDefinition, facilitatorUrl: string, mpp
   return { def, app, rebuild };
 }
 
-function createMppx(def: ServiceDefinition, secretKey: string) {
+function createMppx(def: ServiceDefinition, secretKey: string, rpcUrl: string) {
+  // The local node, not mppx's default Tempo RPC: a charge paid on anvil is verified on anvil.
+  const getClient = () => createPublicClient({ chain: tempoChain, transport: http(rpcUrl) });
   return Mppx.create({
-    methods: [tempo.charge({ currency: def.terms.assets[0] as `0x${string}`, recipient: def.terms.payTo as `0x${string}` })],
+    methods: [tempo.charge({ currency: def.terms.assets[0] as `0x${string}`, recipient: def.terms.payTo as `0x${string}`, getClient })],
     secretKey,
     realm: def.name,
   });
