@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import { finalityChecks, finalityVerifiedHeight, finalityVerifySeconds, witnessDisagreements } from '../../ops/metrics.js';
 import type { Store } from '../../store/db.js';
 import {
+  checkStatusAt,
   COVER_MAX_BLOCKS,
   readBlocks,
   readFinalityState,
@@ -179,6 +180,8 @@ export class FinalityStep implements FinalityHook {
     const { store, log, epochLength } = this.opts;
     const [stored] = await readBlocks(store.db, height, height, 1);
     if (!stored) return;
+    // A certificate verified here already (a height queued twice, a boundary met again) is not read or paired again.
+    if ((await checkStatusAt(store.db, height)) === 'verified') return;
     if (this.unsupported && Date.now() < this.unsupported.until) {
       await this.record(stored, finalityUnknown(this.unsupported.reason, height), null, null);
       return;

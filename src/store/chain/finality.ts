@@ -239,6 +239,12 @@ export async function finalityOfBlock(
   };
 }
 
+/** The status of the check recorded at `height` (the certificate of that very block), or null when none is. */
+export async function checkStatusAt(db: Kysely<Database>, height: number): Promise<string | null> {
+  const r = await db.selectFrom('finality_checks').select('status').where('height', '=', height).executeTakeFirst();
+  return r?.status ?? null;
+}
+
 /** Whether the newest stored block is covered by a verified check (the status's `independent_consensus_verified`). */
 export async function newestBlockVerified(db: Kysely<Database>): Promise<boolean> {
   const r = await db
