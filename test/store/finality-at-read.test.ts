@@ -8,6 +8,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/db.js';
 import { getTransaction, listTransactions, prepareBlock, writePreparedBlocks } from '../../src/store/chain/index.js';
 import { recordFinality } from '../../src/store/chain/finality.js';
+import { unpackIntegrity } from '../../src/store/chain/detail-codec.js';
+import { chainMigrations } from '../../src/store/migrations/chain.js';
 import type { BlockObservations, Observation } from '../../src/domain/observation.js';
 import { DIALECTS, storeFactory } from '../helpers/db.js';
 import { makeBlocks } from '../helpers/observations.js';
@@ -100,6 +102,28 @@ describe.each(DIALECTS)('finality served at read time on %s', (dialect) => {
     const o = blocks.slice(A + 1, B + 1).flatMap((b) => b.observations)[0]!;
     expect((await getTransaction(s, o.hash))!.integrity).toMatchObject({ independent_consensus_verified: true, evaluated_at: T4 });
     expect((await listed(s, {})).get(o.hash)).toMatchObject({ independent_consensus_verified: true, evaluated_at: T4 });
+  });
+
+  it('chain_0015 down writes each verdict back into the stored integrity (what the code before it reads), up again', async () => {
+    const blocks = makeBlocks({ count: 20, seed: 9 });
+    const s = await written(blocks);
+    const now = '2026-11-26T10:00:00.000Z';
+    await recordFinality(s, {
+      height: blocks.at(-1)!.height,
+      status: 'verified',
+      evidence: { status: 'verified' },
+      certificate: null,
+      cover: { from: blocks[0]!.height, to: blocks.at(-1)!.height },
+      now,
+    });
+    const migration = chainMigrations.chain_0015_finality_at_read!;
+    await migration.down!(s.db);
+    const stored = await s.db.selectFrom('observations').select('integrity').execute();
+    expect(stored.length).toBeGreaterThan(0);
+    for (const r of stored)
+      expect(JSON.parse(unpackIntegrity(r.integrity))).toMatchObject({ independent_consensus_verified: true, evaluated_at: now });
+    await migration.up(s.db);
+    expect(await s.db.selectFrom('finality_checks').select('checked_at').execute()).toEqual([{ checked_at: null }]);
   });
 
   it('keeps the stored verdict of a check recorded before finality was read at read time (no checked_at)', async () => {
