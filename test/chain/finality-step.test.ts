@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FinalityStep } from '../../src/chain/collector/finality.js';
 import { httpJsonRpc } from '../../src/chain/consensus/transport.js';
 import { readBlocks, readFinalityState } from '../../src/store/chain/index.js';
-import { insertBlockRows } from '../../src/store/chain/finality.js';
+import { checkStatusAt, insertBlockRows, recordFinality } from '../../src/store/chain/finality.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { testGenesisOutcome, testKey } from '../helpers/consensus.js';
 import { type ConsensusRpc, startConsensusRpc } from '../helpers/consensus-rpc.js';
@@ -64,5 +64,32 @@ describe('FinalityStep against a node without consensus_*', () => {
     expect([1, 2, 101, 102, 201, 202, 300].map(coveredBy)).toEqual([1, 101, 101, 201, 201, 300, 300]);
     const state = await readFinalityState(store.db);
     expect(state).toMatchObject({ verified: 0, failed: 0, last_verified_height: null });
+  });
+
+  it('does not read or check again a height whose certificate verified already', async () => {
+    const step = new FinalityStep({
+      store,
+      log: pino({ level: 'silent' }),
+      request: httpJsonRpc(node.url),
+      genesis: testGenesisOutcome(testKey('finality step')),
+      epochLength: 1_000_000,
+    });
+    const block = { height: 500, hash: h(500), parentHash: h(499), time: 1_700_000_500, observations: [], hashRecomputed: true };
+    await store.db.transaction().execute((trx) => insertBlockRows(trx, [block]));
+    const evidence = { status: 'verified' };
+    await recordFinality(store, {
+      height: 500,
+      status: 'verified',
+      evidence,
+      certificate: null,
+      cover: null,
+      now: new Date().toISOString(),
+    });
+    const asked = node.calls.length;
+    step.afterWrite([block], true);
+    await step.idle();
+    expect(node.calls.length).toBe(asked);
+    // The verified check stands (a check against this node would have recorded unknown over it).
+    expect(await checkStatusAt(store.db, 500)).toBe('verified');
   });
 });

@@ -21,6 +21,7 @@ import { generateActivity, type GroundTruth } from '../../src/demo/activity.js';
 import { localTokenList } from '../../src/demo/token-list.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { boundaryOutcome, testGenesisOutcome, testKey } from '../helpers/consensus.js';
+import { startBadServers } from '../helpers/bad-servers.js';
 import { type ConsensusRpcOptions, startConsensusRpc } from '../helpers/consensus-rpc.js';
 import { runCli } from './cli.js';
 import { rpcCall } from './rpc.js';
@@ -218,6 +219,40 @@ describe('paywatch collect verifies finality from the certificates', () => {
       await liar.close();
     }
   }, 120_000);
+
+  it('bounds witnesses answering 50 MB or a malformed body: each is that witness’s error, the check goes on', async () => {
+    const bad = await startBadServers();
+    const huge = 50 * 1024 * 1024;
+    const c = await collect(signedBy(), {
+      args: ['--witness', `${bad.origin}/oversized?bytes=${huge}`, '--witness', `${bad.origin}/not-json`, '--witness', anvil.rpcUrl],
+    });
+    try {
+      expect(c.code, c.output).toBe(0);
+      const total = truth.transactions.length;
+      expect(c.status.total_transactions).toBe(total);
+      expect(c.status.finality).toMatchObject({ verified: total, failed: 0, unknown: 0, witness_alarm: null });
+      const d = await c.detail(truth.transactions.at(-1)!.hash);
+      expect(d.integrity.independent_consensus_verified).toBe(true);
+      // The two bad witnesses are neither agreeing nor disagreeing; the honest one still counts.
+      expect(d.evidence.finality).toMatchObject({
+        status: 'verified',
+        witnesses: { configured: 3, quorum: 3, agreeing: 1, disagreeing: 0 },
+      });
+      // Each read stopped at the cap: far from the 50 MB offered (what was sent is bounded by the socket buffers).
+      const asked = bad.hits.get('/oversized')!;
+      expect(asked).toBeGreaterThan(0);
+      expect(bad.sent.get('/oversized')! / asked).toBeLessThan(huge / 4);
+      // Each refusal is logged as that witness's error, named without its path or query.
+      expect(c.output).toMatch(
+        /a witness answer was refused[^\n]*larger than 262144 bytes|larger than 262144 bytes[^\n]*a witness answer was refused/,
+      );
+      expect(c.output).toMatch(/a witness answer was refused[^\n]*is not JSON|is not JSON[^\n]*a witness answer was refused/);
+      expect(c.output).not.toMatch(/oversized\?bytes/);
+    } finally {
+      await c.close();
+      await bad.stop();
+    }
+  }, 180_000);
 
   it('leaves finality unknown against a node without consensus_*, and collects everything', async () => {
     const c = await collect({ unsupported: true });

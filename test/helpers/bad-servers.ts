@@ -3,7 +3,9 @@
  * - `/malformed`: 402 whose `PAYMENT-REQUIRED` header is not base64 JSON and whose body is not JSON.
  * - `/malformed-mpp`: 402 whose `WWW-Authenticate: Payment` challenge has an undecodable `request`.
  * - `/slow?ms=N`: waits N ms (default 5,000) before answering 200.
- * - `/oversized?bytes=N`: 200 with an N-byte body (default 2 MiB), streamed, no content-length.
+ * - `/oversized?bytes=N`: 200 with an N-byte body (default 2 MiB), streamed, no content-length; the bytes it got
+ *   to write before the client went away are in `sent`.
+ * - `/not-json`: 200 `application/json` whose body is cut off mid-object (a malformed JSON-RPC answer).
  * - `/redirect?to=URL`: 302 to URL. `/redirect-loop`: 302 to itself, forever.
  * - `/rate-limited?retry=S&status=N`: N (default 429) with `Retry-After: S` (default 1; `retry=none` omits it).
  * - `/inflight?ms=N`: 200 after N ms (default 50), counting requests in flight (see `maxInFlight`).
@@ -19,6 +21,8 @@ export interface BadServers {
   hits: Map<string, number>;
   /** Arrival times (epoch ms) of the requests, by path. */
   hitTimes: Map<string, number[]>;
+  /** Body bytes written, by path (`/oversized`: what was sent before the client stopped reading). */
+  sent: Map<string, number>;
   /** Highest number of requests in flight at once on `/inflight`, since start or the last reset(). */
   maxInFlight(): number;
   /** Clears hits and maxInFlight. */
@@ -35,6 +39,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export async function startBadServers(host = '127.0.0.1'): Promise<BadServers> {
   const hits = new Map<string, number>();
   const hitTimes = new Map<string, number[]>();
+  const sent = new Map<string, number>();
   let inFlight = 0;
   let maxInFlight = 0;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -65,12 +70,17 @@ export async function startBadServers(host = '127.0.0.1'): Promise<BadServers> {
         const total = num('bytes', 2 * 1024 * 1024);
         res.writeHead(200, { 'content-type': 'application/octet-stream' });
         const chunk = Buffer.alloc(64 * 1024, 0x61);
-        for (let sent = 0; sent < total && !res.destroyed; sent += chunk.length) {
-          const ok = res.write(sent + chunk.length <= total ? chunk : chunk.subarray(0, total - sent));
+        for (let at = 0; at < total && !res.destroyed; at += chunk.length) {
+          const part = at + chunk.length <= total ? chunk : chunk.subarray(0, total - at);
+          const ok = res.write(part);
+          sent.set(url.pathname, (sent.get(url.pathname) ?? 0) + part.length);
           if (!ok) await new Promise((r) => res.once('drain', r).once('close', r));
         }
         return void res.end();
       }
+      case '/not-json':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return void res.end('{"jsonrpc":"2.0","id":1,"result":{"number":"0x1","hash":');
       case '/redirect':
         res.writeHead(302, { location: url.searchParams.get('to') ?? '/' });
         return void res.end();
@@ -104,10 +114,12 @@ export async function startBadServers(host = '127.0.0.1'): Promise<BadServers> {
     origin: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     hits,
     hitTimes,
+    sent,
     maxInFlight: () => maxInFlight,
     reset: () => {
       hits.clear();
       hitTimes.clear();
+      sent.clear();
       maxInFlight = 0;
     },
     stop: () =>

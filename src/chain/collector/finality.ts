@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import { finalityChecks, finalityVerifiedHeight, finalityVerifySeconds, witnessDisagreements } from '../../ops/metrics.js';
 import type { Store } from '../../store/db.js';
 import {
+  checkStatusAt,
   COVER_MAX_BLOCKS,
   readBlocks,
   readFinalityState,
@@ -179,6 +180,8 @@ export class FinalityStep implements FinalityHook {
     const { store, log, epochLength } = this.opts;
     const [stored] = await readBlocks(store.db, height, height, 1);
     if (!stored) return;
+    // A certificate verified here already (a height queued twice, a boundary met again) is not read or paired again.
+    if ((await checkStatusAt(store.db, height)) === 'verified') return;
     if (this.unsupported && Date.now() < this.unsupported.until) {
       await this.record(stored, finalityUnknown(this.unsupported.reason, height), null, null);
       return;
@@ -223,6 +226,9 @@ export class FinalityStep implements FinalityHook {
     const list = this.opts.witnesses ?? [];
     if (!list.length) return null;
     const reports = await Promise.all(list.map((w) => readWitness(w, height)));
+    // A witness that did not answer is only pending: its error is logged, the others and the check go on.
+    for (const r of reports)
+      if (r.error) this.opts.log.warn({ witness: r.witness, height, err: r.error }, 'finality: a witness answer was refused');
     const c = compareWitnesses({ height, hash: ours }, reports, this.opts.quorum ?? undefined);
     for (const d of c.disagreements) {
       witnessDisagreements.inc();
@@ -278,21 +284,26 @@ export class FinalityStep implements FinalityHook {
   }
 }
 
-/** One witness's finalized head and its block hash at `height`; nulls where it did not answer. */
+/**
+ * One witness's finalized head and its block hash at `height`; nulls where it did not answer, with the first
+ * error (each read capped at WITNESS_MAX_BYTES and READ_TIMEOUT_MS).
+ */
 async function readWitness(w: Witness, height: number): Promise<WitnessReport> {
+  let error: string | null = null;
   const ask = async (tag: string): Promise<{ number?: unknown; hash?: unknown } | null> => {
     const signal = AbortSignal.timeout(READ_TIMEOUT_MS);
     try {
       const r = await w.request('eth_getBlockByNumber', [tag, false], { signal, maxBytes: WITNESS_MAX_BYTES });
       return r && typeof r === 'object' ? (r as { number?: unknown; hash?: unknown }) : null;
-    } catch {
+    } catch (e) {
+      error ??= String((e as Error)?.message ?? e).slice(0, 200);
       return null;
     }
   };
   const [head, at] = await Promise.all([ask('finalized'), ask(`0x${height.toString(16)}`)]);
   const n = typeof head?.number === 'string' && /^0x[0-9a-f]{1,13}$/i.test(head.number) ? Number.parseInt(head.number, 16) : null;
   const hash = typeof at?.hash === 'string' && /^0x[0-9a-fA-F]{64}$/.test(at.hash) ? at.hash.toLowerCase() : null;
-  return { witness: w.name, finalizedHeight: n, hash };
+  return { witness: w.name, finalizedHeight: n, hash, error };
 }
 
 /**

@@ -12,7 +12,7 @@
  * signature. test/chain/consensus-vectors.test.ts holds the answers to ox's `Bls.verify`.
  *
  * Points are decoded with their checks (on the curve, in the prime-order subgroup) and the point at infinity is
- * refused, as commonware's `group.rs` does. Parsed keys are kept (a few), so @noble/curves' memoized pairing
+ * refused, as commonware's `group.rs` does. Parsed keys are kept (the 32 last used), so @noble/curves' memoized pairing
  * precomputation for the key is reused across certificates.
  */
 import { shortMessage } from '../../domain/errors.js';
@@ -54,7 +54,12 @@ export function parseGroupKey(input: string | Uint8Array): GroupKey {
   if (bytes.length !== GROUP_KEY_BYTES) throw new ConsensusDecodeError('group key', `is ${bytes.length} bytes, not ${GROUP_KEY_BYTES}`);
   const hex = hexOf(bytes);
   const kept = keys.get(hex);
-  if (kept) return kept;
+  if (kept) {
+    // Least recently used goes first: a DKG outcome's many coefficients never push out the key in use.
+    keys.delete(hex);
+    keys.set(hex, kept);
+    return kept;
+  }
   let point: G2Point;
   try {
     point = bls.G2.ProjectivePoint.fromHex(bytes);

@@ -13,6 +13,8 @@ export interface WitnessReport {
   finalizedHeight: number | null;
   /** Its block hash at the height; null when it did not answer or has no block there. */
   hash: string | null;
+  /** Why it did not answer (transport, status, size cap, malformed body), shown without credentials; else absent. */
+  error?: string | null;
 }
 
 /** The witnesses' verdict on one certified height (`evidence.finality.witnesses`). */

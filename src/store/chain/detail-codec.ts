@@ -85,7 +85,7 @@ export function unpackIntegrity(stored: string): string {
   const colon = z.indexOf(':');
   if (z.slice(0, colon) !== String(FORMAT_DEFLATE_V1)) throw new Error(`stored integrity has unknown format ${z.slice(0, colon)}`);
   const text = inflateRawSync(Buffer.from(z.slice(colon + 1), 'base64'), { dictionary: INTEGRITY_DICTIONARY_V1 }).toString('utf8');
-  // Members set beside the packed text later (the finality upgrade, src/store/chain/finality.ts) win, in place.
+  // Members set beside the packed text later (the finality upgrade of stores before chain_0015) win, in place.
   const later = Object.keys(outer).filter((k) => k !== 'score' && k !== 'maximum' && k !== 'z');
   if (later.length === 0) return text;
   const inner = JSON.parse(text) as Record<string, unknown>;

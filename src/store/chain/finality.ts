@@ -1,14 +1,16 @@
 /**
- * The finality side of the chain store (migration chain_0006): a `blocks` row for every collected block, the
- * certificate checks (`finality_checks`), and the counters and key chain (`finality_state`). A check that covers
- * blocks upgrades, in one transaction, every observation in them (integrity `independent_consensus_verified`,
- * `evaluated_at`), the counters, and the store version (chain_stats.updated_at), so remembered answers are
- * recomputed (../cache.ts). Counters are kept here as the collector writes, never recounted per request.
+ * The finality side of the chain store (migrations chain_0006, chain_0015): a `blocks` row for every collected
+ * block, the certificate checks (`finality_checks`), and the counters and key chain (`finality_state`). A check
+ * that covers blocks points them at itself, in one transaction with the counters and the store version
+ * (chain_stats.updated_at), so remembered answers are recomputed (../cache.ts); the covered observations' integrity
+ * (`independent_consensus_verified`, `evaluated_at`) is read from that pointer when served (./finality-at-read.ts),
+ * never rewritten. Counters are kept here as the collector writes, never recounted per request.
  */
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../schema.js';
 import type { Store } from '../store.js';
 import type { PreparedBlock } from './rows.js';
+import type { BlockFinality } from './finality-at-read.js';
 
 /** Block rows per INSERT (8 columns: far under either dialect's bound-parameter limit). */
 const BLOCK_CHUNK = 500;
@@ -143,23 +145,24 @@ export interface FinalityRecord {
   cover: { from: number; to: number } | null;
   /** A witness disagreement to keep for /api/status, if any. */
   alarm?: object | null;
-  /** ISO 8601: evaluated_at of upgraded observations and the store version. */
+  /** ISO 8601: the check's time (served as the covered observations' evaluated_at) and the store version. */
   now: string;
 }
 
 /**
- * Records a check in ONE transaction: its row, its certificate, the covered blocks' finality, every covered
- * observation's integrity (verified: `independent_consensus_verified` true; verified or failed: `evaluated_at`),
- * the counters and the store version.
+ * Records a check in ONE transaction: its row (with `rec.now`, the covered observations' `evaluated_at` when
+ * verified or failed), its certificate, the covered blocks' finality, the counters and the store version. The
+ * observations themselves are not written (./finality-at-read.ts reads their verdict through their block).
  */
 export async function recordFinality(store: Store, rec: FinalityRecord): Promise<void> {
   const pg = store.dialect === 'postgres';
   await store.db.transaction().execute(async (trx) => {
     const evidence = JSON.stringify(rec.evidence);
+    const checked = { status: rec.status, evidence, checked_at: rec.now };
     await trx
       .insertInto('finality_checks')
-      .values({ height: rec.height, status: rec.status, evidence })
-      .onConflict((oc) => oc.column('height').doUpdateSet({ status: rec.status, evidence }))
+      .values({ height: rec.height, ...checked })
+      .onConflict((oc) => oc.column('height').doUpdateSet(checked))
       .execute();
     if (rec.certificate !== null)
       await trx
@@ -179,45 +182,21 @@ export async function recordFinality(store: Store, rec: FinalityRecord): Promise
       const before = await trx
         .selectFrom('blocks')
         .leftJoin('finality_checks', 'finality_checks.height', 'blocks.finality')
-        .select((eb) => [
-          'finality_checks.status as status',
-          eb.fn.sum<number | string>('blocks.observations').as('n'),
-          eb.fn.min<number | string>('blocks.time').as('t0'),
-          eb.fn.max<number | string>('blocks.time').as('t1'),
-        ])
+        .select((eb) => ['finality_checks.status as status', eb.fn.sum<number | string>('blocks.observations').as('n')])
         .where('blocks.height', '>=', from)
         .where('blocks.height', '<=', to)
         .groupBy('finality_checks.status')
         .execute();
-      let t0 = Number.POSITIVE_INFINITY;
-      let t1 = Number.NEGATIVE_INFINITY;
       let n = 0;
       for (const b of before) {
         const count = Number(b.n ?? 0);
         if (b.status === 'verified') verified -= count;
         if (b.status === 'failed') failed -= count;
         n += count;
-        t0 = Math.min(t0, Number(b.t0));
-        t1 = Math.max(t1, Number(b.t1));
       }
       if (rec.status === 'verified') verified += n;
       if (rec.status === 'failed') failed += n;
       await trx.updateTable('blocks').set({ finality: rec.height }).where('height', '>=', from).where('height', '<=', to).execute();
-      if (rec.status !== 'unknown' && n > 0) {
-        const flag = rec.status === 'verified';
-        // The time bounds let the observations' time index find the rows (there is no height index).
-        const upgraded = pg
-          ? sql<string>`(integrity::jsonb || jsonb_build_object('independent_consensus_verified', ${flag}::boolean, 'evaluated_at', ${rec.now}::text))::text`
-          : sql<string>`json_set(integrity, '$.independent_consensus_verified', json(${flag ? 'true' : 'false'}), '$.evaluated_at', ${rec.now})`;
-        await trx
-          .updateTable('observations')
-          .set({ integrity: upgraded })
-          .where('time', '>=', t0)
-          .where('time', '<=', t1)
-          .where('height', '>=', from)
-          .where('height', '<=', to)
-          .execute();
-      }
       if (rec.status === 'verified') lastVerified = Math.max(lastVerified ?? to, to);
     }
     await trx
@@ -238,19 +217,32 @@ export async function recordFinality(store: Store, rec: FinalityRecord): Promise
 }
 
 /**
- * The finality of the block at `height`: its covering check's evidence, or null when the block is not stored
- * (observations written before blocks were kept, or seeded).
- * @returns `{ evidence }` with the check's evidence, or `{ evidence: null }` while it awaits a certificate
+ * The finality of the block at `height`: its covering check's evidence and verdict, or null when the block is not
+ * stored (observations written before blocks were kept, or seeded).
+ * @returns `{ evidence, check }` with the check's evidence and status and time (./finality-at-read.ts), or
+ *   `{ evidence: null, check: null }` while it awaits a certificate
  */
-export async function finalityOfBlock(db: Kysely<Database>, height: number): Promise<{ evidence: Record<string, unknown> | null } | null> {
+export async function finalityOfBlock(
+  db: Kysely<Database>,
+  height: number,
+): Promise<{ evidence: Record<string, unknown> | null; check: BlockFinality | null } | null> {
   const r = await db
     .selectFrom('blocks')
     .leftJoin('finality_checks', 'finality_checks.height', 'blocks.finality')
-    .select(['blocks.height', 'finality_checks.evidence'])
+    .select(['blocks.height', 'finality_checks.evidence', 'finality_checks.status', 'finality_checks.checked_at'])
     .where('blocks.height', '=', height)
     .executeTakeFirst();
   if (!r) return null;
-  return { evidence: r.evidence ? (JSON.parse(r.evidence) as Record<string, unknown>) : null };
+  return {
+    evidence: r.evidence ? (JSON.parse(r.evidence) as Record<string, unknown>) : null,
+    check: r.status ? { status: r.status as BlockFinality['status'], checkedAt: r.checked_at ?? null } : null,
+  };
+}
+
+/** The status of the check recorded at `height` (the certificate of that very block), or null when none is. */
+export async function checkStatusAt(db: Kysely<Database>, height: number): Promise<string | null> {
+  const r = await db.selectFrom('finality_checks').select('status').where('height', '=', height).executeTakeFirst();
+  return r?.status ?? null;
 }
 
 /** Whether the newest stored block is covered by a verified check (the status's `independent_consensus_verified`). */

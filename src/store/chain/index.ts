@@ -37,6 +37,7 @@ export { currentStats } from './query.js';
 export { readRetention, type RetentionState } from './retention.js';
 export {
   blockRange,
+  checkStatusAt,
   COVER_MAX_BLOCKS,
   type FinalityRecord,
   type FinalityState,

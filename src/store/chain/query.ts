@@ -7,6 +7,7 @@ import type { ExpressionBuilder, Kysely, SelectQueryBuilder } from 'kysely';
 import type { Database } from '../schema.js';
 import { classifyQuery, isContractAddress, type ObservationFilters } from '../../domain/filters.js';
 import { LIST_COLUMNS, rowToTransaction, type TransactionRow } from './rows.js';
+import { finalityOfHeights, withFinality } from './finality-at-read.js';
 import type { ChainStats, KeysetPosition } from './answers.js';
 import type { Store } from '../store.js';
 import { KNOWN_EXCHANGE, PAYER_APART, UNSUCCESSFUL, term } from './partial-indexes.js';
@@ -230,7 +231,7 @@ export async function pageMatches(q: MatchQuery & { limit: number; offset: numbe
       .where('seq', '<=', top)
       .orderBy('seq', 'desc')
       .execute();
-    return rows.map((r) => rowToTransaction(r, list));
+    return servedRows(db, rows, list);
   }
   const page = applyFilters(db.selectFrom('observations'), f, list)
     .select('hash')
@@ -245,7 +246,24 @@ export async function pageMatches(q: MatchQuery & { limit: number; offset: numbe
     .orderBy('time', 'desc')
     .orderBy('hash', 'asc')
     .execute();
-  return rows.map((r) => rowToTransaction(r, list));
+  return servedRows(db, rows, list);
+}
+
+/** A page's stored rows as served: each integrity with its block's finality read now (./finality-at-read.ts). */
+async function servedRows(
+  db: Kysely<Database>,
+  rows: Parameters<typeof rowToTransaction>[0][],
+  list: TokenList,
+): Promise<TransactionRow[]> {
+  const finality = await finalityOfHeights(
+    db,
+    rows.map((r) => Number(r.height)),
+  );
+  return rows.map((r) => {
+    const t = rowToTransaction(r, list);
+    withFinality(t.integrity, finality.get(t.height));
+    return t;
+  });
 }
 
 /** Rows per keyset step of scanBatches (and so of the export, which holds one step). */

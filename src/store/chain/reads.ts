@@ -12,6 +12,7 @@ import { VALUE_METHOD, type Metrics, type MetricsSeries, type TransactionPage } 
 import { emptySeriesSums, finishSeries, mergeSeriesSums, sumSeriesRange, type SeriesRange, type SeriesRequest } from './series.js';
 import { countMatches, currentStats, filterKey, keysetAt, pageMatches, readStats, scanMatches } from './query.js';
 import { finalityOfBlock } from './finality.js';
+import { withFinality } from './finality-at-read.js';
 import { LIST_COLUMNS, parseNominalParts, rowToDetail, type TransactionDetailRow } from './rows.js';
 
 /**
@@ -51,6 +52,7 @@ export async function getTransaction(store: Store, hash: string): Promise<Transa
   const block = await finalityOfBlock(store.db, Number(r.height));
   // Blocks collected since finality is kept have a row; older or seeded observations keep their evidence as stored.
   if (block !== null) {
+    withFinality(detail.integrity, block.check);
     const finality = block.evidence ?? AWAITING_CERTIFICATE;
     detail.evidence = { ...((detail.evidence as object | null) ?? {}), finality } as typeof detail.evidence;
   }

@@ -420,6 +420,34 @@ export const chainMigrations: Record<string, Migration> = {
       });
     },
   },
+  chain_0015_finality_at_read: {
+    // An observation's `independent_consensus_verified` and finality `evaluated_at` are read from its block's
+    // covering check when answered (../chain/finality-at-read.ts): recording a check no longer rewrites the integrity
+    // JSON of every covered observation. The check's time gets a column; checks recorded before keep null, their
+    // verdict being already in their observations' stored integrity.
+    async up(db: Kysely<any>) {
+      if (await hasColumn(db, 'finality_checks', 'checked_at')) return;
+      await db.schema.alterTable('finality_checks').addColumn('checked_at', 'text').execute();
+    },
+    async down(db: Kysely<any>) {
+      await inOneTransaction(db, async (trx) => {
+        if (!(await hasColumn(trx, 'finality_checks', 'checked_at'))) return;
+        // Back to stored verdicts: the observations of blocks a verified or failed check covers get its flag and time.
+        const pg = isPostgres(trx);
+        const checks = await sql<{ height: number | string; status: string; checked_at: string }>`
+          select height, status, checked_at from finality_checks where checked_at is not null and status <> 'unknown'`.execute(trx);
+        for (const c of checks.rows) {
+          const flag = c.status === 'verified';
+          const set = pg
+            ? sql`(integrity::jsonb || jsonb_build_object('independent_consensus_verified', ${flag}::boolean, 'evaluated_at', ${c.checked_at}::text))::text`
+            : sql`json_set(integrity, '$.independent_consensus_verified', json(${flag ? 'true' : 'false'}), '$.evaluated_at', ${c.checked_at})`;
+          await sql`update observations set integrity = ${set}
+                    where height in (select height from blocks where finality = ${c.height})`.execute(trx);
+        }
+        await trx.schema.alterTable('finality_checks').dropColumn('checked_at').execute();
+      });
+    },
+  },
 };
 
 /** The columns chain_0009_payments adds to observations (all nullable; integers are 0/1 flags). */

@@ -172,6 +172,11 @@ export interface FinalityChecksTable {
   status: string;
   /** JSON text of FinalityEvidence (src/chain/consensus/evidence.ts) plus `block_hash`. */
   evidence: string;
+  /**
+   * ISO 8601: when the check was recorded, served as the covered observations' integrity `evaluated_at`
+   * (../chain/finality-at-read.ts); null for checks recorded before chain_0015_finality_at_read.
+   */
+  checked_at: string | null;
 }
 
 /** Single row (id = 1): finality counters kept as the collector writes, the key chain and the last witness alarm. */
