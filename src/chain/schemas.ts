@@ -6,7 +6,14 @@
  */
 import { z } from 'zod';
 import { integerConstant } from '../domain/integer-constant.js';
-import { CHAIN_ID, TRANSACTION_MEMBERS, type MemberName, type ServedMember, type TransactionMember } from '../domain/observation.js';
+import {
+  ATTRIBUTION_METHODS,
+  CHAIN_ID,
+  TRANSACTION_MEMBERS,
+  type MemberName,
+  type ServedMember,
+  type TransactionMember,
+} from '../domain/observation.js';
 import {
   ADDRESS_PATTERN,
   DOMAIN_PATTERN,
@@ -162,25 +169,32 @@ const ZOD_OF_KIND = {
   text: () => z.string(),
   decimal: () => z.string().regex(/^-?\d+(\.\d+)?$/),
   boolean: () => z.boolean(),
+  attribution_method: () => z.enum(ATTRIBUTION_METHODS),
+  fingerprint: () => z.string().regex(/^0x[0-9a-f]{20}$/),
   execution: () => z.enum(['success', 'failed', 'unknown']),
   integrity: () => IntegritySchema,
 };
 
 type Members = typeof TRANSACTION_MEMBERS;
 type ZodOf<K extends ServedMember> = ReturnType<(typeof ZOD_OF_KIND)[Members[K]['kind']]>;
-/** The zod shape of the public Transaction: one schema per served member, typed by its kind and nullability. */
-type TransactionShape = { [K in ServedMember]: Members[K]['nullable'] extends true ? z.ZodNullable<ZodOf<K>> : ZodOf<K> };
+type Nullable<K extends ServedMember> = Members[K]['nullable'] extends true ? z.ZodNullable<ZodOf<K>> : ZodOf<K>;
+/** The zod shape of the public Transaction: one schema per served member, typed by its kind, nullability and whether it is additive. */
+type TransactionShape = {
+  [K in ServedMember]: Members[K] extends { additive: true } ? z.ZodOptional<Nullable<K>> : Nullable<K>;
+};
 
 /**
  * The zod shape of the public Transaction, built from TRANSACTION_MEMBERS (src/domain/observation.ts): its served
- * members in their order, each nullable when declared so and described by its `served` text.
+ * members in their order, each nullable when declared so, optional when additive, and described by its `served` text.
  */
 export function transactionShapeOf(): TransactionShape {
   const shape: Record<string, z.ZodType> = {};
   for (const [name, m] of Object.entries(TRANSACTION_MEMBERS) as [MemberName, TransactionMember][]) {
     if (m.served === null) continue;
     const base: z.ZodType = ZOD_OF_KIND[m.kind as keyof typeof ZOD_OF_KIND]();
-    shape[name] = (m.nullable ? base.nullable() : base).describe(m.served);
+    const nullable = m.nullable ? base.nullable() : base;
+    // Additive members are always served but not required, so the contract's required list stays its own.
+    shape[name] = (m.additive ? nullable.optional() : nullable).describe(m.served);
   }
   return shape as TransactionShape;
 }

@@ -19,8 +19,10 @@ import type { Leg } from '../domain/observation.js';
 import { decodeMppAttribution } from '../domain/mpp-attribution.js';
 import { x402ProtocolOf } from '../domain/x402-protocol.js';
 
-/** How a payment was tied to a service. */
-export type AttributionMethod = 'memo_and_pay_to' | 'memo' | 'pay_to';
+import type { AttributionMethod } from '../domain/observation.js';
+
+/** How a payment was tied to a service (declared with the transaction's members). */
+export type { AttributionMethod };
 
 /** A service a payment may have paid: its id and its provider's domain. */
 export interface ServiceRef {

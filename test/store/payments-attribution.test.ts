@@ -6,7 +6,8 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BlockObservations, Leg, Observation } from '../../src/domain/observation.js';
-import { computeMetrics, listTransactions, writeBlocks } from '../../src/store/chain/index.js';
+import { computeMetrics, exportRows, listTransactions, writeBlocks } from '../../src/store/chain/index.js';
+import { exportRecord } from '../../src/api/csv.js';
 import { reattributePayments } from '../../src/store/payments/reattribute.js';
 import { decodeMppAttribution, mppFingerprint } from '../../src/domain/mpp-attribution.js';
 import type { Store } from '../../src/store/db.js';
@@ -188,5 +189,30 @@ describe.each(DIALECTS)('payment attribution on %s', (dialect) => {
       distinct_payers: null,
       distinct_recipients: null,
     });
+  });
+
+  it('serves payer, self_payment, client fingerprint, service, provider and method on rows and in the export', async () => {
+    const s = await stores.fresh();
+    await offer(s, 'svc-search', 'search.example', 'mpp', PAY_MPP, T0, 'search.example');
+    const write = (b: BlockObservations) => writeBlocks(s, [b], { height: b.height, hash: b.hash });
+    const client = `0xef1ed71201${mppFingerprint('search.example').slice(2)}${'ab'.repeat(10)}${'07'.repeat(7)}`;
+    await write(payment(1, T0 + 10, PAY_MPP, client));
+    await write(payment(2, T0 + 20, UNRELATED, memoFor('search.example'))); // forged memo, unrelated recipient
+    await write(payment(3, T0 + 30, PAYER, null)); // a self-payment
+    const members = (r: Record<string, unknown>) =>
+      ['payer', 'self_payment', 'client_fingerprint', 'service_id', 'provider', 'attribution_method'].map((m) => r[m]);
+    const rows = Object.fromEntries((await listTransactions(s, {}, { limit: 10, offset: 0 })).rows.map((r) => [r.height, members(r)]));
+    expect(rows).toEqual({
+      1: [PAYER, false, `0x${'ab'.repeat(10)}`, 'svc-search', 'search.example', 'memo_and_pay_to'],
+      2: [PAYER, false, null, 'svc-search', 'search.example', 'memo'],
+      3: [PAYER, true, null, null, null, null],
+    });
+    const exported: Record<string, unknown>[] = [];
+    for await (const batch of exportRows(s, {})) for (const r of batch) exported.push(exportRecord(r));
+    expect(exported.map((r) => [r.height, ...members(r)])).toEqual([
+      [3, PAYER, 'true', undefined, undefined, undefined, undefined],
+      [2, PAYER, 'false', undefined, 'svc-search', 'search.example', 'memo'],
+      [1, PAYER, 'false', `0x${'ab'.repeat(10)}`, 'svc-search', 'search.example', 'memo_and_pay_to'],
+    ]);
   });
 });

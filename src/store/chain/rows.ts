@@ -5,6 +5,7 @@ import { unpackIntegrity } from './detail-codec.js';
 import type { Selectable } from 'kysely';
 import {
   TRANSACTION_MEMBERS,
+  type AttributionMethod,
   type BlockObservations,
   type CHAIN_ID,
   type Execution,
@@ -176,6 +177,12 @@ export function rowWithIntegrity<I>(
     category: r.category,
     execution: r.execution as Execution,
     decode: r.decode,
+    payer: r.payer,
+    self_payment: r.self_payment == null ? null : Number(r.self_payment) === 1,
+    client_fingerprint: r.client_fingerprint,
+    service_id: r.service_id,
+    provider: r.provider,
+    attribution_method: r.attribution_method as AttributionMethod | null,
     integrity,
   };
 }
