@@ -242,6 +242,36 @@ export const FinalityEvidenceSchema = z
   })
   .describe('Finality verified from Tempo’s own threshold signatures (docs/integrity.md).');
 
+/** The attribution of a payment leg to services (docs/payments.md, "Attribution in a detail"). */
+export const AttributionSchema = z
+  .object({
+    log_index: z.int().describe('The leg it is about.'),
+    server_fingerprint: z
+      .string()
+      .regex(/^0x[0-9a-f]{20}$/)
+      .nullable()
+      .describe("The leg's MPP attribution memo's server fingerprint, keccak256(realm)[0..9]; null when the leg has no such memo."),
+    client_fingerprint: z
+      .string()
+      .regex(/^0x[0-9a-f]{20}$/)
+      .nullable()
+      .describe("The memo's client fingerprint, keccak256(clientId)[0..9]; null when anonymous or no memo."),
+    nonce: z
+      .string()
+      .regex(/^0x[0-9a-f]{14}$/)
+      .nullable()
+      .describe("The memo's nonce, keccak256(challengeId)[0..6]; null when no memo."),
+    candidates: z.array(z.string()).describe('Every service id the evidence matches, sorted; empty when none.'),
+    method: z
+      .enum(ATTRIBUTION_METHODS)
+      .nullable()
+      .describe(
+        'memo_and_pay_to (memo names the realm AND the recipient is a payTo the service advertised by then), pay_to, or memo (the payer’s claim alone: anyone can write any memo); null when not attributed.',
+      ),
+    ambiguous: z.boolean().nullable().describe('True when several services matched; null when not attributed.'),
+  })
+  .describe('How a payment leg was tied to services.');
+
 const retained = (what: string) =>
   z.unknown().optional().describe(`${what}; retained observation data, may be absent or null for older samples.`);
 
@@ -257,12 +287,24 @@ export const TransactionDetailSchema = z
       .describe(
         'Where and when it was read: block hash, transaction index, source, roots checked, and `finality`; retained observation data, may be absent or null for older samples.',
       ),
-    legs: retained('Every TIP-20 value movement except the fee transfer, each with asset_listed'),
+    legs: retained('Every TIP-20 value movement except the fee transfer, each with asset_listed and attribution'),
     calls: retained('Calls of a 0x76 batch with target, selector and decoded arguments'),
     forensics: retained(
       'Anything odd: fee mismatch, redirected transfer, virtual-address hops, a token whose symbol imitates a listed one (imitated_symbol)',
     ),
     unknown: retained('Logs no known ABI decodes'),
+    settlement: z
+      .enum(['eip3009', 'permit2'])
+      .nullable()
+      .optional()
+      .describe(
+        'The signed authorization the first settled leg settles: eip3009 (an EIP-3009 transferWithAuthorization: protocol stays null unless its recipient is a payTo of an x402 offer on eip155:4217), permit2 (through an x402 Permit2 proxy); null when none or unknown (details stored before settlements were recognised).',
+      ),
+    attribution: AttributionSchema.nullable()
+      .optional()
+      .describe(
+        "The transaction's attributed leg (the largest when several; re-derived when read, like the row's service_id); else the leg of its MPP attribution memo with no candidate; null when neither. Each leg of `legs` carries its own `attribution` (same shape, or null).",
+      ),
   })
   .describe('A transaction with its retained detail.');
 

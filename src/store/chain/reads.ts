@@ -12,6 +12,7 @@ import { VALUE_METHOD, type Metrics, type MetricsSeries, type TransactionPage } 
 import { emptySeriesSums, finishSeries, mergeSeriesSums, sumSeriesRange, type SeriesRange, type SeriesRequest } from './series.js';
 import { countMatches, currentStats, filterKey, keysetAt, pageMatches, readStats, scanMatches } from './query.js';
 import { finalityOfBlock } from './finality.js';
+import { paymentIntelOf } from '../payments/intel-index.js';
 import { LIST_COLUMNS, parseNominalParts, rowToDetail, type TransactionDetailRow } from './rows.js';
 
 /**
@@ -47,7 +48,10 @@ export async function getTransaction(store: Store, hash: string): Promise<Transa
     .where('observations.hash', '=', hash.toLowerCase())
     .executeTakeFirst();
   if (!r) return null;
-  const detail = rowToDetail({ ...r, detail: storedDetailJson(r) }, store.tokenList);
+  // Offers stored since the last read (a primary-key range, usually empty), so the candidates are current.
+  const intel = paymentIntelOf(store);
+  await intel.refresh(store.db);
+  const detail = rowToDetail({ ...r, detail: storedDetailJson(r) }, store.tokenList, intel);
   const block = await finalityOfBlock(store.db, Number(r.height));
   // Blocks collected since finality is kept have a row; older or seeded observations keep their evidence as stored.
   if (block !== null) {
