@@ -23,6 +23,7 @@ import {
   MAX_UNIX_SECONDS,
   OFFSET_MAX,
   PROTOCOL_FILTERS,
+  SERIES_SPLITS,
   Q_MAX,
   Q_PATTERN,
   SERVICE_ID_PATTERN,
@@ -90,6 +91,9 @@ export const SeriesQuery = z
   .strictObject({
     ...filterShape,
     bucket: enumParam(['hour', 'day']).default('hour').describe('Bucket size: hour or day (UTC-aligned; default hour).'),
+    split: enumParam(SERIES_SPLITS)
+      .optional()
+      .describe('protocol: each bucket also gains `protocol`, split into mpp, x402 and unknown (none identified).'),
   })
   .superRefine(sinceBeforeUntil)
   .transform(dropEmpty);
@@ -528,6 +532,12 @@ export const MetricsSeriesSchema = z
           execution: z
             .object({ success: SeriesPartSchema, failed: SeriesPartSchema, unknown: SeriesPartSchema })
             .describe('The bucket split by execution.'),
+          protocol: z
+            .object({ mpp: SeriesPartSchema, x402: SeriesPartSchema, unknown: SeriesPartSchema })
+            .optional()
+            .describe(
+              'With split=protocol only: the bucket split by identified protocol (unknown: none identified; chain activity alone does not establish one).',
+            ),
           assets: z
             .array(
               z.object({

@@ -139,18 +139,22 @@ export async function aggregateMetrics(store: Store, filters: ObservationFilters
  */
 export async function computeSeries(store: Store, req: SeriesRequest, window = METRICS_WINDOW): Promise<MetricsSeries> {
   const stats = await currentStats(store);
-  return store.cache.series.get(stats, `${window}|${req.bucket}|${filterKey(req.filters, store.tokenList)}`, async () => {
-    const readers = store.readers;
-    const total = countMatches(store, req.filters, stats, readers ? (f) => readers.count(f) : undefined);
-    const half = Math.ceil(window / 2);
-    const [first, middle] = await (readers
-      ? readers.keysetAt(req.filters, [0, half - 1])
-      : keysetAt(store.db, req.filters, store.tokenList, [0, half - 1]));
-    const sum = (range: SeriesRange) => (readers ? readers.seriesSums(req, range) : sumSeriesRange(store, req, range));
-    const [newer, older] = await Promise.all([
-      first ? sum({ start: { ...first, inclusive: true }, cap: half }) : emptySeriesSums(req),
-      middle ? sum({ start: middle, cap: window - half }) : emptySeriesSums(req),
-    ]);
-    return finishSeries(req, store.tokenList, await total, window, mergeSeriesSums(newer, older));
-  });
+  return store.cache.series.get(
+    stats,
+    `${window}|${req.bucket}|${req.split ?? ''}|${filterKey(req.filters, store.tokenList)}`,
+    async () => {
+      const readers = store.readers;
+      const total = countMatches(store, req.filters, stats, readers ? (f) => readers.count(f) : undefined);
+      const half = Math.ceil(window / 2);
+      const [first, middle] = await (readers
+        ? readers.keysetAt(req.filters, [0, half - 1])
+        : keysetAt(store.db, req.filters, store.tokenList, [0, half - 1]));
+      const sum = (range: SeriesRange) => (readers ? readers.seriesSums(req, range) : sumSeriesRange(store, req, range));
+      const [newer, older] = await Promise.all([
+        first ? sum({ start: { ...first, inclusive: true }, cap: half }) : emptySeriesSums(req),
+        middle ? sum({ start: middle, cap: window - half }) : emptySeriesSums(req),
+      ]);
+      return finishSeries(req, store.tokenList, await total, window, mergeSeriesSums(newer, older));
+    },
+  );
 }
