@@ -29,6 +29,13 @@ export const EXPORT_COLUMNS = [
   'decode',
   'integrity_score',
   'integrity_maximum',
+  // Added after the columns above, so a reader of the earlier export finds them where they were.
+  'payer',
+  'self_payment',
+  'client_fingerprint',
+  'service_id',
+  'provider',
+  'attribution_method',
 ] as const;
 
 /** One CSV record for a row, by column; null becomes undefined (an empty cell). */
@@ -58,6 +65,12 @@ export function exportRecord(r: ExportRow): Record<(typeof EXPORT_COLUMNS)[numbe
     decode: r.decode,
     integrity_score: r.integrity.score,
     integrity_maximum: r.integrity.maximum,
+    payer: v(r.payer),
+    self_payment: r.self_payment === null ? undefined : String(r.self_payment),
+    client_fingerprint: v(r.client_fingerprint),
+    service_id: v(r.service_id),
+    provider: v(r.provider),
+    attribution_method: v(r.attribution_method),
   };
 }
 

@@ -25,6 +25,7 @@ import {
   type ExportRow,
   type Metrics,
   type MetricsSeries,
+  type SeriesRequest,
   type TransactionDetailRow,
   type TransactionPage,
 } from '../store/chain/index.js';
@@ -172,10 +173,10 @@ export async function metrics(store: Store, filters: ObservationFilters): Promis
  */
 export async function metricsSeries(
   store: Store,
-  query: ObservationFilters & { bucket: keyof typeof SERIES_BUCKET_SECONDS },
+  query: ObservationFilters & { bucket: keyof typeof SERIES_BUCKET_SECONDS; split?: SeriesRequest['split'] },
   nowSeconds = Date.now() / 1000,
 ): Promise<MetricsSeries & { covered?: ReturnType<typeof coveredPart> }> {
-  const { bucket, ...filters } = query;
+  const { bucket, split, ...filters } = query;
   const size = SERIES_BUCKET_SECONDS[bucket];
   const until = filters.until ?? (Math.floor(nowSeconds / size) + 1) * size;
   const since = filters.since ?? until - (bucket === 'hour' ? 24 : 30) * size;
@@ -183,7 +184,10 @@ export async function metricsSeries(
   const n = seriesBucketCount(since, until, size);
   if (n > SERIES_MAX_BUCKETS)
     throw new InvalidInput(`invalid query parameter 'since': [since, until) spans ${n} ${bucket} buckets; at most ${SERIES_MAX_BUCKETS}`);
-  const [series, stats] = await Promise.all([computeSeries(store, { filters: { ...filters, since, until }, bucket }), currentStats(store)]);
+  const [series, stats] = await Promise.all([
+    computeSeries(store, { filters: { ...filters, since, until }, bucket, ...(split ? { split } : {}) }),
+    currentStats(store),
+  ]);
   // Buckets before retained_from hold no rows because retention dropped them, not because nothing happened.
   const covered = coveredPart(stats.retainedFrom, since, until);
   return covered ? { ...series, covered } : series;

@@ -6,7 +6,14 @@
  */
 import { z } from 'zod';
 import { integerConstant } from '../domain/integer-constant.js';
-import { CHAIN_ID, TRANSACTION_MEMBERS, type MemberName, type ServedMember, type TransactionMember } from '../domain/observation.js';
+import {
+  ATTRIBUTION_METHODS,
+  CHAIN_ID,
+  TRANSACTION_MEMBERS,
+  type MemberName,
+  type ServedMember,
+  type TransactionMember,
+} from '../domain/observation.js';
 import {
   ADDRESS_PATTERN,
   DOMAIN_PATTERN,
@@ -16,6 +23,7 @@ import {
   MAX_UNIX_SECONDS,
   OFFSET_MAX,
   PROTOCOL_FILTERS,
+  SERIES_SPLITS,
   Q_MAX,
   Q_PATTERN,
   SERVICE_ID_PATTERN,
@@ -83,6 +91,9 @@ export const SeriesQuery = z
   .strictObject({
     ...filterShape,
     bucket: enumParam(['hour', 'day']).default('hour').describe('Bucket size: hour or day (UTC-aligned; default hour).'),
+    split: enumParam(SERIES_SPLITS)
+      .optional()
+      .describe('protocol: each bucket also gains `protocol`, split into mpp, x402 and unknown (none identified).'),
   })
   .superRefine(sinceBeforeUntil)
   .transform(dropEmpty);
@@ -162,25 +173,32 @@ const ZOD_OF_KIND = {
   text: () => z.string(),
   decimal: () => z.string().regex(/^-?\d+(\.\d+)?$/),
   boolean: () => z.boolean(),
+  attribution_method: () => z.enum(ATTRIBUTION_METHODS),
+  fingerprint: () => z.string().regex(/^0x[0-9a-f]{20}$/),
   execution: () => z.enum(['success', 'failed', 'unknown']),
   integrity: () => IntegritySchema,
 };
 
 type Members = typeof TRANSACTION_MEMBERS;
 type ZodOf<K extends ServedMember> = ReturnType<(typeof ZOD_OF_KIND)[Members[K]['kind']]>;
-/** The zod shape of the public Transaction: one schema per served member, typed by its kind and nullability. */
-type TransactionShape = { [K in ServedMember]: Members[K]['nullable'] extends true ? z.ZodNullable<ZodOf<K>> : ZodOf<K> };
+type Nullable<K extends ServedMember> = Members[K]['nullable'] extends true ? z.ZodNullable<ZodOf<K>> : ZodOf<K>;
+/** The zod shape of the public Transaction: one schema per served member, typed by its kind, nullability and whether it is additive. */
+type TransactionShape = {
+  [K in ServedMember]: Members[K] extends { additive: true } ? z.ZodOptional<Nullable<K>> : Nullable<K>;
+};
 
 /**
  * The zod shape of the public Transaction, built from TRANSACTION_MEMBERS (src/domain/observation.ts): its served
- * members in their order, each nullable when declared so and described by its `served` text.
+ * members in their order, each nullable when declared so, optional when additive, and described by its `served` text.
  */
 export function transactionShapeOf(): TransactionShape {
   const shape: Record<string, z.ZodType> = {};
   for (const [name, m] of Object.entries(TRANSACTION_MEMBERS) as [MemberName, TransactionMember][]) {
     if (m.served === null) continue;
     const base: z.ZodType = ZOD_OF_KIND[m.kind as keyof typeof ZOD_OF_KIND]();
-    shape[name] = (m.nullable ? base.nullable() : base).describe(m.served);
+    const nullable = m.nullable ? base.nullable() : base;
+    // Additive members are always served but not required, so the contract's required list stays its own.
+    shape[name] = (m.additive ? nullable.optional() : nullable).describe(m.served);
   }
   return shape as TransactionShape;
 }
@@ -228,6 +246,36 @@ export const FinalityEvidenceSchema = z
   })
   .describe('Finality verified from Tempo’s own threshold signatures (docs/integrity.md).');
 
+/** The attribution of a payment leg to services (docs/payments.md, "Attribution in a detail"). */
+export const AttributionSchema = z
+  .object({
+    log_index: z.int().describe('The leg it is about.'),
+    server_fingerprint: z
+      .string()
+      .regex(/^0x[0-9a-f]{20}$/)
+      .nullable()
+      .describe("The leg's MPP attribution memo's server fingerprint, keccak256(realm)[0..9]; null when the leg has no such memo."),
+    client_fingerprint: z
+      .string()
+      .regex(/^0x[0-9a-f]{20}$/)
+      .nullable()
+      .describe("The memo's client fingerprint, keccak256(clientId)[0..9]; null when anonymous or no memo."),
+    nonce: z
+      .string()
+      .regex(/^0x[0-9a-f]{14}$/)
+      .nullable()
+      .describe("The memo's nonce, keccak256(challengeId)[0..6]; null when no memo."),
+    candidates: z.array(z.string()).describe('Every service id the evidence matches, sorted; empty when none.'),
+    method: z
+      .enum(ATTRIBUTION_METHODS)
+      .nullable()
+      .describe(
+        'memo_and_pay_to (memo names the realm AND the recipient is a payTo the service advertised by then), pay_to, or memo (the payer’s claim alone: anyone can write any memo); null when not attributed.',
+      ),
+    ambiguous: z.boolean().nullable().describe('True when several services matched; null when not attributed.'),
+  })
+  .describe('How a payment leg was tied to services.');
+
 const retained = (what: string) =>
   z.unknown().optional().describe(`${what}; retained observation data, may be absent or null for older samples.`);
 
@@ -243,12 +291,24 @@ export const TransactionDetailSchema = z
       .describe(
         'Where and when it was read: block hash, transaction index, source, roots checked, and `finality`; retained observation data, may be absent or null for older samples.',
       ),
-    legs: retained('Every TIP-20 value movement except the fee transfer, each with asset_listed'),
+    legs: retained('Every TIP-20 value movement except the fee transfer, each with asset_listed and attribution'),
     calls: retained('Calls of a 0x76 batch with target, selector and decoded arguments'),
     forensics: retained(
       'Anything odd: fee mismatch, redirected transfer, virtual-address hops, a token whose symbol imitates a listed one (imitated_symbol)',
     ),
     unknown: retained('Logs no known ABI decodes'),
+    settlement: z
+      .enum(['eip3009', 'permit2'])
+      .nullable()
+      .optional()
+      .describe(
+        'The signed authorization the first settled leg settles: eip3009 (an EIP-3009 transferWithAuthorization: protocol stays null unless its recipient is a payTo of an x402 offer on eip155:4217), permit2 (through an x402 Permit2 proxy); null when none or unknown (details stored before settlements were recognised).',
+      ),
+    attribution: AttributionSchema.nullable()
+      .optional()
+      .describe(
+        "The transaction's attributed leg (the largest when several; re-derived when read, like the row's service_id); else the leg of its MPP attribution memo with no candidate; null when neither. Each leg of `legs` carries its own `attribution` (same shape, or null).",
+      ),
   })
   .describe('A transaction with its retained detail.');
 
@@ -472,6 +532,12 @@ export const MetricsSeriesSchema = z
           execution: z
             .object({ success: SeriesPartSchema, failed: SeriesPartSchema, unknown: SeriesPartSchema })
             .describe('The bucket split by execution.'),
+          protocol: z
+            .object({ mpp: SeriesPartSchema, x402: SeriesPartSchema, unknown: SeriesPartSchema })
+            .optional()
+            .describe(
+              'With split=protocol only: the bucket split by identified protocol (unknown: none identified; chain activity alone does not establish one).',
+            ),
           assets: z
             .array(
               z.object({

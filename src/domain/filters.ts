@@ -31,6 +31,8 @@ export const SERVICE_ID_PATTERN = /^[a-f0-9]{64}$/;
 export const DOMAIN_PATTERN = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/;
 /** Values of the `protocol` filter: an identified protocol, or `unknown` for none. */
 export const PROTOCOL_FILTERS = ['mpp', 'x402', 'unknown'] as const;
+/** Values of /api/metrics/series' `split`: what each bucket is also split by. */
+export const SERIES_SPLITS = ['protocol'] as const;
 
 /** Shape of the common filters after parsing (all optional; absent = no constraint). */
 export interface ObservationFilters {

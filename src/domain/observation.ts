@@ -6,6 +6,10 @@
 export const CHAIN_ID = 4217 as const;
 
 export type Execution = 'success' | 'failed' | 'unknown';
+/** How a payment leg was tied to a service (docs/decoding.md, "Attribution to services"). */
+export type AttributionMethod = 'memo_and_pay_to' | 'memo' | 'pay_to';
+/** Every AttributionMethod, in the order answers list them. */
+export const ATTRIBUTION_METHODS = ['memo_and_pay_to', 'memo', 'pay_to'] as const satisfies readonly AttributionMethod[];
 export type StageStatus = 'pass' | 'fail' | 'unknown';
 
 /** One evaluated integrity stage (docs/integrity.md). */
@@ -117,6 +121,10 @@ export interface MemberTypes {
   /** Exact decimal string (./money.ts). */
   decimal: string;
   boolean: boolean;
+  /** How a payment was tied to a service (src/payments/attribute.ts). */
+  attribution_method: AttributionMethod;
+  /** Ten bytes of a keccak256 digest, 0x + 20 lower-case hex digits (an MPP attribution memo's fingerprint). */
+  fingerprint: string;
   execution: Execution;
   integrity: Integrity;
   nominal_parts: NominalPart[];
@@ -140,6 +148,11 @@ export interface TransactionMember {
   stored: StoredAs | null;
   /** Its description as a public Transaction member (docs/api-chain.md), or null when it is not served. */
   served: string | null;
+  /**
+   * True for a served member added after the contract's Transaction: always present in answers, but not required by
+   * the public schema, so the contract's required members stay exactly its own.
+   */
+  additive?: true;
 }
 
 /**
@@ -273,23 +286,63 @@ export const TRANSACTION_MEMBERS = {
     nullable: true,
     observed: false,
     stored: 'text',
-    served: null,
+    served:
+      'Who paid: the from of the transfer to the recipient (the authorizer of an EIP-3009 authorization, the owner of a Permit2 transfer), never simply the sender (for x402 the facilitator): lower-case 0x address; null when unknown or nobody paid (a mint).',
+    additive: true,
   },
   /** payer = recipient of the primary leg; null when either is unknown. Stored 0/1. Derived like `payer`. */
-  self_payment: { kind: 'boolean', nullable: true, observed: false, stored: 'integer', served: null },
+  self_payment: {
+    kind: 'boolean',
+    nullable: true,
+    observed: false,
+    stored: 'integer',
+    served: 'True when the payer is the recipient (a self-payment, never a distinct payer); null when either is unknown.',
+    additive: true,
+  },
   /** The attribution memo's client fingerprint (the detail's `attribution`); null when anonymous or none. */
-  client_fingerprint: { kind: 'text', nullable: true, observed: false, stored: 'text', served: null },
+  client_fingerprint: {
+    kind: 'fingerprint',
+    nullable: true,
+    observed: false,
+    stored: 'text',
+    served:
+      "Client fingerprint of the transaction's MPP attribution memo, keccak256(clientId)[0..9] as 0x + 20 hex digits: what the payer's software wrote, not a verified identity; null when anonymous or when there is no memo.",
+    additive: true,
+  },
   /** The attribution memo's server fingerprint, what the matcher looks realms up by; null when no memo. */
-  server_fingerprint: { kind: 'text', nullable: true, observed: false, stored: 'text', served: null },
+  server_fingerprint: { kind: 'fingerprint', nullable: true, observed: false, stored: 'text', served: null },
   /**
    * The service the payment is attributed to (src/payments/attribute.ts), re-derived when the intel changes; the
    * first of the candidates when ambiguous. Null when none.
    */
-  service_id: { kind: 'text', nullable: true, observed: false, stored: 'text', served: null },
+  service_id: {
+    kind: 'text',
+    nullable: true,
+    observed: false,
+    stored: 'text',
+    served:
+      'The service the payment is attributed to (64 hex digits, docs/intelligence.md), the first by id when several match (the detail lists them); re-derived when new realms or payTos are seen. null when not attributed.',
+    additive: true,
+  },
   /** That service's provider (a domain); null when none. */
-  provider: { kind: 'text', nullable: true, observed: false, stored: 'text', served: null },
+  provider: {
+    kind: 'text',
+    nullable: true,
+    observed: false,
+    stored: 'text',
+    served: "That service's provider (a domain); null when not attributed.",
+    additive: true,
+  },
   /** memo_and_pay_to, memo or pay_to (docs/decoding.md, "Attribution"); null when not attributed. */
-  attribution_method: { kind: 'text', nullable: true, observed: false, stored: 'text', served: null },
+  attribution_method: {
+    kind: 'attribution_method',
+    nullable: true,
+    observed: false,
+    stored: 'text',
+    served:
+      "How the payment was tied to service_id: memo_and_pay_to (the MPP memo names the service's realm AND the recipient is a payTo it advertised by then), pay_to (the recipient is such a payTo), memo (the memo alone: anyone can write any memo, so this is the payer's claim); null when not attributed.",
+    additive: true,
+  },
   /** Several services matched (stored 0/1); null when not attributed. */
   attribution_ambiguous: { kind: 'boolean', nullable: true, observed: false, stored: 'integer', served: null },
   /** Retained data served only by the detail endpoint; stored in its own table (observation_details). */

@@ -175,7 +175,7 @@ export function publicToolTable(ctx: AppContext, info: Omit<ServerInfo, 'instruc
     tool({
       name: 'get_metrics_series',
       title: 'Transaction metrics per hour or day',
-      description: `Metrics per UTC-aligned hour or day bucket over [since, until), split by execution and by listed token.${twin('get_metrics_series')}`,
+      description: `Metrics per UTC-aligned hour or day bucket over [since, until), split by execution and by listed token, and with split=protocol by protocol (mpp, x402, unknown).${twin('get_metrics_series')}`,
       input: SeriesQuery,
       output: MetricsSeriesSchema,
       budget: { of: heavy },

@@ -19,8 +19,10 @@ import type { Leg } from '../domain/observation.js';
 import { decodeMppAttribution } from '../domain/mpp-attribution.js';
 import { x402ProtocolOf } from '../domain/x402-protocol.js';
 
-/** How a payment was tied to a service. */
-export type AttributionMethod = 'memo_and_pay_to' | 'memo' | 'pay_to';
+import type { AttributionMethod } from '../domain/observation.js';
+
+/** How a payment was tied to a service (declared with the transaction's members). */
+export type { AttributionMethod };
 
 /** A service a payment may have paid: its id and its provider's domain. */
 export interface ServiceRef {
@@ -57,6 +59,8 @@ export interface TransactionAttribution {
   method: AttributionMethod | null;
   /** True when several services matched the chosen leg; null when no leg is attributed. */
   ambiguous: boolean | null;
+  /** log_index of the chosen leg (the attributed leg with the largest amount); null when no leg is attributed. */
+  log_index: number | null;
   /** "x402" when the x402 pay_to rule recognises a settlement (src/chain/decode/settlement.ts); else null. */
   x402: 'x402' | null;
   /** Legs with a memo or a candidate, in log order. */
@@ -131,6 +135,7 @@ export function attributeTransaction(
     provider: chosen?.services[0]?.provider ?? null,
     method: chosen?.method ?? null,
     ambiguous: chosen ? chosen.services.length > 1 : null,
+    log_index: chosen?.log_index ?? null,
     x402: x402ProtocolOf(legs, x402PayTosOf(legs ?? [], time, intel)),
     legs: out,
   };

@@ -62,6 +62,26 @@ describe.each(DIALECTS)('GET /api/metrics/series on %s', (dialect) => {
     expect(s.assets.map((a: { symbol: string }) => a.symbol).length).toBeGreaterThan(0);
   });
 
+  it('split=protocol splits each bucket into mpp, x402 and unknown, each equal to /api/metrics with that protocol', async () => {
+    const s = (await f.app.inject(`/api/metrics/series?bucket=hour&since=${since}&until=${until}&split=protocol`)).json();
+    let mpp = 0;
+    for (const b of s.buckets) {
+      for (const p of ['mpp', 'x402', 'unknown']) {
+        const m = (await f.app.inject(`/api/metrics?since=${b.start}&until=${b.end}&protocol=${p}`)).json();
+        expect([b.protocol[p].count, b.protocol[p].nominal, b.protocol[p].fees], `${p} ${b.start}`).toEqual([m.total, m.nominal, m.fees]);
+      }
+      expect(b.protocol.mpp.count + b.protocol.x402.count + b.protocol.unknown.count).toBe(b.count);
+      mpp += b.protocol.mpp.count;
+    }
+    expect(mpp).toBeGreaterThan(0);
+    // Without the split, buckets keep their shape.
+    const plain = (await f.app.inject(`/api/metrics/series?bucket=hour&since=${since}&until=${until}`)).json();
+    expect(plain.buckets.every((b: object) => !('protocol' in b))).toBe(true);
+    const bad = await f.app.inject('/api/metrics/series?split=asset');
+    expect([bad.statusCode, Object.keys(bad.json())]).toEqual([400, ['error']]);
+    expect(bad.json().error).toMatch(/'split'/);
+  });
+
   it('answers 400 {error} for a bad bucket, since >= until, too many buckets and unknown parameters', async () => {
     for (const url of [
       '/api/metrics/series?bucket=week',

@@ -12,6 +12,7 @@ import type { FetchedBlock, RpcLog, TokenMap } from '../../src/chain/types.js';
 import { localTokenList } from '../../src/demo/token-list.js';
 import type { Integrity } from '../../src/domain/observation.js';
 import { rowToDetail, serializeObservation } from '../../src/store/chain/rows.js';
+import { PaymentIntelIndex } from '../../src/store/payments/intel-index.js';
 import { loadChainFixtures } from '../fixtures/chain/load.js';
 
 const INTEGRITY: Integrity = { score: 0, maximum: 5, version: 'test', scope: 'test', stages: [] };
@@ -154,7 +155,7 @@ describe('the symbol, once per token', () => {
     const stored = serializeObservation(o);
     expect(stored.detail.split('"AlphaUSD"')).toHaveLength(2); // AlphaUSD moves in two legs, named once
     expect(o.detail.legs!.every((g) => !('asset' in g))).toBe(true);
-    const served = rowToDetail({ ...stored.row, detail: stored.detail }, localTokenList());
+    const served = rowToDetail({ ...stored.row, detail: stored.detail }, localTokenList(), new PaymentIntelIndex());
     expect(served.legs!.map((g) => Object.keys(g))).toEqual(
       served.legs!.map(() => [
         'from',
@@ -170,6 +171,7 @@ describe('the symbol, once per token', () => {
         'settlement',
         'x402_proxy',
         'asset_listed',
+        'attribution',
       ]),
     );
     expect(served.legs!.map((g) => [g.asset, g.amount])).toEqual([
@@ -194,8 +196,8 @@ describe('the symbol, once per token', () => {
       unknown: [],
     };
     const stored = serializeObservation(o);
-    const served = rowToDetail({ ...stored.row, detail: JSON.stringify(old) }, localTokenList());
-    expect(served.legs![0]).toEqual({ ...old.legs[0], asset_listed: true });
+    const served = rowToDetail({ ...stored.row, detail: JSON.stringify(old) }, localTokenList(), new PaymentIntelIndex());
+    expect(served.legs![0]).toEqual({ ...old.legs[0], asset_listed: true, attribution: null });
     expect([payer, settlement, x402_proxy]).toEqual([o.sender, null, null]);
   });
 });

@@ -192,6 +192,13 @@ describe('the explorer in chromium', () => {
     expect(legs).toHaveLength(detail.legs.length);
     for (const [i, g] of detail.legs.entries()) expect(legs[i]).toContain(`${g.amount} ${g.asset}`);
     await expect(page.textContent('main')).resolves.toContain(detail.evidence.block_hash);
+    // Its payer and attribution, as the API serves them (method none when nothing is attributed).
+    if (detail.payer) await expect(page.textContent('main')).resolves.toContain(detail.payer);
+    expect(await page.getAttribute('[data-attribution]', 'data-attribution')).toBe(
+      detail.attribution_method ?? detail.attribution?.method ?? 'none',
+    );
+    if (detail.attribution?.server_fingerprint)
+      await expect(page.textContent('main')).resolves.toContain(detail.attribution.server_fingerprint);
     await page.screenshot({ path: `${IMG_DIR}explorer-transaction.png` });
     expect(consoleErrors).toEqual([]);
     await page.close();
@@ -217,11 +224,31 @@ describe('the explorer in chromium', () => {
     expect(main).toContain(`Payments${profile.provider.payments.count}`);
     expect(main).toContain('Nominal received (listed USD)');
     expect(main.toLowerCase()).not.toContain('revenue');
+    // The provider's payments per day: a chart over the series it links, with its exact values.
+    const providerSeries = await page.getAttribute('[data-payments-chart] [data-api]', 'data-api');
+    expect(providerSeries).toBe(`/api/metrics/series?bucket=day&execution=success&provider=${encodeURIComponent(searchDomain)}`);
+    await page.waitForSelector('[data-payments-chart] .chart canvas');
     await page.screenshot({ path: `${IMG_DIR}explorer-provider.png` });
     await page.click(`.timeline a[href="/service/${change.service_id}"]`);
     await page.waitForLoadState('networkidle');
     await page.waitForSelector('.timeline li');
     await expect(page.textContent('main')).resolves.toContain(change.after_snapshot_id);
+    // The service page: its payments received as /api/payments counts them, a per-day chart and the filtered list.
+    await page.waitForSelector('h1:has-text("Service history")');
+    await page.waitForSelector(`[data-payments-chart] [data-api$="service_id=${change.service_id}"]`);
+    await page.waitForSelector('[data-payments-chart] .chart canvas');
+    await page.waitForLoadState('networkidle');
+    const paid = (await json(`/api/payments?service_id=${change.service_id}`)).payments;
+    const service = (await page.textContent('main')) ?? '';
+    expect(service).toContain('Payments received (last 30 days)');
+    expect(service).toContain(`Payments${paid.count}`);
+    expect(await page.$(`a[href="/transactions?service_id=${change.service_id}"]`)).not.toBeNull();
+    const days = (await json(`/api/metrics/series?bucket=day&execution=success&service_id=${change.service_id}`)).buckets.filter(
+      (b: { count: number }) => b.count > 0,
+    );
+    const shownDays = await page.$$eval('[data-payments-chart] tbody tr td:first-child', (r) => r.map((c) => c.textContent));
+    const linked = await page.$$eval('[data-payments-chart] [data-api]', (r) => r.map((c) => c.getAttribute('data-api')));
+    expect(shownDays.length, JSON.stringify({ shownDays, linked, url: page.url(), days })).toBe(days.length);
     expect(consoleErrors).toEqual([]);
     await page.close();
   });

@@ -46,16 +46,34 @@ async function answersOf(store: Store, db: string): Promise<string> {
 
 /**
  * Members added after f5e24e6 (/api/status finality, /api/coverage quarantine, /api/metrics distinct payers and
- * recipients): removed before comparing.
+ * recipients; each row's payment members; a detail's payer, settlement and attribution and each leg's attribution)
+ * and the CSV columns appended after them: removed before comparing.
  */
 const LATER_MEMBERS = ['finality', 'quarantine', 'distinct_payers', 'distinct_recipients'];
+/** Members of a transaction (in list rows and details) added after f5e24e6. */
+const LATER_ROW_MEMBERS = ['payer', 'self_payment', 'client_fingerprint', 'service_id', 'provider', 'attribution_method'];
+/** Members of a detail added after f5e24e6 (beside the row's). */
+const LATER_DETAIL_MEMBERS = ['settlement', 'attribution'];
+/** Members of a detail's legs added after f5e24e6. */
+const LATER_LEG_MEMBERS = ['attribution'];
+/** CSV columns appended after f5e24e6's last one (none of their cells holds a comma). */
+const LATER_CSV_COLUMNS = LATER_ROW_MEMBERS.length;
+const drop = (o: Record<string, unknown>, members: readonly string[]) => {
+  for (const m of members) delete o[m];
+};
 function withoutLaterMembers(answers: string): string {
   return answers
     .split('\n')
     .map((line) => {
-      if (!line.startsWith('{') || !LATER_MEMBERS.some((m) => line.includes(`"${m}":`))) return line;
+      if (line.startsWith('hash,') || /^0x[0-9a-f]{64},/.test(line)) return line.split(',').slice(0, -LATER_CSV_COLUMNS).join(',');
+      if (!line.startsWith('{')) return line;
       const o = JSON.parse(line) as Record<string, unknown>;
-      for (const m of LATER_MEMBERS) delete o[m];
+      drop(o, LATER_MEMBERS);
+      if (Array.isArray(o.rows)) for (const r of o.rows as Record<string, unknown>[]) drop(r, LATER_ROW_MEMBERS);
+      if (typeof o.hash === 'string' && 'legs' in o) {
+        drop(o, [...LATER_ROW_MEMBERS, ...LATER_DETAIL_MEMBERS]);
+        for (const g of (o.legs as Record<string, unknown>[] | null) ?? []) drop(g, LATER_LEG_MEMBERS);
+      }
       return JSON.stringify(o);
     })
     .join('\n');

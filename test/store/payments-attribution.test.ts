@@ -6,7 +6,8 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BlockObservations, Leg, Observation } from '../../src/domain/observation.js';
-import { computeMetrics, listTransactions, writeBlocks } from '../../src/store/chain/index.js';
+import { computeMetrics, exportRows, getTransaction, listTransactions, writeBlocks } from '../../src/store/chain/index.js';
+import { exportRecord } from '../../src/api/csv.js';
 import { reattributePayments } from '../../src/store/payments/reattribute.js';
 import { decodeMppAttribution, mppFingerprint } from '../../src/domain/mpp-attribution.js';
 import type { Store } from '../../src/store/db.js';
@@ -187,6 +188,74 @@ describe.each(DIALECTS)('payment attribution on %s', (dialect) => {
       analyzed: 0,
       distinct_payers: null,
       distinct_recipients: null,
+    });
+  });
+
+  it('serves payer, self_payment, client fingerprint, service, provider and method on rows and in the export', async () => {
+    const s = await stores.fresh();
+    await offer(s, 'svc-search', 'search.example', 'mpp', PAY_MPP, T0, 'search.example');
+    const write = (b: BlockObservations) => writeBlocks(s, [b], { height: b.height, hash: b.hash });
+    const client = `0xef1ed71201${mppFingerprint('search.example').slice(2)}${'ab'.repeat(10)}${'07'.repeat(7)}`;
+    await write(payment(1, T0 + 10, PAY_MPP, client));
+    await write(payment(2, T0 + 20, UNRELATED, memoFor('search.example'))); // forged memo, unrelated recipient
+    await write(payment(3, T0 + 30, PAYER, null)); // a self-payment
+    const members = (r: Record<string, unknown>) =>
+      ['payer', 'self_payment', 'client_fingerprint', 'service_id', 'provider', 'attribution_method'].map((m) => r[m]);
+    const rows = Object.fromEntries((await listTransactions(s, {}, { limit: 10, offset: 0 })).rows.map((r) => [r.height, members(r)]));
+    expect(rows).toEqual({
+      1: [PAYER, false, `0x${'ab'.repeat(10)}`, 'svc-search', 'search.example', 'memo_and_pay_to'],
+      2: [PAYER, false, null, 'svc-search', 'search.example', 'memo'],
+      3: [PAYER, true, null, null, null, null],
+    });
+    const exported: Record<string, unknown>[] = [];
+    for await (const batch of exportRows(s, {})) for (const r of batch) exported.push(exportRecord(r));
+    expect(exported.map((r) => [r.height, ...members(r)])).toEqual([
+      [3, PAYER, 'true', undefined, undefined, undefined, undefined],
+      [2, PAYER, 'false', undefined, 'svc-search', 'search.example', 'memo'],
+      [1, PAYER, 'false', `0x${'ab'.repeat(10)}`, 'svc-search', 'search.example', 'memo_and_pay_to'],
+    ]);
+  });
+
+  it("serves the attribution of the transaction's attributed leg and of each leg in the detail, and its settlement", async () => {
+    const s = await stores.fresh();
+    await offer(s, 'svc-a', 'search.example', 'mpp', PAY_MPP, T0, 'search.example');
+    await offer(s, 'svc-b', 'search.example', 'mpp', PAY_MPP, T0, 'search.example');
+    const write = (b: BlockObservations) => writeBlocks(s, [b], { height: b.height, hash: b.hash });
+    const client = `0xef1ed71201${mppFingerprint('search.example').slice(2)}${'ab'.repeat(10)}${'07'.repeat(7)}`;
+    // Two legs: the memo's to a payTo of both services, a larger one to an unrelated address (not attributed).
+    const two = payment(1, T0 + 10, PAY_MPP, client);
+    const legs = two.observations[0].detail.legs!;
+    legs.push({ ...legs[0], to: UNRELATED, amount: '5', amount_atomic: '5000000', log_index: 1, memo: null });
+    await write(two);
+    await write(payment(2, T0 + 20, UNRELATED, memoFor('search.example'))); // forged memo, unrelated recipient
+    await write(payment(3, T0 + 30, UNRELATED, null, { settlement: 'eip3009' }, FACILITATOR));
+    await write(payment(4, T0 + 40, UNRELATED, memoFor('nobody.example')));
+    const detail = async (height: number) => (await getTransaction(s, `0x${height.toString(16).padStart(64, '0')}`))!;
+    const fingerprint = mppFingerprint('search.example');
+    const both = {
+      server_fingerprint: fingerprint,
+      nonce: `0x${'07'.repeat(7)}`,
+      candidates: ['svc-a', 'svc-b'],
+      ambiguous: true,
+    };
+    const d1 = await detail(1);
+    expect(d1.attribution).toEqual({ log_index: 0, ...both, client_fingerprint: `0x${'ab'.repeat(10)}`, method: 'memo_and_pay_to' });
+    expect(d1.legs!.map((g) => g.attribution)).toEqual([d1.attribution, null]);
+    expect([d1.service_id, d1.attribution_method, d1.settlement]).toEqual(['svc-a', 'memo_and_pay_to', null]);
+    // A forged memo is the payer's claim: memo at best, never memo_and_pay_to.
+    expect((await detail(2)).attribution).toEqual({ log_index: 0, ...both, client_fingerprint: null, method: 'memo' });
+    // An EIP-3009 transfer to an address no x402 offer names: no protocol, no attribution, its settlement said.
+    const d3 = await detail(3);
+    expect([d3.protocol, d3.attribution, d3.settlement, d3.payer, d3.sender]).toEqual([null, null, 'eip3009', PAYER, FACILITATOR]);
+    // A memo naming a realm no service has: its fingerprints, no candidate.
+    expect((await detail(4)).attribution).toEqual({
+      log_index: 0,
+      server_fingerprint: mppFingerprint('nobody.example'),
+      client_fingerprint: null,
+      nonce: `0x${'07'.repeat(7)}`,
+      candidates: [],
+      method: null,
+      ambiguous: null,
     });
   });
 });

@@ -1,9 +1,11 @@
 /** Payments received by a provider or a service, and the overview's top services by nominal received. */
+import { useMemo } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { query } from './api';
+import { Chart } from './chart';
 import { known, short, utc } from './format';
 import { ApiLink, DataTable, Facts, Show, useApi } from './ui';
-import type { Payments, Ranking } from './types';
+import type { Payments, Ranking, Series } from './types';
 
 /** The collected part of a window in words: gaps are unknown, never zero. */
 function covered(p: Pick<Payments, 'covered_since' | 'covered_until' | 'complete'>): string {
@@ -35,6 +37,53 @@ export function PaymentsReceived({ p, filter }: { p: Payments; filter: Record<st
       <p>
         <Link href={`/transactions${query(filter)}`}>Transactions of these payments</Link>
       </p>
+    </>
+  );
+}
+
+/**
+ * Payments received per UTC day over the last 30 days: successful transactions attributed to the service or
+ * provider, from /api/metrics/series (its own window: it also counts payments whose payer is unknown, which the
+ * summary leaves out), as a chart with its exact values.
+ * @param filter service_id or provider
+ */
+export function PaymentsPerDay({ filter, p }: { filter: Record<string, string>; p: Payments }) {
+  const path = `/api/metrics/series${query({ bucket: 'day', execution: 'success', ...filter })}`;
+  const s = useApi<Series>(path);
+  return (
+    <figure data-payments-chart>
+      <figcaption>
+        Payments received per UTC day (successful transactions attributed here), last 30 days; collected: {covered(p)}
+      </figcaption>
+      <Show state={s} what="the payments per day">
+        {(d) => <PerDay s={d} />}
+      </Show>
+      <ApiLink path={path} />
+    </figure>
+  );
+}
+
+function PerDay({ s }: { s: Series }) {
+  const { x, lines } = useMemo(
+    () => ({ x: s.buckets.map((b) => b.start), lines: [{ label: 'payments', color: '#1f5fa8', values: s.buckets.map((b) => b.count) }] }),
+    [s],
+  );
+  const days = s.buckets.filter((b) => b.count > 0);
+  return (
+    <>
+      <Chart title="Payments received per UTC day" x={x} lines={lines} height={160} />
+      <details>
+        <summary>Exact values per day ({days.length} with payments)</summary>
+        <DataTable label="Payments received per day" columns={['Day (UTC)', 'Payments', 'Nominal received (listed USD)']}>
+          {days.map((b) => (
+            <tr key={b.start}>
+              <td>{utc(b.start)}</td>
+              <td>{b.count}</td>
+              <td>{known(b.nominal)}</td>
+            </tr>
+          ))}
+        </DataTable>
+      </details>
     </>
   );
 }

@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import type {
+  AttributionSchema,
   CoverageSchema,
   IntegritySchema,
   StatusSchema,
@@ -17,6 +18,9 @@ import type { CheckAnswer as CheckAnswerSchema } from '../../src/trust/schemas';
 import type { PaymentsSchema, ProviderProfileWithPayments, RankingSchema } from '../../src/chain/payments-schemas';
 import type { ServedLeg } from '../../src/domain/listing';
 import type { DecodedCall } from '../../src/chain/decode/calls';
+
+/** The attribution of a payment leg (a detail's `attribution` and each leg's). */
+export type Attribution = z.infer<typeof AttributionSchema>;
 
 /** GET /api/transactions rows. */
 export type Row = z.infer<typeof TransactionSchema>;
@@ -32,7 +36,7 @@ export type Detail = z.infer<typeof TransactionDetailSchema> & {
   transaction?: Record<string, unknown> | null;
   evidence?: Record<string, unknown> | null;
   receipt?: { status?: string; fee_token?: string | null; fee_payer?: string | null; gas_used?: string; logs?: unknown[] } | null;
-  legs?: Leg[] | null;
+  legs?: (Leg & { attribution?: Attribution | null })[] | null;
   calls?: DecodedCall[] | null;
   forensics?: Record<string, unknown>[] | null;
   unknown?: unknown[] | null;

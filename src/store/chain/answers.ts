@@ -2,7 +2,7 @@
  * The shapes of chain answers computed by the store (on the main thread or a reader thread, ./readers.ts), apart
  * from the queries that compute them so that both sides can name them.
  */
-import type { ObservationFilters } from '../../domain/filters.js';
+import type { ObservationFilters, SERIES_SPLITS } from '../../domain/filters.js';
 import type { ExactSum } from '../../domain/money.js';
 import type { TransactionRow } from './rows.js';
 
@@ -76,6 +76,8 @@ export type SeriesBucket = SeriesPart & {
   fees_known: number;
   /** The bucket split by execution (always all three members). */
   execution: { success: SeriesPart; failed: SeriesPart; unknown: SeriesPart };
+  /** With split=protocol only: the bucket split by protocol (unknown: none identified). */
+  protocol?: { mpp: SeriesPart; x402: SeriesPart; unknown: SeriesPart };
   /**
    * The bucket's nominal split by listed token: per listed contract, the observations with a part in it and the
    * exact sum of those parts (the members add up to the bucket's nominal).
@@ -113,7 +115,12 @@ export const VALUE_METHOD =
 export type KeysetPosition = { time: number; hash: string; inclusive?: boolean } | null;
 
 /** The parameters of a metrics series: the common filters with both time bounds resolved, and the bucket size. */
-export type SeriesRequest = { filters: ObservationFilters & { since: number; until: number }; bucket: 'hour' | 'day' };
+export type SeriesRequest = {
+  filters: ObservationFilters & { since: number; until: number };
+  bucket: 'hour' | 'day';
+  /** What each bucket is also split by (absent: execution and assets only). */
+  split?: (typeof SERIES_SPLITS)[number];
+};
 
 /** One keyset range of a series' window: at most `cap` matches from `start` (null: the newest) in the public order. */
 export type SeriesRange = { start: KeysetPosition; cap: number };
@@ -125,6 +132,8 @@ export type PartSums = { count: number; nominal: ExactSum; fees: ExactSum };
 export type BucketSums = {
   all: PartSums;
   execution: { success: PartSums; failed: PartSums; unknown: PartSums };
+  /** By protocol (summed whatever the split; served with split=protocol). */
+  protocol: { mpp: PartSums; x402: PartSums; unknown: PartSums };
   /** Per listed contract: observations with a part in it, and the sum of those parts. */
   assets: Record<string, { count: number; nominal: ExactSum }>;
 };

@@ -13,6 +13,7 @@ import { emptySeriesSums, finishSeries, mergeSeriesSums, sumSeriesRange, type Se
 import { countMatches, currentStats, filterKey, keysetAt, pageMatches, readStats, scanMatches } from './query.js';
 import { finalityOfBlock } from './finality.js';
 import { withFinality } from './finality-at-read.js';
+import { paymentIntelOf } from '../payments/intel-index.js';
 import { LIST_COLUMNS, parseNominalParts, rowToDetail, type TransactionDetailRow } from './rows.js';
 
 /**
@@ -48,7 +49,10 @@ export async function getTransaction(store: Store, hash: string): Promise<Transa
     .where('observations.hash', '=', hash.toLowerCase())
     .executeTakeFirst();
   if (!r) return null;
-  const detail = rowToDetail({ ...r, detail: storedDetailJson(r) }, store.tokenList);
+  // Offers stored since the last read (a primary-key range, usually empty), so the candidates are current.
+  const intel = paymentIntelOf(store);
+  await intel.refresh(store.db);
+  const detail = rowToDetail({ ...r, detail: storedDetailJson(r) }, store.tokenList, intel);
   const block = await finalityOfBlock(store.db, Number(r.height));
   // Blocks collected since finality is kept have a row; older or seeded observations keep their evidence as stored.
   if (block !== null) {
@@ -137,18 +141,22 @@ export async function aggregateMetrics(store: Store, filters: ObservationFilters
  */
 export async function computeSeries(store: Store, req: SeriesRequest, window = METRICS_WINDOW): Promise<MetricsSeries> {
   const stats = await currentStats(store);
-  return store.cache.series.get(stats, `${window}|${req.bucket}|${filterKey(req.filters, store.tokenList)}`, async () => {
-    const readers = store.readers;
-    const total = countMatches(store, req.filters, stats, readers ? (f) => readers.count(f) : undefined);
-    const half = Math.ceil(window / 2);
-    const [first, middle] = await (readers
-      ? readers.keysetAt(req.filters, [0, half - 1])
-      : keysetAt(store.db, req.filters, store.tokenList, [0, half - 1]));
-    const sum = (range: SeriesRange) => (readers ? readers.seriesSums(req, range) : sumSeriesRange(store, req, range));
-    const [newer, older] = await Promise.all([
-      first ? sum({ start: { ...first, inclusive: true }, cap: half }) : emptySeriesSums(req),
-      middle ? sum({ start: middle, cap: window - half }) : emptySeriesSums(req),
-    ]);
-    return finishSeries(req, store.tokenList, await total, window, mergeSeriesSums(newer, older));
-  });
+  return store.cache.series.get(
+    stats,
+    `${window}|${req.bucket}|${req.split ?? ''}|${filterKey(req.filters, store.tokenList)}`,
+    async () => {
+      const readers = store.readers;
+      const total = countMatches(store, req.filters, stats, readers ? (f) => readers.count(f) : undefined);
+      const half = Math.ceil(window / 2);
+      const [first, middle] = await (readers
+        ? readers.keysetAt(req.filters, [0, half - 1])
+        : keysetAt(store.db, req.filters, store.tokenList, [0, half - 1]));
+      const sum = (range: SeriesRange) => (readers ? readers.seriesSums(req, range) : sumSeriesRange(store, req, range));
+      const [newer, older] = await Promise.all([
+        first ? sum({ start: { ...first, inclusive: true }, cap: half }) : emptySeriesSums(req),
+        middle ? sum({ start: middle, cap: window - half }) : emptySeriesSums(req),
+      ]);
+      return finishSeries(req, store.tokenList, await total, window, mergeSeriesSums(newer, older));
+    },
+  );
 }

@@ -5,6 +5,7 @@ import { unpackIntegrity } from './detail-codec.js';
 import type { Selectable } from 'kysely';
 import {
   TRANSACTION_MEMBERS,
+  type AttributionMethod,
   type BlockObservations,
   type CHAIN_ID,
   type Execution,
@@ -21,6 +22,8 @@ import { imitationNotes, nominalOf, servedLegs, type ServedLeg } from '../../dom
 import type { TokenList } from '../../domain/token-list.js';
 import type { LegRecipientsTable, ObservationsTable } from '../tables/chain.js';
 import { paymentColumnsOf } from './payment-columns.js';
+import type { PaymentIntel } from '../../payments/attribute.js';
+import { detailAttribution, type ServedAttribution } from '../payments/detail-attribution.js';
 
 /** Integrity as a plain object type (a type literal, so it is assignable to the schemas' open object types). */
 export type IntegrityJson = { [K in keyof Integrity]: Integrity[K] };
@@ -36,8 +39,10 @@ export type TransactionRow = { [K in ServedMember]: K extends 'integrity' ? Inte
  * legs carry `asset_listed`.
  */
 export type TransactionDetailRow = TransactionRow &
-  Omit<ObservationDetail, 'legs'> & {
-    legs: ServedLeg[] | null;
+  Omit<ObservationDetail, 'legs' | 'assets' | 'payer' | 'attribution'> & {
+    legs: (ServedLeg & { attribution: ServedAttribution | null })[] | null;
+    settlement: ObservationDetail['settlement'];
+    attribution: ServedAttribution | null;
   };
 
 /** A column read for list rows and the export: every stored member but the in-block `tx_index`. */
@@ -176,6 +181,12 @@ export function rowWithIntegrity<I>(
     category: r.category,
     execution: r.execution as Execution,
     decode: r.decode,
+    payer: r.payer,
+    self_payment: r.self_payment == null ? null : Number(r.self_payment) === 1,
+    client_fingerprint: r.client_fingerprint,
+    service_id: r.service_id,
+    provider: r.provider,
+    attribution_method: r.attribution_method as AttributionMethod | null,
     integrity,
   };
 }
@@ -185,10 +196,15 @@ export function rowToTransaction(r: ListRow, list: TokenList): TransactionRow {
   return rowWithIntegrity(r, JSON.parse(unpackIntegrity(r.integrity)) as Integrity, list);
 }
 
-/** A stored row with its detail as the public TransactionDetail, following `list` (legs' listing, imitation notes). */
-export function rowToDetail(r: ListRow & { detail: string }, list: TokenList): TransactionDetailRow {
+/**
+ * A stored row with its detail as the public TransactionDetail, following `list` (legs' listing, imitation notes)
+ * and `intel` (the transaction's and each leg's attribution, ../payments/detail-attribution.ts).
+ */
+export function rowToDetail(r: ListRow & { detail: string }, list: TokenList, intel: PaymentIntel): TransactionDetailRow {
   const d = JSON.parse(r.detail) as Partial<ObservationDetail>;
-  const legs = servedLegs(d.legs ?? null, list, d.assets);
+  const attributed = detailAttribution(d.legs ?? null, d.attribution, Number(r.time), intel);
+  const legs =
+    servedLegs(d.legs ?? null, list, d.assets)?.map((g) => ({ ...g, attribution: attributed.legs.get(g.log_index) ?? null })) ?? null;
   const imitations = imitationNotes(legs, list);
   return {
     ...rowToTransaction(r, list),
@@ -199,5 +215,8 @@ export function rowToDetail(r: ListRow & { detail: string }, list: TokenList): T
     calls: d.calls ?? null,
     forensics: imitations.length ? (d.forensics ?? []).concat(imitations) : (d.forensics ?? null),
     unknown: d.unknown ?? null,
+    // Absent from details stored before settlements were recognised: unknown, so null.
+    settlement: d.settlement ?? null,
+    attribution: attributed.attribution,
   };
 }

@@ -22,6 +22,7 @@ const emptyPart = (): PartSums => ({ count: 0, nominal: emptySum(), fees: emptyS
 const emptyBucket = (): BucketSums => ({
   all: emptyPart(),
   execution: { success: emptyPart(), failed: emptyPart(), unknown: emptyPart() },
+  protocol: { mpp: emptyPart(), x402: emptyPart(), unknown: emptyPart() },
   assets: {},
 });
 
@@ -52,7 +53,7 @@ export async function sumSeriesRange(store: Store, req: SeriesRequest, range: Se
   const { buckets } = emptySeriesSums(req);
   let analyzed = 0;
   let oldest: number | null = null;
-  const columns = ['nominal_parts', 'fee', 'execution'] as const;
+  const columns = ['nominal_parts', 'fee', 'execution', 'protocol'] as const;
   for await (const r of scanMatches({ db: store.db, filters: req.filters, list, cap: range.cap, columns, start: range.start })) {
     analyzed++;
     const time = Number(r.time);
@@ -77,6 +78,9 @@ export async function sumSeriesRange(store: Store, req: SeriesRequest, range: Se
     addToPart(b.all, nominal, fee);
     const e = b.execution[r.execution as keyof BucketSums['execution']];
     if (e) addToPart(e, nominal, fee);
+    // Null is "unknown", as the protocol filter reads it.
+    const p = r.protocol === null ? b.protocol.unknown : b.protocol[r.protocol as 'mpp' | 'x402'];
+    if (p) addToPart(p, nominal, fee);
   }
   return { analyzed, oldest, buckets };
 }
@@ -107,6 +111,11 @@ export function mergeSeriesSums(newer: SeriesSums, older: SeriesSums): SeriesSum
           success: mergePart(x.execution.success, y.execution.success),
           failed: mergePart(x.execution.failed, y.execution.failed),
           unknown: mergePart(x.execution.unknown, y.execution.unknown),
+        },
+        protocol: {
+          mpp: mergePart(x.protocol.mpp, y.protocol.mpp),
+          x402: mergePart(x.protocol.x402, y.protocol.x402),
+          unknown: mergePart(x.protocol.unknown, y.protocol.unknown),
         },
         assets,
       };
@@ -146,6 +155,9 @@ export function finishSeries(req: SeriesRequest, list: TokenList, total: number,
         failed: formatPart(b.execution.failed),
         unknown: formatPart(b.execution.unknown),
       },
+      ...(req.split === 'protocol'
+        ? { protocol: { mpp: formatPart(b.protocol.mpp), x402: formatPart(b.protocol.x402), unknown: formatPart(b.protocol.unknown) } }
+        : {}),
       assets,
     };
   });

@@ -2,10 +2,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { Link, useLocation, useSearch } from 'wouter-preact';
 import { query } from '../api';
-import { PaymentsReceived } from '../payments';
+import { PaymentsPerDay, PaymentsReceived } from '../payments';
 import { iso, known, SERVICE_ID, short } from '../format';
 import { ApiLink, DataTable, ErrorBox, Hex, Json, OfferDisclaimer, Show, useApi, useTitle } from '../ui';
-import type { Change, Changes, Check, History, Offer, ProviderProfile, Providers as ProviderList } from '../types';
+import type { Change, Changes, Check, History, Offer, Payments, ProviderProfile, Providers as ProviderList } from '../types';
 
 /** Offers as a table: exact amounts, network, asset, payTo. */
 export function Offers({
@@ -218,6 +218,7 @@ export function Provider({ domain: raw }: { domain: string }) {
             <section class="card">
               <h2>Payments received (last 30 days)</h2>
               <PaymentsReceived p={d.provider.payments} filter={{ provider: d.provider.domain }} />
+              <PaymentsPerDay p={d.provider.payments} filter={{ provider: d.provider.domain }} />
             </section>
             {d.provider.services.map((s) => (
               <section key={s.service_id} class="card">
@@ -274,6 +275,8 @@ export function Service({ id }: { id: string }) {
   const valid = SERVICE_ID.test(id);
   const path = `/api/intelligence/history${query({ service_id: id, limit: 100 })}`;
   const h = useApi<History>(valid ? path : null);
+  const paymentsPath = `/api/payments${query({ service_id: id })}`;
+  const payments = useApi<{ payments: Payments }>(valid ? paymentsPath : null);
   if (!valid) return <ErrorBox error={`"${id.slice(0, 80)}" is not a service id: expected 64 lower-case hexadecimal digits.`} />;
   return (
     <>
@@ -281,6 +284,18 @@ export function Service({ id }: { id: string }) {
       <p>
         <Hex value={id} />
       </p>
+      <section class="card">
+        <h2>Payments received (last 30 days)</h2>
+        <Show state={payments} what="the payments received">
+          {({ payments: p }) => (
+            <>
+              <PaymentsReceived p={p} filter={{ service_id: id }} />
+              <PaymentsPerDay p={p} filter={{ service_id: id }} />
+            </>
+          )}
+        </Show>
+        <ApiLink path={paymentsPath} />
+      </section>
       <Show state={h} what="the history">
         {(d) => (
           <>

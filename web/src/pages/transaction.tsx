@@ -3,7 +3,7 @@ import type { ComponentChildren } from 'preact';
 import { Link } from 'wouter-preact';
 import { HASH, known, utc } from '../format';
 import { ApiLink, ChainDisclaimer, ErrorBox, Facts, Hex, Json, Show, useApi, useTitle } from '../ui';
-import type { Detail, Leg } from '../types';
+import type { Detail } from '../types';
 import { Listed } from './transactions';
 
 const MARK = { pass: '✓', fail: '✗', unknown: '?' } as const;
@@ -37,7 +37,7 @@ function Integrity({ d }: { d: Detail }) {
   );
 }
 
-function Legs({ legs }: { legs: Leg[] }) {
+function Legs({ legs }: { legs: NonNullable<Detail['legs']> }) {
   if (!legs.length) return <p>No token movements besides the fee.</p>;
   return (
     <ol class="legs">
@@ -62,6 +62,7 @@ function Legs({ legs }: { legs: Leg[] }) {
           <span class="muted">
             token <code>{g.asset_contract}</code>
             {g.kind && g.kind !== 'transfer' ? ` · ${g.kind}` : ''} · log {g.log_index}
+            {g.attribution?.method ? ` · attributed by ${g.attribution.method} to ${g.attribution.candidates.length} service(s)` : ''}
           </span>
           {g.memo && (
             <span class="memo">
@@ -197,20 +198,21 @@ export function Transaction({ hash }: { hash: string }) {
   );
 }
 
+/** How a method tied a payment to a service, in words. */
+const METHOD_WORDS = {
+  memo_and_pay_to: "memo and payTo (the memo names the service's realm and the money went to a payTo it advertised)",
+  pay_to: 'payTo (the money went to a payTo the service advertised)',
+  memo: 'memo only (claimed by the payer: anyone can write any memo)',
+} as const;
+
 /**
  * Who paid and what for (docs/payments.md): the payer of the transfer to the recipient (not necessarily the sender),
  * the service it is attributed to and how. Members read defensively: details stored before them lack them.
  */
-function paymentFacts(d: Detail): [string, ComponentChildren][] {
-  const x = d as Detail & {
-    payer?: string | null;
-    service_id?: string | null;
-    provider?: string | null;
-    attribution_method?: string | null;
-    attribution?: { server_fingerprint?: string; client_fingerprint?: string | null; method?: string | null } | null;
-  };
+function paymentFacts(x: Detail): [string, ComponentChildren][] {
   const out: [string, ComponentChildren][] = [['Payer', x.payer ? <Hex value={x.payer} href={`/wallet/${x.payer}`} /> : 'unknown']];
-  const method = x.attribution_method ?? x.attribution?.method ?? null;
+  const a = x.attribution ?? null;
+  const method = x.attribution_method ?? a?.method ?? null;
   out.push([
     'Service paid',
     x.service_id ? (
@@ -222,8 +224,26 @@ function paymentFacts(d: Detail): [string, ComponentChildren][] {
       'not attributed'
     ),
   ]);
-  out.push(['Attribution', method ? (method === 'memo' ? 'memo only (claimed by the payer: anyone can write any memo)' : method) : 'none']);
-  if (x.attribution?.server_fingerprint)
-    out.push(['Attribution memo', `server ${x.attribution.server_fingerprint}, client ${x.attribution.client_fingerprint ?? 'anonymous'}`]);
+  out.push([
+    'Attribution',
+    <span data-attribution={method ?? 'none'}>
+      {method ? METHOD_WORDS[method] : 'none'}
+      {a?.ambiguous ? ' — ambiguous: several services match' : ''}
+    </span>,
+  ]);
+  if (a?.candidates.length)
+    out.push([
+      'Candidate services',
+      <ul class="candidates" data-candidates={a.candidates.length}>
+        {a.candidates.map((c) => (
+          <li key={c}>
+            <Link href={`/service/${c}`}>{c.slice(0, 12)}…</Link>
+          </li>
+        ))}
+      </ul>,
+    ]);
+  if (a?.server_fingerprint)
+    out.push(['Attribution memo', `server ${a.server_fingerprint}, client ${a.client_fingerprint ?? 'anonymous'}, nonce ${a.nonce}`]);
+  if (x.settlement) out.push(['Settlement', x.settlement === 'eip3009' ? 'EIP-3009 authorization' : 'Permit2 through an x402 proxy']);
   return out;
 }
