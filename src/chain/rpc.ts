@@ -13,7 +13,7 @@ import { PaywatchError, shortMessage } from '../domain/errors.js';
 import { quantityNumber } from './quantity.js';
 import { isRetryable, withRetry } from '../net/retry.js';
 import { Semaphore } from '../net/semaphore.js';
-import { Pace, retryAfterMs } from '../net/pace.js';
+import { Pace, type PaceTicket, retryAfterMs } from '../net/pace.js';
 import { rpcBatchCalls, rpcBatchTooLarge, rpcErrors, rpcRate, rpcRefused, rpcRequests, rpcRetries } from '../ops/metrics.js';
 import { Agent, request } from 'undici';
 import { CHAIN_ID } from '../domain/observation.js';
@@ -134,6 +134,63 @@ class NodeLimits {
 /** Limits per node (endpoint and credentials), for the life of the process. */
 const NODES = new Map<string, NodeLimits>();
 
+/**
+ * A URL's endpoint without credentials, and the credentials as a basic-auth header value (RFC 7617), as browsers
+ * and viem send them; null when the URL holds none.
+ */
+export function splitCredentials(url: string): { endpoint: string; authorization: string | null } {
+  const u = new URL(url);
+  const authorization =
+    u.username || u.password
+      ? `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`
+      : null;
+  u.username = '';
+  u.password = '';
+  return { endpoint: u.toString(), authorization };
+}
+
+/** The key of a node's limits: its endpoint and credentials. */
+const nodeKey = (endpoint: string, authorization: string | null): string => `${endpoint} ${authorization ?? ''}`;
+
+/** A request sent outside TempoRpc, paced with the node's clients: see nodeGate. */
+export interface NodeGate {
+  /** Waits for the request's turn in the node's pace (at once while the node is unpaced or has no client). */
+  take(): Promise<PaceTicket | null>;
+  /**
+   * Reports the request's HTTP status: a 429 cuts the node's pace as a refusal of TempoRpc's own requests does.
+   * @param retryAfter the answer's `Retry-After` header, if any
+   */
+  answered(ticket: PaceTicket | null, status: number, retryAfter: string | null): void;
+}
+
+/**
+ * The gate of the node at `url` for requests another module sends itself (the finality step's consensus and
+ * witness reads): they take their turn in the pace every TempoRpc on that node shares, are counted in its
+ * requests, and a 429 they meet slows every client of the node. A node no TempoRpc has connected to yet (a
+ * witness elsewhere) is not paced: its requests go at once.
+ */
+export function nodeGate(url: string): NodeGate {
+  const { endpoint, authorization } = splitCredentials(url);
+  const key = nodeKey(endpoint, authorization);
+  return {
+    take: async () => {
+      const l = NODES.get(key);
+      if (!l) return null;
+      const ticket = await l.pace.take();
+      l.requests++;
+      rpcRequests.inc();
+      return ticket;
+    },
+    answered: (ticket, status, retryAfter) => {
+      const l = NODES.get(key);
+      if (!l || ticket === null || status !== 429) return;
+      l.refused++;
+      rpcRefused.inc();
+      rpcRate.set(l.pace.refuse(retryAfterMs(retryAfter ?? undefined), ticket));
+    },
+  };
+}
+
 /** Minimal logger the client reports adaptations to (pino's). */
 export interface RpcLog {
   info(obj: object, msg: string): void;
@@ -233,18 +290,12 @@ export class TempoRpc {
       ...opts,
     };
     this.source = redactUrl(opts.url);
-    const u = new URL(opts.url);
-    // Credentials in the URL are sent as basic auth (RFC 7617), as browsers and viem do, and kept out of the URL.
-    this.authorization =
-      u.username || u.password
-        ? `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`
-        : null;
-    u.username = '';
-    u.password = '';
-    this.endpoint = u.toString();
+    const { endpoint, authorization } = splitCredentials(opts.url);
+    this.authorization = authorization;
+    this.endpoint = endpoint;
     this.agent = agent ?? new Agent({ connections: this.opts.concurrency, maxResponseSize: MAX_RESPONSE_BYTES });
     this.gate = new Semaphore(this.opts.concurrency);
-    const key = `${this.endpoint} ${this.authorization ?? ''}`;
+    const key = nodeKey(this.endpoint, this.authorization);
     const known = NODES.get(key);
     this.limits = known ?? new NodeLimits(this.opts.batchCalls, opts.rate ?? null);
     if (!known) NODES.set(key, this.limits);
