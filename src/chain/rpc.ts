@@ -355,7 +355,8 @@ export class TempoRpc {
    * Many calls, sent as JSON-RPC batches of at most the node's calls per request, at most `concurrency` HTTP
    * requests at once, each paced by the node's rate. A failed HTTP request retries its whole batch; a call
    * answered with an error is retried alone; a batch refused as too large is split in halves and sent again
-   * (not counted as an attempt), and the node's calls per request halved.
+   * (not counted as an attempt), and the node's calls per request halved; a batch still waiting for a slot when
+   * that happens is cut to the new size before it goes.
    * @param opts.answerIsFinal a call the node answers with a JSON-RPC error is not retried: its RpcCallError
    *   takes its place in the results (transport failures, 429s and 5xx are still retried)
    * @returns results in the order of `calls`
@@ -386,12 +387,27 @@ export class TempoRpc {
     let pending = idx;
     let attempts = 0;
     let tooLarge: BatchTooLargeError | null = null;
+    let resplit = false;
     try {
       await withRetry(
         async (attempt) => {
           attempts = attempt;
           try {
-            let failed = await this.gate.use(() => this.send(calls, pending, results));
+            let failed = await this.gate.use(async () => {
+              // Cut to size before it goes: the node's calls per request fell while this batch waited for a slot.
+              if (pending.length > this.limits.batchCalls) {
+                resplit = true;
+                return [];
+              }
+              try {
+                return await this.send(calls, pending, results);
+              } catch (e) {
+                // Cut while the slot is still held, so the batch that takes it next is sized already.
+                if (e instanceof BatchTooLargeError) this.shrinkBatch(e);
+                throw e;
+              }
+            });
+            if (resplit) return;
             if (answerIsFinal) {
               // The node's error answers are the results; only calls it did not answer are retried.
               for (const f of failed) if (f.error.rpcCode !== null) results[f.index] = f.error;
@@ -427,10 +443,7 @@ export class TempoRpc {
         `${calls[pending[0]].method} at ${this.source} failed ${attempts} times; last error: ${redactUrlsIn(firstLine(e))}`,
       );
     }
-    if (tooLarge) {
-      this.shrinkBatch(tooLarge);
-      await this.sendInBatches(calls, pending, results, answerIsFinal);
-    }
+    if (tooLarge || resplit) await this.sendInBatches(calls, pending, results, answerIsFinal);
   }
 
   /** Halves the node's calls per request below a refused batch of `e.calls` (never below 1). */

@@ -108,6 +108,18 @@ describe('a node that caps batches at 10 calls', () => {
     60_000,
   );
 
+  it('batches still waiting for a slot go out at the size learnt meanwhile, not refused once each', async () => {
+    const p = await proxy({ batchCap: 10, capAnswer: '-32005', delayMs: 20 });
+    const rpc = await TempoRpc.connect({ url: p.url, concurrency: 2 });
+    // 400 calls: 10 batches of 40 queued behind 2 slots.
+    const results = await rpc.batch(Array.from({ length: 400 }, () => ({ method: 'eth_blockNumber', params: [] })));
+    expect(results.every((r) => typeof r === 'string')).toBe(true);
+    expect(rpc.stats().batch_calls).toBe(10);
+    // Only what was in flight at each cut is refused: 2 slots × 2 cuts (40 → 20 → 10); one refusal per queued batch was 10+.
+    expect(p.counts.tooLarge).toBeLessThanOrEqual(2 * 2);
+    expect(p.counts.forwarded).toBe(40 + 1); // eth_chainId, then 40 batches of 10
+  }, 60_000);
+
   it('does not stop a collector: with defaults it ends equal to a run straight from the node', async () => {
     const p = await proxy({ batchCap: 10, capAnswer: '-32005' });
     const got = await collect(p.url, 50);
