@@ -121,6 +121,8 @@ try {
       refused_share: Number(refusedShare.toFixed(3)),
       requests: counts.requests,
       batch_calls_in_use: r.stats.batch_calls,
+      batches_too_large: r.stats.batches_too_large,
+      retries: r.stats.retries,
       rate_per_s: r.stats.rate_per_s,
       met,
     });
