@@ -1,6 +1,7 @@
 /**
  * RPC limits benchmark: the collector against nodes that behave like public JSON-RPC services, each a loopback
- * proxy (test/helpers/limited-rpc.ts: delay, batch cap, rate limit; see bench/README.md) in front of a local
+ * proxy (test/helpers/limited-rpc.ts: delay, batch cap, rate limit; see bench/README.md) in a process of its own
+ * (bench/lib/limited-rpc-process.ts: a node does not share the collector's event loop) in front of a local
  * anvil in Tempo mode filled like bench/ingest.ts does (default 5,000 transactions at 10 a block, a quarter of
  * the ingest benchmark's chain, so the four cases run in minutes). Each case runs the collector with default
  * flags (`collect --once` in process, SQLite) and, as its reference, the plain fetch of the same blocks through
@@ -26,7 +27,8 @@ import { loadConfig } from '../src/config.js';
 import { openStore } from '../src/store/db.js';
 import { writeResults } from './lib/load.js';
 import { ensureNodeFlags } from './lib/node-flags.js';
-import { startLimitedRpc, type LimitedRpcOptions } from '../test/helpers/limited-rpc.js';
+import type { LimitedRpcOptions } from '../test/helpers/limited-rpc.js';
+import { startLimitedRpcProcess } from './lib/limited-rpc-process.js';
 
 ensureNodeFlags(import.meta.url);
 
@@ -95,14 +97,14 @@ try {
   for (const c of CASES.filter((x) => ONLY.has(x.name))) {
     process.stderr.write(`case ${c.name}: ${c.title}\n`);
     // A proxy each for the collector and its reference, so neither inherits the other's bucket or counts.
-    const ref = await startLimitedRpc({ upstream: node.rpcUrl, ...c.proxy });
+    const ref = await startLimitedRpcProcess({ upstream: node.rpcUrl, ...c.proxy });
     const refCalls = c.proxy.batchCap ?? 40;
     const plain = c.name === 'b' ? null : await plainFetch(ref.url, refCalls);
     await ref.close();
-    const p = await startLimitedRpc({ upstream: node.rpcUrl, ...c.proxy });
+    const p = await startLimitedRpcProcess({ upstream: node.rpcUrl, ...c.proxy });
     const r = await collector(p.url);
-    await p.close();
-    const refusedShare = p.counts.refused / p.counts.requests;
+    const counts = await p.close();
+    const refusedShare = counts.refused / counts.requests;
     const bound = c.name === 'b' ? (5 * r.stats.batch_calls) / 2 : null;
     const ratio = plain !== null ? r.blocks_per_s / plain : r.blocks_per_s / bound!;
     const target = c.name === 'b' ? 0.9 : 0.6;
@@ -117,8 +119,10 @@ try {
       ratio: Number(ratio.toFixed(2)),
       target,
       refused_share: Number(refusedShare.toFixed(3)),
-      requests: p.counts.requests,
+      requests: counts.requests,
       batch_calls_in_use: r.stats.batch_calls,
+      batches_too_large: r.stats.batches_too_large,
+      retries: r.stats.retries,
       rate_per_s: r.stats.rate_per_s,
       met,
     });
@@ -142,7 +146,7 @@ const md = [
     .map((l) => l.toFixed(1))
     .join(
       ', ',
-    )} (${cpus().length} cores). Requests counted by the proxy include the finality step's consensus reads, which go around the client's pace (docs/collector.md#rpc-limits).`,
+    )} (${cpus().length} cores). Requests counted by the proxy include the finality step's consensus reads, paced with the client's (docs/collector.md#rpc-limits). The proxy runs in a process of its own (bench/lib/limited-rpc-process.ts).`,
 ].join('\n');
 writeResults('rpc-limits', { transactions: TX, per_block: PER_BLOCK, cases: out }, md);
 process.stdout.write(`${md}\n`);

@@ -13,7 +13,7 @@ import { PaywatchError, shortMessage } from '../domain/errors.js';
 import { quantityNumber } from './quantity.js';
 import { isRetryable, withRetry } from '../net/retry.js';
 import { Semaphore } from '../net/semaphore.js';
-import { Pace, retryAfterMs } from '../net/pace.js';
+import { Pace, type PaceTicket, retryAfterMs } from '../net/pace.js';
 import { rpcBatchCalls, rpcBatchTooLarge, rpcErrors, rpcRate, rpcRefused, rpcRequests, rpcRetries } from '../ops/metrics.js';
 import { Agent, request } from 'undici';
 import { CHAIN_ID } from '../domain/observation.js';
@@ -134,6 +134,63 @@ class NodeLimits {
 /** Limits per node (endpoint and credentials), for the life of the process. */
 const NODES = new Map<string, NodeLimits>();
 
+/**
+ * A URL's endpoint without credentials, and the credentials as a basic-auth header value (RFC 7617), as browsers
+ * and viem send them; null when the URL holds none.
+ */
+export function splitCredentials(url: string): { endpoint: string; authorization: string | null } {
+  const u = new URL(url);
+  const authorization =
+    u.username || u.password
+      ? `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`
+      : null;
+  u.username = '';
+  u.password = '';
+  return { endpoint: u.toString(), authorization };
+}
+
+/** The key of a node's limits: its endpoint and credentials. */
+const nodeKey = (endpoint: string, authorization: string | null): string => `${endpoint} ${authorization ?? ''}`;
+
+/** A request sent outside TempoRpc, paced with the node's clients: see nodeGate. */
+export interface NodeGate {
+  /** Waits for the request's turn in the node's pace (at once while the node is unpaced or has no client). */
+  take(): Promise<PaceTicket | null>;
+  /**
+   * Reports the request's HTTP status: a 429 cuts the node's pace as a refusal of TempoRpc's own requests does.
+   * @param retryAfter the answer's `Retry-After` header, if any
+   */
+  answered(ticket: PaceTicket | null, status: number, retryAfter: string | null): void;
+}
+
+/**
+ * The gate of the node at `url` for requests another module sends itself (the finality step's consensus and
+ * witness reads): they take their turn in the pace every TempoRpc on that node shares, are counted in its
+ * requests, and a 429 they meet slows every client of the node. A node no TempoRpc has connected to yet (a
+ * witness elsewhere) is not paced: its requests go at once.
+ */
+export function nodeGate(url: string): NodeGate {
+  const { endpoint, authorization } = splitCredentials(url);
+  const key = nodeKey(endpoint, authorization);
+  return {
+    take: async () => {
+      const l = NODES.get(key);
+      if (!l) return null;
+      const ticket = await l.pace.take();
+      l.requests++;
+      rpcRequests.inc();
+      return ticket;
+    },
+    answered: (ticket, status, retryAfter) => {
+      const l = NODES.get(key);
+      if (!l || ticket === null || status !== 429) return;
+      l.refused++;
+      rpcRefused.inc();
+      rpcRate.set(l.pace.refuse(retryAfterMs(retryAfter ?? undefined), ticket));
+    },
+  };
+}
+
 /** Minimal logger the client reports adaptations to (pino's). */
 export interface RpcLog {
   info(obj: object, msg: string): void;
@@ -233,18 +290,12 @@ export class TempoRpc {
       ...opts,
     };
     this.source = redactUrl(opts.url);
-    const u = new URL(opts.url);
-    // Credentials in the URL are sent as basic auth (RFC 7617), as browsers and viem do, and kept out of the URL.
-    this.authorization =
-      u.username || u.password
-        ? `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`
-        : null;
-    u.username = '';
-    u.password = '';
-    this.endpoint = u.toString();
+    const { endpoint, authorization } = splitCredentials(opts.url);
+    this.authorization = authorization;
+    this.endpoint = endpoint;
     this.agent = agent ?? new Agent({ connections: this.opts.concurrency, maxResponseSize: MAX_RESPONSE_BYTES });
     this.gate = new Semaphore(this.opts.concurrency);
-    const key = `${this.endpoint} ${this.authorization ?? ''}`;
+    const key = nodeKey(this.endpoint, this.authorization);
     const known = NODES.get(key);
     this.limits = known ?? new NodeLimits(this.opts.batchCalls, opts.rate ?? null);
     if (!known) NODES.set(key, this.limits);
@@ -304,7 +355,8 @@ export class TempoRpc {
    * Many calls, sent as JSON-RPC batches of at most the node's calls per request, at most `concurrency` HTTP
    * requests at once, each paced by the node's rate. A failed HTTP request retries its whole batch; a call
    * answered with an error is retried alone; a batch refused as too large is split in halves and sent again
-   * (not counted as an attempt), and the node's calls per request halved.
+   * (not counted as an attempt), and the node's calls per request halved; a batch still waiting for a slot when
+   * that happens is cut to the new size before it goes.
    * @param opts.answerIsFinal a call the node answers with a JSON-RPC error is not retried: its RpcCallError
    *   takes its place in the results (transport failures, 429s and 5xx are still retried)
    * @returns results in the order of `calls`
@@ -335,12 +387,27 @@ export class TempoRpc {
     let pending = idx;
     let attempts = 0;
     let tooLarge: BatchTooLargeError | null = null;
+    let resplit = false;
     try {
       await withRetry(
         async (attempt) => {
           attempts = attempt;
           try {
-            let failed = await this.gate.use(() => this.send(calls, pending, results));
+            let failed = await this.gate.use(async () => {
+              // Cut to size before it goes: the node's calls per request fell while this batch waited for a slot.
+              if (pending.length > this.limits.batchCalls) {
+                resplit = true;
+                return [];
+              }
+              try {
+                return await this.send(calls, pending, results);
+              } catch (e) {
+                // Cut while the slot is still held, so the batch that takes it next is sized already.
+                if (e instanceof BatchTooLargeError) this.shrinkBatch(e);
+                throw e;
+              }
+            });
+            if (resplit) return;
             if (answerIsFinal) {
               // The node's error answers are the results; only calls it did not answer are retried.
               for (const f of failed) if (f.error.rpcCode !== null) results[f.index] = f.error;
@@ -376,10 +443,7 @@ export class TempoRpc {
         `${calls[pending[0]].method} at ${this.source} failed ${attempts} times; last error: ${redactUrlsIn(firstLine(e))}`,
       );
     }
-    if (tooLarge) {
-      this.shrinkBatch(tooLarge);
-      await this.sendInBatches(calls, pending, results, answerIsFinal);
-    }
+    if (tooLarge || resplit) await this.sendInBatches(calls, pending, results, answerIsFinal);
   }
 
   /** Halves the node's calls per request below a refused batch of `e.calls` (never below 1). */

@@ -5,7 +5,14 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, SqliteDialect, type SqliteDatabase as KyselySqliteDatabase } from 'kysely';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  SqliteDialect,
+  type SqliteDatabase as KyselySqliteDatabase,
+} from 'kysely';
 import type { Database } from './schema.js';
 import { type ReportingDialect, reportingOutages } from './outage.js';
 import { shortMessage } from '../domain/errors.js';
@@ -50,8 +57,25 @@ export async function openSqlite(
   }
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const dialect = reportingOutages(new SqliteDialect({ database: cachingStatements(sqlite) }));
+  const dialect = reportingOutages(new ImmediateSqliteDialect({ database: cachingStatements(sqlite) }));
   return { db: new Kysely<Database>({ dialect }), dialect, unlockMigrations };
+}
+
+/**
+ * Kysely's SQLite dialect with every transaction begun `BEGIN IMMEDIATE` (the write lock taken at the start,
+ * waiting up to busy_timeout for it) instead of a deferred `BEGIN`: a deferred transaction that reads, then
+ * writes after another connection (the collector's writer thread, or the main one) committed, cannot upgrade its
+ * old snapshot and fails at once with SQLITE_BUSY_SNAPSHOT, which busy_timeout does not wait out. The store's
+ * transactions all write (reads run outside them), so taking the lock up front costs no concurrency.
+ */
+export class ImmediateSqliteDialect extends SqliteDialect {
+  override createDriver(): Driver {
+    const driver = super.createDriver();
+    driver.beginTransaction = async (connection: DatabaseConnection) => {
+      await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    };
+    return driver;
+  }
 }
 
 /** Prepared statements kept per SQLite store at most (least recently used dropped first). */

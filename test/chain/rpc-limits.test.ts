@@ -8,6 +8,7 @@
  * - a node rate-limiting with 429 and Retry-After: after the first refusal the client paces itself, and at
  *   most 10% of the requests that follow are refused; when its accepted answers come back slowly, the rate
  *   learnt still comes from the requests sent (counting answers fell to 1 request/s);
+ * - reads sent outside the client (consensus, witnesses) to a rate-limited node share its client's pace;
  * - a node answering one block with a wrong parentHash once, at the start of a run fetched concurrently behind
  *   others: the link check at write time refetches from the break, and the store ends equal to the clean run.
  */
@@ -15,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { startAnvil, type AnvilNode } from '../../src/chain/anvil.js';
 import { TempoRpc } from '../../src/chain/rpc.js';
+import { httpJsonRpc } from '../../src/chain/consensus/transport.js';
 import { TokenRegistry } from '../../src/chain/tokens.js';
 import { Collector, runBlocksFor } from '../../src/chain/collector/collector.js';
 import { openStore } from '../../src/store/db.js';
@@ -106,6 +108,18 @@ describe('a node that caps batches at 10 calls', () => {
     60_000,
   );
 
+  it('batches still waiting for a slot go out at the size learnt meanwhile, not refused once each', async () => {
+    const p = await proxy({ batchCap: 10, capAnswer: '-32005', delayMs: 20 });
+    const rpc = await TempoRpc.connect({ url: p.url, concurrency: 2 });
+    // 400 calls: 10 batches of 40 queued behind 2 slots.
+    const results = await rpc.batch(Array.from({ length: 400 }, () => ({ method: 'eth_blockNumber', params: [] })));
+    expect(results.every((r) => typeof r === 'string')).toBe(true);
+    expect(rpc.stats().batch_calls).toBe(10);
+    // Only what was in flight at each cut is refused: 2 slots × 2 cuts (40 → 20 → 10); one refusal per queued batch was 10+.
+    expect(p.counts.tooLarge).toBeLessThanOrEqual(2 * 2);
+    expect(p.counts.forwarded).toBe(40 + 1); // eth_chainId, then 40 batches of 10
+  }, 60_000);
+
   it('does not stop a collector: with defaults it ends equal to a run straight from the node', async () => {
     const p = await proxy({ batchCap: 10, capAnswer: '-32005' });
     const got = await collect(p.url, 50);
@@ -158,6 +172,35 @@ describe('a node that rate-limits with 429 and Retry-After', () => {
     // The burst in flight when the node first refused is refused together (at most `concurrency`); after it:
     const later = s.refused - Math.min(s.refused, rpc.concurrency);
     expect(later / s.requests).toBeLessThanOrEqual(0.1);
+  }, 60_000);
+});
+
+describe('reads sent outside the client (the finality step’s consensus and witness reads)', () => {
+  it('take their turn in the pace of the node’s client, and a 429 they meet slows the client', async () => {
+    // The operator's rate equals the node's: paced from the start, nothing is ever refused.
+    const paced = await proxy({ rate: 2 });
+    const rpc = await TempoRpc.connect({ url: paced.url, rate: 2, batchCalls: 1 });
+    const before = rpc.stats().requests;
+    const read = httpJsonRpc(paced.url);
+    // Six reads at once: unpaced, four of them would find the node's bucket of two empty.
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => read('eth_chainId', [], { signal: AbortSignal.timeout(20_000), maxBytes: 1024 })),
+    );
+    expect(answers.every((a) => a === '0x1079')).toBe(true);
+    expect(paced.counts.refused).toBe(0);
+    expect(rpc.stats().requests - before).toBe(6);
+
+    // A node whose client is not paced yet: the refusals these reads meet set the client's pace.
+    const limited = await proxy({ rate: 2 });
+    const unpaced = await TempoRpc.connect({ url: limited.url, batchCalls: 1 });
+    expect(unpaced.stats().rate_per_s).toBeNull();
+    const readLimited = httpJsonRpc(limited.url);
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 6 }, () => readLimited('eth_chainId', [], { signal: AbortSignal.timeout(20_000), maxBytes: 1024 })),
+    );
+    expect(outcomes.some((o) => o.status === 'rejected')).toBe(true);
+    expect(unpaced.stats().refused).toBe(limited.counts.refused);
+    expect(unpaced.stats().rate_per_s).not.toBeNull();
   }, 60_000);
 });
 

@@ -4,8 +4,11 @@
  * retries: a missing certificate (Tempo's 503) or a silent witness is simply asked again at the next check, and
  * collection never waits for it. Credentials in the URL go as basic auth (RFC 7617), as src/chain/rpc.ts sends
  * them, and never into a message: errors name the URL without credentials, path or query (src/net/redact-url.ts).
+ * Each request takes its turn in the pace the collector's client keeps for the same node (nodeGate), so these
+ * reads never spend a rate-limited node's allowance behind the client's back.
  */
 import { redactUrl } from '../../net/redact-url.js';
+import { type NodeGate, nodeGate, splitCredentials } from '../rpc.js';
 import type { ConsensusRequest } from './reader.js';
 
 /** A JSON-RPC error answer; `rpcCode` is what ./reader.ts classifies (method not found, not available). */
@@ -21,29 +24,27 @@ export class JsonRpcAnswerError extends Error {
 /**
  * A ConsensusRequest over fetch to `url`: honours the caller's signal and refuses a body over `maxBytes`
  * while reading it.
+ * @param gate the pace each request waits for and reports its status to (default: that of the node at `url`,
+ *   shared with its TempoRpc clients; unpaced when it has none)
  * @example await httpJsonRpc('https://user:key@node.example')('eth_chainId', [], { signal, maxBytes: 1024 })
  * @throws JsonRpcAnswerError for a JSON-RPC error answer; Error for transport, HTTP status, size or JSON faults
  */
-export function httpJsonRpc(url: string): ConsensusRequest {
-  const u = new URL(url);
-  const authorization =
-    u.username || u.password
-      ? `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`
-      : null;
-  u.username = '';
-  u.password = '';
-  const endpoint = u.toString();
+export function httpJsonRpc(url: string, gate: NodeGate = nodeGate(url)): ConsensusRequest {
+  const { endpoint, authorization } = splitCredentials(url);
   const shown = redactUrl(url);
   let id = 0;
   return async (method, params, { signal, maxBytes }) => {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (authorization) headers.authorization = authorization;
+    const ticket = await gate.take();
+    signal.throwIfAborted();
     const res = await fetch(endpoint, {
       method: 'POST',
       headers,
       body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
       signal,
     });
+    gate.answered(ticket, res.status, res.headers.get('retry-after'));
     if (!res.ok) {
       await res.body?.cancel();
       throw new Error(`HTTP ${res.status} from ${shown}`);
