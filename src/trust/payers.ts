@@ -141,10 +141,11 @@ export async function analysePayers(store: Store, payTo: string, o: PayerAnalysi
     }
   }
   const cited = links.slice(0, FUNDING_LINKS_CITED);
+  const contracts = [...list.tokens.keys()];
   const [funderTx, topTx, ...linkTx] = await Promise.all([
-    funder0 ? paymentTx(store, address, funder0.address, funder0.time) : Promise.resolve(null),
-    top ? paymentTx(store, address, top.payer, top.first) : Promise.resolve(null),
-    ...cited.map((l) => paymentTx(store, l.payer, l.funder, l.time)),
+    funder0 ? paymentTx(store, address, funder0.address, funder0.time, contracts) : Promise.resolve(null),
+    top ? paymentTx(store, address, top.payer, top.first, contracts) : Promise.resolve(null),
+    ...cited.map((l) => paymentTx(store, l.payer, l.funder, l.time, contracts)),
   ]);
   const positive = nominal !== null && nominal.n > 0n;
   return {

@@ -90,9 +90,17 @@ export async function paymentsIntoEach(
 
 /**
  * The hash of a successful observation at block time `time` (UTC Unix seconds) whose primary leg `payer` paid to
- * `recipient`, or null when none is stored (retention may have dropped it). One index range (recipient, time).
+ * `recipient` in one of `contracts` (lower-case listed tokens), or null when none is stored (retention may have
+ * dropped it). One index range (recipient, time).
  */
-export async function paymentTx(store: Store, recipient: string, payer: string, time: number): Promise<string | null> {
+export async function paymentTx(
+  store: Store,
+  recipient: string,
+  payer: string,
+  time: number,
+  contracts: readonly string[],
+): Promise<string | null> {
+  if (contracts.length === 0) return null;
   const r = await store.db
     .selectFrom('observations')
     .select('hash')
@@ -100,6 +108,7 @@ export async function paymentTx(store: Store, recipient: string, payer: string, 
     .where('time', '=', time)
     .where('payer', '=', payer)
     .where('execution', '=', 'success')
+    .where('asset_contract', 'in', contracts)
     .orderBy('hash')
     .limit(1)
     .executeTakeFirst();
