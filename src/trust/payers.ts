@@ -5,13 +5,13 @@
  * payTo, from the payTo's own funder, or from one common funder of most payers; one hop). Figures are over the
  * collected part of the window (`covered_since`/`covered_until`): a gap is unknown, never zero activity.
  */
-import { addExact, formatExact, type ExactDecimal } from '../domain/money.js';
+import { addExact, formatExact, parseDecimal, type ExactDecimal } from '../domain/money.js';
 import type { TokenList } from '../domain/token-list.js';
 import type { Store } from '../store/db.js';
 import { coveredWindow } from '../store/chain/covered-window.js';
 import { dayWindow } from '../store/chain/rankings.js';
 import { greater, nominalOfParts, servicePayments, share } from '../store/chain/service-payments.js';
-import { PAYERS_EXAMINED_MAX, type PaidRow, paymentTx, paymentsInto, paymentsIntoEach } from '../store/trust/payers.js';
+import { PAYERS_EXAMINED_MAX, type PaidRow, type PayerSum, paymentTx, paymentsInto, paymentsIntoEach } from '../store/trust/payers.js';
 import type { FundingKind, FundingLink, PayerAnalysis, ServicePayers } from './types.js';
 
 /** Length of the analysed window, days, ending at the check. */
@@ -31,18 +31,21 @@ interface Tally {
   first: number;
 }
 
-/** Sums the listed rows by payer (rows with no listed nominal left out). */
-function tallyRows(rows: PaidRow[], list: TokenList): { payers: Map<string, Tally>; self: Tally | null } {
+/** The listed-USD sum of `[contract, amount]` parts (unlisted contracts left out), or null when none is listed. */
+function listedSum(parts: [string, string][], list: TokenList): ExactDecimal | null {
+  let v: ExactDecimal | null = null;
+  for (const [c, amount] of parts) if (list.tokens.has(c)) v = addOrNull(v, parseDecimal(amount));
+  return v;
+}
+
+/** The payers with a listed nominal (the self-payments apart). */
+function tallyRows(rows: PayerSum[], list: TokenList): { payers: Map<string, Tally>; self: Tally | null } {
   const payers = new Map<string, Tally>();
   let self: Tally | null = null;
   for (const r of rows) {
-    const v = nominalOfParts(r.nominal_parts, list);
+    const v = listedSum(r.parts, list);
     if (v === null || v.n === 0n) continue;
-    const held: Tally | null | undefined = r.self === 1 ? self : payers.get(r.payer);
-    const t: Tally = held ?? { payer: r.payer, payments: 0, nominal: { n: 0n, scale: 0 }, first: r.first_time };
-    t.payments += r.payments;
-    t.nominal = addExact(t.nominal, v);
-    t.first = Math.min(t.first, r.first_time);
+    const t: Tally = { payer: r.payer, payments: r.payments, nominal: v, first: r.first_time };
     if (r.self === 1) self = t;
     else payers.set(r.payer, t);
   }
@@ -50,11 +53,11 @@ function tallyRows(rows: PaidRow[], list: TokenList): { payers: Map<string, Tall
 }
 
 /** The payer of the earliest listed inflow among `rows` (ties: the lowest address), or null. */
-function firstFunder(rows: PaidRow[], list: TokenList): { address: string; time: number } | null {
+function firstFunder(rows: (PaidRow | PayerSum)[], list: TokenList): { address: string; time: number } | null {
   let best: { address: string; time: number } | null = null;
   for (const r of rows) {
     if (r.self === 1) continue;
-    const v = nominalOfParts(r.nominal_parts, list);
+    const v = 'parts' in r ? listedSum(r.parts, list) : nominalOfParts(r.nominal_parts, list);
     if (v === null || v.n === 0n) continue;
     if (!best || r.first_time < best.time || (r.first_time === best.time && r.payer < best.address))
       best = { address: r.payer, time: r.first_time };

@@ -5,6 +5,7 @@
  * bounded by the payers and days of the window, never by the size of the observations table; the transaction
  * hashes the evidence cites are then read from observations for a bounded few. SQLite and PostgreSQL alike.
  */
+import { sql } from 'kysely';
 import type { Store } from '../store.js';
 import { DAY_SECONDS } from '../chain/rollups.js';
 
@@ -27,26 +28,48 @@ export interface PaidRow {
   last_time: number;
 }
 
+/** One payer's payments into an address over a window, summed from its rollup rows. */
+export interface PayerSum {
+  /** Lower-case payer address. */
+  payer: string;
+  /** 1 when payer = recipient (a self-payment). */
+  self: number;
+  payments: number;
+  /** Every NominalPart of its rows, `[contract, amount]`, not yet summed (any token: the caller keeps the listed). */
+  parts: [string, string][];
+  /** Earliest payment, UTC Unix seconds. */
+  first_time: number;
+}
+
 /**
- * The rollup rows of payments received by `recipient` (lower-case) over [since, until) (UTC Unix seconds, multiples
- * of a day), any token: the caller keeps the listed ones.
+ * The payments received by `recipient` (lower-case) over [since, until) (UTC Unix seconds, multiples of a day), one
+ * row per payer (and self flag): grouped in SQL so one row per payer crosses to JavaScript, the nominal parts
+ * concatenated there and summed exactly by the caller (never SQL SUM over text). Rows without nominal are left out.
  */
-export async function paymentsInto(store: Store, recipient: string, since: number, until: number): Promise<PaidRow[]> {
+export async function paymentsInto(store: Store, recipient: string, since: number, until: number): Promise<PayerSum[]> {
+  const parts = store.dialect === 'postgres' ? sql<string>`string_agg(nominal_parts, ',')` : sql<string>`group_concat(nominal_parts, ',')`;
   const rows = await store.db
     .selectFrom('payment_rollups')
-    .select(['payer', 'self', 'payments', 'nominal_parts', 'first_time', 'last_time'])
+    .select((eb) => [
+      'payer',
+      'self',
+      eb.fn.sum<number | string>('payments').as('payments'),
+      eb.fn.min('first_time').as('first_time'),
+      parts.as('parts'),
+    ])
     .where('dim', '=', 'recipient')
     .where('subject', '=', recipient)
     .where('day', '>=', since / DAY_SECONDS)
     .where('day', '<', until / DAY_SECONDS)
+    .where('nominal_parts', 'is not', null)
+    .groupBy(['payer', 'self'])
     .execute();
   return rows.map((r) => ({
     payer: r.payer,
     self: Number(r.self),
     payments: Number(r.payments),
-    nominal_parts: r.nominal_parts,
+    parts: (JSON.parse(`[${r.parts}]`) as [string, string][][]).flat(),
     first_time: Number(r.first_time),
-    last_time: Number(r.last_time),
   }));
 }
 
