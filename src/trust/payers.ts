@@ -99,9 +99,10 @@ export async function analysePayers(store: Store, payTo: string, o: PayerAnalysi
     nominal = addOrNull(nominal, t.nominal);
     if (!top || greater(t.nominal, top.nominal) || (!greater(top.nominal, t.nominal) && t.payer < top.payer)) top = t;
   }
-  const ranked = [...payers.values()].sort((a, b) =>
-    greater(b.nominal, a.nominal) ? 1 : greater(a.nominal, b.nominal) ? -1 : a.payer < b.payer ? -1 : 1,
-  );
+  // Which payers to examine is ranked by a float of the nominal (exact comparisons of thousands of BigInt decimals
+  // cost more than the reads); the figures themselves stay exact.
+  const key = new Map([...payers.values()].map((t) => [t.payer, Number(t.nominal.n) / 10 ** t.nominal.scale]));
+  const ranked = [...payers.values()].sort((a, b) => key.get(b.payer)! - key.get(a.payer)! || (a.payer < b.payer ? -1 : 1));
   const examined = ranked.slice(0, PAYERS_EXAMINED_MAX);
   const funder0 = firstFunder(rows, list);
   const inflows = await paymentsIntoEach(

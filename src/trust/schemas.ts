@@ -118,7 +118,7 @@ const PayToActivity = z.object({
 });
 
 const FundingLink = z.object({
-  payer: z.string(),
+  payer: z.string().describe('A payer of the payTo (lower-case address).'),
   funder: z.string().describe('Who sent the payer its first listed-token inflow of the window.'),
   kind: z
     .enum(['pay_to', 'pay_to_funder', 'common_funder'])
@@ -130,7 +130,7 @@ const FundingLink = z.object({
 
 const PayerAnalysis = z
   .object({
-    pay_to: z.string(),
+    pay_to: z.string().describe('The payTo analysed, lower-case.'),
     since: z.number().int().describe('Start of the window, UTC Unix seconds (whole UTC days; the 30 days before the check).'),
     until: z.number().int().describe('Exclusive end of the window, UTC Unix seconds.'),
     covered_since: z.number().int().nullable().describe('Earliest collected time in the window (figures are over the collected part).'),
@@ -139,8 +139,8 @@ const PayerAnalysis = z
     payments: z.number().int().describe('Payments in listed tokens received in the window (self-payments included).'),
     nominal: z.string().nullable().describe('Their nominal (listed USD, exact decimal), null when none.'),
     distinct_payers: z.number().int().describe('Payers with a listed-token payment, the payTo itself excluded.'),
-    top_payer: z.string().nullable(),
-    top_payer_payments: z.number().int(),
+    top_payer: z.string().nullable().describe('The payer with the largest nominal (ties: the lowest address).'),
+    top_payer_payments: z.number().int().describe("The top payer's payments in the window."),
     top_payer_tx: z.string().nullable().describe('A transaction of the top payer paying the payTo.'),
     top_payer_share: z.number().nullable().describe("The largest payer's share of nominal, 0..1."),
     self_payments: z.number().int().describe('Payments where payer = payTo.'),
@@ -148,14 +148,14 @@ const PayerAnalysis = z
       .object({ address: z.string(), time: z.number().int(), tx: z.string().nullable() })
       .nullable()
       .describe("The payer of the payTo's own first listed-token inflow of the window."),
-    payers_examined: z.number().int().describe('Payers whose first inflow was read (largest first, at most 5,000).'),
+    payers_examined: z.number().int().describe('Payers whose first inflow was read (largest first, at most 1,000).'),
     capped: z.boolean().describe('True when more payers exist than were examined.'),
     common_funder: z
       .object({ address: z.string(), payers: z.number().int() })
       .nullable()
       .describe('The first funder of more than half of the examined payers (at least 3), if any.'),
     funding_links: z.array(FundingLink).describe('Payers funded by a linked address, largest first (at most 20 listed).'),
-    funding_links_total: z.number().int(),
+    funding_links_total: z.number().int().describe('Funding links found among the examined payers (all kinds).'),
     self_funded_payers: z.number().int().describe('Payers funded by the payTo or by its funder.'),
     self_funded_share: z.number().nullable().describe('Share of nominal from self-payments and self-funded payers, 0..1.'),
     service: z

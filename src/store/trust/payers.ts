@@ -10,7 +10,7 @@ import type { Store } from '../store.js';
 import { DAY_SECONDS } from '../chain/rollups.js';
 
 /** Most payers whose first inflow one analysis reads (the largest by listed nominal first); the evidence says when capped. */
-export const PAYERS_EXAMINED_MAX = 5_000;
+export const PAYERS_EXAMINED_MAX = 1_000;
 /** Recipients per IN list of the first-inflow read (far under both dialects' bound on parameters). */
 const INFLOW_CHUNK = 500;
 
