@@ -5,6 +5,8 @@
  * runs as `paywatch verify` in its own process on SQLite, with a paid-plan key (metered, no quota), loopback
  * allowed, and a local anvil as its RPC. Results: bench/results/trust.{json,md}.
  * Run: node bin/run-ts.js bench/trust.ts [--duration S] [--connections N]
+ * With --payers: the payer analysis a check adds over a large store instead (./trust-payers.ts):
+ * node bin/run-ts.js bench/trust.ts --payers [--count 1000000] [--target 50000] [--payer-count 5000] [--runs 50] [--dialect both] [--reuse]
  */
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
@@ -14,10 +16,39 @@ import { freePort, startAnvil } from '../src/chain/anvil.js';
 import { startPaidServices } from '../src/demo/paid-services/index.js';
 import { issueApiKey } from '../src/trust/keys.js';
 import { measure, spawnServer, writeResults } from './lib/load.js';
+import { payerBench } from './trust-payers.js';
 
-const { values } = parseArgs({ options: { duration: { type: 'string', default: '8' }, connections: { type: 'string', default: '10' } } });
+const { values } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '8' },
+    connections: { type: 'string', default: '10' },
+    payers: { type: 'boolean', default: false },
+    count: { type: 'string', default: '1000000' },
+    target: { type: 'string', default: '50000' },
+    'payer-count': { type: 'string', default: '5000' },
+    runs: { type: 'string', default: '50' },
+    dialect: { type: 'string', default: 'both' },
+    reuse: { type: 'boolean', default: false },
+  },
+});
 const DURATION = Number(values.duration);
 const CONNECTIONS = Number(values.connections);
+
+if (values.payers) {
+  await payerBench({
+    count: Number(values.count),
+    target: Number(values.target),
+    payers: Number(values['payer-count']),
+    runs: Number(values.runs),
+    dialect: values.dialect,
+    reuse: values.reuse,
+    argv: process.argv
+      .slice(2)
+      .filter((a) => a !== '--payers')
+      .join(' '),
+  });
+  process.exit(0);
+}
 
 mkdirSync('bench/tmp', { recursive: true });
 const file = `bench/tmp/trust-${randomBytes(4).toString('hex')}.sqlite`;

@@ -51,7 +51,8 @@ export async function widenPageCacheForBulkLoad(store: Store): Promise<void> {
  * plans; SQLite's planner gets statistics from ANALYZE.
  */
 export async function refreshPlannerStatistics(store: Store): Promise<void> {
-  if (store.dialect === 'postgres') await sql`vacuum analyze observations, observation_details, leg_recipients`.execute(store.db);
+  if (store.dialect === 'postgres')
+    await sql`vacuum analyze observations, observation_details, leg_recipients, payment_rollups`.execute(store.db);
   else await sql`analyze`.execute(store.db);
 }
 

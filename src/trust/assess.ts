@@ -10,19 +10,20 @@ import { groupBy } from '../domain/group-by.js';
 import type { Offer } from '../domain/intel.js';
 import { networkKind } from './networks.js';
 import { POLICY_CODES, policyMisses, type PolicyMiss } from './policy.js';
+import { payerReasons } from './payer-reasons.js';
 import { TEMPO_NETWORKS } from '../domain/tempo.js';
 import type {
+  Add,
   AssetInfo,
+  PayerAnalysis,
   Assessment,
   PayToActivity,
   PayToAssessment,
   PayToEvidence,
   PolicyOutcome,
   Reason,
-  ReasonCode,
   RecentChange,
   RecentChanges,
-  SeverityOf,
   Signals,
   TrustEvidence,
   Verdict,
@@ -62,7 +63,7 @@ export function assessTrust(ev: TrustEvidence, now: Date = new Date()): Assessme
   const history = historyReasons(ev, add, recent.flagged);
   const price = priceReasons(ev, add, recent.raised);
   assetReasons(ev, add);
-  payToReasons(ev.pay_to_activity, add);
+  payToReasons(ev.pay_to_activity, add, weakPayTos(ev.payers ?? [], add));
   ownershipReasons(ev, add);
   const policy = policyReasons(ev, add);
 
@@ -92,6 +93,7 @@ export function assessTrust(ev: TrustEvidence, now: Date = new Date()): Assessme
     ownership: ev.ownership.status,
     networks,
     directory: { listed: (ev.listing?.directory_sources.length ?? 0) > 0, sources: ev.listing?.directory_sources ?? [] },
+    payers: ev.payers ?? [],
   };
   return { verdict, reasons, signals, policy };
 }
@@ -107,7 +109,8 @@ export function assessPayTo(ev: PayToEvidence, now: Date = new Date()): PayToAss
   const reasons: Reason[] = [];
   const add: Add = (code, severity, message, evidence = {}) => reasons.push({ code, severity, message, evidence });
   const act = ev.activity;
-  payToReasons([act], add);
+  const payers = ev.payers ? [ev.payers] : [];
+  payToReasons([act], add, weakPayTos(payers, add));
   if (act.first_time_unix !== null && now.getTime() - act.first_time_unix * 1000 < NEW_LISTING_SECONDS * 1000)
     add('pay_to_first_paid_recently', 'warning', `the first observed payment to ${ev.pay_to} is less than 7 days old`, {
       pay_to: ev.pay_to,
@@ -140,8 +143,16 @@ export function assessPayTo(ev: PayToEvidence, now: Date = new Date()): PayToAss
       services: { total: ev.services_total, listed: ev.services.length },
       recent_changes: { window_days: rc.window_days, since: rc.since, change_ids: rc.changes.map((c) => c.id) },
       networks,
+      payers,
     },
   };
+}
+
+/** The payer reasons of every analysed payTo (./payer-reasons.ts). @returns the payTo (lower-case) whose payments are concentrated or self-funded */
+function weakPayTos(analyses: PayerAnalysis[], add: Add): Set<string> {
+  const weak = new Set<string>();
+  for (const a of analyses) if (payerReasons(a, add).weak) weak.add(a.pay_to);
+  return weak;
 }
 
 /** Sorts `reasons` critical, warning, info (in place) and gives the verdict: critical → do_not_pay, warning → caution, else pay. */
@@ -160,9 +171,6 @@ function networkReasons(networks: Signals['networks'], add: Add): void {
     else add('network_unknown', 'warning', `network ${n.network ?? '(not stated)'} is not one we recognise`, { network: n.network });
   }
 }
-
-/** Appends a reason; the severity must be one REASON_SEVERITIES allows for the code (checked by the compiler). */
-type Add = <C extends ReasonCode>(code: C, severity: SeverityOf<C>, message: string, evidence?: Record<string, unknown>) => void;
 
 function unique<T>(xs: T[]): T[] {
   return [...new Set(xs)];
@@ -558,7 +566,7 @@ function assetReasons(ev: TrustEvidence, add: Add): void {
 }
 
 /** Signal "payTo has received observed payments on chain". */
-function payToReasons(activity: PayToActivity[], add: Add): void {
+function payToReasons(activity: PayToActivity[], add: Add, weak: ReadonlySet<string>): void {
   for (const p of activity) {
     const evidence = {
       pay_to: p.pay_to,
@@ -574,8 +582,15 @@ function payToReasons(activity: PayToActivity[], add: Add): void {
         `we do not observe ${p.network ?? 'that network'}: payments to ${p.pay_to} are unknown (not zero)`,
         evidence,
       );
-    else if (p.count > 0) add('pay_to_observed_payments', 'info', `${p.pay_to} received ${p.count} observed payment(s) on chain`, evidence);
-    else
+    else if (p.count > 0) {
+      // Payments one payer or the payTo's own wallets made show no independent use: said here, weighed by the payer reasons.
+      const independent = !weak.has(p.pay_to.toLowerCase());
+      const why = independent ? '' : ', mostly from one payer or from wallets it funded: not evidence of independent use';
+      add('pay_to_observed_payments', 'info', `${p.pay_to} received ${p.count} observed payment(s) on chain${why}`, {
+        ...evidence,
+        independent_payers: independent,
+      });
+    } else
       add(
         'pay_to_no_observed_payments',
         'warning',

@@ -17,10 +17,12 @@ import { InvalidInput } from '../domain/errors.js';
 import { TEMPO_MAINNET } from '../domain/tempo.js';
 import type { AssetResolver } from './assets.js';
 import { proofsOf, verifyOwnership } from './ownership.js';
+import { analysePayers } from './payers.js';
 import {
   TRUST_CHANGE_KINDS,
   type LiveFetch,
   type OwnershipEvidence,
+  type PayerAnalysis,
   type PayToActivity,
   type RecentChange,
   type TrustEvidence,
@@ -75,7 +77,10 @@ export async function gatherEvidence(url: string, o: GatherOptions): Promise<Gat
   const [listing, history, changes] = await stored;
   const markets = uniqueBy(offers, (x) => `${x.network}|${x.asset}`);
   const assets = await Promise.all(markets.map((x) => o.assets(x.network, x.asset)));
-  const payTos = await payToActivities(o.store, offers, changes);
+  const [payTos, payers] = await Promise.all([
+    payToActivities(o.store, offers, changes),
+    payerAnalyses(o.store, offers, now, listing?.service_id ?? null),
+  ]);
   const ownership = await ownershipOf(url, offers, await wellKnown);
   const evidence: TrustEvidence = {
     url,
@@ -94,6 +99,7 @@ export async function gatherEvidence(url: string, o: GatherOptions): Promise<Gat
     history: history && { snapshot_id: history.snapshot_id, checked_at: history.checked_at, offers: history.offers },
     assets,
     pay_to_activity: payTos.live,
+    payers,
     ownership,
     recent_changes: { window_days: o.changeWindowDays, since, changes, new_pay_to_activity: payTos.movedTo },
   };
@@ -197,6 +203,20 @@ async function payToActivities(
   return { live: livePayTos.map((x) => activity.get(payToKey(x))!), movedTo: movedTo.map((x) => activity.get(payToKey(x))!) };
 }
 
+/**
+ * Who pays each live payTo on a network we observe (./payers.ts), each analysed once; the listed service's own payer
+ * figures are added when the service is listed.
+ */
+async function payerAnalyses(store: Store, offers: Offer[], now: Date, serviceId: string | null): Promise<PayerAnalysis[]> {
+  const payTos = unique(offers.flatMap((x) => (x.pay_to && observesNetwork(x.network) ? [x.pay_to.toLowerCase()] : [])));
+  return Promise.all(payTos.map((p) => analysePayers(store, p, { now, serviceId })));
+}
+
+/** True when our chain store observes `network` (payments there can be seen; elsewhere they are unknown). */
+export function observesNetwork(network: string | null): boolean {
+  return network !== null && OBSERVED_NETWORKS.has(network);
+}
+
 /** The ownership proofs of the URL's origin checked against the offers' payTo ("absent" when nothing is offered). */
 async function ownershipOf(url: string, offers: Offer[], wk: { proofs: string[]; error: string | null }): Promise<OwnershipEvidence> {
   const origin = new URL(url).origin;
@@ -214,10 +234,13 @@ async function ownershipOf(url: string, offers: Offer[], wk: { proofs: string[];
  * store does not observe. Only transfers of tokens on the token list count (see the comment in the body).
  */
 export async function payToActivity(store: Store, payTo: string, network: string | null): Promise<PayToActivity> {
-  if (!network || !OBSERVED_NETWORKS.has(network))
-    return { pay_to: payTo, network, count: null, first_time_unix: null, last_time_unix: null };
+  if (!observesNetwork(network)) return { pay_to: payTo, network, count: null, first_time_unix: null, last_time_unix: null };
   // Only payments in listed tokens count: anyone can pay a wallet in a token they minted themselves.
   return { pay_to: payTo, network, ...(await receivedPayments(store, payTo, store.tokenList.contracts())) };
+}
+
+function unique<T>(xs: T[]): T[] {
+  return [...new Set(xs)];
 }
 
 function uniqueBy<T>(xs: T[], key: (x: T) => string): T[] {

@@ -2,7 +2,7 @@
  * The payee-only trust check (POST {verify_url}/v1/check/pay-to, tool check_pay_to): a verdict on a payTo address
  * from our chain observations and intel history alone, fetching nothing: its observed inbound payments in listed
  * tokens, the listed services that advertise or advertised it, and the recorded payTo changes that moved a service
- * to it. Recorded in trust_checks like a URL check, under the CAIP-10 account id `network:address`.
+ * to it, and who pays it (./payers.ts). Recorded in trust_checks like a URL check, under the CAIP-10 account id `network:address`.
  */
 import { uuidv7 } from '../intel/probe/snapshot-id.js';
 import type { Store } from '../store/db.js';
@@ -10,7 +10,8 @@ import { recordCheck } from '../store/trust/index.js';
 import { changesToPayTo, servicesPayingTo } from '../store/trust/pay-to.js';
 import { assessPayTo } from './assess.js';
 import { type CheckPayer, DISCLAIMERS } from './check.js';
-import { payToActivity } from './gather.js';
+import { observesNetwork, payToActivity } from './gather.js';
+import { analysePayers } from './payers.js';
 import type { PayToEvidence, PayToListedService, PayToSignals, Reason, Verdict } from './types.js';
 
 /** The network a payee-only check looks at when the request names none (Tempo mainnet). */
@@ -52,10 +53,11 @@ export async function gatherPayTo(payTo: string, network: string, o: PayToCheckO
   const now = o.now ?? new Date();
   const address = payTo.toLowerCase();
   const since = new Date(now.getTime() - o.changeWindowDays * 86_400_000).toISOString();
-  const [activity, listed, changes] = await Promise.all([
+  const [activity, listed, changes, payers] = await Promise.all([
     payToActivity(o.store, address, network),
     servicesPayingTo(o.store, address, network),
     changesToPayTo(o.store, address, since),
+    observesNetwork(network) ? analysePayers(o.store, address, { now }) : Promise.resolve(null),
   ]);
   const moved = changes.filter((c) => (c.after as { network?: unknown } | null)?.network === network);
   return {
@@ -65,6 +67,7 @@ export async function gatherPayTo(payTo: string, network: string, o: PayToCheckO
     services: listed.services,
     services_total: listed.total,
     recent_changes: { window_days: o.changeWindowDays, since, changes: moved, new_pay_to_activity: [activity] },
+    payers,
   };
 }
 

@@ -117,6 +117,61 @@ const PayToActivity = z.object({
   last_time_unix: z.number().int().nullable().describe('UTC Unix seconds of the last observed payment.'),
 });
 
+const FundingLink = z.object({
+  payer: z.string().describe('A payer of the payTo (lower-case address).'),
+  funder: z.string().describe('Who sent the payer its first listed-token inflow of the window.'),
+  kind: z
+    .enum(['pay_to', 'pay_to_funder', 'common_funder'])
+    .describe("The funder is the payTo, the payTo's own funder, or the common funder of most payers."),
+  time: z.number().int().describe('UTC Unix seconds of that inflow.'),
+  tx: z.string().nullable().describe('Its transaction hash (null when not stored).'),
+  nominal: z.string().nullable().describe("The payer's nominal paid to the payTo in the window (listed USD, exact decimal)."),
+});
+
+const PayerAnalysis = z
+  .object({
+    pay_to: z.string().describe('The payTo analysed, lower-case.'),
+    since: z.number().int().describe('Start of the window, UTC Unix seconds (whole UTC days; the 30 days before the check).'),
+    until: z.number().int().describe('Exclusive end of the window, UTC Unix seconds.'),
+    covered_since: z.number().int().nullable().describe('Earliest collected time in the window (figures are over the collected part).'),
+    covered_until: z.number().int().nullable().describe('Exclusive end of the collected part of the window.'),
+    complete: z.boolean().describe('False when the window has gaps.'),
+    payments: z.number().int().describe('Payments in listed tokens received in the window (self-payments included).'),
+    nominal: z.string().nullable().describe('Their nominal (listed USD, exact decimal), null when none.'),
+    distinct_payers: z.number().int().describe('Payers with a listed-token payment, the payTo itself excluded.'),
+    top_payer: z.string().nullable().describe('The payer with the largest nominal (ties: the lowest address).'),
+    top_payer_payments: z.number().int().describe("The top payer's payments in the window."),
+    top_payer_tx: z.string().nullable().describe('A transaction of the top payer paying the payTo.'),
+    top_payer_share: z.number().nullable().describe("The largest payer's share of nominal, 0..1."),
+    self_payments: z.number().int().describe('Payments where payer = payTo.'),
+    funder: z
+      .object({ address: z.string(), time: z.number().int(), tx: z.string().nullable() })
+      .nullable()
+      .describe("The payer of the payTo's own first listed-token inflow of the window."),
+    payers_examined: z.number().int().describe('Payers whose first inflow was read (largest first, at most 1,000).'),
+    capped: z.boolean().describe('True when more payers exist than were examined.'),
+    common_funder: z
+      .object({ address: z.string(), payers: z.number().int() })
+      .nullable()
+      .describe('The first funder of more than half of the examined payers (at least 3), if any.'),
+    funding_links: z.array(FundingLink).describe('Payers funded by a linked address, largest first (at most 20 listed).'),
+    funding_links_total: z.number().int().describe('Funding links found among the examined payers (all kinds).'),
+    self_funded_payers: z.number().int().describe('Payers funded by the payTo or by its funder.'),
+    self_funded_share: z.number().nullable().describe('Share of nominal from self-payments and self-funded payers, 0..1.'),
+    service: z
+      .object({
+        service_id: z.string(),
+        count: z.number().int(),
+        distinct_payers: z.number().int(),
+        top_payer_share: z.number().nullable(),
+        self_payments: z.number().int(),
+        nominal: z.string().nullable(),
+      })
+      .nullable()
+      .describe("The attributed service's payer figures over the same window (URL checks of a listed service)."),
+  })
+  .describe('Who pays a payTo (docs/trust-check.md, "Who pays").');
+
 const Signals = z
   .object({
     live_challenge: z.object({
@@ -163,6 +218,7 @@ const Signals = z
     ownership: z.enum(['valid', 'invalid', 'absent']).describe('EIP-191 signature of the origin by the payTo in /.well-known/x402.'),
     networks: z.array(z.object({ network: z.string().nullable(), kind: z.enum(['mainnet', 'testnet', 'unknown']) })),
     directory: z.object({ listed: z.boolean(), sources: z.array(z.string()) }),
+    payers: z.array(PayerAnalysis).describe('Who pays each live payTo on a network we observe.'),
   })
   .describe('Every signal the verdict used.');
 
@@ -252,6 +308,7 @@ export const PayToCheckAnswer = z.object({
         change_ids: z.array(z.number().int()).describe('Ids of the pay_to_changed records that moved a service to this payTo.'),
       }),
       networks: z.array(z.object({ network: z.string().nullable(), kind: z.enum(['mainnet', 'testnet', 'unknown']) })),
+      payers: z.array(PayerAnalysis).describe('Who pays it (empty on a network we do not observe).'),
     })
     .describe('Every signal the verdict used.'),
   snapshot_id: z.string().describe('Id of this check (UUID v7).'),

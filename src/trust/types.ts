@@ -4,6 +4,7 @@
  * Amounts are exact atomic integer strings or exact decimal strings; times are ISO 8601 unless named *_unix.
  */
 import type { Change, Offer, ProbeOutcome } from '../domain/intel.js';
+import type { CoveredWindow } from '../store/chain/covered-window.js';
 
 export type Verdict = 'pay' | 'caution' | 'do_not_pay';
 export type Severity = 'info' | 'warning' | 'critical';
@@ -49,6 +50,10 @@ export const REASON_SEVERITIES = {
   asset_known: ['info'],
   asset_unknown: ['warning'],
   pay_to_observed_payments: ['info'],
+  pay_to_payers_concentrated: ['warning'],
+  pay_to_self_funded: ['critical', 'warning'],
+  pay_to_few_payers: ['info'],
+  pay_to_diverse_payers: ['info'],
   pay_to_no_observed_payments: ['warning'],
   pay_to_activity_unknown: ['info'],
   ownership_proof_valid: ['info'],
@@ -71,6 +76,9 @@ export type ReasonCode = keyof typeof REASON_SEVERITIES;
 export type SeverityOf<C extends ReasonCode> = (typeof REASON_SEVERITIES)[C][number];
 /** Every reason code, in the table's order. */
 export const REASON_CODES = Object.keys(REASON_SEVERITIES) as ReasonCode[];
+
+/** Appends a reason; the severity must be one REASON_SEVERITIES allows for the code (checked by the compiler). */
+export type Add = <C extends ReasonCode>(code: C, severity: SeverityOf<C>, message: string, evidence?: Record<string, unknown>) => void;
 
 /** One machine-readable reason. `code` is stable (docs/trust-check.md lists every code and its rule). */
 export interface Reason {
@@ -199,6 +207,72 @@ export interface PolicyOutcome {
   offers_within_policy: number[];
 }
 
+/** How a payer's first inflow of the window is linked to the payTo. */
+export type FundingKind = 'pay_to' | 'pay_to_funder' | 'common_funder';
+
+/** A payer whose first listed-token inflow of the window came from a linked address. */
+export interface FundingLink {
+  payer: string;
+  /** Who sent that first inflow (the payer of it). */
+  funder: string;
+  kind: FundingKind;
+  /** Block time of the inflow, UTC Unix seconds. */
+  time: number;
+  /** Its transaction hash, or null when not stored (retention) or beyond the cited links. */
+  tx: string | null;
+  /** The payer's nominal paid to the payTo in the window (listed USD, exact decimal). */
+  nominal: string | null;
+}
+
+/** The payer figures of the service the payTo is attributed to (docs/payments.md `payments`). */
+export interface ServicePayers {
+  service_id: string;
+  count: number;
+  distinct_payers: number;
+  top_payer_share: number | null;
+  self_payments: number;
+  nominal: string | null;
+}
+
+/** The payer analysis of one payTo (answer member `signals.payers[]`, evidence of the pay_to_* payer reasons). */
+export interface PayerAnalysis extends CoveredWindow {
+  pay_to: string;
+  /** The window analysed, [since, until) in UTC Unix seconds (whole UTC days). */
+  since: number;
+  until: number;
+  /** Payments in listed tokens received in the window (self-payments included). */
+  payments: number;
+  /** Their nominal, listed USD (exact decimal), or null when none. */
+  nominal: string | null;
+  /** Payers with a listed-token payment, the payTo itself excluded. */
+  distinct_payers: number;
+  top_payer: string | null;
+  top_payer_payments: number;
+  /** A transaction of the top payer paying the payTo (its first of the window), or null when not stored. */
+  top_payer_tx: string | null;
+  /** The largest payer's share of `nominal`, 0..1, or null when no nominal. */
+  top_payer_share: number | null;
+  /** Payments where payer = payTo. */
+  self_payments: number;
+  /** The payer of the payTo's own first listed-token inflow of the window (one address), or null. */
+  funder: { address: string; time: number; tx: string | null } | null;
+  /** Payers whose first inflow was read (the largest by nominal first, at most PAYERS_EXAMINED_MAX, src/store/trust/payers.ts). */
+  payers_examined: number;
+  /** True when more payers exist than were examined (the links then cover the largest ones only). */
+  capped: boolean;
+  /** The first funder of more than half of the examined payers (and of at least 3), or null. */
+  common_funder: { address: string; payers: number } | null;
+  /** Funding links, the largest payers first, at most 20 (FUNDING_LINKS_CITED, src/trust/payers.ts); funding_links_total counts them all. */
+  funding_links: FundingLink[];
+  funding_links_total: number;
+  /** Payers funded by the payTo or by its funder (kinds pay_to, pay_to_funder). */
+  self_funded_payers: number;
+  /** Share of `nominal` from self-payments and from self-funded payers, 0..1, or null when no nominal. */
+  self_funded_share: number | null;
+  /** The attributed service's payer figures (URL checks of a listed service), else null. */
+  service: ServicePayers | null;
+}
+
 /** Everything assessTrust needs. */
 export interface TrustEvidence {
   url: string;
@@ -214,6 +288,8 @@ export interface TrustEvidence {
   ownership: OwnershipEvidence;
   /** null when the service's changes were not read (not listed). */
   recent_changes: RecentChanges | null;
+  /** Who pays each live payTo on a network we observe (src/trust/payers.ts); absent when not analysed. */
+  payers?: PayerAnalysis[];
   /** The caller's policy; absent or null when none was given. */
   policy?: CheckPolicy | null;
 }
@@ -238,6 +314,8 @@ export interface Signals {
   ownership: OwnershipEvidence['status'];
   networks: { network: string | null; kind: 'mainnet' | 'testnet' | 'unknown' }[];
   directory: { listed: boolean; sources: string[] };
+  /** Who pays each live payTo on a network we observe. */
+  payers: PayerAnalysis[];
 }
 
 /** The output of assessTrust. */
@@ -274,6 +352,8 @@ export interface PayToEvidence {
   services_total: number;
   /** pay_to_changed records within the window that moved a service to this payTo (new_pay_to_activity: [activity]). */
   recent_changes: RecentChanges;
+  /** Who pays it; null on a network we do not observe. */
+  payers: PayerAnalysis | null;
 }
 
 /** The signals of a payee-only check. */
@@ -282,6 +362,8 @@ export interface PayToSignals {
   services: { total: number; listed: number };
   recent_changes: Signals['recent_changes'];
   networks: Signals['networks'];
+  /** Who pays it (empty on a network we do not observe). */
+  payers: PayerAnalysis[];
 }
 
 /** The output of assessPayTo. */

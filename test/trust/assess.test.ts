@@ -10,6 +10,7 @@ import type { ChangeKind, Offer } from '../../src/domain/intel.js';
 import {
   REASON_CODES,
   REASON_SEVERITIES,
+  type PayerAnalysis,
   type PayToEvidence,
   type ReasonCode,
   type RecentChange,
@@ -43,6 +44,41 @@ const offer = (o: Partial<Offer> = {}): Offer => ({
   ...o,
 });
 
+/** Who pays PAY_TO: 12 independent payers over a fully collected window, the largest at 20% of the nominal. */
+const diversePayers = (o: Partial<PayerAnalysis> = {}): PayerAnalysis => ({
+  pay_to: PAY_TO,
+  since: 1_761_091_200,
+  until: 1_763_769_600,
+  covered_since: 1_761_091_200,
+  covered_until: 1_763_726_400,
+  complete: true,
+  payments: 40,
+  nominal: '4',
+  distinct_payers: 12,
+  top_payer: OTHER,
+  top_payer_payments: 8,
+  top_payer_tx: `0x${'1'.repeat(64)}`,
+  top_payer_share: 0.2,
+  self_payments: 0,
+  funder: { address: OTHER, time: 1_761_100_000, tx: `0x${'1'.repeat(64)}` },
+  payers_examined: 12,
+  capped: false,
+  common_funder: null,
+  funding_links: [],
+  funding_links_total: 0,
+  self_funded_payers: 0,
+  self_funded_share: 0,
+  service: null,
+  ...o,
+});
+
+/** A payer linked to PAY_TO by its first inflow (evidence of pay_to_self_funded). */
+const link = { payer: OTHER, funder: PAY_TO, kind: 'pay_to' as const, time: 1_761_100_000, tx: `0x${'2'.repeat(64)}`, nominal: '3' };
+/** Who pays: one payer at 90% over 20 payments. */
+const concentrated = { distinct_payers: 3, top_payer_share: 0.9, payments: 20 };
+/** Who pays: `share` of the nominal from payers PAY_TO funded. */
+const selfFunded = (share: number) => ({ self_funded_share: share, self_funded_payers: 9, funding_links: [link], funding_links_total: 9 });
+
 /** A trustworthy https service: listed 30 days, healthy, consistent, known asset, paid before, valid proof. */
 function honest(): TrustEvidence {
   return {
@@ -70,6 +106,7 @@ function honest(): TrustEvidence {
     pay_to_activity: [{ pay_to: PAY_TO, network: 'eip155:4217', count: 12, first_time_unix: 1_760_000_000, last_time_unix: 1_763_000_000 }],
     ownership: { status: 'valid', origin: 'https://api.example.com', proofs: 1, verified_pay_to: [PAY_TO], error: null },
     recent_changes: { window_days: 30, since: '2026-10-22T12:00:00.000Z', changes: [], new_pay_to_activity: [] },
+    payers: [diversePayers()],
   };
 }
 
@@ -341,6 +378,17 @@ const cases: Case[] = [
   ['network_not_allowed', 'info', 'pay', withPolicy({ networks: ['eip155:4217'] }, true)],
   ['protocol_not_allowed', 'critical', 'do_not_pay', withPolicy({ protocols: ['mpp'] })],
   ['protocol_not_allowed', 'info', 'pay', withPolicy({ protocols: ['x402'] }, true)],
+  ['pay_to_diverse_payers', 'info', 'pay', honestCase, ['pay_to_few_payers', 'pay_to_payers_concentrated', 'pay_to_self_funded']],
+  ['pay_to_payers_concentrated', 'warning', 'caution', (e) => (e.payers = [diversePayers(concentrated)]), ['pay_to_diverse_payers']],
+  ['pay_to_self_funded', 'warning', 'caution', (e) => (e.payers = [diversePayers(selfFunded(0.5))]), ['pay_to_diverse_payers']],
+  ['pay_to_self_funded', 'critical', 'do_not_pay', (e) => (e.payers = [diversePayers(selfFunded(0.8))])],
+  [
+    'pay_to_few_payers',
+    'info',
+    'pay',
+    (e) => (e.payers = [diversePayers({ distinct_payers: 4, top_payer_share: 0.9, payments: 4 })]),
+    ['pay_to_payers_concentrated', 'pay_to_diverse_payers'],
+  ],
 ];
 
 /** A payee-only check of PAY_TO: paid for 50 days, advertised by one listed service, no recent change. */
@@ -361,6 +409,7 @@ function honestPayTo(): PayToEvidence {
     ],
     services_total: 1,
     recent_changes: { window_days: 30, since: '2026-10-22T12:00:00.000Z', changes: [], new_pay_to_activity: [] },
+    payers: diversePayers(),
   };
 }
 
@@ -401,6 +450,11 @@ const payToCases: PayToCase[] = [
   ['pay_to_changed_recently', 'critical', 'do_not_pay', movedHere(0)],
   ['pay_to_changed_recently', 'warning', 'caution', movedHere(3)],
   ['mainnet', 'info', 'pay', () => {}],
+  ['pay_to_diverse_payers', 'info', 'pay', () => {}, ['pay_to_few_payers']],
+  ['pay_to_payers_concentrated', 'warning', 'caution', (e) => (e.payers = diversePayers(concentrated))],
+  ['pay_to_self_funded', 'warning', 'caution', (e) => (e.payers = diversePayers(selfFunded(0.79)))],
+  ['pay_to_self_funded', 'critical', 'do_not_pay', (e) => (e.payers = diversePayers(selfFunded(0.95)))],
+  ['pay_to_few_payers', 'info', 'pay', (e) => (e.payers = diversePayers({ distinct_payers: 0, top_payer_share: null, payments: 0 }))],
   [
     'network_unknown',
     'warning',
@@ -610,6 +664,50 @@ describe('docs/trust-check.md', () => {
       }),
     );
     expect(documented).toEqual(Object.fromEntries(REASON_CODES.map((c) => [c, [...REASON_SEVERITIES[c]]])));
+  });
+});
+
+describe('who pays', () => {
+  const observed = (a: ReturnType<typeof assess>) => a.reasons.find((r) => r.code === 'pay_to_observed_payments');
+
+  it('observed payments no longer lift the verdict alone when concentrated or self-funded', () => {
+    for (const who of [concentrated, selfFunded(0.6)]) {
+      const a = assess((e) => (e.payers = [diversePayers(who)]));
+      expect(a.verdict).toBe('caution');
+      expect(observed(a)?.evidence.independent_payers).toBe(false);
+      expect(observed(a)?.message).toContain('not evidence of independent use');
+    }
+    expect(observed(assess(honestCase))?.evidence.independent_payers).toBe(true);
+  });
+
+  it('each payer reason names its evidence: counts, addresses, transaction hashes', () => {
+    const c = assess((e) => (e.payers = [diversePayers(concentrated)])).reasons.find((r) => r.code === 'pay_to_payers_concentrated');
+    expect(c?.evidence).toMatchObject({
+      pay_to: PAY_TO,
+      top_payer: OTHER,
+      top_payer_share: 0.9,
+      payments: 20,
+      top_payer_tx: `0x${'1'.repeat(64)}`,
+    });
+    const s = assess((e) => (e.payers = [diversePayers(selfFunded(0.6))])).reasons.find((r) => r.code === 'pay_to_self_funded');
+    expect(s?.evidence).toMatchObject({
+      self_funded_share: 0.6,
+      self_funded_payers: 9,
+      funding_links: [link],
+      covered_since: 1_761_091_200,
+    });
+  });
+
+  it('the thresholds hold at their edges', () => {
+    const codes = (o: Partial<PayerAnalysis>) => assess((e) => (e.payers = [diversePayers(o)])).reasons.map((r) => r.code);
+    expect(codes({ ...concentrated, payments: 4 })).not.toContain('pay_to_payers_concentrated');
+    expect(codes({ ...concentrated, top_payer_share: 0.79 })).not.toContain('pay_to_payers_concentrated');
+    expect(codes(selfFunded(0.49))).not.toContain('pay_to_self_funded');
+    expect(codes({ distinct_payers: 5 })).not.toContain('pay_to_few_payers');
+    expect(codes({ distinct_payers: 9 })).not.toContain('pay_to_diverse_payers');
+    expect(codes({ top_payer_share: 0.5 })).not.toContain('pay_to_diverse_payers');
+    const a = assess((e) => (e.payers = [diversePayers(selfFunded(0.8))]));
+    expect(a.reasons.find((r) => r.code === 'pay_to_self_funded')?.severity).toBe('critical');
   });
 });
 

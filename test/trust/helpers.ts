@@ -165,9 +165,14 @@ export interface SeedPaymentOptions {
   /** true: `to` is the observation's primary recipient; false (default): only a leg pays it, the recipient is the token. */
   direct?: boolean;
   execution?: Execution;
+  /** Amount in tokens, decimal (default 0.01; 6 decimals). */
+  amount?: string;
 }
 
-/** Writes one finalized block with one TIP-20 transfer of 0.01 tokens from `from` to `to` (successful by default). */
+/**
+ * Writes one finalized block with one TIP-20 transfer of 0.01 tokens (or `opts.amount`) from `from` (its payer) to
+ * `to` (successful by default).
+ */
 export async function seedPayment(
   store: Store,
   from: string,
@@ -178,6 +183,8 @@ export async function seedPayment(
 ): Promise<void> {
   const hash = `0x${height.toString(16).padStart(64, 'a')}` as `0x${string}`;
   const token = opts.token ?? '0x20c0000000000000000000000000000000000000';
+  const amount = opts.amount ?? '0.01';
+  const atomic = String(Math.round(Number(amount) * 1e6));
   const obs: Observation = {
     hash,
     time,
@@ -189,8 +196,8 @@ export async function seedPayment(
     recipient: opts.direct ? to : token,
     asset: 'pathUSD',
     asset_contract: token,
-    amount: '0.01',
-    nominal_parts: [{ asset_contract: token, amount: '0.01' }],
+    amount,
+    nominal_parts: [{ asset_contract: token, amount }],
     fee: '0.001',
     exchange: null,
     protocol: 'x402',
@@ -202,7 +209,8 @@ export async function seedPayment(
       transaction: null,
       receipt: null,
       evidence: null,
-      legs: [{ from, to, asset: 'pathUSD', asset_contract: token, amount: '0.01', amount_atomic: '10000', log_index: 0 }],
+      legs: [{ from, to, asset: 'pathUSD', asset_contract: token, amount, amount_atomic: atomic, log_index: 0 }],
+      payer: from,
       calls: null,
       forensics: null,
       unknown: null,

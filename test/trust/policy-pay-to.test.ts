@@ -141,7 +141,9 @@ describe.each(DIALECTS)('POST /v1/check/pay-to on %s', (dialect) => {
     const r = await checkPayTo({ pay_to: PAY_TO.toUpperCase().replace('0X', '0x') });
     expect(r.status, JSON.stringify(r.json)).toBe(200);
     expect(r.json).toMatchObject({ pay_to: PAY_TO, network: 'eip155:4217', verdict: 'pay', evidence_hash: null });
-    expect(codes(r.json).sort()).toEqual(['mainnet', 'pay_to_advertised', 'pay_to_observed_payments']);
+    // The seeded payments reach it through a leg only, which the payer analysis (primary legs) does not count.
+    expect(codes(r.json).sort()).toEqual(['mainnet', 'pay_to_advertised', 'pay_to_few_payers', 'pay_to_observed_payments']);
+    expect(r.json.signals.payers).toEqual([expect.objectContaining({ pay_to: PAY_TO, distinct_payers: 0, payments: 0 })]);
     expect(r.json.services).toEqual([
       expect.objectContaining({
         url: serviceUrl,

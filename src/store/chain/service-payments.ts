@@ -38,7 +38,8 @@ export type PaymentsOf = { service_id: string } | { provider: string };
 
 const add = (a: ExactDecimal | null, b: ExactDecimal | null) => (a === null ? b : b === null ? a : addExact(a, b));
 
-function nominalOfParts(text: string | null, list: TokenList): ExactDecimal | null {
+/** The listed-USD nominal of stored NominalParts JSON text (unlisted contracts left out), or null when none is listed. */
+export function nominalOfParts(text: string | null, list: TokenList): ExactDecimal | null {
   if (text === null) return null;
   let v: ExactDecimal | null = null;
   for (const [c, amount] of JSON.parse(text) as [string, string][]) if (list.tokens.has(c)) v = add(v, parseDecimal(amount));
@@ -46,14 +47,15 @@ function nominalOfParts(text: string | null, list: TokenList): ExactDecimal | nu
 }
 
 /** a / b in 0..1 for b > 0, to 9 digits. */
-function share(a: ExactDecimal, b: ExactDecimal): number {
+export function share(a: ExactDecimal, b: ExactDecimal): number {
   const scale = Math.max(a.scale, b.scale);
   const an = a.n * 10n ** BigInt(scale - a.scale);
   const bn = b.n * 10n ** BigInt(scale - b.scale);
   return Number((an * 1_000_000_000n) / bn) / 1e9;
 }
 
-const greater = (a: ExactDecimal, b: ExactDecimal) => addExact(a, { n: -b.n, scale: b.scale }).n > 0n;
+/** a > b, exactly. */
+export const greater = (a: ExactDecimal, b: ExactDecimal) => addExact(a, { n: -b.n, scale: b.scale }).n > 0n;
 
 /**
  * The payments of `of` over [since, until) (UTC Unix seconds, widened to whole UTC days), remembered per chain

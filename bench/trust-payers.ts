@@ -1,0 +1,204 @@
+/**
+ * Payer-analysis benchmark (the trust check's "who pays", src/trust/payers.ts), run by `bench/trust.ts --payers`:
+ * a store of `--count` observations (default 1,000,000) over 30 days, written through the real writer (so the
+ * rollups are kept as the collector keeps them), in which one payTo receives `--target` payments (50,000) from
+ * `--payers` payers (5,000), each first funded in the window by one of 200 funders; the rest are payments between
+ * other addresses. Measures, in process, the time analysePayers adds to a check (it is uncached: every run reads
+ * the store): p50 / p99 over `--runs`, on SQLite and PostgreSQL, beside the CPU time of this process (all its
+ * threads: SQLite's readers included, PostgreSQL's server not), which a loaded machine does not inflate as it does
+ * wall time. Target: p99 ≤ 200 ms. `--reuse` times a store an earlier run seeded.
+ * Results: bench/results/trust-payers.{json,md}.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { openStore, type Store } from '../src/store/db.js';
+import { writePreparedBlocks } from '../src/store/chain/index.js';
+import type { PreparedBlock, SerializedObservation } from '../src/store/chain/rows.js';
+import { refreshPlannerStatistics } from '../src/store/maintenance.js';
+import { hexOf, prng } from '../src/seed/chain.js';
+import { analysePayers } from '../src/trust/payers.js';
+import { benchStore } from './lib/db.js';
+import { writeResults } from './lib/load.js';
+
+const DAYS = 30;
+const PATH_USD = '0x20c0000000000000000000000000000000000000';
+const FUNDERS = 200;
+
+export interface PayerBenchOptions {
+  count: number;
+  target: number;
+  payers: number;
+  runs: number;
+  dialect: string;
+  /** Reuse a store seeded by an earlier run of the same --count (bench/tmp, or the PostgreSQL database) instead of seeding. */
+  reuse: boolean;
+  argv: string;
+}
+
+function observation(
+  hash: string,
+  time: number,
+  height: number,
+  i: number,
+  payer: string,
+  recipient: string,
+  amount: string,
+): SerializedObservation {
+  return {
+    hash,
+    time,
+    row: {
+      hash,
+      time,
+      height,
+      tx_index: i,
+      chain_id: 4217,
+      sender: payer,
+      recipient,
+      asset: 'pathUSD',
+      asset_contract: PATH_USD,
+      amount,
+      nominal_parts: JSON.stringify([[PATH_USD, amount]]),
+      fee: '0.001',
+      exchange: null,
+      protocol: null,
+      category: 'transfer',
+      execution: 'success',
+      decode: 'full',
+      payer,
+      self_payment: payer === recipient ? 1 : 0,
+      client_fingerprint: null,
+      server_fingerprint: null,
+      service_id: null,
+      provider: null,
+      attribution_method: null,
+      attribution_ambiguous: 0,
+      integrity: '{"score":2,"maximum":5}',
+    },
+    detail: '{}',
+    legRecipients: [],
+  } as SerializedObservation;
+}
+
+/**
+ * The synthetic chain as blocks of 50 observations, times spread evenly over the 30 days ending at `end`: every
+ * k-th observation belongs to the target (first the payers' funding, then their payments), the others are
+ * payments among 100,000 other addresses.
+ */
+function* blocks(o: PayerBenchOptions, end: number, payTo: string): Generator<PreparedBlock> {
+  const rnd = prng(11);
+  const start = end - DAYS * 86_400;
+  const perBlock = 50;
+  const payers = Array.from({ length: o.payers }, (_, i) => hexOf(`payer:${i}`, 20));
+  const funders = Array.from({ length: FUNDERS }, (_, i) => hexOf(`funder:${i}`, 20));
+  const events = o.payers + o.target;
+  const every = Math.max(1, Math.floor(o.count / events));
+  for (let h = 0; h * perBlock < o.count; h++) {
+    const time = start + Math.floor((h * perBlock * DAYS * 86_400) / o.count);
+    const observations: SerializedObservation[] = [];
+    for (let i = 0; i < perBlock && h * perBlock + i < o.count; i++) {
+      const r = h * perBlock + i;
+      const hash = hexOf(`tx:${r}`, 32);
+      const e = r % every === 0 ? r / every : -1;
+      const amount = (Math.floor(rnd() * 100_000 + 1) / 1e6).toString();
+      if (e >= 0 && e < o.payers) observations.push(observation(hash, time, 1_000_000 + h, i, funders[e % FUNDERS], payers[e], '1'));
+      else if (e >= o.payers && e < events)
+        observations.push(observation(hash, time, 1_000_000 + h, i, payers[(e - o.payers) % o.payers], payTo, amount));
+      else
+        observations.push(
+          observation(
+            hash,
+            time,
+            1_000_000 + h,
+            i,
+            hexOf(`a:${Math.floor(rnd() * 100_000)}`, 20),
+            hexOf(`b:${Math.floor(rnd() * 100_000)}`, 20),
+            amount,
+          ),
+        );
+    }
+    yield { height: 1_000_000 + h, hash: hexOf(`block:${h}`, 32), time, observations };
+  }
+}
+
+async function seed(store: Store, o: PayerBenchOptions, end: number, payTo: string): Promise<number> {
+  const t0 = Date.now();
+  let batch: PreparedBlock[] = [];
+  let rows = 0;
+  for (const b of blocks(o, end, payTo)) {
+    batch.push(b);
+    rows += b.observations.length;
+    if (rows >= 5000) {
+      await writePreparedBlocks(store, batch, { height: b.height, hash: b.hash });
+      batch = [];
+      rows = 0;
+    }
+  }
+  if (batch.length) await writePreparedBlocks(store, batch, { height: batch[batch.length - 1].height, hash: batch[batch.length - 1].hash });
+  await refreshPlannerStatistics(store);
+  return Math.round((Date.now() - t0) / 1000);
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] * 10) / 10;
+};
+
+/** Seeds each dialect's store and times analysePayers of the target. */
+export async function payerBench(o: PayerBenchOptions): Promise<void> {
+  const end = Math.floor(Date.now() / 1000);
+  const payTo = hexOf('payto:target', 20);
+  const results: Record<string, unknown>[] = [];
+  for (const dialect of o.dialect === 'both' ? (['sqlite', 'postgres'] as const) : [o.dialect as 'sqlite' | 'postgres']) {
+    const name = `trust_payers_${o.count}`;
+    if (dialect === 'sqlite') mkdirSync('bench/tmp', { recursive: true });
+    if (dialect === 'sqlite' && !o.reuse) for (const s of ['', '-wal', '-shm']) rmSync(`bench/tmp/${name}.sqlite${s}`, { force: true });
+    const store = await openStore(await benchStore(dialect, name, { fresh: !o.reuse }));
+    try {
+      const seeded_s = o.reuse ? null : await seed(store, o, end, payTo);
+      const now = new Date(end * 1000);
+      const first = await analysePayers(store, payTo, { now });
+      const ms: number[] = [];
+      const cpu: number[] = [];
+      for (let i = 0; i < o.runs; i++) {
+        const t0 = performance.now();
+        const c0 = process.cpuUsage();
+        await analysePayers(store, payTo, { now });
+        const c = process.cpuUsage(c0);
+        ms.push(performance.now() - t0);
+        cpu.push((c.user + c.system) / 1000);
+      }
+      results.push({
+        dialect,
+        observations: o.count,
+        payments: first.payments,
+        distinct_payers: first.distinct_payers,
+        payers_examined: first.payers_examined,
+        funding_links_total: first.funding_links_total,
+        p50_ms: pct(ms, 50),
+        p99_ms: pct(ms, 99),
+        cpu_p50_ms: pct(cpu, 50),
+        cpu_p99_ms: pct(cpu, 99),
+        seeded_s,
+        loadavg: (await import('node:os')).loadavg().map((x) => Math.round(x * 10) / 10),
+      });
+      console.log(JSON.stringify(results[results.length - 1]));
+    } finally {
+      await store.close();
+    }
+  }
+  const fmt = (r: Record<string, any>) =>
+    `| ${r.dialect} | ${r.observations} | ${r.payments} | ${r.distinct_payers} | ${r.payers_examined} | ${r.p50_ms} / **${r.p99_ms}** | ${r.cpu_p50_ms} / ${r.cpu_p99_ms} | ${r.seeded_s ?? 'reused'} | ${r.loadavg.join(' ')} |`;
+  writeResults(
+    'trust-payers',
+    { ...o, results },
+    [
+      '# Trust check: payer analysis',
+      '',
+      `Command: \`node bin/run-ts.js bench/trust.ts --payers ${o.argv}\`. Run at ${new Date().toISOString()}. One payTo with ${o.target} payments from ${o.payers} payers (each first funded in the window by one of ${FUNDERS} funders) among ${o.count} observations over 30 days; analysePayers in process, uncached, ${o.runs} runs.`,
+      '',
+      '| dialect | observations | payments analysed | distinct payers | payers examined | p50 / p99 ms (≤ 200) | our process CPU p50 / p99 ms | seeded in s | load average |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---|',
+      ...results.map(fmt),
+    ].join('\n'),
+  );
+}
