@@ -3,12 +3,12 @@
  * rollups' service rows (./rollups.ts): counts per attribution method and protocol, distinct payers and MPP
  * clients, nominal received (listed USD) and the collected part of the window. Remembered at the chain version.
  */
-import { addExact, formatExact, parseDecimal, type ExactDecimal } from '../../domain/money.js';
-import type { TokenList } from '../../domain/token-list.js';
+import { addExact, formatExact, type ExactDecimal } from '../../domain/money.js';
 import type { Store } from '../store.js';
 import { coveredWindow, type CoveredWindow } from './covered-window.js';
 import { currentStats } from './query.js';
-import { dayWindow } from './rankings.js';
+import { dayWindow, share } from './rankings.js';
+import { amountOf } from './rollup-amounts.js';
 import { DAY_SECONDS } from './rollups.js';
 
 /** A protocol's payments: count and nominal (listed USD, exact decimal string, or null when none is known). */
@@ -38,21 +38,6 @@ export type PaymentsOf = { service_id: string } | { provider: string };
 
 const add = (a: ExactDecimal | null, b: ExactDecimal | null) => (a === null ? b : b === null ? a : addExact(a, b));
 
-function nominalOfParts(text: string | null, list: TokenList): ExactDecimal | null {
-  if (text === null) return null;
-  let v: ExactDecimal | null = null;
-  for (const [c, amount] of JSON.parse(text) as [string, string][]) if (list.tokens.has(c)) v = add(v, parseDecimal(amount));
-  return v;
-}
-
-/** a / b in 0..1 for b > 0, to 9 digits. */
-function share(a: ExactDecimal, b: ExactDecimal): number {
-  const scale = Math.max(a.scale, b.scale);
-  const an = a.n * 10n ** BigInt(scale - a.scale);
-  const bn = b.n * 10n ** BigInt(scale - b.scale);
-  return Number((an * 1_000_000_000n) / bn) / 1e9;
-}
-
 const greater = (a: ExactDecimal, b: ExactDecimal) => addExact(a, { n: -b.n, scale: b.scale }).n > 0n;
 
 /**
@@ -70,7 +55,21 @@ export async function sumServicePayments(store: Store, of: PaymentsOf, since0: n
   const { since, until } = dayWindow(since0, until0);
   let q = store.db
     .selectFrom('payment_rollups')
-    .select(['payer', 'self', 'protocol', 'method', 'client', 'payments', 'nominal_parts', 'first_time', 'last_time'])
+    .select([
+      'payer',
+      'self',
+      'protocol',
+      'method',
+      'client',
+      'contract',
+      'payments',
+      'whole',
+      'frac_hi',
+      'frac_lo',
+      'big',
+      'first_time',
+      'last_time',
+    ])
     .where('day', '>=', since / DAY_SECONDS)
     .where('day', '<', until / DAY_SECONDS);
   q =
@@ -94,7 +93,7 @@ export async function sumServicePayments(store: Store, of: PaymentsOf, since0: n
   let last: number | null = null;
   for (const r of rows) {
     const n = Number(r.payments);
-    const v = nominalOfParts(r.nominal_parts, list);
+    const v = list.tokens.has(r.contract) ? amountOf(r.whole, r.frac_hi, r.frac_lo, [r.big]) : null;
     count += n;
     nominal = add(nominal, v);
     if (r.method in byMethod) byMethod[r.method as keyof typeof byMethod] += n;
