@@ -64,7 +64,12 @@ describe.each(DIALECTS)('payment rollups (%s)', (dialect) => {
   });
 
   /** Brute force over the stored observations: per subject, payments, distinct non-self payers, nominal, self-payments. */
-  async function bruteForce(subjectOf: (r: Record<string, unknown>) => string | null, since: number, until: number) {
+  async function bruteForce(
+    subjectOf: (r: Record<string, unknown>) => string | null,
+    since: number,
+    until: number,
+    protocol?: 'mpp' | 'unknown',
+  ) {
     const rows = await store.db
       .selectFrom('observations')
       .select([...ROLLUP_COLUMNS])
@@ -74,6 +79,7 @@ describe.each(DIALECTS)('payment rollups (%s)', (dialect) => {
     const out = new Map<string, { payments: number; payers: Set<string>; nominal: ExactDecimal | null; self: number }>();
     for (const r of rows) {
       if (r.execution !== 'success' || !r.payer) continue;
+      if (protocol && (r.protocol ?? 'unknown') !== protocol) continue;
       const s = subjectOf(r);
       if (!s) continue;
       const e = out.get(s) ?? { payments: 0, payers: new Set<string>(), nominal: null, self: 0 };
@@ -123,6 +129,30 @@ describe.each(DIALECTS)('payment rollups (%s)', (dialect) => {
       offset: 0,
     });
     expect(early).toMatchObject({ complete: false, covered_since: START, total: got.total });
+  });
+
+  it('counts distinct payers exactly in any window and protocol: ending before the newest payment, or after it', async () => {
+    // The chain spans about two days: the first ends before its newest payment (counted from the per-payer rows),
+    // the second reaches past it (read from the payers' latest days).
+    for (const w of [
+      { since: START, until: START + 86_400 },
+      { since: START + 86_400, until: START + 5 * 86_400 },
+    ])
+      for (const protocol of [undefined, 'mpp', 'unknown'] as const) {
+        const want = await bruteForce((r) => r.recipient as string | null, w.since, w.until, protocol);
+        const got = await rankRollups(store, { kind: 'recipients', ...w, by: 'distinct_payers', protocol, limit: 100, offset: 0 });
+        expect(got.total, `${w.since} ${protocol}`).toBe(want.size);
+        expect(got.rows.length).toBeGreaterThan(5);
+        for (const row of got.rows) {
+          const x = want.get(row.address!)!;
+          expect(row, `${w.since} ${protocol}`).toMatchObject({
+            payments: x.payments,
+            distinct_payers: x.payers.size,
+            self_payments: x.self,
+            nominal: x.nominal && formatExact(x.nominal),
+          });
+        }
+      }
   });
 
   it('a self-payment is visible as such and never a distinct payer', async () => {

@@ -257,6 +257,21 @@ async function lastDaysOf(db: Kysely<Database>, pairs: readonly { dim: string; s
   return out;
 }
 
+/** `before` with each added non-self payment's day taken where it is later (the latest days after adding `rows`). */
+function laterDays(before: LastDays, rows: Iterable<AddRow>): LastDays {
+  const out: LastDays = new Map([...before].map(([id, m]) => [id, new Map(m)]));
+  for (const r of rows) {
+    const k = r.key;
+    if (k.self || r.payments <= 0 || k.dim === 'payer') continue;
+    const id = pairId(String(k.dim), String(k.subject), String(k.payer));
+    const m = out.get(id) ?? new Map<string, number>();
+    out.set(id, m);
+    const day = Number(k.day);
+    for (const p of [String(k.protocol), '*']) m.set(p, Math.max(m.get(p) ?? day, day));
+  }
+  return out;
+}
+
 /**
  * Adds (`sign` 1) or removes (`sign` -1) the payments of `sources` to or from the rollups, inside the caller's
  * transaction (the observations' own write, or the attribution re-derivation's). Payments and amounts are added in
@@ -288,7 +303,8 @@ export async function adjustRollups(
   const before = await lastDaysOf(db, pairList);
   await addRows(db, FINE, [...fine.values()], sign);
   await addRows(db, DAYS, [...days.values()], sign);
-  const after = await lastDaysOf(db, pairList);
+  // Adding only moves a pair's latest day forward to the added days; removal reads what is left.
+  const after = sign === 1 ? laterDays(before, fine.values()) : await lastDaysOf(db, pairList);
   const moves = new Map<string, { dim: string; subject: string; protocol: string; day: number; payers: number }>();
   const move = (p: { dim: string; subject: string }, protocol: string, day: number | undefined, by: number) => {
     if (day === undefined) return;
