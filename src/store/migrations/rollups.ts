@@ -22,6 +22,9 @@ export const rollupMigrations: Record<string, Migration> = {
     // The per-payer table is rebuilt keyed by subject and payer first (a pair's latest day is one index seek) with
     // integer amount columns SQL can sum exactly; the observations stored so far are rolled up again.
     async up(db: Kysely<any>) {
+      // On SQLite the rows live in their primary key's b-tree (WITHOUT ROWID): a window's scan reads them in key
+      // order with no lookup into a separate table, and each row is stored once.
+      const clustered = isPostgres(db) ? sql`` : sql`without rowid`;
       const run = async (trx: Kysely<any>) => {
         await trx.schema.dropTable('payment_rollups').ifExists().execute();
         await withAmounts(
@@ -50,6 +53,7 @@ export const rollupMigrations: Record<string, Migration> = {
             'client',
             'contract',
           ])
+          .modifyEnd(clustered)
           .execute();
         // A provider's payments read its services' rows by provider over a window of days.
         await sql`create index if not exists payment_rollups_provider on payment_rollups (provider, day) where provider is not null`.execute(
@@ -66,6 +70,7 @@ export const rollupMigrations: Record<string, Migration> = {
             .addColumn('contract', 'text', (c) => c.notNull()),
         )
           .addPrimaryKeyConstraint('payment_days_pk', ['dim', 'subject', 'day', 'protocol', 'self', 'contract'])
+          .modifyEnd(clustered)
           .execute();
         await trx.schema
           .createTable('payment_last_days')
@@ -75,6 +80,7 @@ export const rollupMigrations: Record<string, Migration> = {
           .addColumn('day', 'integer', (c) => c.notNull())
           .addColumn('payers', 'integer', (c) => c.notNull())
           .addPrimaryKeyConstraint('payment_last_days_pk', ['dim', 'protocol', 'subject', 'day'])
+          .modifyEnd(clustered)
           .execute();
         const cols = (await trx.introspection.getTables()).find((t) => t.name === 'observations')?.columns ?? [];
         if (cols.some((c) => c.name === 'payer')) await rebuildRollups(trx);
