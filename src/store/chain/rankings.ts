@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { addExact, formatExact, type ExactDecimal } from '../../domain/money.js';
 import type { Store } from '../store.js';
 import { coveredWindow, type CoveredWindow } from './covered-window.js';
-import { currentStats } from './query.js';
+import { currentStats, readStats } from './query.js';
 import { amountOf, listedContract, listedSums } from './rollup-amounts.js';
 import { DAY_SECONDS, type RollupProtocol } from './rollups.js';
 
@@ -198,7 +198,8 @@ async function distinctPayers(
   to: number,
   protocol: RollupProtocol | undefined,
 ): Promise<Map<string, number>> {
-  const { newestBlockTime } = await currentStats(store);
+  // Read now, not the reused counters: a payment written since on day `to` or later would be counted.
+  const { newestBlockTime } = await readStats(store.db);
   const rows =
     newestBlockTime === null || Math.floor(newestBlockTime / DAY_SECONDS) < to
       ? await sql<{ subject: string; n: number | string }>`select subject, sum(payers) as n from payment_last_days
