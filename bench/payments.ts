@@ -17,6 +17,7 @@ import { openStore, type Store } from '../src/store/db.js';
 import { writePreparedBlocks } from '../src/store/chain/index.js';
 import type { PreparedBlock, SerializedObservation } from '../src/store/chain/rows.js';
 import { rankRollups } from '../src/store/chain/rankings.js';
+import { ROLLUP_TABLES } from '../src/store/chain/rollups.js';
 import { storageUsage, refreshPlannerStatistics } from '../src/store/maintenance.js';
 import { benchStore } from './lib/db.js';
 import { hexOf, prng } from '../src/seed/chain.js';
@@ -146,14 +147,16 @@ for (const dialect of values.dialect === 'both' ? (['sqlite', 'postgres'] as con
   const store = await openStore(db);
   const seeded_s = await seed(store, end);
   const n = Number((await store.db.selectFrom('chain_stats').select('observation_count').executeTakeFirstOrThrow()).observation_count);
-  const rollupRows = Number(
-    (
-      await store.db
-        .selectFrom('payment_rollups')
-        .select((eb) => eb.fn.countAll().as('n'))
-        .executeTakeFirstOrThrow()
-    ).n,
-  );
+  let rollupRows = 0;
+  for (const table of ROLLUP_TABLES)
+    rollupRows += Number(
+      (
+        await store.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const req = { kind: 'services' as const, since: end - DAYS * 86_400, until: end, by: 'distinct_payers' as const, limit: 20, offset: 0 };
   const ranking = await timed(RUNS, () => rankRollups(store, req));
   const top = await rankRollups(store, req);
@@ -170,7 +173,7 @@ for (const dialect of values.dialect === 'both' ? (['sqlite', 'postgres'] as con
   );
   const usage = await storageUsage(store);
   const total = usage.reduce((s, o) => s + o.bytes, 0);
-  const rollupBytes = usage.filter((o) => o.table === 'payment_rollups').reduce((s, o) => s + o.bytes, 0);
+  const rollupBytes = usage.filter((o) => (ROLLUP_TABLES as readonly string[]).includes(o.table)).reduce((s, o) => s + o.bytes, 0);
   let http: Record<string, unknown> | null = null;
   await store.close();
   if (values.http) {

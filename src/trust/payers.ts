@@ -9,8 +9,8 @@ import { addExact, formatExact, parseDecimal, type ExactDecimal } from '../domai
 import type { TokenList } from '../domain/token-list.js';
 import type { Store } from '../store/db.js';
 import { coveredWindow } from '../store/chain/covered-window.js';
-import { dayWindow } from '../store/chain/rankings.js';
-import { greater, nominalOfParts, servicePayments, share } from '../store/chain/service-payments.js';
+import { dayWindow, share } from '../store/chain/rankings.js';
+import { greater, nominalOfParts, servicePayments } from '../store/chain/service-payments.js';
 import { PAYERS_EXAMINED_MAX, type PaidRow, type PayerSum, paymentTx, paymentsInto, paymentsIntoEach } from '../store/trust/payers.js';
 import type { FundingKind, FundingLink, PayerAnalysis, ServicePayers } from './types.js';
 

@@ -13,7 +13,7 @@ import { syntheticBlocks } from '../../src/seed/chain.js';
 import { writeBlocks } from '../../src/store/chain/index.js';
 import { parseNominalParts } from '../../src/store/chain/rows.js';
 import { computeRanking, rankRollups } from '../../src/store/chain/rankings.js';
-import { ROLLUP_COLUMNS, rebuildRollups, reattributeRollups } from '../../src/store/chain/rollups.js';
+import { ROLLUP_COLUMNS, ROLLUP_TABLES, rebuildRollups, reattributeRollups } from '../../src/store/chain/rollups.js';
 import { sumServicePayments } from '../../src/store/chain/service-payments.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
@@ -64,7 +64,12 @@ describe.each(DIALECTS)('payment rollups (%s)', (dialect) => {
   });
 
   /** Brute force over the stored observations: per subject, payments, distinct non-self payers, nominal, self-payments. */
-  async function bruteForce(subjectOf: (r: Record<string, unknown>) => string | null, since: number, until: number) {
+  async function bruteForce(
+    subjectOf: (r: Record<string, unknown>) => string | null,
+    since: number,
+    until: number,
+    protocol?: 'mpp' | 'unknown',
+  ) {
     const rows = await store.db
       .selectFrom('observations')
       .select([...ROLLUP_COLUMNS])
@@ -74,6 +79,7 @@ describe.each(DIALECTS)('payment rollups (%s)', (dialect) => {
     const out = new Map<string, { payments: number; payers: Set<string>; nominal: ExactDecimal | null; self: number }>();
     for (const r of rows) {
       if (r.execution !== 'success' || !r.payer) continue;
+      if (protocol && (r.protocol ?? 'unknown') !== protocol) continue;
       const s = subjectOf(r);
       if (!s) continue;
       const e = out.get(s) ?? { payments: 0, payers: new Set<string>(), nominal: null, self: 0 };
@@ -123,6 +129,30 @@ describe.each(DIALECTS)('payment rollups (%s)', (dialect) => {
       offset: 0,
     });
     expect(early).toMatchObject({ complete: false, covered_since: START, total: got.total });
+  });
+
+  it('counts distinct payers exactly in any window and protocol: ending before the newest payment, or after it', async () => {
+    // The chain spans about two days: the first ends before its newest payment (counted from the per-payer rows),
+    // the second reaches past it (read from the payers' latest days).
+    for (const w of [
+      { since: START, until: START + 86_400 },
+      { since: START + 86_400, until: START + 5 * 86_400 },
+    ])
+      for (const protocol of [undefined, 'mpp', 'unknown'] as const) {
+        const want = await bruteForce((r) => r.recipient as string | null, w.since, w.until, protocol);
+        const got = await rankRollups(store, { kind: 'recipients', ...w, by: 'distinct_payers', protocol, limit: 100, offset: 0 });
+        expect(got.total, `${w.since} ${protocol}`).toBe(want.size);
+        expect(got.rows.length).toBeGreaterThan(5);
+        for (const row of got.rows) {
+          const x = want.get(row.address!)!;
+          expect(row, `${w.since} ${protocol}`).toMatchObject({
+            payments: x.payments,
+            distinct_payers: x.payers.size,
+            self_payments: x.self,
+            nominal: x.nominal && formatExact(x.nominal),
+          });
+        }
+      }
   });
 
   it('a self-payment is visible as such and never a distinct payer', async () => {
@@ -188,24 +218,21 @@ describe.each(DIALECTS)('payment rollups (%s)', (dialect) => {
     const prov = await sumServicePayments(store, { provider: 'demo.example' }, window.since, window.until);
     expect(prov.count).toBe(w0.payments + want.get(SERVICES[1])!.payments);
 
-    const dump = async () =>
-      (await store.db.selectFrom('payment_rollups').selectAll().execute())
-        .map((r) =>
-          JSON.stringify([
-            r.dim,
-            Number(r.day),
-            r.subject,
-            r.payer,
-            r.protocol,
-            Number(r.self),
-            r.method,
-            r.client,
-            r.provider,
-            Number(r.payments),
-            r.nominal_parts,
-          ]),
-        )
-        .sort();
+    // Every rollup table, rows in a canonical order (numbers from PostgreSQL's bigint strings).
+    const dump = async () => {
+      const out: string[] = [];
+      for (const table of ROLLUP_TABLES)
+        for (const r of await store.db.selectFrom(table).selectAll().execute())
+          out.push(
+            JSON.stringify([
+              table,
+              ...Object.entries(r)
+                .sort()
+                .map(([k, v]) => [k, typeof v === 'number' || /^-?\d+$/.test(String(v)) ? Number(v) : v]),
+            ]),
+          );
+      return out.sort();
+    };
     const incremental = await dump();
     await rebuildRollups(store.db);
     expect(await dump()).toEqual(incremental);

@@ -1,12 +1,13 @@
 /**
- * Rankings of services, recipients and payers over a window of whole UTC days, read from the per-day payment
- * rollups (./rollups.ts) and remembered at the chain version like the other aggregates (../cache.ts).
+ * Rankings of services, recipients and payers over a window of whole UTC days, summed in SQL from the per-(day,
+ * subject) payment rollups (./rollups.ts) and remembered at the chain version like the other aggregates (../cache.ts).
  */
-import { addExact, formatExact, parseDecimal, type ExactDecimal } from '../../domain/money.js';
-import type { TokenList } from '../../domain/token-list.js';
+import { sql } from 'kysely';
+import { addExact, formatExact, type ExactDecimal } from '../../domain/money.js';
 import type { Store } from '../store.js';
 import { coveredWindow, type CoveredWindow } from './covered-window.js';
-import { currentStats } from './query.js';
+import { currentStats, readStats } from './query.js';
+import { amountOf, listedContract, listedSums } from './rollup-amounts.js';
 import { DAY_SECONDS, type RollupProtocol } from './rollups.js';
 
 /** What a ranking ranks: services (by service_id), recipient addresses or payer addresses. */
@@ -59,50 +60,6 @@ export function dayWindow(since: number, until: number): { since: number; until:
   return { since: Math.floor(since / DAY_SECONDS) * DAY_SECONDS, until: Math.ceil(until / DAY_SECONDS) * DAY_SECONDS };
 }
 
-interface Tally {
-  id: string;
-  provider: string | null;
-  payments: number;
-  self: number;
-  nominal: ExactDecimal | null;
-  /** Nominal per payer other than the subject itself (null: none of its payments had a listed-USD part). */
-  payers: Map<string, ExactDecimal | null>;
-}
-
-const add = (a: ExactDecimal | null, b: ExactDecimal | null) => (a === null ? b : b === null ? a : addExact(a, b));
-
-/** a / b as a number in 0..1 (b > 0), from exact decimals: 9 significant digits are plenty for a share. */
-function share(a: ExactDecimal, b: ExactDecimal): number {
-  const scale = Math.max(a.scale, b.scale);
-  const an = a.n * 10n ** BigInt(scale - a.scale);
-  const bn = b.n * 10n ** BigInt(scale - b.scale);
-  return Number((an * 1_000_000_000n) / bn) / 1e9;
-}
-
-const cmpExact = (a: ExactDecimal | null, b: ExactDecimal | null): number => {
-  if (a === null || b === null) return a === null ? (b === null ? 0 : -1) : 1;
-  const d = addExact(a, { n: -b.n, scale: b.scale }).n;
-  return d > 0n ? 1 : d < 0n ? -1 : 0;
-};
-
-/**
- * The listed-USD nominal of a stored parts text, memoised per text: rollup rows repeat few distinct sums.
- * @returns null when no part's token is listed
- */
-function nominalReader(list: TokenList): (text: string | null) => ExactDecimal | null {
-  const memo = new Map<string, ExactDecimal | null>();
-  return (text) => {
-    if (text === null) return null;
-    let v = memo.get(text);
-    if (v === undefined) {
-      v = null;
-      for (const [c, amount] of JSON.parse(text) as [string, string][]) if (list.tokens.has(c)) v = add(v, parseDecimal(amount));
-      if (memo.size < 100_000) memo.set(text, v);
-    }
-    return v;
-  };
-}
-
 /**
  * The ranking of `req` at the current chain version (remembered in the `payments` region).
  * @throws the store's errors (StoreUnavailable when it cannot answer)
@@ -126,57 +83,202 @@ export async function computeRanking(store: Store, req: RankingRequest): Promise
   })) as Promise<RankingAnswer>;
 }
 
+interface Tally {
+  id: string;
+  provider: string | null;
+  payments: number;
+  self: number;
+  nominal: ExactDecimal | null;
+  /** Nominal of the payments to others (a payer row's top payer share: the payer itself). */
+  others: ExactDecimal | null;
+  /** Payments to others (payer rows), or distinct payers other than the subject. */
+  distinct: number;
+}
+
+const add = (a: ExactDecimal | null, b: ExactDecimal | null) => (a === null ? b : b === null ? a : addExact(a, b));
+
+/** a / b as a number in 0..1 (b > 0), from exact decimals: 9 significant digits are plenty for a share. */
+export function share(a: ExactDecimal, b: ExactDecimal): number {
+  const scale = Math.max(a.scale, b.scale);
+  const an = a.n * 10n ** BigInt(scale - a.scale);
+  const bn = b.n * 10n ** BigInt(scale - b.scale);
+  return Number((an * 1_000_000_000n) / bn) / 1e9;
+}
+
+/** Compares exact decimals, null lowest. */
+export const cmpExact = (a: ExactDecimal | null, b: ExactDecimal | null): number => {
+  if (a === null || b === null) return a === null ? (b === null ? 0 : -1) : 1;
+  const d = addExact(a, { n: -b.n, scale: b.scale }).n;
+  return d > 0n ? 1 : d < 0n ? -1 : 0;
+};
+
+type Sums = { w: unknown; h: unknown; l: unknown; has_big: unknown };
+const sumsOf = (r: Sums, big: (string | null)[] = []) => amountOf(r.w as string | null, r.h as string | null, r.l as string | null, big);
+
 /** computeRanking without the cache (also what the benchmark times uncached). */
 export async function rankRollups(store: Store, req: RankingRequest): Promise<Omit<RankingAnswer, 'as_of'>> {
   const { since, until } = dayWindow(req.since, req.until);
-  const dim = req.kind === 'services' ? 'service' : 'recipient';
-  let q = store.db
-    .selectFrom('payment_rollups')
-    .select(['subject', 'payer', 'self', 'provider', 'payments', 'nominal_parts'])
-    .where('dim', '=', dim)
-    .where('day', '>=', since / DAY_SECONDS)
-    .where('day', '<', until / DAY_SECONDS);
-  if (req.protocol) q = q.where('protocol', '=', req.protocol);
-  const [rows, covered] = await Promise.all([q.execute(), coveredWindow(store.db, since, until)]);
-  const nominalOf = nominalReader(store.tokenList);
+  const [from, to] = [since / DAY_SECONDS, until / DAY_SECONDS];
+  const dim = req.kind === 'services' ? 'service' : req.kind === 'recipients' ? 'recipient' : 'payer';
+  const listed = [...store.tokenList.tokens.keys()];
+  const protocol = req.protocol ? sql`and protocol = ${req.protocol}` : sql``;
+  const db = store.db;
+  const [days, distinct, covered] = await Promise.all([
+    sql<{ subject: string; self: number | string; payments: number | string; provider: string | null } & Sums>`select subject, self,
+      sum(payments) as payments, max(provider) as provider, ${sql.join(listedSums(listed))}
+      from payment_days where dim = ${dim} and day >= ${from} and day < ${to} ${protocol} group by subject, self`.execute(db),
+    req.kind === 'payers' ? null : distinctPayers(store, dim, from, to, req.protocol),
+    coveredWindow(db, since, until),
+  ]);
   const tallies = new Map<string, Tally>();
-  for (const r of rows) {
-    const id = req.kind === 'payers' ? r.payer : r.subject;
-    let t = tallies.get(id);
+  const bigOf = await bigParts(store, 'payment_days', dim, from, to, req.protocol, days.rows);
+  for (const r of days.rows) {
+    let t = tallies.get(r.subject);
     if (!t) {
-      t = { id, provider: r.provider, payments: 0, self: 0, nominal: null, payers: new Map() };
-      tallies.set(id, t);
+      t = { id: r.subject, provider: null, payments: 0, self: 0, nominal: null, others: null, distinct: 0 };
+      tallies.set(r.subject, t);
     }
     const n = Number(r.payments);
-    const v = nominalOf(r.nominal_parts);
+    const v = sumsOf(r, bigOf.get(`${r.subject}|${Number(r.self)}`));
     t.payments += n;
     t.nominal = add(t.nominal, v);
     if (Number(r.self) === 1) t.self += n;
     else {
-      // For a payer row, its payees stand where a subject's payers do: one payer (itself) with its whole nominal.
-      const p = req.kind === 'payers' ? id : r.payer;
-      t.payers.set(p, t.payers.has(p) ? add(t.payers.get(p)!, v) : v);
+      t.others = add(t.others, v);
+      if (req.kind === 'payers' && n > 0) t.distinct = 1;
     }
     t.provider ??= r.provider;
   }
-  const metric = (t: Tally) => (req.by === 'payments' ? t.payments : req.by === 'distinct_payers' ? t.payers.size : 0);
+  if (distinct)
+    for (const [id, n] of distinct) {
+      const t = tallies.get(id);
+      if (t) t.distinct = n;
+    }
+  const metric = (t: Tally) => (req.by === 'payments' ? t.payments : req.by === 'distinct_payers' ? t.distinct : 0);
   const sorted = [...tallies.values()].sort(
     (a, b) => metric(b) - metric(a) || cmpExact(b.nominal, a.nominal) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
   );
-  const page = sorted.slice(req.offset, req.offset + req.limit).map((t, i): RankingRow => {
-    let top: ExactDecimal | null = null;
-    for (const v of t.payers.values()) if (cmpExact(v, top) > 0) top = v;
+  const slice = sorted.slice(req.offset, req.offset + req.limit);
+  const tops =
+    req.kind === 'payers'
+      ? null
+      : await topPayers(
+          store,
+          dim,
+          slice.map((t) => t.id),
+          from,
+          to,
+          req.protocol,
+        );
+  const page = slice.map((t, i): RankingRow => {
+    const top = tops ? (tops.get(t.id) ?? null) : t.others;
     const nominal = t.nominal;
-    const row: RankingRow = {
+    return {
       rank: req.offset + i + 1,
       ...(req.kind === 'services' ? { service_id: t.id, provider: t.provider } : { address: t.id }),
       payments: t.payments,
-      distinct_payers: t.payers.size,
+      distinct_payers: t.distinct,
       nominal: nominal && formatExact(nominal),
       top_payer_share: nominal && top && nominal.n > 0n ? share(top, nominal) : null,
       self_payments: t.self,
     };
-    return row;
   });
   return { since, until, ...covered, by: req.by, total: sorted.length, limit: req.limit, offset: req.offset, rows: page };
+}
+
+/**
+ * Distinct payers other than the subject, per subject, over days [from, to). When no stored payment is on or after
+ * day `to` (the window reaches past the newest block), these are the payers whose latest payment falls on or after
+ * `from` (payment_last_days); otherwise counted from the per-payer rollups (exact, slower).
+ */
+async function distinctPayers(
+  store: Store,
+  dim: string,
+  from: number,
+  to: number,
+  protocol: RollupProtocol | undefined,
+): Promise<Map<string, number>> {
+  // Read now, not the reused counters: a payment written since on day `to` or later would be counted.
+  const { newestBlockTime } = await readStats(store.db);
+  const rows =
+    newestBlockTime === null || Math.floor(newestBlockTime / DAY_SECONDS) < to
+      ? await sql<{ subject: string; n: number | string }>`select subject, sum(payers) as n from payment_last_days
+          where dim = ${dim} and protocol = ${protocol ?? '*'} and day >= ${from} group by subject`.execute(store.db)
+      : await sql<{ subject: string; n: number | string }>`select subject, count(distinct payer) as n from payment_rollups
+          where dim = ${dim} and day >= ${from} and day < ${to} and self = 0 and payments > 0
+          ${protocol ? sql`and protocol = ${protocol}` : sql``} group by subject`.execute(store.db);
+  return new Map(rows.rows.map((r) => [r.subject, Number(r.n)]));
+}
+
+/**
+ * The `big` amounts (./rollup-amounts.ts) of listed contracts in rows flagged `has_big`, by `subject|self` (or
+ * `subject|payer` for the per-payer table): read only when a flagged row exists (amounts too large for the columns).
+ */
+async function bigParts(
+  store: Store,
+  table: 'payment_days' | 'payment_rollups',
+  dim: string,
+  from: number,
+  to: number,
+  protocol: RollupProtocol | undefined,
+  flagged: readonly ({ subject: string } & Sums)[],
+): Promise<Map<string, (string | null)[]>> {
+  const out = new Map<string, (string | null)[]>();
+  const subjects = [...new Set(flagged.filter((r) => Number(r.has_big) === 1).map((r) => r.subject))];
+  if (!subjects.length) return out;
+  const by = table === 'payment_days' ? sql`self` : sql`payer`;
+  const { rows } = await sql<{ subject: string; k: string | number; big: string }>`select subject, ${by} as k, big from ${sql.table(table)}
+    where dim = ${dim} and subject in (${sql.join(subjects)}) and day >= ${from} and day < ${to} and big is not null
+    and ${listedContract([...store.tokenList.tokens.keys()])} ${protocol ? sql`and protocol = ${protocol}` : sql``}
+    ${table === 'payment_rollups' ? sql`and self = 0` : sql``}`.execute(store.db);
+  for (const r of rows) {
+    const k = `${r.subject}|${table === 'payment_days' ? Number(r.k) : r.k}`;
+    out.set(k, [...(out.get(k) ?? []), r.big]);
+  }
+  return out;
+}
+
+/** Per-payer candidates a subject's top payer is chosen among (by approximate nominal; exact among these). */
+const TOP_CANDIDATES = 3;
+
+/**
+ * The largest payer's nominal (listed USD, exact) over days [from, to) for each of `subjects` (a ranking page),
+ * from the per-payer rollups: SQL ranks each subject's payers by an approximate sum, the exact sums of the first
+ * few decide (payers equal to 15 digits give the same share).
+ */
+async function topPayers(
+  store: Store,
+  dim: string,
+  subjects: readonly string[],
+  from: number,
+  to: number,
+  protocol: RollupProtocol | undefined,
+): Promise<Map<string, ExactDecimal | null>> {
+  const out = new Map<string, ExactDecimal | null>();
+  if (!subjects.length) return out;
+  const listed = [...store.tokenList.tokens.keys()];
+  const isListed = listedContract(listed);
+  const { rows } = await sql<{ subject: string; payer: string; rn: number | string } & Sums>`select * from (
+      select subject, payer, ${sql.join(listedSums(listed))},
+        row_number() over (partition by subject order by
+          coalesce(sum(case when ${isListed} then whole end), 0) + coalesce(sum(case when ${isListed} then frac_hi end), 0) * 1e-9 desc) as rn
+      from payment_rollups
+      where dim = ${dim} and subject in (${sql.join(subjects)}) and day >= ${from} and day < ${to} and self = 0
+      ${protocol ? sql`and protocol = ${protocol}` : sql``}
+      group by subject, payer) ranked
+    where rn <= ${TOP_CANDIDATES} or has_big = 1`.execute(store.db);
+  const bigOf = await bigParts(
+    store,
+    'payment_rollups',
+    dim,
+    from,
+    to,
+    protocol,
+    rows.filter((r) => Number(r.has_big) === 1),
+  );
+  for (const r of rows) {
+    const v = sumsOf(r, bigOf.get(`${r.subject}|${r.payer}`));
+    if (!out.has(r.subject) || cmpExact(v, out.get(r.subject)!) > 0) out.set(r.subject, v);
+  }
+  return out;
 }

@@ -1,27 +1,36 @@
 /**
- * Per-day payment rollups (table `payment_rollups`, migration chain_0010): one row per (dimension, UTC day,
- * subject, payer, protocol, self, attribution method, client fingerprint) with the number of payments and the summed nominal parts, kept by the collector
- * in the same transaction as the observations it writes, and adjusted when attribution is re-derived. Rankings
- * (./rankings.ts) read these instead of observations: a window's distinct payers are exact because the payer is
- * part of the key.
+ * Payment rollups, kept by the collector in the same transaction as the observations it writes and adjusted when
+ * attribution is re-derived (migration chain_0013 rebuilt them in this layout):
+ * - `payment_rollups`, per (dimension, subject, payer, UTC day, protocol, self, attribution method, client, contract):
+ *   what a service's payments and a ranking page's top payer read (the payer is part of the key, so windows stay exact);
+ * - `payment_days`, per (dimension, subject, UTC day, protocol, self, contract): payments and amounts a ranking sums in
+ *   SQL over its window, in dimensions service, recipient and payer;
+ * - `payment_last_days`, per (dimension, subject, protocol or '*', day): how many payers other than the subject made
+ *   their latest payment to it that day. Distinct payers cannot be summed from days, but a window reaching past the
+ *   newest stored payment holds exactly the payers whose latest payment falls on or after its first day.
  *
  * A payment here is a successful observation with a `payer` (the `from` of the transfer to the recipient, the
  * decoder's member); dimension `service` holds those attributed to a service (`service_id`), `recipient` those
- * with a recipient. Payer rankings group the `recipient` rows by payer.
+ * with a recipient, `payer` those with a recipient keyed by payer. Amounts are integer columns (./rollup-amounts.ts)
+ * per token contract; a payment counts once, on the row of its first contract (or contract '' when it has none).
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { addExact, formatExact, parseDecimal, type ExactDecimal } from '../../domain/money.js';
+import { parseDecimal } from '../../domain/money.js';
 import type { Database } from '../schema.js';
+import { addAmount, type AmountColumns, zeroAmount } from './rollup-amounts.js';
 import { parseNominalParts } from './rows.js';
 
 /** Seconds in a UTC day: rollup rows are keyed by floor(time / DAY_SECONDS). */
 export const DAY_SECONDS = 86_400;
 
-/** The rollup dimensions: by service (service_id) and by recipient address. */
-export type RollupDimension = 'service' | 'recipient';
+/** The rollup dimensions: by service (service_id), by recipient address, by payer address. */
+export type RollupDimension = 'service' | 'recipient' | 'payer';
 
 /** A protocol as the rollups key it: an observation's protocol, or `unknown` for null. */
 export type RollupProtocol = 'mpp' | 'x402' | 'unknown';
+
+/** The protocols and '*' (any), as payment_last_days keys them. */
+const LAST_PROTOCOLS = ['mpp', 'x402', 'unknown', '*'] as const;
 
 /** What one observation contributes to the rollups: its stored members (observations row columns). */
 export interface RollupSource {
@@ -39,9 +48,14 @@ export interface RollupSource {
   client_fingerprint: string | null;
 }
 
-/** One stored rollup row. */
-export interface RollupRow {
-  dim: RollupDimension;
+/** The protocol key of a stored protocol value (anything but mpp or x402 is unknown). */
+export function rollupProtocol(p: string | null): RollupProtocol {
+  return p === 'mpp' || p === 'x402' ? p : 'unknown';
+}
+
+/** The key of a payment_rollups row, less its contract. */
+export interface RollupKey {
+  dim: 'service' | 'recipient';
   day: number;
   subject: string;
   /** Lower-case payer address. */
@@ -54,28 +68,17 @@ export interface RollupRow {
   /** MPP client fingerprint (dimension service); '' when anonymous or none, and in dimension recipient. */
   client: string;
   provider: string | null;
-  payments: number;
-  /** Summed NominalParts JSON text, or null when no payment in the row had any. */
-  nominal_parts: string | null;
-  /** Earliest and latest payment time in the row, UTC Unix seconds. */
-  first_time: number;
-  last_time: number;
 }
 
-/** The protocol key of a stored protocol value (anything but mpp or x402 is unknown). */
-export function rollupProtocol(p: string | null): RollupProtocol {
-  return p === 'mpp' || p === 'x402' ? p : 'unknown';
-}
-
-/** The rollup rows `o` adds to (none when it is not a successful payment with a payer). */
-export function rollupKeysOf(o: RollupSource): Omit<RollupRow, 'payments' | 'nominal_parts' | 'first_time' | 'last_time'>[] {
+/** The payment_rollups keys `o` adds to (none when it is not a successful payment with a payer). */
+export function rollupKeysOf(o: RollupSource): RollupKey[] {
   if (o.execution !== 'success' || !o.payer) return [];
   const day = Math.floor(Number(o.time) / DAY_SECONDS);
   const payer = o.payer.toLowerCase();
   const protocol = rollupProtocol(o.protocol);
   const recipient = o.recipient?.toLowerCase() ?? null;
   const self = recipient !== null && recipient === payer ? 1 : 0;
-  const out: Omit<RollupRow, 'payments' | 'nominal_parts' | 'first_time' | 'last_time'>[] = [];
+  const out: RollupKey[] = [];
   if (o.service_id)
     out.push({
       dim: 'service',
@@ -92,123 +95,245 @@ export function rollupKeysOf(o: RollupSource): Omit<RollupRow, 'payments' | 'nom
   return out;
 }
 
-/** The key columns, in primary-key order. */
-const KEY = ['dim', 'day', 'subject', 'payer', 'protocol', 'self', 'method', 'client'] as const;
+/** One table's additive row: key columns, then payments and amounts (and time bounds where the table keeps them). */
+interface AddRow extends AmountColumns {
+  key: Record<string, string | number>;
+  provider: string | null;
+  payments: number;
+  first_time?: number;
+  last_time?: number;
+}
 
-const keyOf = (r: Pick<RollupRow, (typeof KEY)[number]>) =>
-  `${r.dim}|${r.day}|${r.subject}|${r.payer}|${r.protocol}|${r.self}|${r.method}|${r.client}`;
+/** A rollup table: its name and key columns (its primary key). */
+interface Spec {
+  table: 'payment_rollups' | 'payment_days';
+  key: readonly string[];
+  times: boolean;
+}
 
-/** Per-contract sums of NominalParts, exact. */
-type PartSums = Map<string, ExactDecimal>;
+const FINE: Spec = {
+  table: 'payment_rollups',
+  key: ['dim', 'subject', 'payer', 'day', 'protocol', 'self', 'method', 'client', 'contract'],
+  times: true,
+};
+const DAYS: Spec = { table: 'payment_days', key: ['dim', 'subject', 'day', 'protocol', 'self', 'contract'], times: false };
 
-function addParts(into: PartSums, text: string | null, sign: 1 | -1): void {
-  for (const p of parseNominalParts(text) ?? []) {
-    const x = parseDecimal(p.amount);
-    const v = sign === 1 ? x : { n: -x.n, scale: x.scale };
-    const held = into.get(p.asset_contract);
-    into.set(p.asset_contract, held ? addExact(held, v) : v);
+/** Rows of one statement: at most 17 columns × 100 rows, far under both dialects' bounds. */
+const CHUNK = 100;
+
+/** Adds the payments of `o` (times `sign`) under `key` to `into`: the count on its first contract's row. */
+function accumulate(
+  into: Map<string, AddRow>,
+  key: Record<string, string | number>,
+  provider: string | null,
+  o: RollupSource,
+  sign: 1 | -1,
+  times: boolean,
+) {
+  const parts = parseNominalParts(o.nominal_parts) ?? [];
+  const t = Number(o.time);
+  const contracts = parts.length ? parts : [{ asset_contract: '', amount: '0' }];
+  contracts.forEach((p, i) => {
+    const k = { ...key, contract: p.asset_contract };
+    const id = JSON.stringify(Object.values(k));
+    let r = into.get(id);
+    if (!r) {
+      r = { key: k, provider, payments: 0, ...zeroAmount(), ...(times ? { first_time: t, last_time: t } : {}) };
+      into.set(id, r);
+    }
+    if (i === 0) r.payments += sign;
+    if (p.asset_contract) addAmount(r, parseDecimal(p.amount), sign);
+    r.provider ??= provider;
+    if (times && sign === 1) {
+      r.first_time = Math.min(r.first_time!, t);
+      r.last_time = Math.max(r.last_time!, t);
+    }
+  });
+}
+
+const keyWhere = (key: readonly string[], rows: readonly AddRow[]) =>
+  sql.join(
+    rows.map(
+      (r) =>
+        sql`(${sql.join(
+          key.map((c) => sql`${sql.ref(c)} = ${r.key[c]}`),
+          sql` and `,
+        )})`,
+    ),
+    sql` or `,
+  );
+
+/**
+ * Adds `rows` to `spec`'s table: payments and integer amounts added in SQL, `big` read, added in JavaScript and
+ * written back; with `sign` -1, rows left at zero are deleted. On removal the time bounds stay as they were (they
+ * still bound the remaining payments).
+ */
+async function addRows(db: Kysely<Database>, spec: Spec, rows: readonly AddRow[], sign: 1 | -1): Promise<void> {
+  const t = sql.table(spec.table);
+  const col = (c: string) => sql`${t}.${sql.ref(c)}`;
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const part = rows.slice(i, i + CHUNK);
+    const withBig = part.filter((r) => r.big !== null);
+    if (withBig.length) {
+      const held = await sql<
+        Record<string, string | number | null>
+      >`select ${sql.join(spec.key.map((c) => sql.ref(c)))}, big from ${t} where ${keyWhere(spec.key, withBig)}`.execute(db);
+      const bigOf = new Map(held.rows.map((h) => [JSON.stringify(spec.key.map((c) => String(h[c]))), h.big as string | null]));
+      for (const r of withBig) {
+        const prior = bigOf.get(JSON.stringify(spec.key.map((c) => String(r.key[c]))));
+        const sum: AmountColumns = zeroAmount();
+        if (prior) addAmount(sum, parseDecimal(prior), 1);
+        addAmount(sum, parseDecimal(r.big!), 1);
+        r.big = sum.big ?? '0';
+      }
+    }
+    const columns = [
+      ...spec.key,
+      'provider',
+      'payments',
+      'whole',
+      'frac_hi',
+      'frac_lo',
+      'big',
+      ...(spec.times ? ['first_time', 'last_time'] : []),
+    ];
+    const values = part.map(
+      (r) => sql`(${sql.join(columns.map((c) => (c in r.key ? r.key[c] : ((r as unknown as Record<string, unknown>)[c] ?? null))))})`,
+    );
+    const add = (c: string) => sql`${sql.ref(c)} = ${col(c)} + excluded.${sql.ref(c)}`;
+    const sets = [
+      sql`provider = coalesce(excluded.provider, ${col('provider')})`,
+      add('payments'),
+      add('whole'),
+      add('frac_hi'),
+      add('frac_lo'),
+      // Rows without a big part leave it as stored; rows with one carry the new total (read above).
+      sql`big = coalesce(excluded.big, ${col('big')})`,
+      ...(spec.times
+        ? [
+            sql`first_time = case when excluded.first_time < ${col('first_time')} then excluded.first_time else ${col('first_time')} end`,
+            sql`last_time = case when excluded.last_time > ${col('last_time')} then excluded.last_time else ${col('last_time')} end`,
+          ]
+        : []),
+    ];
+    await sql`insert into ${t} (${sql.join(columns.map((c) => sql.ref(c)))}) values ${sql.join(values)} on conflict (${sql.join(
+      spec.key.map((c) => sql.ref(c)),
+    )}) do update set ${sql.join(sets)}`.execute(db);
+    if (sign === -1)
+      await sql`delete from ${t} where (${keyWhere(spec.key, part)}) and payments = 0 and whole = 0 and frac_hi = 0 and frac_lo = 0 and (big is null or big = '0')`.execute(
+        db,
+      );
   }
 }
 
-/** PartSums as stored (contracts with a zero sum dropped), or null when none is left. */
-function partsText(sums: PartSums): string | null {
-  const parts = [...sums].filter(([, x]) => x.n !== 0n).map(([c, x]) => [c, formatExact(x)]);
-  return parts.length ? JSON.stringify(parts) : null;
+/** A (dimension, subject, payer) pair's latest day of a non-self payment, per protocol and '*' (any). */
+type LastDays = Map<string, Map<string, number>>;
+
+const pairId = (dim: string, subject: string, payer: string) => JSON.stringify([dim, subject, payer]);
+
+async function lastDaysOf(db: Kysely<Database>, pairs: readonly { dim: string; subject: string; payer: string }[]): Promise<LastDays> {
+  const out: LastDays = new Map();
+  for (let i = 0; i < pairs.length; i += CHUNK) {
+    const part = pairs.slice(i, i + CHUNK);
+    const { rows } = await sql<{
+      dim: string;
+      subject: string;
+      payer: string;
+      protocol: string;
+      day: number | string;
+    }>`select dim, subject, payer, protocol, max(day) as day from payment_rollups where (${sql.join(
+      part.map((p) => sql`(dim = ${p.dim} and subject = ${p.subject} and payer = ${p.payer})`),
+      sql` or `,
+    )}) and self = 0 and payments > 0 group by dim, subject, payer, protocol`.execute(db);
+    for (const r of rows) {
+      const id = pairId(r.dim, r.subject, r.payer);
+      const m = out.get(id) ?? new Map<string, number>();
+      out.set(id, m);
+      const d = Number(r.day);
+      m.set(r.protocol, d);
+      m.set('*', Math.max(m.get('*') ?? d, d));
+    }
+  }
+  return out;
 }
 
-interface Delta {
-  key: Omit<RollupRow, 'payments' | 'nominal_parts' | 'first_time' | 'last_time'>;
-  payments: number;
-  parts: PartSums;
-  first: number;
-  last: number;
+/** `before` with each added non-self payment's day taken where it is later (the latest days after adding `rows`). */
+function laterDays(before: LastDays, rows: Iterable<AddRow>): LastDays {
+  const out: LastDays = new Map([...before].map(([id, m]) => [id, new Map(m)]));
+  for (const r of rows) {
+    const k = r.key;
+    if (k.self || r.payments <= 0 || k.dim === 'payer') continue;
+    const id = pairId(String(k.dim), String(k.subject), String(k.payer));
+    const m = out.get(id) ?? new Map<string, number>();
+    out.set(id, m);
+    const day = Number(k.day);
+    for (const p of [String(k.protocol), '*']) m.set(p, Math.max(m.get(p) ?? day, day));
+  }
+  return out;
 }
-
-/** Rows of one existence check / upsert statement (13 columns × 100 rows, far under both dialects' bounds). */
-const CHUNK = 100;
 
 /**
  * Adds (`sign` 1) or removes (`sign` -1) the payments of `sources` to or from the rollups, inside the caller's
- * transaction (the observations' own write, or the attribution re-derivation's). Read-modify-write of the touched
- * rows only: sums are exact decimals added in JavaScript (never SQL SUM over text); a row left with no payments is
- * deleted. Removal is exact only for sources that were added with the same members (callers pass the stored row
- * before it changes).
+ * transaction (the observations' own write, or the attribution re-derivation's). Payments and amounts are added in
+ * SQL (exact integers); a pair's latest day is read before and after, and payment_last_days moves by the
+ * difference. Removal is exact only for sources that were added with the same members (callers pass the stored
+ * row before it changes).
  */
 export async function adjustRollups(
   trx: Transaction<Database> | Kysely<Database>,
   sources: readonly RollupSource[],
   sign: 1 | -1,
 ): Promise<void> {
-  const deltas = new Map<string, Delta>();
+  const fine = new Map<string, AddRow>();
+  const days = new Map<string, AddRow>();
+  const pairs = new Map<string, { dim: string; subject: string; payer: string }>();
   for (const o of sources) {
-    for (const key of rollupKeysOf(o)) {
-      const k = keyOf(key);
-      let d = deltas.get(k);
-      const t = Number(o.time);
-      if (!d) {
-        d = { key, payments: 0, parts: new Map(), first: t, last: t };
-        deltas.set(k, d);
-      }
-      d.payments += sign;
-      addParts(d.parts, o.nominal_parts, sign);
-      d.first = Math.min(d.first, t);
-      d.last = Math.max(d.last, t);
+    for (const k of rollupKeysOf(o)) {
+      const { provider, ...key } = k;
+      accumulate(fine, key, provider, o, sign, true);
+      const dayKey = { dim: k.dim, subject: k.subject, day: k.day, protocol: k.protocol, self: k.self };
+      accumulate(days, dayKey, provider, o, sign, false);
+      if (k.dim === 'recipient') accumulate(days, { ...dayKey, dim: 'payer', subject: k.payer }, null, o, sign, false);
+      if (!k.self) pairs.set(pairId(k.dim, k.subject, k.payer), { dim: k.dim, subject: k.subject, payer: k.payer });
     }
   }
-  if (!deltas.size) return;
+  if (!fine.size) return;
   const db: Kysely<Database> = trx;
-  const all = [...deltas.values()];
-  for (let i = 0; i < all.length; i += CHUNK) {
-    const part = all.slice(i, i + CHUNK);
-    const existing = await db
-      .selectFrom('payment_rollups')
-      .selectAll()
-      .where((eb) => eb.or(part.map((d) => eb.and(KEY.map((c) => eb(c, '=', d.key[c]))))))
-      .execute();
-    const held = new Map(existing.map((r) => [keyOf({ ...r, day: Number(r.day), self: Number(r.self) } as RollupRow), r]));
-    const upserts: RollupRow[] = [];
-    const deletes: Delta[] = [];
-    for (const d of part) {
-      const h = held.get(keyOf(d.key));
-      const payments = (h ? Number(h.payments) : 0) + d.payments;
-      if (payments <= 0) {
-        if (h) deletes.push(d);
-        continue;
-      }
-      const parts: PartSums = new Map();
-      addParts(parts, h?.nominal_parts ?? null, 1);
-      for (const [c, x] of d.parts) parts.set(c, parts.has(c) ? addExact(parts.get(c)!, x) : x);
-      // On removal the row's time bounds stay as they were: they bound the remaining payments still.
-      const first = h ? (sign === 1 ? Math.min(Number(h.first_time), d.first) : Number(h.first_time)) : d.first;
-      const last = h ? (sign === 1 ? Math.max(Number(h.last_time), d.last) : Number(h.last_time)) : d.last;
-      upserts.push({
-        ...d.key,
-        provider: d.key.provider ?? h?.provider ?? null,
-        payments,
-        nominal_parts: partsText(parts),
-        first_time: first,
-        last_time: last,
-      });
+  const pairList = [...pairs.values()];
+  const before = await lastDaysOf(db, pairList);
+  await addRows(db, FINE, [...fine.values()], sign);
+  await addRows(db, DAYS, [...days.values()], sign);
+  // Adding only moves a pair's latest day forward to the added days; removal reads what is left.
+  const after = sign === 1 ? laterDays(before, fine.values()) : await lastDaysOf(db, pairList);
+  const moves = new Map<string, { dim: string; subject: string; protocol: string; day: number; payers: number }>();
+  const move = (p: { dim: string; subject: string }, protocol: string, day: number | undefined, by: number) => {
+    if (day === undefined) return;
+    const id = JSON.stringify([p.dim, p.subject, protocol, day]);
+    const m = moves.get(id) ?? { dim: p.dim, subject: p.subject, protocol, day, payers: 0 };
+    moves.set(id, m);
+    m.payers += by;
+  };
+  for (const p of pairList) {
+    const id = pairId(p.dim, p.subject, p.payer);
+    const [b, a] = [before.get(id), after.get(id)];
+    for (const protocol of LAST_PROTOCOLS) {
+      const [db0, da] = [b?.get(protocol), a?.get(protocol)];
+      if (db0 === da) continue;
+      move(p, protocol, db0, -1);
+      move(p, protocol, da, 1);
     }
-    for (const d of deletes)
-      await db
-        .deleteFrom('payment_rollups')
-        .where((eb) => eb.and(KEY.map((c) => eb(c, '=', d.key[c]))))
-        .execute();
-    if (upserts.length)
-      await db
-        .insertInto('payment_rollups')
-        .values(upserts)
-        .onConflict((oc) =>
-          oc.columns([...KEY]).doUpdateSet((eb) => ({
-            provider: eb.ref('excluded.provider'),
-            payments: eb.ref('excluded.payments'),
-            nominal_parts: eb.ref('excluded.nominal_parts'),
-            first_time: eb.ref('excluded.first_time'),
-            last_time: eb.ref('excluded.last_time'),
-          })),
-        )
-        .execute();
+  }
+  const changed = [...moves.values()].filter((m) => m.payers !== 0);
+  for (let i = 0; i < changed.length; i += CHUNK) {
+    const part = changed.slice(i, i + CHUNK);
+    await sql`insert into payment_last_days (dim, subject, protocol, day, payers) values ${sql.join(
+      part.map((m) => sql`(${m.dim}, ${m.subject}, ${m.protocol}, ${m.day}, ${m.payers})`),
+    )} on conflict (dim, subject, protocol, day) do update set payers = payment_last_days.payers + excluded.payers`.execute(db);
+    if (part.some((m) => m.payers < 0))
+      await sql`delete from payment_last_days where (${sql.join(
+        part.map((m) => sql`(dim = ${m.dim} and subject = ${m.subject} and protocol = ${m.protocol} and day = ${m.day})`),
+        sql` or `,
+      )}) and payers = 0`.execute(db);
   }
 }
 
@@ -240,12 +365,15 @@ export const ROLLUP_COLUMNS = [
   'client_fingerprint',
 ] as const;
 
+/** The rollup tables, in the order a rebuild empties them. */
+export const ROLLUP_TABLES = ['payment_rollups', 'payment_days', 'payment_last_days'] as const;
+
 /**
- * Rebuilds every rollup row from the stored observations (migration chain_0010 on an existing store, and
+ * Rebuilds every rollup row from the stored observations (migration chain_0013 on an existing store, and
  * `rebuildRollups` after a bulk import), in seq order, 2,000 observations per step.
  */
 export async function rebuildRollups(db: Kysely<Database>): Promise<void> {
-  await sql`delete from payment_rollups`.execute(db);
+  for (const t of ROLLUP_TABLES) await sql`delete from ${sql.table(t)}`.execute(db);
   for (let after = -1; ; ) {
     const rows = await db
       .selectFrom('observations')

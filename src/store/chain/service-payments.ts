@@ -8,7 +8,8 @@ import type { TokenList } from '../../domain/token-list.js';
 import type { Store } from '../store.js';
 import { coveredWindow, type CoveredWindow } from './covered-window.js';
 import { currentStats } from './query.js';
-import { dayWindow } from './rankings.js';
+import { dayWindow, share } from './rankings.js';
+import { amountOf } from './rollup-amounts.js';
 import { DAY_SECONDS } from './rollups.js';
 
 /** A protocol's payments: count and nominal (listed USD, exact decimal string, or null when none is known). */
@@ -46,14 +47,6 @@ export function nominalOfParts(text: string | null, list: TokenList): ExactDecim
   return v;
 }
 
-/** a / b in 0..1 for b > 0, to 9 digits. */
-export function share(a: ExactDecimal, b: ExactDecimal): number {
-  const scale = Math.max(a.scale, b.scale);
-  const an = a.n * 10n ** BigInt(scale - a.scale);
-  const bn = b.n * 10n ** BigInt(scale - b.scale);
-  return Number((an * 1_000_000_000n) / bn) / 1e9;
-}
-
 /** a > b, exactly. */
 export const greater = (a: ExactDecimal, b: ExactDecimal) => addExact(a, { n: -b.n, scale: b.scale }).n > 0n;
 
@@ -72,7 +65,21 @@ export async function sumServicePayments(store: Store, of: PaymentsOf, since0: n
   const { since, until } = dayWindow(since0, until0);
   let q = store.db
     .selectFrom('payment_rollups')
-    .select(['payer', 'self', 'protocol', 'method', 'client', 'payments', 'nominal_parts', 'first_time', 'last_time'])
+    .select([
+      'payer',
+      'self',
+      'protocol',
+      'method',
+      'client',
+      'contract',
+      'payments',
+      'whole',
+      'frac_hi',
+      'frac_lo',
+      'big',
+      'first_time',
+      'last_time',
+    ])
     .where('day', '>=', since / DAY_SECONDS)
     .where('day', '<', until / DAY_SECONDS);
   q =
@@ -96,7 +103,7 @@ export async function sumServicePayments(store: Store, of: PaymentsOf, since0: n
   let last: number | null = null;
   for (const r of rows) {
     const n = Number(r.payments);
-    const v = nominalOfParts(r.nominal_parts, list);
+    const v = list.tokens.has(r.contract) ? amountOf(r.whole, r.frac_hi, r.frac_lo, [r.big]) : null;
     count += n;
     nominal = add(nominal, v);
     if (r.method in byMethod) byMethod[r.method as keyof typeof byMethod] += n;

@@ -2,7 +2,6 @@ import { sql, type Kysely, type Migration } from 'kysely';
 import { isPostgres } from './dialect.js';
 import { sumDecimals } from '../../domain/money.js';
 import { unpackDetail } from '../chain/detail-codec.js';
-import { rebuildRollups } from '../chain/rollups.js';
 import { PARTIAL_INDEXES } from '../chain/partial-indexes.js';
 
 /**
@@ -342,8 +341,8 @@ export const chainMigrations: Record<string, Migration> = {
   },
   chain_0010_payment_rollups: {
     // Rankings read per-day rollups the collector keeps as it writes (src/store/chain/rollups.ts) instead of scanning
-    // observations; the payer is part of the key so a window's distinct payers stay exact. Existing observations
-    // with a payer (chain_0009's column) are rolled up here once.
+    // observations; the payer is part of the key so a window's distinct payers stay exact. chain_0013 replaced the
+    // table and rolls up the existing observations.
     async up(db: Kysely<any>) {
       await inOneTransaction(db, async (trx) => {
         await trx.schema
@@ -369,7 +368,6 @@ export const chainMigrations: Record<string, Migration> = {
         await sql`create index if not exists payment_rollups_provider on payment_rollups (provider, day) where provider is not null`.execute(
           trx,
         );
-        if (await hasColumn(trx, 'observations', 'payer')) await rebuildRollups(trx);
       });
     },
     async down(db: Kysely<any>) {

@@ -2,6 +2,7 @@ import type { Migration, MigrationProvider } from 'kysely';
 import { chainMigrations } from './chain.js';
 import { intelMigrations } from './intel.js';
 import { retentionMigrations } from './retention.js';
+import { rollupMigrations } from './rollups.js';
 import { intakeMigrations } from './intake.js';
 import { trustMigrations } from './trust.js';
 
@@ -9,6 +10,7 @@ import { trustMigrations } from './trust.js';
 export const allMigrations: Record<string, Migration> = {
   ...chainMigrations,
   ...retentionMigrations,
+  ...rollupMigrations,
   ...intelMigrations,
   ...intakeMigrations,
   ...trustMigrations,

@@ -193,18 +193,28 @@ export interface FinalityStateTable {
   updated_at: string | null;
 }
 
+/** Amount columns of a rollup row: an exact sum whole + frac_hi/10^9 + frac_lo/10^18 (+ big), ../chain/rollup-amounts.ts. */
+export interface RollupAmountColumns {
+  whole: number | string;
+  frac_hi: number | string;
+  frac_lo: number | string;
+  /** Exact decimal string of amounts the integer columns cannot hold, or null. */
+  big: string | null;
+}
+
 /**
- * Per-day payment rollups (../chain/rollups.ts; migration chain_0010): payments and summed nominal parts per
- * (dimension, UTC day, subject, payer, protocol, self, method, client), kept in the observations' own write transaction.
+ * Payment rollups per payer (../chain/rollups.ts; layout of migration chain_0013): payments and summed amounts per
+ * (dimension, subject, payer, UTC day, protocol, self, method, client, contract), kept in the observations' own write
+ * transaction.
  */
-export interface PaymentRollupsTable {
+export interface PaymentRollupsTable extends RollupAmountColumns {
   /** `service` (subject: service_id) or `recipient` (subject: lower-case address). */
   dim: string;
-  /** floor(block time / 86,400): the UTC day number. */
-  day: number | string;
   subject: string;
   /** Lower-case payer address. */
   payer: string;
+  /** floor(block time / 86,400): the UTC day number. */
+  day: number | string;
   /** mpp, x402 or unknown. */
   protocol: string;
   /** 1 for self-payments (payer = recipient), else 0. */
@@ -213,18 +223,42 @@ export interface PaymentRollupsTable {
   method: string;
   /** MPP client fingerprint (dim service), '' when anonymous, none, or dim recipient. */
   client: string;
+  /** Token contract of the amount columns ('' for payments with no nominal part). */
+  contract: string;
   /** The service's provider domain (dimension service), else null. */
   provider: string | null;
+  /** Payments counted on this row (each payment on the row of its first contract). */
   payments: number | string;
-  /** Summed NominalParts JSON text `[[contract, amount], …]`, or null (list-independent; nominal derived when read). */
-  nominal_parts: string | null;
   /** Earliest and latest payment in the row, UTC Unix seconds. */
   first_time: number | string;
   last_time: number | string;
 }
 
+/** Payment rollups per (dimension service/recipient/payer, subject, UTC day, protocol, self, contract), what rankings sum. */
+export interface PaymentDaysTable extends RollupAmountColumns {
+  dim: string;
+  subject: string;
+  day: number | string;
+  protocol: string;
+  self: number | string;
+  contract: string;
+  provider: string | null;
+  payments: number | string;
+}
+
+/** Payers (other than the subject) whose latest payment to a subject, in a protocol or '*' (any), fell on a UTC day. */
+export interface PaymentLastDaysTable {
+  dim: string;
+  subject: string;
+  protocol: string;
+  day: number | string;
+  payers: number | string;
+}
+
 export interface ChainTables {
   payment_rollups: PaymentRollupsTable;
+  payment_days: PaymentDaysTable;
+  payment_last_days: PaymentLastDaysTable;
   observations: ObservationsTable;
   observation_details: ObservationDetailsTable;
   leg_recipients: LegRecipientsTable;

@@ -1,12 +1,14 @@
 /**
  * Store reads of the trust check's payer analysis (src/trust/payers.ts): who paid an address over a window of whole
  * UTC days, and where each payer's first listed-token inflow of the window came from. Both read the per-day payment
- * rollups' `recipient` rows (./../chain/rollups.ts, index payment_rollups_subject: dim, subject, day), so the work is
+ * rollups' `recipient` rows (./../chain/rollups.ts, primary key: dim, subject, payer, day, …), so the work is
  * bounded by the payers and days of the window, never by the size of the observations table; the transaction
  * hashes the evidence cites are then read from observations for a bounded few. SQLite and PostgreSQL alike.
  */
 import { sql } from 'kysely';
 import type { Store } from '../store.js';
+import { formatExact } from '../../domain/money.js';
+import { amountOf } from '../chain/rollup-amounts.js';
 import { DAY_SECONDS } from '../chain/rollups.js';
 
 /** Most payers whose first inflow one analysis reads (the largest by listed nominal first); the evidence says when capped. */
@@ -41,36 +43,60 @@ export interface PayerSum {
   first_time: number;
 }
 
+/** A rollup row's summed amount of its one contract as NominalParts JSON text, or null for contract '' (no nominal). */
+function partsText(
+  contract: string,
+  whole: number | string | null,
+  hi: number | string | null,
+  lo: number | string | null,
+  big: string | null,
+) {
+  const v = contract === '' ? null : amountOf(whole, hi, lo, [big]);
+  return v === null ? null : JSON.stringify([[contract, formatExact(v)]]);
+}
+
 /**
  * The payments received by `recipient` (lower-case) over [since, until) (UTC Unix seconds, multiples of a day), one
- * row per payer (and self flag): grouped in SQL so one row per payer crosses to JavaScript, the nominal parts
- * concatenated there and summed exactly by the caller (never SQL SUM over text). Rows without nominal are left out.
+ * row per payer (and self flag): summed in SQL per token contract on the rollups' exact integer amount columns
+ * (../chain/rollup-amounts.ts), so one row per payer and contract crosses to JavaScript. Rows without nominal are
+ * left out.
  */
 export async function paymentsInto(store: Store, recipient: string, since: number, until: number): Promise<PayerSum[]> {
-  const parts = store.dialect === 'postgres' ? sql<string>`string_agg(nominal_parts, ',')` : sql<string>`group_concat(nominal_parts, ',')`;
+  const bigs = store.dialect === 'postgres' ? sql<string | null>`string_agg(big, '|')` : sql<string | null>`group_concat(big, '|')`;
   const rows = await store.db
     .selectFrom('payment_rollups')
     .select((eb) => [
       'payer',
       'self',
+      'contract',
       eb.fn.sum<number | string>('payments').as('payments'),
       eb.fn.min('first_time').as('first_time'),
-      parts.as('parts'),
+      eb.fn.sum<number | string>('whole').as('w'),
+      eb.fn.sum<number | string>('frac_hi').as('h'),
+      eb.fn.sum<number | string>('frac_lo').as('l'),
+      bigs.as('bigs'),
     ])
     .where('dim', '=', 'recipient')
     .where('subject', '=', recipient)
     .where('day', '>=', since / DAY_SECONDS)
     .where('day', '<', until / DAY_SECONDS)
-    .where('nominal_parts', 'is not', null)
-    .groupBy(['payer', 'self'])
+    .where('contract', '<>', '')
+    .groupBy(['payer', 'self', 'contract'])
     .execute();
-  return rows.map((r) => ({
-    payer: r.payer,
-    self: Number(r.self),
-    payments: Number(r.payments),
-    parts: (JSON.parse(`[${r.parts}]`) as [string, string][][]).flat(),
-    first_time: Number(r.first_time),
-  }));
+  const byPayer = new Map<string, PayerSum>();
+  for (const r of rows) {
+    const key = `${r.payer}|${r.self}`;
+    let sum = byPayer.get(key);
+    if (sum === undefined) {
+      sum = { payer: r.payer, self: Number(r.self), payments: 0, parts: [], first_time: Number(r.first_time) };
+      byPayer.set(key, sum);
+    }
+    sum.payments += Number(r.payments);
+    sum.first_time = Math.min(sum.first_time, Number(r.first_time));
+    const amount = amountOf(r.w, r.h, r.l, r.bigs === null ? [] : r.bigs.split('|'));
+    if (amount !== null) sum.parts.push([r.contract, formatExact(amount)]);
+  }
+  return [...byPayer.values()];
 }
 
 /**
@@ -87,7 +113,7 @@ export async function paymentsIntoEach(
   for (let i = 0; i < recipients.length; i += INFLOW_CHUNK) {
     const rows = await store.db
       .selectFrom('payment_rollups')
-      .select(['subject', 'payer', 'self', 'payments', 'nominal_parts', 'first_time', 'last_time'])
+      .select(['subject', 'payer', 'payments', 'contract', 'whole', 'frac_hi', 'frac_lo', 'big', 'first_time', 'last_time'])
       .where('dim', '=', 'recipient')
       .where('subject', 'in', recipients.slice(i, i + INFLOW_CHUNK))
       .where('day', '>=', since / DAY_SECONDS)
@@ -99,7 +125,7 @@ export async function paymentsIntoEach(
         payer: r.payer,
         self: 0,
         payments: Number(r.payments),
-        nominal_parts: r.nominal_parts,
+        nominal_parts: partsText(r.contract, r.whole, r.frac_hi, r.frac_lo, r.big),
         first_time: Number(r.first_time),
         last_time: Number(r.last_time),
       };

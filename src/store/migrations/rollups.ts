@@ -1,0 +1,97 @@
+import { sql, type Kysely, type Migration } from 'kysely';
+import { isPostgres } from './dialect.js';
+import { rebuildRollups } from '../chain/rollups.js';
+
+/** The amount columns of the rollup tables (../chain/rollup-amounts.ts). */
+function withAmounts<T extends { addColumn: (...a: any[]) => T }>(t: T): T {
+  return t
+    .addColumn('provider', 'text')
+    .addColumn('payments', 'integer', (c: any) => c.notNull())
+    .addColumn('whole', 'bigint', (c: any) => c.notNull())
+    .addColumn('frac_hi', 'bigint', (c: any) => c.notNull())
+    .addColumn('frac_lo', 'bigint', (c: any) => c.notNull())
+    .addColumn('big', 'text');
+}
+
+/**
+ * Rollups by subject (src/store/chain/rollups.ts): rankings sum per-(day, subject) rows in SQL and read distinct
+ * payers from the payers' latest days, instead of summing every (day, subject, payer) row in JavaScript.
+ */
+export const rollupMigrations: Record<string, Migration> = {
+  chain_0013_rollups_by_subject: {
+    // The per-payer table is rebuilt keyed by subject and payer first (a pair's latest day is one index seek) with
+    // integer amount columns SQL can sum exactly; the observations stored so far are rolled up again.
+    async up(db: Kysely<any>) {
+      // On SQLite the rows live in their primary key's b-tree (WITHOUT ROWID): a window's scan reads them in key
+      // order with no lookup into a separate table, and each row is stored once.
+      const clustered = isPostgres(db) ? sql`` : sql`without rowid`;
+      const run = async (trx: Kysely<any>) => {
+        await trx.schema.dropTable('payment_rollups').ifExists().execute();
+        await withAmounts(
+          trx.schema
+            .createTable('payment_rollups')
+            .addColumn('dim', 'text', (c) => c.notNull())
+            .addColumn('subject', 'text', (c) => c.notNull())
+            .addColumn('payer', 'text', (c) => c.notNull())
+            .addColumn('day', 'integer', (c) => c.notNull())
+            .addColumn('protocol', 'text', (c) => c.notNull())
+            .addColumn('self', 'integer', (c) => c.notNull())
+            .addColumn('method', 'text', (c) => c.notNull())
+            .addColumn('client', 'text', (c) => c.notNull())
+            .addColumn('contract', 'text', (c) => c.notNull()),
+        )
+          .addColumn('first_time', 'bigint', (c) => c.notNull())
+          .addColumn('last_time', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('payment_rollups_pk', [
+            'dim',
+            'subject',
+            'payer',
+            'day',
+            'protocol',
+            'self',
+            'method',
+            'client',
+            'contract',
+          ])
+          .modifyEnd(clustered)
+          .execute();
+        // A provider's payments read its services' rows by provider over a window of days.
+        await sql`create index if not exists payment_rollups_provider on payment_rollups (provider, day) where provider is not null`.execute(
+          trx,
+        );
+        await withAmounts(
+          trx.schema
+            .createTable('payment_days')
+            .addColumn('dim', 'text', (c) => c.notNull())
+            .addColumn('subject', 'text', (c) => c.notNull())
+            .addColumn('day', 'integer', (c) => c.notNull())
+            .addColumn('protocol', 'text', (c) => c.notNull())
+            .addColumn('self', 'integer', (c) => c.notNull())
+            .addColumn('contract', 'text', (c) => c.notNull()),
+        )
+          .addPrimaryKeyConstraint('payment_days_pk', ['dim', 'subject', 'day', 'protocol', 'self', 'contract'])
+          .modifyEnd(clustered)
+          .execute();
+        await trx.schema
+          .createTable('payment_last_days')
+          .addColumn('dim', 'text', (c) => c.notNull())
+          .addColumn('protocol', 'text', (c) => c.notNull())
+          .addColumn('subject', 'text', (c) => c.notNull())
+          .addColumn('day', 'integer', (c) => c.notNull())
+          .addColumn('payers', 'integer', (c) => c.notNull())
+          .addPrimaryKeyConstraint('payment_last_days_pk', ['dim', 'protocol', 'subject', 'day'])
+          .modifyEnd(clustered)
+          .execute();
+        const cols = (await trx.introspection.getTables()).find((t) => t.name === 'observations')?.columns ?? [];
+        if (cols.some((c) => c.name === 'payer')) await rebuildRollups(trx);
+      };
+      // PostgreSQL's migrator already holds a transaction, SQLite's does not (Kysely).
+      if (isPostgres(db)) await run(db);
+      else await db.transaction().execute(run);
+    },
+    async down(db: Kysely<any>) {
+      await db.schema.dropTable('payment_last_days').ifExists().execute();
+      await db.schema.dropTable('payment_days').ifExists().execute();
+    },
+  },
+};
