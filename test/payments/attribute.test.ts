@@ -137,6 +137,7 @@ describe('attributeTransaction', () => {
       method: null,
       ambiguous: null,
       x402: null,
+      log_index: null,
       legs: [],
     });
     expect(attributeTransaction(null, T0, i).method).toBeNull();
