@@ -1,9 +1,10 @@
 /**
  * MCP benchmark: MCP `tools/call` requests/s beside its HTTP twin's on the same store, same concurrency, one run
  * each face (search_providers ↔ GET /api/providers, get_service_offers ↔ GET /api/intelligence/offers,
- * search_transactions ↔ GET /api/transactions, default pages) under two Accept-Encodings: none (identity on both
- * faces) and `gzip, deflate`, what Node's fetch and so the MCP SDK's client send (the twin's remembered gzip form,
- * the tool's remembered DEFLATE blocks spliced with the request's id: src/http/spliced-deflate.ts), and the `initialize` + `notifications/initialized` +
+ * search_transactions ↔ GET /api/transactions, default pages) under three Accept-Encodings: none (identity on both
+ * faces), `gzip, deflate` and `br, gzip, deflate`, what Node's fetch and so the MCP SDK's client send over http and
+ * over https (the twin's remembered gzip or br form; the tool's remembered DEFLATE blocks or brotli opening spliced
+ * with the request's id: src/http/spliced-deflate.ts, src/http/spliced-brotli.ts), and the `initialize` + `notifications/initialized` +
  * `tools/list` round trip of a new client (sequential, p50/p99). Each server is `paywatch serve` in its own process
  * (rate limit and heavy budget lifted, as bench/lib/load.ts servePaywatch does); `--before DIR` also runs the same
  * cases against the checkout at DIR (e.g. main) over the same store, so one run gives before and after.
@@ -83,10 +84,11 @@ async function serve(root: string, db: string): Promise<ChildServer> {
 
 const rpc = (id: number, method: string, params?: unknown) => JSON.stringify({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
 
-/** The Accept-Encodings each case runs under: none, and what Node's fetch (the MCP SDK client's transport) sends. */
+/** The Accept-Encodings each case runs under: none, and what Node's fetch (the MCP SDK client's transport) sends over http and over https. */
 const ACCEPT_ENCODINGS: [label: string, headers: Record<string, string>][] = [
   ['identity', {}],
   ['gzip, deflate', { 'accept-encoding': 'gzip, deflate' }],
+  ['br, gzip, deflate', { 'accept-encoding': 'br, gzip, deflate' }],
 ];
 
 interface Pair {

@@ -30,11 +30,14 @@ export function negotiateEncoding(acceptEncoding: string | undefined): Encoding 
 }
 
 /**
- * True when the client takes `deflate` (q-values honoured; `*` counts): what a remembered MCP tool answer is sent
- * with (src/mcp/jsonrpc.ts), since a zlib stream can be spliced from a part compressed once.
+ * The encoding a remembered MCP tool answer is sent with (src/mcp/jsonrpc.ts), by the client's Accept-Encoding
+ * (q-values honoured; `*` counts): `br` or `deflate`, the two a stream can be spliced in from a part compressed once
+ * (./spliced-brotli.ts, ./spliced-deflate.ts), br first; null for any other.
  */
-export function acceptsDeflate(acceptEncoding: string | undefined): boolean {
-  return acceptEncoding !== undefined && negotiate(acceptEncoding.toLowerCase().replace(/\*/g, 'deflate'), ['deflate']) === 'deflate';
+export function negotiateSpliced(acceptEncoding: string | undefined): 'br' | 'deflate' | null {
+  if (!acceptEncoding) return null;
+  const chosen = negotiate(acceptEncoding.toLowerCase().replace(/\*/g, 'br'), ['br', 'deflate']);
+  return chosen === 'br' || chosen === 'deflate' ? chosen : null;
 }
 
 /** `text` compressed with `encoding` at the settings the listeners use (remembered answers are compressed once). */

@@ -26,7 +26,8 @@ import type { HeavyBudget } from '../limits/heavy-budget.js';
 import { LIMITS } from '../limits/index.js';
 import { plainIssueMessage } from '../domain/query-params.js';
 import { type RenderedJson, JSON_TYPE, sendRenderedJson } from '../http/reply.js';
-import { acceptsDeflate, COMPRESS_THRESHOLD } from '../http/compression.js';
+import { COMPRESS_THRESHOLD, negotiateSpliced } from '../http/compression.js';
+import { brotliOf, brotliPart, MAX_BROTLI_LITERAL_BYTES } from '../http/spliced-brotli.js';
 import { type DeflatedPart, deflatePart, zlibOf, MAX_LITERAL_BYTES } from '../http/spliced-deflate.js';
 
 /** Most messages in one JSON-RPC batch (the SDK transport's MAX_BATCH_SIZE; LIMITS.mcpBatch). */
@@ -211,10 +212,12 @@ function rpcResult(id: Id, result: string, tag: string | null = null, fixed?: st
   return { text: `{"jsonrpc":"2.0","id":${idText},"result":${result}}`, tag: tag === null ? null : `${tag}:${idText}`, idText, fixed };
 }
 
-/** A `tools/call` result's JSON text, and its DEFLATE form once a client asked for it. */
+/** A `tools/call` result's JSON text, and its compressed forms once a client asked for them. */
 interface CallResult {
   readonly text: string;
   deflated: DeflatedPart | null;
+  /** The brotli opening `{"jsonrpc":"2.0","result":…,"id":` (brotli's literal can only close a stream). */
+  brotli: Buffer | null;
 }
 
 /** `tools/call` results, remembered with the answer they render (a remembered answer is the same object). */
@@ -224,27 +227,45 @@ const callResults = new WeakMap<ToolJson, CallResult>();
 function callResult(answer: ToolJson): CallResult {
   let r = callResults.get(answer);
   if (r === undefined) {
-    r = { text: `{"content":[{"type":"text","text":${JSON.stringify(answer.text)}}],"structuredContent":${answer.text}}`, deflated: null };
+    r = {
+      text: `{"content":[{"type":"text","text":${JSON.stringify(answer.text)}}],"structuredContent":${answer.text}}`,
+      deflated: null,
+      brotli: null,
+    };
     callResults.set(answer, r);
   }
   return r;
 }
 
 /**
- * Sends a remembered tool result's answer compressed (`deflate`) without compressing it again: the result's
- * DEFLATE blocks, made on the first such request, between the answer's opening with this request's id and its
- * closing brace (src/http/spliced-deflate.ts). Any other encoding would compress the whole answer per call.
- * @returns false when the answer is not sent that way (the client does not take deflate, the answer is small, or
- *   its id does not fit one stored block): the caller sends it as usual
+ * Sends a remembered tool result's answer compressed without compressing it again, spliced with this request's id:
+ * `br`, the result compressed once after the opening `{"jsonrpc":"2.0","result":` and the id as the closing literal
+ * (src/http/spliced-brotli.ts; members in another order than the identity answer, the same JSON); else `deflate`,
+ * the result's DEFLATE blocks between the opening with the id and the closing brace, byte for byte the identity
+ * answer (src/http/spliced-deflate.ts). Any other encoding would compress the whole answer per call.
+ * @returns false when the answer is not sent that way (the client takes neither, the answer is small, or its id is
+ *   too long for one literal block): the caller sends it as usual
  */
 function sendSpliced(reply: FastifyReply, answer: Answer, etag: string): boolean {
   const r = answer.remembered;
-  if (r === undefined || answer.text.length < COMPRESS_THRESHOLD || answer.idText.length > MAX_LITERAL_BYTES / 4) return false;
-  if (!acceptsDeflate(reply.request.headers['accept-encoding'])) return false;
-  r.deflated ??= deflatePart(r.text);
-  const body = zlibOf([`{"jsonrpc":"2.0","id":${answer.idText},"result":`, r.deflated, '}']);
+  if (
+    r === undefined ||
+    answer.text.length < COMPRESS_THRESHOLD ||
+    answer.idText.length > Math.min(MAX_LITERAL_BYTES, MAX_BROTLI_LITERAL_BYTES) / 4
+  )
+    return false;
+  const encoding = negotiateSpliced(reply.request.headers['accept-encoding']);
+  if (encoding === null) return false;
+  let body: Buffer;
+  if (encoding === 'br') {
+    r.brotli ??= brotliPart(`{"jsonrpc":"2.0","result":${r.text},"id":`);
+    body = brotliOf(r.brotli, `${answer.idText}}`);
+  } else {
+    r.deflated ??= deflatePart(r.text);
+    body = zlibOf([`{"jsonrpc":"2.0","id":${answer.idText},"result":`, r.deflated, '}']);
+  }
   // With Content-Encoding set, @fastify/compress leaves the body as it is (Vary comes from src/http/compression.ts).
-  reply.code(200).header('etag', etag).type(JSON_TYPE).header('content-encoding', 'deflate').send(body);
+  reply.code(200).header('etag', etag).type(JSON_TYPE).header('content-encoding', encoding).send(body);
   return true;
 }
 

@@ -2,9 +2,10 @@
  * Remembered MCP tool answers sent compressed without compressing them per call (src/mcp/jsonrpc.ts sendSpliced):
  * over a real listener, a client that takes deflate (Node's fetch, and so the SDK's client, asks for `gzip, deflate`)
  * gets a zlib stream that decodes byte for byte to the identity answer of its own id, with the identity answer's
- * ETag and 304 on If-None-Match; the official SDK client reads it; a client taking only gzip gets gzip.
+ * ETag and 304 on If-None-Match; a client taking br gets the same JSON in brotli; the official SDK client reads it;
+ * a client taking only gzip gets gzip.
  */
-import { gunzipSync, inflateSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,6 +51,22 @@ describe('remembered MCP tool answers, deflate spliced with the id', () => {
         'accept-encoding': 'gzip, deflate',
         'if-none-match': String(zipped.headers.etag),
       });
+      expect(cached.status).toBe(304);
+    }
+  });
+
+  it.each([
+    ['search_providers', {}],
+    ['search_transactions', { limit: 50 }],
+  ])('%s: br decodes to the same JSON as the identity answer of each id, same ETag, 304 on If-None-Match', async (name, args) => {
+    for (const id of [1, 'an-id']) {
+      const plain = await post(seeded.base, callOf(id, name, args), { 'accept-encoding': 'identity' });
+      const br = await post(seeded.base, callOf(id, name, args), { 'accept-encoding': 'br, gzip, deflate' });
+      expect(br.headers['content-encoding']).toBe('br');
+      expect(br.body.length).toBeLessThan(plain.body.length / 5);
+      expect(JSON.parse(brotliDecompressSync(br.body).toString('utf8'))).toEqual(JSON.parse(plain.body.toString('utf8')));
+      expect(br.headers.etag).toBe(plain.headers.etag);
+      const cached = await post(seeded.base, callOf(id, name, args), { 'accept-encoding': 'br', 'if-none-match': String(br.headers.etag) });
       expect(cached.status).toBe(304);
     }
   });
