@@ -14,11 +14,11 @@ import { parseArgs } from 'node:util';
 import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { openStore, type Store } from '../src/store/db.js';
-import { writePreparedBlocks } from '../src/store/chain/index.js';
 import type { PreparedBlock, SerializedObservation } from '../src/store/chain/rows.js';
+import { writeBlocksBatched } from './lib/seeded.js';
 import { rankRollups } from '../src/store/chain/rankings.js';
 import { ROLLUP_TABLES } from '../src/store/chain/rollups.js';
-import { storageUsage, refreshPlannerStatistics } from '../src/store/maintenance.js';
+import { storageUsage } from '../src/store/maintenance.js';
 import { benchStore } from './lib/db.js';
 import { hexOf, prng } from '../src/seed/chain.js';
 import { measure, servePaywatch, startBareRoute, writeResults } from './lib/load.js';
@@ -117,21 +117,7 @@ async function timed(runs: number, fn: () => Promise<unknown>) {
 }
 
 async function seed(store: Store, end: number) {
-  const t0 = Date.now();
-  let batch: PreparedBlock[] = [];
-  let rows = 0;
-  for (const b of blocks(end)) {
-    batch.push(b);
-    rows += b.observations.length;
-    if (rows >= 5000) {
-      await writePreparedBlocks(store, batch, { height: b.height, hash: b.hash });
-      batch = [];
-      rows = 0;
-    }
-  }
-  if (batch.length) await writePreparedBlocks(store, batch, { height: batch[batch.length - 1].height, hash: batch[batch.length - 1].hash });
-  await refreshPlannerStatistics(store);
-  return (Date.now() - t0) / 1000;
+  return writeBlocksBatched(store, blocks(end));
 }
 
 const results: Record<string, unknown>[] = [];

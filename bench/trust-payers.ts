@@ -11,9 +11,8 @@
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { openStore, type Store } from '../src/store/db.js';
-import { writePreparedBlocks } from '../src/store/chain/index.js';
 import type { PreparedBlock, SerializedObservation } from '../src/store/chain/rows.js';
-import { refreshPlannerStatistics } from '../src/store/maintenance.js';
+import { writeBlocksBatched } from './lib/seeded.js';
 import { hexOf, prng } from '../src/seed/chain.js';
 import { analysePayers } from '../src/trust/payers.js';
 import { benchStore } from './lib/db.js';
@@ -121,21 +120,7 @@ function* blocks(o: PayerBenchOptions, end: number, payTo: string): Generator<Pr
 }
 
 async function seed(store: Store, o: PayerBenchOptions, end: number, payTo: string): Promise<number> {
-  const t0 = Date.now();
-  let batch: PreparedBlock[] = [];
-  let rows = 0;
-  for (const b of blocks(o, end, payTo)) {
-    batch.push(b);
-    rows += b.observations.length;
-    if (rows >= 5000) {
-      await writePreparedBlocks(store, batch, { height: b.height, hash: b.hash });
-      batch = [];
-      rows = 0;
-    }
-  }
-  if (batch.length) await writePreparedBlocks(store, batch, { height: batch[batch.length - 1].height, hash: batch[batch.length - 1].hash });
-  await refreshPlannerStatistics(store);
-  return Math.round((Date.now() - t0) / 1000);
+  return Math.round(await writeBlocksBatched(store, blocks(o, end, payTo)));
 }
 
 const pct = (xs: number[], p: number) => {
