@@ -3,24 +3,15 @@
  * transaction's, re-derived when the detail is read by the same matcher as the row's columns
  * (src/payments/attribute.ts) over the intel seen, so the candidates it lists (which no column keeps) are current.
  */
-import type { AttributionMemo, AttributionMethod, Leg } from '../../domain/observation.js';
-import { attributeTransaction, type PaymentIntel } from '../../payments/attribute.js';
+import type { AttributionMemo, Leg } from '../../domain/observation.js';
+import { attributeTransaction, type LegAttribution, type PaymentIntel } from '../../payments/attribute.js';
 
-/** The attribution of one leg, or of a transaction (its attributed leg's), as a detail serves it. */
-export interface ServedAttribution {
-  /** The leg's log_index. */
-  log_index: number;
-  /** The leg's MPP attribution memo: keccak256(serverId)[0..9], 0x + 20 hex; null when the leg has no such memo. */
-  server_fingerprint: string | null;
-  /** keccak256(clientId)[0..9], 0x + 20 hex; null when anonymous or no memo. */
-  client_fingerprint: string | null;
-  /** keccak256(challengeId)[0..6], 0x + 14 hex; null when no memo. */
-  nonce: string | null;
-  /** Every service the evidence matches, sorted by id; empty when none. */
-  candidates: string[];
-  /** How the leg was tied to the candidates; null when it was not. */
-  method: AttributionMethod | null;
-  /** True when several services matched; null when not attributed. */
+/**
+ * The attribution of one leg, or of a transaction (its attributed leg's), as a detail serves it: the matcher's
+ * (fingerprints and nonce 0x + hex, null when the leg has no MPP memo; candidates sorted, empty when none; method
+ * null when not attributed) and whether several services matched (null when not attributed).
+ */
+export interface ServedAttribution extends LegAttribution {
   ambiguous: boolean | null;
 }
 
