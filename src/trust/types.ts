@@ -5,6 +5,7 @@
  */
 import type { Change, Offer, ProbeOutcome } from '../domain/intel.js';
 import type { CoveredWindow } from '../store/chain/covered-window.js';
+import type { PayToService } from '../store/trust/pay-to.js';
 
 export type Verdict = 'pay' | 'caution' | 'do_not_pay';
 export type Severity = 'info' | 'warning' | 'critical';
@@ -327,17 +328,8 @@ export interface Assessment {
   policy: PolicyOutcome | null;
 }
 
-/** A listed service whose offers name the checked payTo (payee-only check), with the dates they did. */
-export interface PayToListedService {
-  service_id: string;
-  domain: string;
-  url: string;
-  /** ISO 8601 of the first and latest observed offer naming the payTo. */
-  first_advertised: string;
-  last_advertised: string;
-  /** ISO 8601 of the service's latest check, or null (an advertisement older than it is no longer current). */
-  last_checked: string | null;
-}
+/** A listed service whose offers name the checked payTo (payee-only check), with the dates they did (the store's read). */
+export type PayToListedService = PayToService;
 
 /** Everything assessPayTo needs: the payee-only check (POST /v1/check/pay-to) from chain and intel history alone. */
 export interface PayToEvidence {
