@@ -84,14 +84,18 @@ try {
     });
     await launched.collector.whenReady();
     const t = performance.now();
+    const cpu0 = process.cpuUsage();
     await launched.collector.run();
     const seconds = (performance.now() - t) / 1000;
+    // This process's CPU (every thread: main, writer, decode workers; the proxy and the node run elsewhere).
+    const cpu = process.cpuUsage(cpu0);
+    const cpuSeconds = (cpu.user + cpu.system) / 1e6;
     const stats = launched.rpc.stats();
     await launched.release();
     await store.close();
     rmSync(dir, { recursive: true, force: true });
     if (last !== head) throw new Error(`collector stopped at ${last}/${head}`);
-    return { blocks_per_s: head / seconds, seconds, stats };
+    return { blocks_per_s: head / seconds, seconds, cpuSeconds, stats };
   }
 
   for (const c of CASES.filter((x) => ONLY.has(x.name))) {
@@ -124,6 +128,8 @@ try {
       batches_too_large: r.stats.batches_too_large,
       retries: r.stats.retries,
       rate_per_s: r.stats.rate_per_s,
+      collector_cpu_s: Number(r.cpuSeconds.toFixed(2)),
+      cpu_s_per_1000_tx: Number(((r.cpuSeconds * 1000) / TX).toFixed(3)),
       met,
     });
     process.stderr.write(`${JSON.stringify(out.at(-1))}\n`);
@@ -135,11 +141,11 @@ try {
 const md = [
   `# RPC limits (${new Date().toISOString().slice(0, 10)}, ${TX} transactions at ${PER_BLOCK} a block)`,
   '',
-  '| case | collector blocks/s | reference | reference blocks/s | ratio | target | refused | requests | calls/request | rate/s | met |',
-  '|---|---|---|---|---|---|---|---|---|---|---|',
+  '| case | collector blocks/s | reference | reference blocks/s | ratio | target | refused | requests | calls/request | rate/s | collector CPU s per 1,000 tx | met |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|',
   ...out.map(
     (r) =>
-      `| (${r.case}) ${r.title} | ${r.collector_blocks_per_s} | ${r.reference} | ${r.reference_blocks_per_s} | ${r.ratio} | ≥ ${r.target} | ${((r.refused_share as number) * 100).toFixed(1)}% | ${r.requests} | ${r.batch_calls_in_use} | ${r.rate_per_s ?? '—'} | ${r.met ? 'yes' : 'NO'} |`,
+      `| (${r.case}) ${r.title} | ${r.collector_blocks_per_s} | ${r.reference} | ${r.reference_blocks_per_s} | ${r.ratio} | ≥ ${r.target} | ${((r.refused_share as number) * 100).toFixed(1)}% | ${r.requests} | ${r.batch_calls_in_use} | ${r.rate_per_s ?? '—'} | ${r.cpu_s_per_1000_tx} | ${r.met ? 'yes' : 'NO'} |`,
   ),
   '',
   `Command: \`node bin/run-ts.js bench/rpc-limits.ts --transactions ${TX} --per-block ${PER_BLOCK}\`. Load average at the end: ${loadavg()

@@ -5,7 +5,8 @@
  * alone DEFLATE gets it to ~1,040 bytes, with the dictionary to ~390 (bench/results/store-size.md,
  * docs/decisions.md "Stored details"). Brotli (no custom dictionary in Node 20) reached ~1,010.
  */
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { inflateRawSync } from 'node:zlib';
+import { constants, DeflateRaw } from 'fast-zlib';
 
 /** Format tag of packDetail's output: raw DEFLATE against DICTIONARY_V1. */
 const FORMAT_DEFLATE_V1 = 1;
@@ -15,7 +16,7 @@ const FORMAT_DEFLATE_V1 = 1;
  * (keys, the order the decoder writes them, and the constants every transfer repeats). NEVER change it: stored
  * details of format 1 inflate only with exactly these bytes; a better dictionary is a new format tag.
  */
-const DICTIONARY_V1 = Buffer.from(
+export const DICTIONARY_V1 = Buffer.from(
   '{"transaction":{"hash":"0x0000000000000000000000000000000000000000000000000000000000000000","type":"0x76","aaAuthorizationList":[],"accessList":[],"calls":[{"to":"0x20c0000000000000000000000000000000000001","value":"0","input":"0xa9059cbb00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001","data":null}],"chainId":"4217","feePayerSignature":null,"feeToken":"0x20c0000000000000000000000000000000000001","gas":"100000","keyAuthorization":null,"maxFeePerGas":"1000000008","maxPriorityFeePerGas":"1000000000","nonce":"860","nonceKey":"0","signature":{"type":"secp256k1","r":"0x0000000000000000000000000000000000000000000000000000000000000000","s":"0x0000000000000000000000000000000000000000000000000000000000000000","yParity":"0","v":"0"},"validAfter":null,"validBefore":null,"blockHash":"0x0000000000000000000000000000000000000000000000000000000000000000","blockNumber":"517","transactionIndex":"2","from":"0x0000000000000000000000000000000000000000","blockTimestamp":"1795709329"},"receipt":{"status":"success","gas_used":"35746","effective_gas_price":"1000000008","cumulative_gas_used":"107238","fee_token":"0x20c0000000000000000000000000000000000001","fee_payer":"0x0000000000000000000000000000000000000000","fee_atomic":"36","fee_log_atomic":"36","fee_log_index":5,"logs":[{"log_index":4,"address":"0x20c0000000000000000000000000000000000001","event":"Transfer","args":{"from":"0x0000000000000000000000000000000000000000","to":"0x0000000000000000000000000000000000000000","amount":"1"},"topics":["0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef","0x0000000000000000000000000000000000000000000000000000000000000000","0x0000000000000000000000000000000000000000000000000000000000000000"],"data":"0x0000000000000000000000000000000000000000000000000000000000000000"},{"log_index":5,"address":"0x20c0000000000000000000000000000000000001","event":"Transfer","args":{"from":"0x0000000000000000000000000000000000000000","to":"0xfeec000000000000000000000000000000000000","amount":"36"},"topics":["0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef","0x0000000000000000000000000000000000000000000000000000000000000000","0x0000000000000000000000000000000000000000000000000000000000000000"],"data":"0x0000000000000000000000000000000000000000000000000000000000000000"}]},"evidence":{"block_hash":"0x0000000000000000000000000000000000000000000000000000000000000000","block_height":517,"tx_index":2,"source":"https://rpc.tempo.xyz","fetched_at":"2026-01-01T00:00:00.000Z","finalized_height":2000},"legs":[{"from":"0x0000000000000000000000000000000000000000","to":"0x0000000000000000000000000000000000000000","asset_contract":"0x20c0000000000000000000000000000000000001","amount":"0.000001","amount_atomic":"1","log_index":4,"memo":null,"kind":"transfer","payer":"0x0000000000000000000000000000000000000000","settlement":null,"x402_proxy":null}],"calls":[{"index":0,"target":"0x20c0000000000000000000000000000000000001","selector":"0xa9059cbb","function":"transfer","args":{"to":"0x0000000000000000000000000000000000000000","amount":"1"},"value":"0"}],"forensics":[],"unknown":[],"assets":{"0x20c0000000000000000000000000000000000001":"AlphaUSD"},"payer":"0x0000000000000000000000000000000000000000","settlement":null,"attribution":null}',
   'utf8',
 );
@@ -24,11 +25,32 @@ const DICTIONARY_V1 = Buffer.from(
 const LEVEL = 6;
 
 /**
+ * A raw DEFLATE compressor against `dictionary` at LEVEL whose zlib context lives as long as the thread: each call
+ * compresses one input whole (Z_FINISH), then resets the context, which sets the dictionary again, so every output
+ * is byte for byte what `deflateRawSync(input, { level: LEVEL, dictionary })` gives (test/store/detail-codec.test.ts).
+ * Why: building a zlib context (the stream object, ~270 kB of state, the dictionary) cost more than compressing a
+ * detail (node's deflateRawSync builds one per call; 60 → 48 µs per detail, 40 → 26 µs per integrity on the
+ * benchmark's chain, docs/decisions.md "Reused DEFLATE contexts"). fast-zlib keeps node's own zlib context open
+ * across synchronous calls. Synchronous use only, so one context per module (a thread loads its own) is safe.
+ * @returns compress(input): the DEFLATE bytes, a Buffer of their own
+ */
+function reusedDeflate(dictionary: Buffer): (input: string | Buffer) => Buffer {
+  const deflate = new DeflateRaw({ level: LEVEL, dictionary });
+  return (input) => {
+    try {
+      return deflate.process(input, constants.Z_FINISH);
+    } finally {
+      deflate.instance.reset();
+    }
+  };
+}
+
+/**
  * The stored form of a detail's JSON text: [format tag, DEFLATE bytes…].
  * @param json the ObservationDetail as JSON text (serializeObservation in ./rows.ts)
  */
 export function packDetail(json: string): Buffer {
-  const body = deflateRawSync(json, { level: LEVEL, dictionary: DICTIONARY_V1 });
+  const body = deflateDetail(json);
   const out = Buffer.allocUnsafe(body.length + 1);
   out[0] = FORMAT_DEFLATE_V1;
   body.copy(out, 1);
@@ -49,10 +71,13 @@ export function unpackDetail(packed: Uint8Array): string {
  * The preset dictionary of packed integrity: one transaction's Integrity (two passed stages) with its roots zeroed.
  * NEVER change it: packed integrity of format 1 inflates only with exactly these bytes.
  */
-const INTEGRITY_DICTIONARY_V1 = Buffer.from(
+export const INTEGRITY_DICTIONARY_V1 = Buffer.from(
   '{"score":2,"maximum":5,"version":"1","scope":"transaction-in-finalized-block","stages":[{"level":1,"label":"finalized receipt","status":"pass","reason":"block 909 <= finalized head 2000 when read from https://rpc.tempo.xyz; receipt matches transaction hash, block hash, height and index 8"},{"level":2,"label":"block commitment","status":"pass","reason":"keccak256 of the re-encoded type 0x76 transaction equals its hash; transactionsRoot recomputed and matched (0x0000000000000000000000000000000000000000000000000000000000000000); receiptsRoot recomputed and matched (0x0000000000000000000000000000000000000000000000000000000000000000); block hash recomputed from the header (ethereum encoding) and matched"}],"evaluated_at":"2026-01-01T00:00:00.000Z","independent_consensus_verified":false}',
   'utf8',
 );
+
+const deflateDetail = reusedDeflate(DICTIONARY_V1);
+const deflateIntegrity = reusedDeflate(INTEGRITY_DICTIONARY_V1);
 
 /** A packed integrity: its score and maximum in plain JSON (the export reads them in SQL) and the whole, deflated. */
 interface PackedIntegrity {
@@ -70,7 +95,7 @@ interface PackedIntegrity {
 export function packIntegrity(json: string): string {
   if (json.includes('"z":"')) return json;
   const { score, maximum } = JSON.parse(json) as { score: number; maximum: number };
-  const z = deflateRawSync(json, { level: LEVEL, dictionary: INTEGRITY_DICTIONARY_V1 }).toString('base64');
+  const z = deflateIntegrity(json).toString('base64');
   return JSON.stringify({ score, maximum, z: `${FORMAT_DEFLATE_V1}:${z}` } satisfies PackedIntegrity);
 }
 
