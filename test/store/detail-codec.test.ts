@@ -43,4 +43,11 @@ describe('packDetail and packIntegrity with a reused DEFLATE context', () => {
       expect(unpackIntegrity(packIntegrity(json))).toBe(json);
     }
   });
+  it('a failed call (an input zlib refuses) throws as the one-shot deflate does, and the next input packs as before', () => {
+    const json = observations[0]?.detail ?? '{}';
+    const before = packDetail(json);
+    // Not a string or Buffer: the reused context refuses it; the answer must be node's own error, not a dead codec.
+    expect(() => packDetail(12345 as unknown as string)).toThrow(TypeError);
+    expect(packDetail(json).equals(before)).toBe(true);
+  });
 });

@@ -5,7 +5,7 @@
  * alone DEFLATE gets it to ~1,040 bytes, with the dictionary to ~390 (bench/results/store-size.md,
  * docs/decisions.md "Stored details"). Brotli (no custom dictionary in Node 20) reached ~1,010.
  */
-import { inflateRawSync } from 'node:zlib';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { constants, DeflateRaw } from 'fast-zlib';
 
 /** Format tag of packDetail's output: raw DEFLATE against DICTIONARY_V1. */
@@ -35,12 +35,18 @@ const LEVEL = 6;
  * @returns compress(input): the DEFLATE bytes, a Buffer of their own
  */
 function reusedDeflate(dictionary: Buffer): (input: string | Buffer) => Buffer {
-  const deflate = new DeflateRaw({ level: LEVEL, dictionary });
+  let deflate = new DeflateRaw({ level: LEVEL, dictionary });
   return (input) => {
     try {
       return deflate.process(input, constants.Z_FINISH);
+    } catch {
+      // A failed context may still emit 'error' on the next tick (fast-zlib drops listeners): keep it from crashing
+      // the thread, start a fresh context, and let node's one-shot deflate give this input's answer or its error.
+      deflate.instance?.on('error', () => {});
+      deflate = new DeflateRaw({ level: LEVEL, dictionary });
+      return deflateRawSync(input, { level: LEVEL, dictionary });
     } finally {
-      deflate.instance.reset();
+      deflate.instance?.reset();
     }
   };
 }
