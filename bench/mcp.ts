@@ -51,7 +51,10 @@ const ALTERNATIONS = Number(values.alternations);
 
 /** The median of the runs' server CPU ms per request (null when none was read). */
 function medianCpu(runs: LoadResult[]): number | null {
-  const xs = runs.map((r) => r.server_cpu_ms_per_req).filter((x): x is number => typeof x === 'number').sort((a, b) => a - b);
+  const xs = runs
+    .map((r) => r.server_cpu_ms_per_req)
+    .filter((x): x is number => typeof x === 'number')
+    .sort((a, b) => a - b);
   return xs.length ? xs[Math.floor(xs.length / 2)] : null;
 }
 
