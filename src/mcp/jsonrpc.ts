@@ -197,7 +197,7 @@ export interface Answer {
   idText: string;
   /** Which fixed result it carries (ToolTable.fixedAnswer), if any. */
   fixed?: string;
-  /** The remembered tool result it wraps, if any (sent compressed once, spliced with the id: sendSpliced). */
+  /** The remembered tool result it wraps, if any (its bytes made once, sent with the id: sendRemembered). */
   remembered?: CallResult;
 }
 
