@@ -46,6 +46,9 @@ const ROUNDS = Number(values.rounds);
 const ONLY_INIT = values.only === 'init';
 if (values.only !== undefined && !ONLY_INIT) throw new Error(`--only takes 'init', not '${values.only}'`);
 
+/** Seconds of load on each face of each case, discarded, before the first case (a fresh server's start-up). */
+const WARM_UP_S = 3;
+
 /** Runs per face and case, alternating twin and MCP; the median run (by req/s) is reported. */
 const ALTERNATIONS = Number(values.alternations);
 
@@ -216,6 +219,20 @@ async function benchSide(side: 'before' | 'after', root: string, db: string): Pr
       result: { tools: { name: string }[] };
     };
     const has = new Set(listed.result.tools.map((t) => t.name));
+    // A fresh server answers its first seconds of load several times slower (120 against 3,000 req/s measured on
+    // the twin): without this, the first case's runs measured the start-up, not the code.
+    if (!ONLY_INIT)
+      for (const [tool, path] of CASES) {
+        await measure('warm-up', `${server.url}${path}`, { duration: WARM_UP_S, connections: CONNECTIONS });
+        if (has.has(tool))
+          await measure('warm-up', `${server.url}/api/mcp`, {
+            duration: WARM_UP_S,
+            connections: CONNECTIONS,
+            method: 'POST',
+            headers: MCP_HEADERS,
+            body: rpc(1, 'tools/call', { name: tool, arguments: {} }),
+          });
+      }
     const pairs: Pair[] = [];
     for (const [tool, path, [encoding, accept]] of ONLY_INIT ? [] : CASES.flatMap((c) => ACCEPT_ENCODINGS.map((e) => [...c, e] as const))) {
       const twinUrl = `${server.url}${path}`;
@@ -290,7 +307,7 @@ const LOAD = loadavg()
 const md = [
   '# MCP benchmark',
   '',
-  `Command: \`${COMMAND}\`. Store: SQLite, ${ROWS} synthetic observations and ${PROVIDERS} seeded providers. ${ONLY_INIT ? '' : `${CONNECTIONS} connections; per case ${ALTERNATIONS} alternating runs of ${DURATION} s per face (each after a 1 s warm-up), the median run shown; `}init + list: ${ROUNDS} sequential rounds of initialize, notifications/initialized and tools/list after 20 warm-up rounds. Server CPU per request: user + system of the server process (/proc, 10 ms ticks) over each run, per request answered, the median over the runs; CPU ratio = twin's CPU per request / MCP's, the load-independent form of the req/s ratio. CPU per round trip: user + system of the server process (/proc) and of this client process over the counted rounds. Machine: ${process.platform} ${process.arch}, 2 cores shared with other work, load average (1 / 5 / 15 min) at the end ${LOAD}, Node ${process.version}. Run at ${new Date().toISOString()}.`,
+  `Command: \`${COMMAND}\`. Store: SQLite, ${ROWS} synthetic observations and ${PROVIDERS} seeded providers. ${ONLY_INIT ? '' : `${CONNECTIONS} connections; per case ${ALTERNATIONS} alternating runs of ${DURATION} s per face (each after a 1 s warm-up), the median run shown, after ${WARM_UP_S} s of discarded load on each face of each case; `}init + list: ${ROUNDS} sequential rounds of initialize, notifications/initialized and tools/list after 20 warm-up rounds. Server CPU per request: user + system of the server process (/proc, 10 ms ticks) over each run, per request answered, the median over the runs; CPU ratio = twin's CPU per request / MCP's, the load-independent form of the req/s ratio. CPU per round trip: user + system of the server process (/proc) and of this client process over the counted rounds. Machine: ${process.platform} ${process.arch}, 2 cores shared with other work, load average (1 / 5 / 15 min) at the end ${LOAD}, Node ${process.version}. Run at ${new Date().toISOString()}.`,
   '',
   ...(ONLY_INIT
     ? []
