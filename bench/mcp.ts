@@ -46,8 +46,20 @@ const ROUNDS = Number(values.rounds);
 const ONLY_INIT = values.only === 'init';
 if (values.only !== undefined && !ONLY_INIT) throw new Error(`--only takes 'init', not '${values.only}'`);
 
+/** Seconds of load on each face of each case, discarded, before the first case (a fresh server's start-up). */
+const WARM_UP_S = 3;
+
 /** Runs per face and case, alternating twin and MCP; the median run (by req/s) is reported. */
 const ALTERNATIONS = Number(values.alternations);
+
+/** The median of the runs' server CPU ms per request (null when none was read). */
+function medianCpu(runs: LoadResult[]): number | null {
+  const xs = runs
+    .map((r) => r.server_cpu_ms_per_req)
+    .filter((x): x is number => typeof x === 'number')
+    .sort((a, b) => a - b);
+  return xs.length ? xs[Math.floor(xs.length / 2)] : null;
+}
 
 /** The run with the median req/s (its latencies with it). */
 function median(runs: LoadResult[]): LoadResult {
@@ -100,6 +112,11 @@ interface Pair {
   twin: LoadResult;
   /** MCP req/s over the twin's; null when the tool does not exist on this side. */
   ratio: number | null;
+  /** Server CPU ms per request, the median over each face's runs (load-independent, unlike req/s). */
+  mcp_cpu_ms_per_req: number | null;
+  twin_cpu_ms_per_req: number | null;
+  /** The twin's server CPU per request over MCP's. */
+  cpu_ratio: number | null;
 }
 
 interface SideReport {
@@ -202,6 +219,20 @@ async function benchSide(side: 'before' | 'after', root: string, db: string): Pr
       result: { tools: { name: string }[] };
     };
     const has = new Set(listed.result.tools.map((t) => t.name));
+    // A fresh server answers its first seconds of load several times slower (120 against 3,000 req/s measured on
+    // the twin): without this, the first case's runs measured the start-up, not the code.
+    if (!ONLY_INIT)
+      for (const [tool, path] of CASES) {
+        await measure('warm-up', `${server.url}${path}`, { duration: WARM_UP_S, connections: CONNECTIONS });
+        if (has.has(tool))
+          await measure('warm-up', `${server.url}/api/mcp`, {
+            duration: WARM_UP_S,
+            connections: CONNECTIONS,
+            method: 'POST',
+            headers: MCP_HEADERS,
+            body: rpc(1, 'tools/call', { name: tool, arguments: {} }),
+          });
+      }
     const pairs: Pair[] = [];
     for (const [tool, path, [encoding, accept]] of ONLY_INIT ? [] : CASES.flatMap((c) => ACCEPT_ENCODINGS.map((e) => [...c, e] as const))) {
       const twinUrl = `${server.url}${path}`;
@@ -217,15 +248,31 @@ async function benchSide(side: 'before' | 'after', root: string, db: string): Pr
       }
       // Alternating short runs, so a change in the machine's other load falls on both faces alike.
       for (let i = 0; i < ALTERNATIONS; i++) {
-        twinRuns.push(await measure(`GET ${path}`, twinUrl, { duration: DURATION, connections: CONNECTIONS, headers: accept }));
-        if (has.has(tool)) mcpRuns.push(await measure(`MCP ${tool}`, `${server.url}/api/mcp`, { duration: DURATION, ...mcpOpts }));
+        twinRuns.push(
+          await measure(`GET ${path}`, twinUrl, { duration: DURATION, connections: CONNECTIONS, headers: accept, cpuPid: server.pid }),
+        );
+        if (has.has(tool))
+          mcpRuns.push(await measure(`MCP ${tool}`, `${server.url}/api/mcp`, { duration: DURATION, ...mcpOpts, cpuPid: server.pid }));
       }
       const twin = median(twinRuns);
       const mcp = mcpRuns.length ? median(mcpRuns) : null;
       const ratio = mcp ? Number((mcp.req_per_s / Math.max(1, twin.req_per_s)).toFixed(2)) : null;
-      pairs.push({ tool, accept_encoding: encoding, http: `GET ${path}`, mcp, twin, ratio });
+      const mcpCpu = medianCpu(mcpRuns);
+      const twinCpu = medianCpu(twinRuns);
+      const cpu_ratio = mcpCpu && twinCpu ? Number((twinCpu / mcpCpu).toFixed(2)) : null;
+      pairs.push({
+        tool,
+        accept_encoding: encoding,
+        http: `GET ${path}`,
+        mcp,
+        twin,
+        ratio,
+        mcp_cpu_ms_per_req: mcpCpu,
+        twin_cpu_ms_per_req: twinCpu,
+        cpu_ratio,
+      });
       process.stderr.write(
-        `  ${side} ${tool} (${encoding}): MCP ${mcp?.req_per_s ?? '—'} req/s (p99 ${mcp?.p99_ms ?? '—'} ms) vs ${twin.req_per_s} req/s (p99 ${twin.p99_ms} ms): ${ratio ?? '—'}\n`,
+        `  ${side} ${tool} (${encoding}): MCP ${mcp?.req_per_s ?? '—'} req/s (p99 ${mcp?.p99_ms ?? '—'} ms, ${mcpCpu ?? '—'} CPU ms/req) vs ${twin.req_per_s} req/s (p99 ${twin.p99_ms} ms, ${twinCpu ?? '—'} CPU ms/req): ${ratio ?? '—'}, CPU ${cpu_ratio ?? '—'}\n`,
       );
     }
     const init_list = await initAndList(server);
@@ -260,17 +307,17 @@ const LOAD = loadavg()
 const md = [
   '# MCP benchmark',
   '',
-  `Command: \`${COMMAND}\`. Store: SQLite, ${ROWS} synthetic observations and ${PROVIDERS} seeded providers. ${ONLY_INIT ? '' : `${CONNECTIONS} connections; per case ${ALTERNATIONS} alternating runs of ${DURATION} s per face (each after a 1 s warm-up), the median run shown; `}init + list: ${ROUNDS} sequential rounds of initialize, notifications/initialized and tools/list after 20 warm-up rounds. CPU per round trip: user + system of the server process (/proc) and of this client process over the counted rounds. Machine: ${process.platform} ${process.arch}, 2 cores shared with other work, load average (1 / 5 / 15 min) at the end ${LOAD}, Node ${process.version}. Run at ${new Date().toISOString()}.`,
+  `Command: \`${COMMAND}\`. Store: SQLite, ${ROWS} synthetic observations and ${PROVIDERS} seeded providers. ${ONLY_INIT ? '' : `${CONNECTIONS} connections; per case ${ALTERNATIONS} alternating runs of ${DURATION} s per face (each after a 1 s warm-up), the median run shown, after ${WARM_UP_S} s of discarded load on each face of each case; `}init + list: ${ROUNDS} sequential rounds of initialize, notifications/initialized and tools/list after 20 warm-up rounds. Server CPU per request: user + system of the server process (/proc, 10 ms ticks) over each run, per request answered, the median over the runs; CPU ratio = twin's CPU per request / MCP's, the load-independent form of the req/s ratio. CPU per round trip: user + system of the server process (/proc) and of this client process over the counted rounds. Machine: ${process.platform} ${process.arch}, 2 cores shared with other work, load average (1 / 5 / 15 min) at the end ${LOAD}, Node ${process.version}. Run at ${new Date().toISOString()}.`,
   '',
   ...(ONLY_INIT
     ? []
     : [
-        '| side | tool | Accept-Encoding | MCP req/s | MCP p99 ms | HTTP twin | twin req/s | twin p99 ms | ratio |',
-        '|---|---|---|---:|---:|---|---:|---:|---:|',
+        '| side | tool | Accept-Encoding | MCP req/s | MCP p99 ms | MCP server CPU ms/req | HTTP twin | twin req/s | twin p99 ms | twin server CPU ms/req | ratio | CPU ratio (twin/MCP) |',
+        '|---|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|',
         ...sides.flatMap((s) =>
           s.pairs.map(
             (p) =>
-              `| ${s.side} | ${p.tool} | ${p.accept_encoding} | ${p.mcp?.req_per_s ?? '—'} | ${p.mcp?.p99_ms ?? '—'} | ${p.http} | ${p.twin.req_per_s} | ${p.twin.p99_ms} | ${p.ratio ?? '— (no such tool)'} |`,
+              `| ${s.side} | ${p.tool} | ${p.accept_encoding} | ${p.mcp?.req_per_s ?? '—'} | ${p.mcp?.p99_ms ?? '—'} | ${p.mcp_cpu_ms_per_req ?? '—'} | ${p.http} | ${p.twin.req_per_s} | ${p.twin.p99_ms} | ${p.twin_cpu_ms_per_req ?? '—'} | ${p.ratio ?? '— (no such tool)'} | ${p.cpu_ratio ?? '—'} |`,
           ),
         ),
         '',

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { freePort } from '../../src/chain/anvil.js';
 import { dirname } from 'node:path';
+import { processCpuSeconds } from './cpu.js';
 
 export interface LoadResult {
   name: string;
@@ -24,6 +25,8 @@ export interface LoadResult {
   bytes_per_req: number;
   duration_s: number;
   connections: number;
+  /** CPU ms (user + system, all threads) the server process `cpuPid` spent per request over the run (load-independent). */
+  server_cpu_ms_per_req?: number | null;
 }
 
 export interface LoadOptions {
@@ -36,6 +39,8 @@ export interface LoadOptions {
   body?: string;
   /** Per-request bodies/headers (autocannon `requests`). */
   requests?: autocannon.Request[];
+  /** The server's process id: its CPU time per request over the run is reported (server_cpu_ms_per_req). */
+  cpuPid?: number;
 }
 
 /**
@@ -52,7 +57,10 @@ export async function measure(name: string, url: string, opts: LoadOptions = {})
     requests: opts.requests,
   };
   await autocannon({ ...base, duration: 1 });
+  const cpu0 = opts.cpuPid === undefined ? null : processCpuSeconds(opts.cpuPid);
   const r = await autocannon({ ...base, duration: opts.duration ?? 8 });
+  const cpu1 = opts.cpuPid === undefined ? null : processCpuSeconds(opts.cpuPid);
+  const served = r.requests.total;
   return {
     name,
     url,
@@ -64,6 +72,9 @@ export async function measure(name: string, url: string, opts: LoadOptions = {})
     bytes_per_req: r.requests.total ? Math.round(r.throughput.total / r.requests.total) : 0,
     duration_s: r.duration,
     connections: base.connections,
+    ...(opts.cpuPid === undefined
+      ? {}
+      : { server_cpu_ms_per_req: cpu0 === null || cpu1 === null || !served ? null : Number((((cpu1 - cpu0) * 1000) / served).toFixed(3)) }),
   };
 }
 

@@ -197,7 +197,7 @@ export interface Answer {
   idText: string;
   /** Which fixed result it carries (ToolTable.fixedAnswer), if any. */
   fixed?: string;
-  /** The remembered tool result it wraps, if any (sent compressed once, spliced with the id: sendSpliced). */
+  /** The remembered tool result it wraps, if any (its bytes made once, sent with the id: sendRemembered). */
   remembered?: CallResult;
 }
 
@@ -212,23 +212,34 @@ function rpcResult(id: Id, result: string, tag: string | null = null, fixed?: st
   return { text: `{"jsonrpc":"2.0","id":${idText},"result":${result}}`, tag: tag === null ? null : `${tag}:${idText}`, idText, fixed };
 }
 
-/** A `tools/call` result's JSON text, and its compressed forms once a client asked for them. */
+/** A `tools/call` result's JSON text, and its UTF-8 and compressed forms once a client asked for them. */
 interface CallResult {
   readonly text: string;
+  /** The remembered answer's validator (the SHA-1 in its ETag), which the call's ETag is made from. */
+  readonly tag: string;
+  /** `text` in UTF-8, made on the first identity answer (a string would be flattened and encoded on every send). */
+  bytes: Buffer | null;
   deflated: DeflatedPart | null;
   /** The brotli opening `{"jsonrpc":"2.0","result":…,"id":` (brotli's literal can only close a stream). */
   brotli: Buffer | null;
 }
 
+/** The `tools/call` result's JSON text of an answer: structuredContent, and the same JSON as a text block. */
+const resultText = (answer: ToolJson) =>
+  `{"content":[{"type":"text","text":${JSON.stringify(answer.text)}}],"structuredContent":${answer.text}}`;
+
 /** `tools/call` results, remembered with the answer they render (a remembered answer is the same object). */
 const callResults = new WeakMap<ToolJson, CallResult>();
 
-/** The `tools/call` result for an answer: structuredContent and its text copy, joined once per answer. */
-function callResult(answer: ToolJson): CallResult {
+/** The `tools/call` result for a remembered answer: structuredContent and its text copy, joined once per answer. */
+function callResult(answer: ToolJson & { etag: string }): CallResult {
   let r = callResults.get(answer);
   if (r === undefined) {
     r = {
-      text: `{"content":[{"type":"text","text":${JSON.stringify(answer.text)}}],"structuredContent":${answer.text}}`,
+      text: resultText(answer),
+      // renderJson's `W/"<base64 SHA-1>"` (src/http/reply.ts): base64 characters are all valid in an entity tag.
+      tag: answer.etag.replace(/^W\/"|"$/g, ''),
+      bytes: null,
       deflated: null,
       brotli: null,
     };
@@ -238,24 +249,44 @@ function callResult(answer: ToolJson): CallResult {
 }
 
 /**
- * Sends a remembered tool result's answer compressed without compressing it again, spliced with this request's id:
- * `br`, the result compressed once after the opening `{"jsonrpc":"2.0","result":` and the id as the closing literal
- * (src/http/spliced-brotli.ts; members in another order than the identity answer, the same JSON); else `deflate`,
- * the result's DEFLATE blocks between the opening with the id and the closing brace, byte for byte the identity
- * answer (src/http/spliced-deflate.ts). Any other encoding would compress the whole answer per call.
- * @returns false when the answer is not sent that way (the client takes neither, the answer is small, or its id is
- *   too long for one literal block): the caller sends it as usual
+ * The weak ETag of a single remembered tool answer, made without hashing per call: the remembered answer's SHA-1
+ * and the request id (its digits, or a SHA-1 of any other id), a function of exactly what the answer's bytes are.
+ * A batch's ETag hashes its parts' tags instead (answerEtag); the two forms cannot collide (a dot only here).
  */
-function sendSpliced(reply: FastifyReply, answer: Answer, etag: string): boolean {
+function rememberedEtag(r: CallResult, idText: string): string {
+  return `W/"${r.tag}.${PLAIN_ID.test(idText) ? idText : sha1(idText)}"`;
+}
+
+/** An id whose JSON text is valid in an entity tag as it is (an integer of at most 16 digits). */
+const PLAIN_ID = /^-?\d{1,16}$/;
+
+/** The close of an answer whose id comes before its result. */
+const CLOSE = Buffer.from('}');
+
+/**
+ * Sends a remembered tool result's answer without rendering, hashing or compressing it again: `br`, the result
+ * compressed once after the opening `{"jsonrpc":"2.0","result":` and the id as the closing literal
+ * (src/http/spliced-brotli.ts; members in another order than the identity answer, the same JSON); `deflate`, the
+ * result's DEFLATE blocks between the opening with the id and the closing brace, byte for byte the identity answer
+ * (src/http/spliced-deflate.ts); any other, the identity answer from the result's UTF-8 bytes made once (gzip alone
+ * is still compressed per call by @fastify/compress, which takes a Buffer as it takes a string).
+ */
+function sendRemembered(reply: FastifyReply, answer: Answer & { remembered: CallResult }): FastifyReply {
   const r = answer.remembered;
-  if (
-    r === undefined ||
-    answer.text.length < COMPRESS_THRESHOLD ||
-    answer.idText.length > Math.min(MAX_LITERAL_BYTES, MAX_BROTLI_LITERAL_BYTES) / 4
-  )
-    return false;
-  const encoding = negotiateSpliced(reply.request.headers['accept-encoding']);
-  if (encoding === null) return false;
+  const etag = rememberedEtag(r, answer.idText);
+  const accepted = reply.request.headers['accept-encoding'];
+  // A long id would not fit one literal block: such an answer is sent uncompressed-spliced, as any other encoding is.
+  const encoding =
+    accepted === undefined ||
+    answer.idText.length > Math.min(MAX_LITERAL_BYTES, MAX_BROTLI_LITERAL_BYTES) / 4 ||
+    r.text.length < COMPRESS_THRESHOLD
+      ? null
+      : negotiateSpliced(accepted);
+  reply.code(200).header('etag', etag).type(JSON_TYPE);
+  if (encoding === null) {
+    r.bytes ??= Buffer.from(r.text);
+    return reply.send(Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":${answer.idText},"result":`), r.bytes, CLOSE]));
+  }
   let body: Buffer;
   if (encoding === 'br') {
     r.brotli ??= brotliPart(`{"jsonrpc":"2.0","result":${r.text},"id":`);
@@ -265,8 +296,7 @@ function sendSpliced(reply: FastifyReply, answer: Answer, etag: string): boolean
     body = zlibOf([`{"jsonrpc":"2.0","id":${answer.idText},"result":`, r.deflated, '}']);
   }
   // With Content-Encoding set, @fastify/compress leaves the body as it is (Vary comes from src/http/compression.ts).
-  reply.code(200).header('etag', etag).type(JSON_TYPE).header('content-encoding', encoding).send(body);
-  return true;
+  return reply.header('content-encoding', encoding).send(body);
 }
 
 /** A tool error: the HTTP twin's `{error}` body as its text. */
@@ -356,6 +386,8 @@ export async function answerMcpPost(endpoint: McpEndpoint, req: FastifyRequest, 
     const fixed = endpoint.table.fixedAnswer(answers[0].fixed, answers[0]);
     if (fixed !== null) return sendRenderedJson(reply.code(200), fixed);
   }
+  const first = answers[0];
+  if (!batch && first.remembered !== undefined) return sendRemembered(reply, first as Answer & { remembered: CallResult });
   // The ETag plugin would hash every answer (a remembered tool answer is 2× its twin's bytes): when every part has
   // a validator already, the ETag is made from those and the ids instead.
   const etag = answers.every((a) => a.tag !== null)
@@ -364,7 +396,6 @@ export async function answerMcpPost(endpoint: McpEndpoint, req: FastifyRequest, 
         answers.map((a) => a.tag!),
       )
     : null;
-  if (!batch && etag !== null && sendSpliced(reply, answers[0], etag)) return reply;
   const text = batch ? `[${answers.map((a) => a.text).join(',')}]` : answers[0].text;
   if (etag !== null) reply.header('etag', etag);
   return reply.code(200).type('application/json').send(text);
@@ -408,6 +439,25 @@ async function answerMessage(table: ToolTable, m: unknown, req: FastifyRequest):
   }
 }
 
+/** Each tool's parse of no arguments (its defaults), made once: the schemas are pure functions of their input. */
+const noArguments = new WeakMap<ToolDef, z.ZodSafeParseResult<unknown>>();
+
+/**
+ * Parses a call's arguments with the tool's schema and the plain error map of the HTTP listeners
+ * (src/http/validation.ts), so a tool's sentence is its twin's. A call without arguments (a default page, the
+ * commonest call) takes the parse made once, its data copied so a tool cannot change the remembered one.
+ */
+function parseArguments(t: ToolDef, args: Record<string, unknown>): z.ZodSafeParseResult<unknown> {
+  const parse = () => t.input.safeParse(args, { error: (iss) => plainIssueMessage(iss as Parameters<typeof plainIssueMessage>[0]) });
+  for (const _ in args) return parse();
+  let r = noArguments.get(t);
+  if (r === undefined) {
+    r = parse();
+    noArguments.set(t, r);
+  }
+  return r.success ? { success: true, data: { ...(r.data as object) } } : r;
+}
+
 async function callTool(table: ToolTable, id: string | number, params: Record<string, unknown> | undefined, req: FastifyRequest) {
   if (params === undefined) return rpcError(id, INVALID_PARAMS, 'Invalid params: tools/call needs params with a tool name');
   if (typeof params.name !== 'string') return rpcError(id, INVALID_PARAMS, 'Invalid params: the tool name must be a string');
@@ -415,17 +465,14 @@ async function callTool(table: ToolTable, id: string | number, params: Record<st
   if (!isObject(args)) return rpcError(id, INVALID_PARAMS, 'Invalid params: arguments must be an object');
   const t = table.byName.get(params.name);
   if (!t) return rpcError(id, INVALID_PARAMS, `Invalid params: unknown tool '${params.name.slice(0, 60)}'; tools/list names them`);
-  // The plain error map of the HTTP listeners (src/http/validation.ts), so a tool's sentence is its twin's.
-  const parsed = t.input.safeParse(args, {
-    error: (iss) => plainIssueMessage(iss as Parameters<typeof plainIssueMessage>[0]),
-  });
+  const parsed = parseArguments(t, args);
   if (!parsed.success) return rpcResult(id, toolError(argumentsError(parsed.error.issues, t.pathParams, t.argsIn)));
   let release: (() => void) | null = null;
   try {
     if (t.budget && (t.budget.heavy?.(parsed.data) ?? true)) release = t.budget.of.acquire(req);
     const answer = await t.run(parsed.data, { req });
-    const result = callResult(answer);
-    if (answer.etag === undefined) return rpcResult(id, result.text);
+    if (answer.etag === undefined) return rpcResult(id, resultText(answer));
+    const result = callResult(answer as ToolJson & { etag: string });
     return { ...rpcResult(id, result.text, `${t.name}:${answer.etag}`), remembered: result };
   } catch (e) {
     if (answersCaller(e)) return rpcResult(id, toolError(e.message));

@@ -1,5 +1,5 @@
 /**
- * Remembered MCP tool answers sent compressed without compressing them per call (src/mcp/jsonrpc.ts sendSpliced):
+ * Remembered MCP tool answers sent compressed without compressing them per call (src/mcp/jsonrpc.ts sendRemembered):
  * over a real listener, a client that takes deflate (Node's fetch, and so the SDK's client, asks for `gzip, deflate`)
  * gets a zlib stream that decodes byte for byte to the identity answer of its own id, with the identity answer's
  * ETag and 304 on If-None-Match; a client taking br gets the same JSON in brotli; the official SDK client reads it;
@@ -86,6 +86,32 @@ describe('remembered MCP tool answers, deflate spliced with the id', () => {
     expect(JSON.parse(error.body.toString('utf8')).result.isError).toBe(true);
     const batch = await post(seeded.base, [callOf(5, 'search_providers'), callOf(6, 'get_status')], { 'accept-encoding': 'deflate' });
     expect(batch.headers['content-encoding']).not.toBe('deflate');
+  });
+
+  it('each id has its own ETag (1 and "1" too), one per answer whatever the encoding', async () => {
+    const tags = new Set<string>();
+    for (const id of [1, '1', 2, 'a"b', -7]) {
+      const plain = await post(seeded.base, callOf(id, 'search_providers'), {});
+      const again = await post(seeded.base, callOf(id, 'search_providers'), { 'accept-encoding': 'br' });
+      expect(JSON.parse(plain.body.toString('utf8')).id).toBe(id);
+      expect(String(plain.headers.etag)).toMatch(/^W\/"[A-Za-z0-9+/=.-]+"$/);
+      expect(again.headers.etag).toBe(plain.headers.etag);
+      tags.add(String(plain.headers.etag));
+    }
+    expect(tags.size).toBe(5);
+  });
+
+  it('a call without arguments answers the default page after calls with arguments', async () => {
+    const rowsOf = async (args: Record<string, unknown>) =>
+      JSON.parse(
+        JSON.parse((await post(seeded.base, callOf(7, 'search_transactions', args), {})).body.toString('utf8')).result.content[0].text,
+      );
+    const first = await rowsOf({});
+    expect((await rowsOf({ limit: 2, offset: 1 })).limit).toBe(2);
+    const again = await rowsOf({});
+    expect(again.limit).toBe(first.limit);
+    expect(again.offset).toBe(0);
+    expect(again.rows.length).toBe(first.rows.length);
   });
 
   it('the official SDK client reads the spliced answers', async () => {
