@@ -203,7 +203,7 @@ for (const dialect of values.dialect === 'both' ? (['sqlite', 'postgres'] as con
 }
 
 const fmt = (r: Record<string, any>) =>
-  `| ${r.dialect} | ${r.observations} | ${r.rollup_rows} | ${r.ranking_uncached.p50_ms} / **${r.ranking_uncached.p99_ms}** | ${r.service_list_uncached.p50_ms} / **${r.service_list_uncached.p99_ms}** | ${r.http ? `${r.http.ranking_req_s} / ${r.http.bare_req_s} = **${r.http.share}**` : 'not run'} | ${r.bytes_per_observation} (rollups ${r.rollup_bytes_per_observation}) | ${r.seeded_s ?? "reused"} |`;
+  `| ${r.dialect} | ${r.observations} | ${r.rollup_rows} | ${r.ranking_uncached.p50_ms} / **${r.ranking_uncached.p99_ms}** | ${r.service_list_uncached.p50_ms} / **${r.service_list_uncached.p99_ms}** | ${r.http ? `${r.http.ranking_req_s} / ${r.http.bare_req_s} = **${r.http.share}**` : 'not run'} | ${r.bytes_per_observation} (rollups ${r.rollup_bytes_per_observation}) | ${r.seeded_s ?? 'reused'} |`;
 writeResults(
   'payments',
   { count: COUNT, services: SERVICES, payers: PAYERS, results },

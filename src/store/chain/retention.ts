@@ -7,12 +7,14 @@
  * ordered store the rows gone are always the lowest seqs and chain_stats.dropped stays the lowest retained seq
  * (rank arithmetic, ./query.ts). The finality counters lose the observations of the blocks dropped, and coverage
  * is trimmed to the retained heights: `retained_from_time`/`retained_from_height` say from where data is kept,
- * so a dropped range reads neither as a gap nor as zero activity (/api/coverage `historical`).
+ * so a dropped range reads neither as a gap nor as zero activity (/api/coverage `historical`). The payment rollups
+ * (./rollups.ts) lose the dropped payments in the same batch.
  */
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../schema.js';
 import type { Store } from '../store.js';
 import { storedDetailJson } from './detail-codec.js';
+import { adjustRollups, ROLLUP_COLUMNS } from './rollups.js';
 
 /** Observations per batch at most (unless one block second holds more): ~26 ms of CPU on SQLite at load 16 (bench/retention.ts). */
 export const RETENTION_BATCH = 200;
@@ -168,6 +170,9 @@ async function deleteObservations(trx: Transaction<Database>, gone: GoneRow[]): 
     const legs: { recipient: string; hash: string }[] = [];
     for (const g of chunk) for (const to of legRecipientsOf(g)) legs.push({ recipient: to, hash: g.hash });
     for (const l of legs) await trx.deleteFrom('leg_recipients').where('recipient', '=', l.recipient).where('hash', '=', l.hash).execute();
+    // The rollups lose the payments dropped, so they keep answering as a rebuild from what is retained would.
+    const paid = await trx.selectFrom('observations').select(ROLLUP_COLUMNS).where('seq', 'in', seqs).where('payer', 'is not', null).execute();
+    await adjustRollups(trx, paid, -1);
     await trx.deleteFrom('observation_details').where('seq', 'in', seqs).execute();
     await trx.deleteFrom('observations').where('seq', 'in', seqs).execute();
   }
