@@ -209,9 +209,14 @@ async function windowGroups(store: Store, dim: string, protocol: string, from: n
       ['dim', 'protocol', 'subject', 'self', 'contract'].map((c) => sql`${sql.ref(`${a}.${c}`)} = t.${sql.ref(c)}`),
       sql` and `,
     );
+  // One backward index seek per group: PostgreSQL as a lateral subquery (a join on max(day) it hashes whole),
+  // SQLite (no lateral) as a join on the max(day) it finds by that seek.
   const latestBefore = (alias: string, day: number) =>
-    sql`left join payment_running ${sql.raw(alias)} on ${same(alias)} and ${sql.ref(`${alias}.day`)} = (select max(r.day)
-      from payment_running r where ${same('r')} and r.day < ${day})`;
+    store.dialect === 'postgres'
+      ? sql`left join lateral (select ${sql.join(CUM_COLUMNS.map((c) => sql.ref(c)))} from payment_running r where ${same('r')}
+          and r.day < ${day} order by r.day desc limit 1) ${sql.raw(alias)} on true`
+      : sql`left join payment_running ${sql.raw(alias)} on ${same(alias)} and ${sql.ref(`${alias}.day`)} = (select max(r.day)
+          from payment_running r where ${same('r')} and r.day < ${day})`;
   const cols = (alias: string, as: string) => CUM_COLUMNS.map((c) => sql`${sql.ref(`${alias}.${c}`)} as ${sql.ref(`${as}_${c}`)}`);
   const endCols = pastNewest
     ? [

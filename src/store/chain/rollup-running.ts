@@ -9,7 +9,7 @@
  * first is the totals row when the group's latest day is before `to`.
  *
  * Writes that land on or after a group's latest day (the collector's) add to one row; any other (retention,
- * re-attribution, a block written out of order) also adds to the `cum_*` of every later row of the group.
+ * re-attribution, a block written out of order) rewrites the group's rows (a few dozen days at most).
  */
 import { sql, type Kysely } from 'kysely';
 import { addExact, formatExact, parseDecimal } from '../../domain/money.js';
@@ -140,46 +140,88 @@ async function appendRows(db: Kysely<Database>, rows: readonly { c: RunningChang
   }
 }
 
+/** Groups a rewrite reads and writes per statement (each a few dozen day rows at most). */
+const REWRITE_CHUNK = 50;
+
 /**
- * Applies a change on a day before its group's latest (or a removal, or one with a `big` part): the later rows'
- * cum move by it, the day's row is created from the cum before it or added to, and deleted when left at zero.
+ * Applies changes that are not appends (a day before a group's latest, a removal, a `big` part): each group's rows
+ * are read, the changes added to their days in JavaScript, rows left at zero dropped, the cum summed again from
+ * zero at the oldest row, and the group's rows written back (one read, one delete, one insert per 50 groups).
  */
-async function insertBefore(db: Kysely<Database>, c: RunningChange): Promise<void> {
-  const g = c.group;
-  const prev = await sql<
-    Record<string, string | number | null>
-  >`select cum_payments, cum_whole, cum_hi, cum_lo, cum_big from payment_running
-    where ${groupWhere(g)} and day < ${c.day} order by day desc limit 1`.execute(db);
-  const p = prev.rows[0];
-  await sql`update payment_running set ${sql.join(
-    CUMS.map((d, k) => sql`${sql.ref(d)} = ${sql.ref(d)} + ${c[DELTAS[k]]}`),
-  )} where ${groupWhere(g)} and day >= ${c.day}`.execute(db);
-  const base = (k: (typeof CUMS)[number]) => BigInt(p?.[k] ?? 0);
-  await sql`insert into payment_running (${sql.join(RUN_COLUMNS.map((col) => sql.ref(col)))}) values (${sql.join([
-    ...GROUP.map((k) => g[k]),
-    c.day,
-    c.payments,
-    c.whole,
-    c.frac_hi,
-    c.frac_lo,
-    null,
-    ...CUMS.map((k, i) => String(base(k) + BigInt(c[DELTAS[i]]))),
-    (p?.cum_big as string | null) ?? null,
-  ])}) on conflict (${sql.join([...GROUP, 'day'].map((col) => sql.ref(col)))}) do update set ${sql.join(
-    DELTAS.map((d) => sql`${sql.ref(d)} = payment_running.${sql.ref(d)} + excluded.${sql.ref(d)}`),
-  )}`.execute(db);
-  if (c.big !== null) {
-    // Rare (amounts the integer columns cannot hold): summed in JavaScript, row by row.
-    const later = await sql<{ day: number | string; big: string | null; cum_big: string | null }>`select day, big, cum_big
-      from payment_running where ${groupWhere(g)} and day >= ${c.day}`.execute(db);
-    for (const r of later.rows)
-      await sql`update payment_running set ${sql.join([
-        ...(Number(r.day) === c.day ? [sql`big = ${nonZero(addBig(r.big, c.big))}`] : []),
-        sql`cum_big = ${nonZero(addBig(r.cum_big, c.big))}`,
-      ])} where ${groupWhere(g)} and day = ${r.day}`.execute(db);
+async function rewriteGroups(db: Kysely<Database>, list: readonly { group: RunningGroup; changes: RunningChange[] }[]): Promise<void> {
+  type Day = { payments: bigint; whole: bigint; frac_hi: bigint; frac_lo: bigint; big: string | null };
+  for (let i = 0; i < list.length; i += REWRITE_CHUNK) {
+    const part = list.slice(i, i + REWRITE_CHUNK);
+    const where = sql.join(
+      part.map(({ group }) => sql`(${groupWhere(group)})`),
+      sql` or `,
+    );
+    const { rows } = await sql<Record<string, string | number | null>>`select * from payment_running where ${where}`.execute(db);
+    const held = new Map<string, Map<number, Day>>();
+    for (const r of rows) {
+      const id = groupId({
+        dim: String(r.dim),
+        protocol: String(r.protocol),
+        subject: String(r.subject),
+        self: Number(r.self),
+        contract: String(r.contract),
+      });
+      const days = held.get(id) ?? new Map<number, Day>();
+      held.set(id, days);
+      days.set(Number(r.day), {
+        payments: BigInt(r.payments!),
+        whole: BigInt(r.whole!),
+        frac_hi: BigInt(r.frac_hi!),
+        frac_lo: BigInt(r.frac_lo!),
+        big: r.big as string | null,
+      });
+    }
+    const values = [];
+    for (const { group, changes } of part) {
+      const days = held.get(groupId(group)) ?? new Map<number, Day>();
+      for (const c of changes) {
+        const d = days.get(c.day) ?? { payments: 0n, whole: 0n, frac_hi: 0n, frac_lo: 0n, big: null };
+        days.set(c.day, {
+          payments: d.payments + BigInt(c.payments),
+          whole: d.whole + BigInt(c.whole),
+          frac_hi: d.frac_hi + BigInt(c.frac_hi),
+          frac_lo: d.frac_lo + BigInt(c.frac_lo),
+          big: nonZero(addBig(d.big, c.big)),
+        });
+      }
+      const cum: Day = { payments: 0n, whole: 0n, frac_hi: 0n, frac_lo: 0n, big: null };
+      for (const day of [...days.keys()].sort((x, y) => x - y)) {
+        const d = days.get(day)!;
+        if (d.payments === 0n && d.whole === 0n && d.frac_hi === 0n && d.frac_lo === 0n && d.big === null) continue;
+        cum.payments += d.payments;
+        cum.whole += d.whole;
+        cum.frac_hi += d.frac_hi;
+        cum.frac_lo += d.frac_lo;
+        cum.big = nonZero(addBig(cum.big, d.big));
+        values.push(
+          sql`(${sql.join([
+            ...GROUP.map((k) => group[k]),
+            day,
+            String(d.payments),
+            String(d.whole),
+            String(d.frac_hi),
+            String(d.frac_lo),
+            d.big,
+            String(cum.payments),
+            String(cum.whole),
+            String(cum.frac_hi),
+            String(cum.frac_lo),
+            cum.big,
+          ])})`,
+        );
+      }
+    }
+    await sql`delete from payment_running where ${where}`.execute(db);
+    for (let j = 0; j < values.length; j += CHUNK)
+      await sql`insert into payment_running (${sql.join(RUN_COLUMNS.map((c) => sql.ref(c)))}) values ${sql.join(values.slice(j, j + CHUNK))}`.execute(
+        db,
+      );
   }
-  await sql`delete from payment_running where ${groupWhere(g)} and day = ${c.day} and payments = 0 and whole = 0 and frac_hi = 0
-    and frac_lo = 0 and big is null`.execute(db);
 }
 
 /** A big sum of zero is stored as null (no big part), as a rebuild leaves it. */
@@ -198,7 +240,16 @@ export async function adjustRunning(db: Kysely<Database>, changes: readonly Runn
   const groups = new Map(sorted.map((c) => [groupId(c.group), c.group]));
   const totals = await readTotals(db, [...groups.values()]);
   const touched = new Map<string, { group: RunningGroup; provider: string | null; removed: boolean }>();
-  let pending: { c: RunningChange; cum: Totals }[] = [];
+  const pending: { c: RunningChange; cum: Totals }[] = [];
+  const rewrites = new Map<string, { group: RunningGroup; changes: RunningChange[] }>();
+  // A group is appended to only when every change of it is an addition on or after its latest day.
+  const appendable = new Map<string, boolean>();
+  for (const c of sorted) {
+    const id = groupId(c.group);
+    const last = totals.get(id)?.last_day ?? c.day;
+    const ok = c.payments >= 0 && c.whole >= 0 && c.frac_hi >= 0 && c.frac_lo >= 0 && c.big === null && c.day >= last;
+    appendable.set(id, (appendable.get(id) ?? true) && ok);
+  }
   for (const c of sorted) {
     const id = groupId(c.group);
     const t = totals.get(id) ?? { payments: 0n, whole: 0n, frac_hi: 0n, frac_lo: 0n, big: null, last_day: c.day };
@@ -211,17 +262,18 @@ export async function adjustRunning(db: Kysely<Database>, changes: readonly Runn
       big: nonZero(addBig(t.big, c.big)),
       last_day: Math.max(t.last_day, c.day),
     };
-    if (!removal && c.big === null && c.day >= t.last_day) pending.push({ c, cum: next });
+    if (appendable.get(id)) pending.push({ c, cum: next });
     else {
-      await appendRows(db, pending);
-      pending = [];
-      await insertBefore(db, c);
+      const r = rewrites.get(id) ?? { group: c.group, changes: [] };
+      rewrites.set(id, r);
+      r.changes.push(c);
     }
     totals.set(id, next);
     const seen = touched.get(id);
     touched.set(id, { group: c.group, provider: seen?.provider ?? c.provider, removed: (seen?.removed ?? false) || removal });
   }
   await appendRows(db, pending);
+  await rewriteGroups(db, [...rewrites.values()]);
   const list = [...touched.entries()];
   for (let i = 0; i < list.length; i += CHUNK) {
     const part = list.slice(i, i + CHUNK);
@@ -267,7 +319,7 @@ export async function adjustRunning(db: Kysely<Database>, changes: readonly Runn
  * Fills payment_running and payment_totals from payment_days (migration chain_0016 on an existing store): running
  * sums in SQL (window functions, both dialects); when any day holds a `big` part, day by day through adjustRunning.
  */
-export async function buildRunning(db: Kysely<any>): Promise<void> {
+export async function buildRunning(db: Kysely<Database>): Promise<void> {
   await sql`delete from payment_running`.execute(db);
   await sql`delete from payment_totals`.execute(db);
   const days = sql`(select dim, protocol, subject, self, contract, day, provider, payments, whole, frac_hi, frac_lo from payment_days
