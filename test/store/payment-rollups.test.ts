@@ -14,6 +14,7 @@ import { writeBlocks } from '../../src/store/chain/index.js';
 import { parseNominalParts } from '../../src/store/chain/rows.js';
 import { computeRanking, rankRollups } from '../../src/store/chain/rankings.js';
 import { ROLLUP_COLUMNS, ROLLUP_TABLES, rebuildRollups, reattributeRollups } from '../../src/store/chain/rollups.js';
+import { dropOlderThan } from '../../src/store/chain/retention.js';
 import { sumServicePayments } from '../../src/store/chain/service-payments.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
@@ -91,6 +92,22 @@ describe.each(DIALECTS)('payment rollups (%s)', (dialect) => {
     }
     return out;
   }
+
+  // Every rollup table, rows in a canonical order (numbers from PostgreSQL's bigint strings).
+  const dump = async () => {
+    const out: string[] = [];
+    for (const table of ROLLUP_TABLES)
+      for (const r of await store.db.selectFrom(table).selectAll().execute())
+        out.push(
+          JSON.stringify([
+            table,
+            ...Object.entries(r)
+              .sort()
+              .map(([k, v]) => [k, typeof v === 'number' || /^-?\d+$/.test(String(v)) ? Number(v) : v]),
+          ]),
+        );
+    return out.sort();
+  };
 
   const window = { since: START, until: START + 5 * 86_400 };
 
@@ -218,21 +235,6 @@ describe.each(DIALECTS)('payment rollups (%s)', (dialect) => {
     const prov = await sumServicePayments(store, { provider: 'demo.example' }, window.since, window.until);
     expect(prov.count).toBe(w0.payments + want.get(SERVICES[1])!.payments);
 
-    // Every rollup table, rows in a canonical order (numbers from PostgreSQL's bigint strings).
-    const dump = async () => {
-      const out: string[] = [];
-      for (const table of ROLLUP_TABLES)
-        for (const r of await store.db.selectFrom(table).selectAll().execute())
-          out.push(
-            JSON.stringify([
-              table,
-              ...Object.entries(r)
-                .sort()
-                .map(([k, v]) => [k, typeof v === 'number' || /^-?\d+$/.test(String(v)) ? Number(v) : v]),
-            ]),
-          );
-      return out.sort();
-    };
     const incremental = await dump();
     await rebuildRollups(store.db);
     expect(await dump()).toEqual(incremental);
@@ -264,5 +266,25 @@ describe.each(DIALECTS)('payment rollups (%s)', (dialect) => {
     const one = await app.inject({ url: `/api/payments?service_id=${SERVICES[0]}&since=${window.since}&until=${window.until}` });
     expect(one.statusCode).toBe(200);
     expect(one.json().payments.count).toBeGreaterThan(0);
+  });
+
+  it('retention drops the rollups of what it drops: they equal a rebuild from the retained observations', async () => {
+    // Mid-day, so the oldest retained day keeps part of its payments, and in small batches.
+    const cutoff = START + 86_400 + 7_777;
+    await dropOlderThan(store, cutoff, Number.POSITIVE_INFINITY, 50);
+    const w = { since: START, until: START + 5 * 86_400 };
+    for (const by of ['distinct_payers', 'nominal'] as const) {
+      const want = await bruteForce((r) => r.recipient as string | null, w.since, w.until);
+      const got = await rankRollups(store, { kind: 'recipients', ...w, by, limit: 100, offset: 0 });
+      expect(got.total).toBe(want.size);
+      for (const row of got.rows) {
+        const x = want.get(row.address!)!;
+        expect(row).toMatchObject({ payments: x.payments, distinct_payers: x.payers.size, nominal: x.nominal && formatExact(x.nominal) });
+      }
+    }
+    const incremental = await dump();
+    expect(incremental.some((r) => r.startsWith('["payment_running"'))).toBe(true);
+    await rebuildRollups(store.db);
+    expect(await dump()).toEqual(incremental);
   });
 });

@@ -3,7 +3,7 @@
  * subject) payment rollups (./rollups.ts) and remembered at the chain version like the other aggregates (../cache.ts).
  */
 import { sql } from 'kysely';
-import { addExact, formatExact, type ExactDecimal } from '../../domain/money.js';
+import { addExact, formatExact, parseDecimal, type ExactDecimal } from '../../domain/money.js';
 import type { Store } from '../store.js';
 import { coveredWindow, type CoveredWindow } from './covered-window.js';
 import { currentStats, readStats } from './query.js';
@@ -120,34 +120,31 @@ export async function rankRollups(store: Store, req: RankingRequest): Promise<Om
   const { since, until } = dayWindow(req.since, req.until);
   const [from, to] = [since / DAY_SECONDS, until / DAY_SECONDS];
   const dim = req.kind === 'services' ? 'service' : req.kind === 'recipients' ? 'recipient' : 'payer';
-  const listed = [...store.tokenList.tokens.keys()];
-  const protocol = req.protocol ? sql`and protocol = ${req.protocol}` : sql``;
   const db = store.db;
-  const [days, distinct, covered] = await Promise.all([
-    sql<{ subject: string; self: number | string; payments: number | string; provider: string | null } & Sums>`select subject, self,
-      sum(payments) as payments, max(provider) as provider, ${sql.join(listedSums(listed))}
-      from payment_days where dim = ${dim} and day >= ${from} and day < ${to} ${protocol} group by subject, self`.execute(db),
+  const [groups, distinct, covered] = await Promise.all([
+    windowGroups(store, dim, req.protocol ?? '*', from, to),
     req.kind === 'payers' ? null : distinctPayers(store, dim, from, to, req.protocol),
     coveredWindow(db, since, until),
   ]);
+  const listed = store.tokenList.tokens;
   const tallies = new Map<string, Tally>();
-  const bigOf = await bigParts(store, 'payment_days', dim, from, to, req.protocol, days.rows);
-  for (const r of days.rows) {
-    let t = tallies.get(r.subject);
+  for (const g of groups) {
+    const n = g.payments;
+    const v = listed.has(g.contract) ? g.amount : null;
+    if (n === 0 && (v === null || v.n === 0n)) continue;
+    let t = tallies.get(g.subject);
     if (!t) {
-      t = { id: r.subject, provider: null, payments: 0, self: 0, nominal: null, others: null, distinct: 0 };
-      tallies.set(r.subject, t);
+      t = { id: g.subject, provider: null, payments: 0, self: 0, nominal: null, others: null, distinct: 0 };
+      tallies.set(g.subject, t);
     }
-    const n = Number(r.payments);
-    const v = sumsOf(r, bigOf.get(`${r.subject}|${Number(r.self)}`));
     t.payments += n;
     t.nominal = add(t.nominal, v);
-    if (Number(r.self) === 1) t.self += n;
+    if (g.self === 1) t.self += n;
     else {
       t.others = add(t.others, v);
       if (req.kind === 'payers' && n > 0) t.distinct = 1;
     }
-    t.provider ??= r.provider;
+    t.provider ??= g.provider;
   }
   if (distinct)
     for (const [id, n] of distinct) {
@@ -155,9 +152,9 @@ export async function rankRollups(store: Store, req: RankingRequest): Promise<Om
       if (t) t.distinct = n;
     }
   const metric = (t: Tally) => (req.by === 'payments' ? t.payments : req.by === 'distinct_payers' ? t.distinct : 0);
-  const sorted = [...tallies.values()].sort(
-    (a, b) => metric(b) - metric(a) || cmpExact(b.nominal, a.nominal) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-  );
+  const sorted = [...tallies.values()]
+    .filter((t) => t.payments > 0)
+    .sort((a, b) => metric(b) - metric(a) || cmpExact(b.nominal, a.nominal) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const slice = sorted.slice(req.offset, req.offset + req.limit);
   const tops =
     req.kind === 'payers'
@@ -185,6 +182,80 @@ export async function rankRollups(store: Store, req: RankingRequest): Promise<Om
   });
   return { since, until, ...covered, by: req.by, total: sorted.length, limit: req.limit, offset: req.offset, rows: page };
 }
+
+/** One running group's sums over a window (./rollup-running.ts). */
+interface GroupWindow {
+  subject: string;
+  self: number;
+  contract: string;
+  provider: string | null;
+  payments: number;
+  /** Exact amount (integer columns and big part), or null when the group had no amount columns in the window. */
+  amount: ExactDecimal | null;
+}
+
+const CUM_COLUMNS = ['cum_payments', 'cum_whole', 'cum_hi', 'cum_lo', 'cum_big'] as const;
+
+/**
+ * Every running group of `dim` and `protocol` ('*' for any) with its sums over days [from, to): the cum of its
+ * latest row before `to` (its totals when its latest day is before `to`) less the cum of its latest row before
+ * `from`, each row found by one index seek per group.
+ */
+async function windowGroups(store: Store, dim: string, protocol: string, from: number, to: number): Promise<GroupWindow[]> {
+  const { newestBlockTime } = await readStats(store.db);
+  const pastNewest = newestBlockTime === null || Math.floor(newestBlockTime / DAY_SECONDS) < to;
+  const same = (a: string) =>
+    sql.join(
+      ['dim', 'protocol', 'subject', 'self', 'contract'].map((c) => sql`${sql.ref(`${a}.${c}`)} = t.${sql.ref(c)}`),
+      sql` and `,
+    );
+  // One backward index seek per group: PostgreSQL as a lateral subquery (a join on max(day) it hashes whole),
+  // SQLite (no lateral) as a join on the max(day) it finds by that seek.
+  const latestBefore = (alias: string, day: number) =>
+    store.dialect === 'postgres'
+      ? sql`left join lateral (select ${sql.join(CUM_COLUMNS.map((c) => sql.ref(c)))} from payment_running r where ${same('r')}
+          and r.day < ${day} order by r.day desc limit 1) ${sql.raw(alias)} on true`
+      : sql`left join payment_running ${sql.raw(alias)} on ${same(alias)} and ${sql.ref(`${alias}.day`)} = (select max(r.day)
+          from payment_running r where ${same('r')} and r.day < ${day})`;
+  const cols = (alias: string, as: string) => CUM_COLUMNS.map((c) => sql`${sql.ref(`${alias}.${c}`)} as ${sql.ref(`${as}_${c}`)}`);
+  const endCols = pastNewest
+    ? [
+        sql`t.payments as e_cum_payments`,
+        sql`t.whole as e_cum_whole`,
+        sql`t.frac_hi as e_cum_hi`,
+        sql`t.frac_lo as e_cum_lo`,
+        sql`t.big as e_cum_big`,
+      ]
+    : cols('e', 'e');
+  const { rows } = await sql<Record<string, string | number | null>>`select t.subject, t.self, t.contract, t.provider,
+      ${sql.join([...endCols, ...cols('s', 's')])}
+    from payment_totals t ${pastNewest ? sql`` : latestBefore('e', to)} ${latestBefore('s', from)}
+    where t.dim = ${dim} and t.protocol = ${protocol}`.execute(store.db);
+  const big = (x: unknown) => (x === null || x === undefined ? null : parseDecimal(String(x)));
+  const num = (x: unknown) => BigInt((x as string | number | null) ?? 0);
+  return rows.map((r) => {
+    const part = (p: 'e' | 's') => ({
+      n: num(r[`${p}_cum_whole`]) * E18 + num(r[`${p}_cum_hi`]) * E9 + num(r[`${p}_cum_lo`]),
+      big: big(r[`${p}_cum_big`]),
+    });
+    const [e, s] = [part('e'), part('s')];
+    let amount: ExactDecimal | null = { n: e.n - s.n, scale: 18 };
+    if (e.big) amount = addExact(amount, e.big);
+    if (s.big) amount = addExact(amount, { n: -s.big.n, scale: s.big.scale });
+    const hasEnd = r.e_cum_payments !== null && r.e_cum_payments !== undefined;
+    return {
+      subject: String(r.subject),
+      self: Number(r.self),
+      contract: String(r.contract),
+      provider: r.provider as string | null,
+      payments: Number(num(r.e_cum_payments) - num(r.s_cum_payments)),
+      amount: hasEnd ? amount : null,
+    };
+  });
+}
+
+const E9 = 1_000_000_000n;
+const E18 = E9 * E9;
 
 /**
  * Distinct payers other than the subject, per subject, over days [from, to). When no stored payment is on or after

@@ -7,12 +7,14 @@
  * ordered store the rows gone are always the lowest seqs and chain_stats.dropped stays the lowest retained seq
  * (rank arithmetic, ./query.ts). The finality counters lose the observations of the blocks dropped, and coverage
  * is trimmed to the retained heights: `retained_from_time`/`retained_from_height` say from where data is kept,
- * so a dropped range reads neither as a gap nor as zero activity (/api/coverage `historical`).
+ * so a dropped range reads neither as a gap nor as zero activity (/api/coverage `historical`). The payment rollups
+ * (./rollups.ts) lose the dropped payments in the same batch (dropRollups).
  */
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../schema.js';
 import type { Store } from '../store.js';
 import { storedDetailJson } from './detail-codec.js';
+import { adjustRollups, DAY_SECONDS, ROLLUP_COLUMNS, rollupKeysOf, type RollupSource } from './rollups.js';
 
 /** Observations per batch at most (unless one block second holds more): ~26 ms of CPU on SQLite at load 16 (bench/retention.ts). */
 export const RETENTION_BATCH = 200;
@@ -109,7 +111,7 @@ export async function dropBatch(store: Store, cutoff: number, batch = RETENTION_
       .select(['observation_details.detail', 'observation_details.packed'])
       .where('observations.time', '<=', upTo)
       .execute();
-    await deleteObservations(trx, gone);
+    await deleteObservations(trx, gone, upTo);
     if (lastBlock !== null) await dropBlocks(trx, lastBlock, pg);
     const topHeight = Math.max(lastBlock ?? -1, ...gone.map((g) => Number(g.height)));
     if (topHeight >= 0) await trimCoverage(trx, topHeight + 1);
@@ -161,16 +163,51 @@ export async function dropOlderThan(
 type GoneRow = { seq: number | string; hash: string; recipient: string | null; detail: string | null; packed: Uint8Array | null };
 
 /** Deletes observations, their details and their leg_recipients rows (found from the legs, by primary key). */
-async function deleteObservations(trx: Transaction<Database>, gone: GoneRow[]): Promise<void> {
+async function deleteObservations(trx: Transaction<Database>, gone: GoneRow[], upTo: number): Promise<void> {
   for (let i = 0; i < gone.length; i += 200) {
     const chunk = gone.slice(i, i + 200);
     const seqs = chunk.map((g) => g.seq);
     const legs: { recipient: string; hash: string }[] = [];
     for (const g of chunk) for (const to of legRecipientsOf(g)) legs.push({ recipient: to, hash: g.hash });
     for (const l of legs) await trx.deleteFrom('leg_recipients').where('recipient', '=', l.recipient).where('hash', '=', l.hash).execute();
+    await dropRollups(trx, seqs, upTo);
     await trx.deleteFrom('observation_details').where('seq', 'in', seqs).execute();
     await trx.deleteFrom('observations').where('seq', 'in', seqs).execute();
   }
+}
+
+const fineKeys = (o: RollupSource) =>
+  rollupKeysOf(o).map((k) => JSON.stringify([k.dim, k.subject, k.payer, k.day, k.protocol, k.self, k.method, k.client]));
+
+/**
+ * Takes the payments of observations `seqs` (all at or before `upTo`) off the rollups, so they answer as a rebuild
+ * from what is retained would. A per-payer row's first and last time cannot be narrowed by subtraction, so the
+ * retained payments sharing a row with a dropped one (later on the same day) are taken off with it and added back.
+ */
+async function dropRollups(trx: Transaction<Database>, seqs: readonly (number | string)[], upTo: number): Promise<void> {
+  const paid = await trx
+    .selectFrom('observations')
+    .select(ROLLUP_COLUMNS)
+    .where('seq', 'in', seqs)
+    .where('payer', 'is not', null)
+    .execute();
+  if (!paid.length) return;
+  const keys = new Set(paid.flatMap(fineKeys));
+  const dayEnd = (Math.floor(upTo / DAY_SECONDS) + 1) * DAY_SECONDS;
+  const payers = [...new Set(paid.map((o) => o.payer!))];
+  const kin: RollupSource[] = [];
+  for (let i = 0; i < payers.length; i += 200) {
+    const rows = await trx
+      .selectFrom('observations')
+      .select(ROLLUP_COLUMNS)
+      .where('time', '>', upTo)
+      .where('time', '<', dayEnd)
+      .where('payer', 'in', payers.slice(i, i + 200))
+      .execute();
+    kin.push(...rows.filter((o) => fineKeys(o).some((k) => keys.has(k))));
+  }
+  await adjustRollups(trx, [...paid, ...kin], -1);
+  await adjustRollups(trx, kin, 1);
 }
 
 /** The leg recipients write.ts stored for a row: its legs' `to` other than its primary recipient (rows.ts). */

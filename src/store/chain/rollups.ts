@@ -7,7 +7,9 @@
  *   SQL over its window, in dimensions service, recipient and payer;
  * - `payment_last_days`, per (dimension, subject, protocol or '*', day): how many payers other than the subject made
  *   their latest payment to it that day. Distinct payers cannot be summed from days, but a window reaching past the
- *   newest stored payment holds exactly the payers whose latest payment falls on or after its first day.
+ *   newest stored payment holds exactly the payers whose latest payment falls on or after its first day;
+ * - `payment_running` and `payment_totals` (./rollup-running.ts): the per-day rows as running sums, protocol '*'
+ *   included, so a ranking's window is two rows per group.
  *
  * A payment here is a successful observation with a `payer` (the `from` of the transfer to the recipient, the
  * decoder's member); dimension `service` holds those attributed to a service (`service_id`), `recipient` those
@@ -18,6 +20,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { parseDecimal } from '../../domain/money.js';
 import type { Database } from '../schema.js';
 import { addAmount, type AmountColumns, zeroAmount } from './rollup-amounts.js';
+import { adjustRunning } from './rollup-running.js';
 import { parseNominalParts } from './rows.js';
 
 /** Seconds in a UTC day: rollup rows are keyed by floor(time / DAY_SECONDS). */
@@ -283,9 +286,11 @@ export async function adjustRollups(
   trx: Transaction<Database> | Kysely<Database>,
   sources: readonly RollupSource[],
   sign: 1 | -1,
+  opts: RollupOptions = {},
 ): Promise<void> {
   const fine = new Map<string, AddRow>();
   const days = new Map<string, AddRow>();
+  const running = new Map<string, AddRow>();
   const pairs = new Map<string, { dim: string; subject: string; payer: string }>();
   for (const o of sources) {
     for (const k of rollupKeysOf(o)) {
@@ -294,6 +299,10 @@ export async function adjustRollups(
       const dayKey = { dim: k.dim, subject: k.subject, day: k.day, protocol: k.protocol, self: k.self };
       accumulate(days, dayKey, provider, o, sign, false);
       if (k.dim === 'recipient') accumulate(days, { ...dayKey, dim: 'payer', subject: k.payer }, null, o, sign, false);
+      for (const protocol of [k.protocol, '*']) {
+        accumulate(running, { ...dayKey, protocol }, provider, o, sign, false);
+        if (k.dim === 'recipient') accumulate(running, { ...dayKey, protocol, dim: 'payer', subject: k.payer }, null, o, sign, false);
+      }
       if (!k.self) pairs.set(pairId(k.dim, k.subject, k.payer), { dim: k.dim, subject: k.subject, payer: k.payer });
     }
   }
@@ -303,6 +312,26 @@ export async function adjustRollups(
   const before = await lastDaysOf(db, pairList);
   await addRows(db, FINE, [...fine.values()], sign);
   await addRows(db, DAYS, [...days.values()], sign);
+  if (opts.running !== false)
+    await adjustRunning(
+      db,
+      [...running.values()].map((r) => ({
+        group: {
+          dim: String(r.key.dim),
+          protocol: String(r.key.protocol),
+          subject: String(r.key.subject),
+          self: Number(r.key.self),
+          contract: String(r.key.contract),
+        },
+        day: Number(r.key.day),
+        provider: r.provider,
+        payments: r.payments,
+        whole: r.whole,
+        frac_hi: r.frac_hi,
+        frac_lo: r.frac_lo,
+        big: r.big,
+      })),
+    );
   // Adding only moves a pair's latest day forward to the added days; removal reads what is left.
   const after = sign === 1 ? laterDays(before, fine.values()) : await lastDaysOf(db, pairList);
   const moves = new Map<string, { dim: string; subject: string; protocol: string; day: number; payers: number }>();
@@ -365,15 +394,24 @@ export const ROLLUP_COLUMNS = [
   'client_fingerprint',
 ] as const;
 
+/** Which rollups to keep: `running: false` leaves out the running tables (migration chain_0013 runs before they exist). */
+export interface RollupOptions {
+  running?: boolean;
+}
+
+/** The tables of ./rollup-running.ts. */
+const RUNNING_TABLES: readonly string[] = ['payment_running', 'payment_totals'];
+
 /** The rollup tables, in the order a rebuild empties them. */
-export const ROLLUP_TABLES = ['payment_rollups', 'payment_days', 'payment_last_days'] as const;
+export const ROLLUP_TABLES = ['payment_rollups', 'payment_days', 'payment_last_days', 'payment_running', 'payment_totals'] as const;
 
 /**
  * Rebuilds every rollup row from the stored observations (migration chain_0013 on an existing store, and
  * `rebuildRollups` after a bulk import), in seq order, 2,000 observations per step.
  */
-export async function rebuildRollups(db: Kysely<Database>): Promise<void> {
-  for (const t of ROLLUP_TABLES) await sql`delete from ${sql.table(t)}`.execute(db);
+export async function rebuildRollups(db: Kysely<Database>, opts: RollupOptions = {}): Promise<void> {
+  for (const t of ROLLUP_TABLES)
+    if (opts.running !== false || !RUNNING_TABLES.includes(t)) await sql`delete from ${sql.table(t)}`.execute(db);
   for (let after = -1; ; ) {
     const rows = await db
       .selectFrom('observations')
@@ -384,7 +422,7 @@ export async function rebuildRollups(db: Kysely<Database>): Promise<void> {
       .limit(2000)
       .execute();
     if (!rows.length) break;
-    await adjustRollups(db, rows, 1);
+    await adjustRollups(db, rows, 1, opts);
     after = Number(rows[rows.length - 1].seq);
   }
 }

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import { isPostgres } from './dialect.js';
 import { rebuildRollups } from '../chain/rollups.js';
+import { buildRunning } from '../chain/rollup-running.js';
 
 /** The amount columns of the rollup tables (../chain/rollup-amounts.ts). */
 function withAmounts<T extends { addColumn: (...a: any[]) => T }>(t: T): T {
@@ -83,7 +84,7 @@ export const rollupMigrations: Record<string, Migration> = {
           .modifyEnd(clustered)
           .execute();
         const cols = (await trx.introspection.getTables()).find((t) => t.name === 'observations')?.columns ?? [];
-        if (cols.some((c) => c.name === 'payer')) await rebuildRollups(trx);
+        if (cols.some((c) => c.name === 'payer')) await rebuildRollups(trx, { running: false });
       };
       // PostgreSQL's migrator already holds a transaction, SQLite's does not (Kysely).
       if (isPostgres(db)) await run(db);
@@ -92,6 +93,49 @@ export const rollupMigrations: Record<string, Migration> = {
     async down(db: Kysely<any>) {
       await db.schema.dropTable('payment_last_days').ifExists().execute();
       await db.schema.dropTable('payment_days').ifExists().execute();
+    },
+  },
+  chain_0016_payment_running_totals: {
+    // Rankings read a window as two rows per group (src/store/chain/rollup-running.ts); built from payment_days.
+    async up(db: Kysely<any>) {
+      const clustered = isPostgres(db) ? sql`` : sql`without rowid`;
+      const group = (t: any) =>
+        t
+          .addColumn('dim', 'text', (c: any) => c.notNull())
+          .addColumn('protocol', 'text', (c: any) => c.notNull())
+          .addColumn('subject', 'text', (c: any) => c.notNull())
+          .addColumn('self', 'integer', (c: any) => c.notNull())
+          .addColumn('contract', 'text', (c: any) => c.notNull());
+      const run = async (trx: Kysely<any>) => {
+        await group(trx.schema.createTable('payment_running'))
+          .addColumn('day', 'integer', (c: any) => c.notNull())
+          .addColumn('payments', 'integer', (c: any) => c.notNull())
+          .addColumn('whole', 'bigint', (c: any) => c.notNull())
+          .addColumn('frac_hi', 'bigint', (c: any) => c.notNull())
+          .addColumn('frac_lo', 'bigint', (c: any) => c.notNull())
+          .addColumn('big', 'text')
+          .addColumn('cum_payments', 'bigint', (c: any) => c.notNull())
+          .addColumn('cum_whole', 'bigint', (c: any) => c.notNull())
+          .addColumn('cum_hi', 'bigint', (c: any) => c.notNull())
+          .addColumn('cum_lo', 'bigint', (c: any) => c.notNull())
+          .addColumn('cum_big', 'text')
+          .addPrimaryKeyConstraint('payment_running_pk', ['dim', 'protocol', 'subject', 'self', 'contract', 'day'])
+          .modifyEnd(clustered)
+          .execute();
+        await withAmounts(group(trx.schema.createTable('payment_totals')))
+          .addColumn('last_day', 'integer', (c: any) => c.notNull())
+          .addPrimaryKeyConstraint('payment_totals_pk', ['dim', 'protocol', 'subject', 'self', 'contract'])
+          .modifyEnd(clustered)
+          .execute();
+        await buildRunning(trx);
+      };
+      // PostgreSQL's migrator already holds a transaction, SQLite's does not (Kysely).
+      if (isPostgres(db)) await run(db);
+      else await db.transaction().execute(run);
+    },
+    async down(db: Kysely<any>) {
+      await db.schema.dropTable('payment_totals').ifExists().execute();
+      await db.schema.dropTable('payment_running').ifExists().execute();
     },
   },
 };

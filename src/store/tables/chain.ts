@@ -255,7 +255,42 @@ export interface PaymentLastDaysTable {
   payers: number | string;
 }
 
+/**
+ * Running (cumulative) payment totals per (dimension, protocol or '*', subject, self, contract, UTC day)
+ * (../chain/rollup-running.ts, migration chain_0016): the day's own payments and amounts, and `cum_*` the sums of
+ * the group's rows up to and including that day, so a window's sums are a difference of two rows.
+ */
+export interface PaymentRunningTable extends RollupAmountColumns {
+  dim: string;
+  protocol: string;
+  subject: string;
+  self: number | string;
+  contract: string;
+  day: number | string;
+  payments: number | string;
+  cum_payments: number | string;
+  cum_whole: number | string;
+  cum_hi: number | string;
+  cum_lo: number | string;
+  /** Exact decimal string: the group's `big` parts up to and including the day, or null. */
+  cum_big: string | null;
+}
+
+/** A running group's totals (the cumulative values of its latest row), its latest day and provider. */
+export interface PaymentTotalsTable extends RollupAmountColumns {
+  dim: string;
+  protocol: string;
+  subject: string;
+  self: number | string;
+  contract: string;
+  provider: string | null;
+  payments: number | string;
+  last_day: number | string;
+}
+
 export interface ChainTables {
+  payment_running: PaymentRunningTable;
+  payment_totals: PaymentTotalsTable;
   payment_rollups: PaymentRollupsTable;
   payment_days: PaymentDaysTable;
   payment_last_days: PaymentLastDaysTable;
