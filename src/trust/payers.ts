@@ -105,6 +105,8 @@ export async function analysePayers(store: Store, payTo: string, o: PayerAnalysi
     if (n * 2 > examined.length && n >= COMMON_FUNDER_MIN_PAYERS && a !== address && a !== funder0?.address)
       common = { address: a, payers: n };
   const links: (Omit<FundingLink, 'tx' | 'nominal'> & { value: ExactDecimal })[] = [];
+  let examinedNominal: ExactDecimal | null = self?.nominal ?? null;
+  for (const t of examined) examinedNominal = addOrNull(examinedNominal, t.nominal);
   let selfFunded: ExactDecimal | null = self?.nominal ?? null;
   let selfFundedPayers = 0;
   for (const t of examined) {
@@ -149,6 +151,7 @@ export async function analysePayers(store: Store, payTo: string, o: PayerAnalysi
     funder: funder0 && { ...funder0, tx: funderTx },
     payers_examined: examined.length,
     capped: ranked.length > examined.length,
+    examined_share: positive ? share(examinedNominal ?? { n: 0n, scale: 0 }, nominal!) : null,
     common_funder: common,
     funding_links: cited.map(({ value, ...l }, i) => ({ ...l, tx: linkTx[i], nominal: formatExact(value) })),
     funding_links_total: links.length,
