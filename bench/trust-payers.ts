@@ -17,6 +17,8 @@ import { hexOf, prng } from '../src/seed/chain.js';
 import { analysePayers } from '../src/trust/payers.js';
 import { benchStore } from './lib/db.js';
 import { writeResults } from './lib/load.js';
+import { checkTimes } from './trust-payers-check.js';
+import { pct, profileSteps } from './trust-payers-profile.js';
 
 const DAYS = 30;
 const PATH_USD = '0x20c0000000000000000000000000000000000000';
@@ -123,11 +125,6 @@ async function seed(store: Store, o: PayerBenchOptions, end: number, payTo: stri
   return Math.round(await writeBlocksBatched(store, blocks(o, end, payTo)));
 }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] * 10) / 10;
-};
-
 /** Seeds each dialect's store and times analysePayers of the target. */
 export async function payerBench(o: PayerBenchOptions): Promise<void> {
   const end = Math.floor(Date.now() / 1000);
@@ -137,7 +134,8 @@ export async function payerBench(o: PayerBenchOptions): Promise<void> {
     const name = `trust_payers_${o.count}`;
     if (dialect === 'sqlite') mkdirSync('bench/tmp', { recursive: true });
     if (dialect === 'sqlite' && !o.reuse) for (const s of ['', '-wal', '-shm']) rmSync(`bench/tmp/${name}.sqlite${s}`, { force: true });
-    const store = await openStore(await benchStore(dialect, name, { fresh: !o.reuse }));
+    const db = await benchStore(dialect, name, { fresh: !o.reuse });
+    const store = await openStore(db);
     try {
       const seeded_s = o.reuse ? null : await seed(store, o, end, payTo);
       const now = new Date(end * 1000);
@@ -163,13 +161,15 @@ export async function payerBench(o: PayerBenchOptions): Promise<void> {
         p99_ms: pct(ms, 99),
         cpu_p50_ms: pct(cpu, 50),
         cpu_p99_ms: pct(cpu, 99),
+        steps: await profileSteps(store, payTo, now, o.runs),
         seeded_s,
         loadavg: (await import('node:os')).loadavg().map((x) => Math.round(x * 10) / 10),
       });
-      console.log(JSON.stringify(results[results.length - 1]));
     } finally {
       await store.close();
     }
+    results[results.length - 1].checks = await checkTimes(db, payTo, o.runs);
+    console.log(JSON.stringify(results[results.length - 1]));
   }
   const fmt = (r: Record<string, any>) =>
     `| ${r.dialect} | ${r.observations} | ${r.payments} | ${r.distinct_payers} | ${r.payers_examined} | ${r.p50_ms} / **${r.p99_ms}** | ${r.cpu_p50_ms} / ${r.cpu_p99_ms} | ${r.seeded_s ?? 'reused'} | ${r.loadavg.join(' ')} |`;
@@ -184,6 +184,26 @@ export async function payerBench(o: PayerBenchOptions): Promise<void> {
       '| dialect | observations | payments analysed | distinct payers | payers examined | p50 / p99 ms (≤ 200) | our process CPU p50 / p99 ms | seeded in s | load average |',
       '|---|---:|---:|---:|---:|---:|---:|---:|---|',
       ...results.map(fmt),
+      '',
+      'Per store read (each timed alone, same runs; `total` is analysePayers whole, the rest of it is JavaScript), p50 / p99 ms:',
+      '',
+      '| dialect | total | payments_into | covered_window | first_inflows | hashes |',
+      '|---|---:|---:|---:|---:|---:|',
+      ...results.map(
+        (r: Record<string, any>) =>
+          `| ${r.dialect} | ${['total', 'payments_into', 'covered_window', 'first_inflows', 'hashes'].map((k) => `${r.steps[k].p50} / ${r.steps[k].p99}`).join(' | ')} |`,
+      ),
+      '',
+      `POST /v1/check of the demo x402 v2 service whose payTo is the seeded payTo vs an address without payments (${o.runs} checks each, interleaved), p50 / p99 ms:`,
+      '',
+      '| dialect | transport | with payments | without | added |',
+      '|---|---|---:|---:|---:|',
+      ...results.flatMap((r: Record<string, any>) =>
+        r.checks.map(
+          (c: Record<string, any>) =>
+            `| ${r.dialect} | ${c.transport} | ${c.with_payments.p50} / ${c.with_payments.p99} | ${c.without.p50} / ${c.without.p99} | ${c.added.p50} / **${c.added.p99}** |`,
+        ),
+      ),
     ].join('\n'),
   );
 }

@@ -53,6 +53,7 @@ export function payerReasons(a: PayerAnalysis, add: Add): { weak: boolean } {
       funding_links_total: a.funding_links_total,
       payers_examined: a.payers_examined,
       capped: a.capped,
+      examined_share: a.examined_share,
     };
     const msg = `${percent(selfShare)} of the nominal paid to ${a.pay_to} comes from itself or from payers it (or its own funder) funded: its payments may be manufactured`;
     if (selfShare >= SELF_FUNDED_CRITICAL_SHARE) add('pay_to_self_funded', 'critical', msg, evidence);
@@ -92,6 +93,7 @@ export function payerReasons(a: PayerAnalysis, add: Add): { weak: boolean } {
         common_funder: a.common_funder,
         payers_examined: a.payers_examined,
         capped: a.capped,
+        examined_share: a.examined_share,
       },
     );
   return { weak: selfFunded || concentrated };

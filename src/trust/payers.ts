@@ -5,13 +5,12 @@
  * payTo, from the payTo's own funder, or from one common funder of most payers; one hop). Figures are over the
  * collected part of the window (`covered_since`/`covered_until`): a gap is unknown, never zero activity.
  */
-import { addExact, formatExact, parseDecimal, type ExactDecimal } from '../domain/money.js';
-import type { TokenList } from '../domain/token-list.js';
+import { addExact, formatExact, type ExactDecimal } from '../domain/money.js';
 import type { Store } from '../store/db.js';
 import { coveredWindow } from '../store/chain/covered-window.js';
 import { dayWindow, share } from '../store/chain/rankings.js';
-import { greater, nominalOfParts, servicePayments } from '../store/chain/service-payments.js';
-import { PAYERS_EXAMINED_MAX, type PaidRow, type PayerSum, paymentTx, paymentsInto, paymentsIntoEach } from '../store/trust/payers.js';
+import { greater, servicePayments } from '../store/chain/service-payments.js';
+import { firstInflows, PAYERS_EXAMINED_MAX, type PayerSum, paymentTx, paymentsInto } from '../store/trust/payers.js';
 import type { FundingKind, FundingLink, PayerAnalysis, ServicePayers } from './types.js';
 
 /** Length of the analysed window, days, ending at the check. */
@@ -31,37 +30,24 @@ interface Tally {
   first: number;
 }
 
-/** The listed-USD sum of `[contract, amount]` parts (unlisted contracts left out), or null when none is listed. */
-function listedSum(parts: [string, string][], list: TokenList): ExactDecimal | null {
-  let v: ExactDecimal | null = null;
-  for (const [c, amount] of parts) if (list.tokens.has(c)) v = addOrNull(v, parseDecimal(amount));
-  return v;
-}
-
 /** The payers with a listed nominal (the self-payments apart). */
-function tallyRows(rows: PayerSum[], list: TokenList): { payers: Map<string, Tally>; self: Tally | null } {
+function tallyRows(rows: PayerSum[]): { payers: Map<string, Tally>; self: Tally | null } {
   const payers = new Map<string, Tally>();
   let self: Tally | null = null;
   for (const r of rows) {
-    const v = listedSum(r.parts, list);
-    if (v === null || v.n === 0n) continue;
-    const t: Tally = { payer: r.payer, payments: r.payments, nominal: v, first: r.first_time };
+    if (r.nominal === null || r.nominal.n === 0n) continue;
+    const t: Tally = { payer: r.payer, payments: r.payments, nominal: r.nominal, first: r.first_time };
     if (r.self === 1) self = t;
     else payers.set(r.payer, t);
   }
   return { payers, self };
 }
 
-/** The payer of the earliest listed inflow among `rows` (ties: the lowest address), or null. */
-function firstFunder(rows: (PaidRow | PayerSum)[], list: TokenList): { address: string; time: number } | null {
+/** The payer of the earliest listed inflow among `payers` (ties: the lowest address), or null. */
+function firstFunder(payers: Iterable<Tally>): { address: string; time: number } | null {
   let best: { address: string; time: number } | null = null;
-  for (const r of rows) {
-    if (r.self === 1) continue;
-    const v = 'parts' in r ? listedSum(r.parts, list) : nominalOfParts(r.nominal_parts, list);
-    if (v === null || v.n === 0n) continue;
-    if (!best || r.first_time < best.time || (r.first_time === best.time && r.payer < best.address))
-      best = { address: r.payer, time: r.first_time };
-  }
+  for (const t of payers)
+    if (!best || t.first < best.time || (t.first === best.time && t.payer < best.address)) best = { address: t.payer, time: t.first };
   return best;
 }
 
@@ -77,7 +63,7 @@ export interface PayerAnalysisOptions {
  * Analyses who paid `payTo` over the PAYER_WINDOW_DAYS before the check (widened to whole UTC days) from the
  * per-day payment rollups (primary legs: a payment reaching the payTo only as a secondary leg of a transaction is
  * not counted here). Only listed tokens count. Reads one rollup range for the payTo, the first inflows of at most
- * PAYERS_EXAMINED_MAX payers (chunked IN lists), and at most FUNDING_LINKS_CITED + 2 transaction hashes.
+ * PAYERS_EXAMINED_MAX payers (one ranked statement per 500 of them), and at most FUNDING_LINKS_CITED + 2 transaction hashes.
  * @param payTo 0x address, any case (lower-cased)
  * @throws the store's error when it cannot answer (→ 503, not metered)
  */
@@ -86,13 +72,13 @@ export async function analysePayers(store: Store, payTo: string, o: PayerAnalysi
   const address = payTo.toLowerCase();
   const nowUnix = Math.floor(now.getTime() / 1000);
   const { since, until } = dayWindow(nowUnix - PAYER_WINDOW_DAYS * 86_400, nowUnix);
-  const list = store.tokenList;
+  const listed = [...store.tokenList.tokens.keys()];
   const [rows, covered, service] = await Promise.all([
-    paymentsInto(store, address, since, until),
+    paymentsInto(store, address, since, until, listed),
     coveredWindow(store.db, since, until),
     o.serviceId ? servicePayers(store, o.serviceId, since, until) : Promise.resolve(null),
   ]);
-  const { payers, self } = tallyRows(rows, list);
+  const { payers, self } = tallyRows(rows);
   let nominal: ExactDecimal | null = self?.nominal ?? null;
   let top: Tally | null = null;
   for (const t of payers.values()) {
@@ -104,26 +90,23 @@ export async function analysePayers(store: Store, payTo: string, o: PayerAnalysi
   const key = new Map([...payers.values()].map((t) => [t.payer, Number(t.nominal.n) / 10 ** t.nominal.scale]));
   const ranked = [...payers.values()].sort((a, b) => key.get(b.payer)! - key.get(a.payer)! || (a.payer < b.payer ? -1 : 1));
   const examined = ranked.slice(0, PAYERS_EXAMINED_MAX);
-  const funder0 = firstFunder(rows, list);
-  const inflows = await paymentsIntoEach(
+  const funder0 = firstFunder(payers.values());
+  const firstOf = await firstInflows(
     store,
     examined.map((t) => t.payer),
     since,
     until,
+    listed,
   );
-  const firstOf = new Map<string, { address: string; time: number }>();
   const funderCounts = new Map<string, number>();
-  for (const t of examined) {
-    const f = firstFunder(inflows.get(t.payer) ?? [], list);
-    if (!f) continue;
-    firstOf.set(t.payer, f);
-    funderCounts.set(f.address, (funderCounts.get(f.address) ?? 0) + 1);
-  }
+  for (const f of firstOf.values()) funderCounts.set(f.address, (funderCounts.get(f.address) ?? 0) + 1);
   let common: { address: string; payers: number } | null = null;
   for (const [a, n] of funderCounts)
     if (n * 2 > examined.length && n >= COMMON_FUNDER_MIN_PAYERS && a !== address && a !== funder0?.address)
       common = { address: a, payers: n };
   const links: (Omit<FundingLink, 'tx' | 'nominal'> & { value: ExactDecimal })[] = [];
+  let examinedNominal: ExactDecimal | null = self?.nominal ?? null;
+  for (const t of examined) examinedNominal = addOrNull(examinedNominal, t.nominal);
   let selfFunded: ExactDecimal | null = self?.nominal ?? null;
   let selfFundedPayers = 0;
   for (const t of examined) {
@@ -145,7 +128,7 @@ export async function analysePayers(store: Store, payTo: string, o: PayerAnalysi
     }
   }
   const cited = links.slice(0, FUNDING_LINKS_CITED);
-  const contracts = [...list.tokens.keys()];
+  const contracts = listed;
   const [funderTx, topTx, ...linkTx] = await Promise.all([
     funder0 ? paymentTx(store, address, funder0.address, funder0.time, contracts) : Promise.resolve(null),
     top ? paymentTx(store, address, top.payer, top.first, contracts) : Promise.resolve(null),
@@ -168,6 +151,7 @@ export async function analysePayers(store: Store, payTo: string, o: PayerAnalysi
     funder: funder0 && { ...funder0, tx: funderTx },
     payers_examined: examined.length,
     capped: ranked.length > examined.length,
+    examined_share: positive ? share(examinedNominal ?? { n: 0n, scale: 0 }, nominal!) : null,
     common_funder: common,
     funding_links: cited.map(({ value, ...l }, i) => ({ ...l, tx: linkTx[i], nominal: formatExact(value) })),
     funding_links_total: links.length,

@@ -150,6 +150,12 @@ const PayerAnalysis = z
       .describe("The payer of the payTo's own first listed-token inflow of the window."),
     payers_examined: z.number().int().describe('Payers whose first inflow was read (largest first, at most 1,000).'),
     capped: z.boolean().describe('True when more payers exist than were examined.'),
+    examined_share: z
+      .number()
+      .nullable()
+      .describe(
+        'Share of nominal (0..1) from the examined payers and self-payments; when capped, the links and self_funded_share are lower bounds (the true share is at most self_funded_share + 1 − examined_share).',
+      ),
     common_funder: z
       .object({ address: z.string(), payers: z.number().int() })
       .nullable()

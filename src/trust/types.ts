@@ -261,6 +261,11 @@ export interface PayerAnalysis extends CoveredWindow {
   payers_examined: number;
   /** True when more payers exist than were examined (the links then cover the largest ones only). */
   capped: boolean;
+  /**
+   * Share of the nominal (0..1) from the examined payers and self-payments: when capped, self_funded_share and the
+   * links are lower bounds, and the true self-funded share is at most self_funded_share + (1 − examined_share).
+   */
+  examined_share: number | null;
   /** The first funder of more than half of the examined payers (and of at least 3), or null. */
   common_funder: { address: string; payers: number } | null;
   /** Funding links, the largest payers first, at most 20 (FUNDING_LINKS_CITED, src/trust/payers.ts); funding_links_total counts them all. */

@@ -63,6 +63,7 @@ const diversePayers = (o: Partial<PayerAnalysis> = {}): PayerAnalysis => ({
   funder: { address: OTHER, time: 1_761_100_000, tx: `0x${'1'.repeat(64)}` },
   payers_examined: 12,
   capped: false,
+  examined_share: 1,
   common_funder: null,
   funding_links: [],
   funding_links_total: 0,

@@ -169,6 +169,14 @@ export interface SeedPaymentOptions {
   amount?: string;
 }
 
+/** One payment of `seedPayments`: `from` pays `to` in block `height` at `time` (UTC Unix seconds). */
+export interface SeedPaymentSpec extends SeedPaymentOptions {
+  from: string;
+  to: string;
+  height: number;
+  time: number;
+}
+
 /**
  * Writes one finalized block with one TIP-20 transfer of 0.01 tokens (or `opts.amount`) from `from` (its payer) to
  * `to` (successful by default).
@@ -181,7 +189,21 @@ export async function seedPayment(
   time: number,
   opts: SeedPaymentOptions = {},
 ): Promise<void> {
-  const hash = `0x${height.toString(16).padStart(64, 'a')}` as `0x${string}`;
+  await seedPayments(store, [{ ...opts, from, to, height, time }]);
+}
+
+/** Writes `payments` (heights rising) in one write, one block each, as seedPayment does; the last block is the checkpoint. */
+export async function seedPayments(store: Store, payments: readonly SeedPaymentSpec[]): Promise<void> {
+  const blocks = payments.map((p) => ({ height: p.height, hash: txHash(p.height), time: p.time, observations: [paymentObservation(p)] }));
+  const last = blocks[blocks.length - 1];
+  if (last) await writeBlocks(store, blocks, { height: last.height, hash: last.hash });
+}
+
+const txHash = (height: number) => `0x${height.toString(16).padStart(64, 'a')}` as `0x${string}`;
+
+/** The observation of one seeded payment (its hash derives from its height). */
+function paymentObservation({ from, to, height, time, ...opts }: SeedPaymentSpec): Observation {
+  const hash = txHash(height);
   const token = opts.token ?? '0x20c0000000000000000000000000000000000000';
   const amount = opts.amount ?? '0.01';
   const atomic = String(Math.round(Number(amount) * 1e6));
@@ -216,7 +238,7 @@ export async function seedPayment(
       unknown: null,
     },
   };
-  await writeBlocks(store, [{ height, hash, time, observations: [obs] }], { height, hash });
+  return obs;
 }
 
 /** Reason codes of an answer, by severity. */

@@ -6,7 +6,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { analysePayers } from '../../src/trust/payers.js';
 import { DIALECTS, storeFactory } from '../helpers/db.js';
-import { seedPayment } from './helpers.js';
+import { PAYERS_EXAMINED_MAX } from '../../src/store/trust/payers.js';
+import { seedPayment, seedPayments, type SeedPaymentSpec } from './helpers.js';
 
 const JUNK = '0x20c0000000000000000000000000000000000bad';
 const addr = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
@@ -91,5 +92,37 @@ describe.each(DIALECTS)('analysePayers on %s', (dialect) => {
     // Outside the window (more than 30 days later) nothing counts.
     const later = await analysePayers(s, PAY_TO, { now: new Date(NOW.getTime() + 60 * 86_400_000) });
     expect(later).toMatchObject({ payments: 0, distinct_payers: 0 });
+  });
+
+  it('examines the largest 1,000 payers only, says so, and keeps the other figures exact over every payer', async () => {
+    const s = await stores.fresh();
+    const payments: SeedPaymentSpec[] = [];
+    const pay = (from: string, to: string, amount: string) =>
+      payments.push({ from, to, amount, direct: true, height: 100 + payments.length, time: T + payments.length * 10 });
+    const big = PAYERS_EXAMINED_MAX; // payers 1…1000 pay 1 each: the examined ones
+    const small = [big + 1, big + 2, big + 3]; // pay 0.01 each: beyond the cap
+    for (const w of [1, 2, 3, 4, 5, ...small]) pay(PAY_TO, addr(w), '1'); // the payTo funds 5 large and the 3 small payers
+    for (let w = 1; w <= big; w++) pay(addr(w), PAY_TO, '1');
+    for (const w of small) pay(addr(w), PAY_TO, '0.01');
+    await seedPayments(s, payments);
+
+    const a = await analysePayers(s, PAY_TO, { now: NOW });
+    expect(a).toMatchObject({
+      payments: big + 3,
+      nominal: '1000.03',
+      distinct_payers: big + 3,
+      top_payer: addr(1), // ties at 1: the lowest address
+      payers_examined: big,
+      capped: true,
+      // Links among the examined payers only: the 3 small self-funded payers are missed, so these are lower bounds…
+      funding_links_total: 5,
+      self_funded_payers: 5,
+    });
+    expect(a.top_payer_share).toBeCloseTo(1 / 1000.03, 6);
+    expect(a.self_funded_share).toBeCloseTo(5 / 1000.03, 6);
+    // …and examined_share bounds what was missed: the true share (5.03 / 1000.03) is at most self_funded_share + 1 − examined_share.
+    expect(a.examined_share).toBeCloseTo(1000 / 1000.03, 6);
+    expect(5.03 / 1000.03).toBeLessThanOrEqual(a.self_funded_share! + 1 - a.examined_share! + 1e-9);
+    expect(a.funding_links.map((l) => l.payer)).toEqual([1, 2, 3, 4, 5].map(addr));
   });
 });

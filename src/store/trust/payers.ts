@@ -5,9 +5,9 @@
  * bounded by the payers and days of the window, never by the size of the observations table; the transaction
  * hashes the evidence cites are then read from observations for a bounded few. SQLite and PostgreSQL alike.
  */
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Store } from '../store.js';
-import { formatExact } from '../../domain/money.js';
+import type { ExactDecimal } from '../../domain/money.js';
 import { amountOf } from '../chain/rollup-amounts.js';
 import { DAY_SECONDS } from '../chain/rollups.js';
 
@@ -16,123 +16,107 @@ export const PAYERS_EXAMINED_MAX = 1_000;
 /** Recipients per IN list of the first-inflow read (far under both dialects' bound on parameters). */
 const INFLOW_CHUNK = 500;
 
-/** One rollup row of payments into an address: one payer, one UTC day, one protocol. */
-export interface PaidRow {
-  /** Lower-case payer address. */
-  payer: string;
-  /** 1 when payer = recipient (a self-payment). */
-  self: number;
-  payments: number;
-  /** Summed NominalParts JSON text `[[contract, amount], …]`, or null. */
-  nominal_parts: string | null;
-  /** Earliest and latest payment of the row, UTC Unix seconds. */
-  first_time: number;
-  last_time: number;
-}
-
-/** One payer's payments into an address over a window, summed from its rollup rows. */
+/** One payer's payments into an address over a window, summed in SQL from its rollup rows. */
 export interface PayerSum {
   /** Lower-case payer address. */
   payer: string;
   /** 1 when payer = recipient (a self-payment). */
   self: number;
+  /** Payments with a nominal in any token (a payment is counted once, on its first contract's row). */
   payments: number;
-  /** Every NominalPart of its rows, `[contract, amount]`, not yet summed (any token: the caller keeps the listed). */
-  parts: [string, string][];
-  /** Earliest payment, UTC Unix seconds. */
+  /** Listed-USD nominal (the listed contracts' amounts at 1 dollar per token), exact; null when none is listed. */
+  nominal: ExactDecimal | null;
+  /** Earliest payment with a nominal in any token, UTC Unix seconds. */
   first_time: number;
 }
 
-/** A rollup row's summed amount of its one contract as NominalParts JSON text, or null for contract '' (no nominal). */
-function partsText(
-  contract: string,
-  whole: number | string | null,
-  hi: number | string | null,
-  lo: number | string | null,
-  big: string | null,
-) {
-  const v = contract === '' ? null : amountOf(whole, hi, lo, [big]);
-  return v === null ? null : JSON.stringify([[contract, formatExact(v)]]);
+/** One address's first listed-token inflow of a window: who paid it, and when. */
+export interface FirstInflow {
+  /** Lower-case payer of the inflow (ties at one second: the lowest address). */
+  address: string;
+  /** UTC Unix seconds. */
+  time: number;
 }
+
+/** `expr` when the row's contract is listed, else null (what a sum of listed amounts leaves out). */
+const ifListed = (listed: readonly string[], expr: RawBuilder<unknown>) =>
+  sql`case when contract in (${sql.join(listed)}) then ${expr} end`;
+
+/** The dialect's string aggregation of `expr` joined by '|' (nulls skipped). */
+const joined = (store: Store, expr: RawBuilder<unknown>) =>
+  store.dialect === 'postgres' ? sql<string | null>`string_agg(${expr}, '|')` : sql<string | null>`group_concat(${expr}, '|')`;
 
 /**
  * The payments received by `recipient` (lower-case) over [since, until) (UTC Unix seconds, multiples of a day), one
- * row per payer (and self flag): summed in SQL per token contract on the rollups' exact integer amount columns
- * (../chain/rollup-amounts.ts), so one row per payer and contract crosses to JavaScript. Rows without nominal are
- * left out.
+ * row per payer: counts and the listed nominal summed in SQL on the rollups' exact integer amount columns
+ * (../chain/rollup-amounts.ts), in the order of the rollups' key, so one row per payer crosses to JavaScript. Rows
+ * without nominal (contract '') are left out; so is everything when `listed` is empty (nothing can be counted).
+ * @param listed lower-case contracts of the listed tokens
  */
-export async function paymentsInto(store: Store, recipient: string, since: number, until: number): Promise<PayerSum[]> {
-  const bigs = store.dialect === 'postgres' ? sql<string | null>`string_agg(big, '|')` : sql<string | null>`group_concat(big, '|')`;
+export async function paymentsInto(
+  store: Store,
+  recipient: string,
+  since: number,
+  until: number,
+  listed: readonly string[],
+): Promise<PayerSum[]> {
+  if (listed.length === 0) return [];
   const rows = await store.db
     .selectFrom('payment_rollups')
     .select((eb) => [
       'payer',
-      'self',
-      'contract',
       eb.fn.sum<number | string>('payments').as('payments'),
       eb.fn.min('first_time').as('first_time'),
-      eb.fn.sum<number | string>('whole').as('w'),
-      eb.fn.sum<number | string>('frac_hi').as('h'),
-      eb.fn.sum<number | string>('frac_lo').as('l'),
-      bigs.as('bigs'),
+      sql<number | string | null>`sum(${ifListed(listed, sql.ref('whole'))})`.as('w'),
+      sql<number | string | null>`sum(${ifListed(listed, sql.ref('frac_hi'))})`.as('h'),
+      sql<number | string | null>`sum(${ifListed(listed, sql.ref('frac_lo'))})`.as('l'),
+      joined(store, ifListed(listed, sql.ref('big'))).as('bigs'),
     ])
     .where('dim', '=', 'recipient')
     .where('subject', '=', recipient)
     .where('day', '>=', since / DAY_SECONDS)
     .where('day', '<', until / DAY_SECONDS)
     .where('contract', '<>', '')
-    .groupBy(['payer', 'self', 'contract'])
+    .groupBy('payer')
     .execute();
-  const byPayer = new Map<string, PayerSum>();
-  for (const r of rows) {
-    const key = `${r.payer}|${r.self}`;
-    let sum = byPayer.get(key);
-    if (sum === undefined) {
-      sum = { payer: r.payer, self: Number(r.self), payments: 0, parts: [], first_time: Number(r.first_time) };
-      byPayer.set(key, sum);
-    }
-    sum.payments += Number(r.payments);
-    sum.first_time = Math.min(sum.first_time, Number(r.first_time));
-    const amount = amountOf(r.w, r.h, r.l, r.bigs === null ? [] : r.bigs.split('|'));
-    if (amount !== null) sum.parts.push([r.contract, formatExact(amount)]);
-  }
-  return [...byPayer.values()];
+  return rows.map((r) => ({
+    payer: r.payer,
+    // In dimension recipient a row is a self-payment exactly when its payer is the subject (../chain/rollups.ts).
+    self: r.payer === recipient ? 1 : 0,
+    payments: Number(r.payments),
+    nominal: amountOf(r.w, r.h, r.l, r.bigs === null ? [] : r.bigs.split('|')),
+    first_time: Number(r.first_time),
+  }));
 }
 
 /**
- * The rollup rows of payments received by each of `recipients` over [since, until), by recipient (self-payments
- * left out). Reads INFLOW_CHUNK recipients per statement; the caller caps how many it passes.
+ * The first inflow of the window of each of `recipients` (lower-case) with a non-zero listed amount, self-payments
+ * left out: one statement per INFLOW_CHUNK recipients, which ranks each recipient's payers by their earliest such
+ * rollup row in SQL, so one row per recipient crosses to JavaScript. Recipients with none are absent.
+ * @param listed lower-case contracts of the listed tokens
  */
-export async function paymentsIntoEach(
+export async function firstInflows(
   store: Store,
   recipients: readonly string[],
   since: number,
   until: number,
-): Promise<Map<string, PaidRow[]>> {
-  const out = new Map<string, PaidRow[]>();
+  listed: readonly string[],
+): Promise<Map<string, FirstInflow>> {
+  const out = new Map<string, FirstInflow>();
+  if (listed.length === 0) return out;
   for (let i = 0; i < recipients.length; i += INFLOW_CHUNK) {
-    const rows = await store.db
-      .selectFrom('payment_rollups')
-      .select(['subject', 'payer', 'payments', 'contract', 'whole', 'frac_hi', 'frac_lo', 'big', 'first_time', 'last_time'])
-      .where('dim', '=', 'recipient')
-      .where('subject', 'in', recipients.slice(i, i + INFLOW_CHUNK))
-      .where('day', '>=', since / DAY_SECONDS)
-      .where('day', '<', until / DAY_SECONDS)
-      .where('self', '=', 0)
-      .execute();
-    for (const r of rows) {
-      const row = {
-        payer: r.payer,
-        self: 0,
-        payments: Number(r.payments),
-        nominal_parts: partsText(r.contract, r.whole, r.frac_hi, r.frac_lo, r.big),
-        first_time: Number(r.first_time),
-        last_time: Number(r.last_time),
-      };
-      const held = out.get(r.subject);
-      if (held) held.push(row);
-      else out.set(r.subject, [row]);
-    }
+    const r = await sql<{ subject: string; payer: string; t: number | string }>`
+      select subject, payer, t from (
+        select subject, payer, min(first_time) as t,
+          row_number() over (partition by subject order by min(first_time), payer) as n
+        from payment_rollups
+        where dim = 'recipient' and subject in (${sql.join(recipients.slice(i, i + INFLOW_CHUNK))})
+          and day >= ${since / DAY_SECONDS} and day < ${until / DAY_SECONDS} and self = 0
+          and contract in (${sql.join(listed)})
+          and (whole <> 0 or frac_hi <> 0 or frac_lo <> 0 or (big is not null and big <> '0'))
+        group by subject, payer
+      ) ranked where n = 1`.execute(store.db);
+    for (const x of r.rows) out.set(x.subject, { address: x.payer, time: Number(x.t) });
   }
   return out;
 }
