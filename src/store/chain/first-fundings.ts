@@ -122,11 +122,12 @@ function funderOf(address: RawBuilder<unknown>, listed: readonly string[]): RawB
 /**
  * True for a payment from `payer` to `recipient` (column references) that is self-funded: the payer's first observed
  * listed-token inflow came from the recipient, or from the recipient's own first funder (one hop, the trust check's
- * `pay_to` and `pay_to_funder` links). False when either is unknown (no payer, no recorded inflow, nothing listed):
+ * `pay_to` and `pay_to_funder` links); a self-payment is not. False when either is unknown (no payer, no recorded inflow, nothing listed):
  * an unknown is never excluded.
  */
 export function selfFunded(payer: RawBuilder<unknown>, recipient: RawBuilder<unknown>, listed: readonly string[]): RawBuilder<SqlBool> {
   if (!listed.length) return sql<SqlBool>`1 = 0`;
   const fp = funderOf(payer, listed);
-  return sql<SqlBool>`(case when ${fp} = ${recipient} or ${fp} = ${funderOf(recipient, listed)} then 1 else 0 end) = 1`;
+  // A self-payment shares its own funder: it is what exclude=self_payment is for, never counted self-funded here.
+  return sql<SqlBool>`(case when ${payer} <> ${recipient} and (${fp} = ${recipient} or ${fp} = ${funderOf(recipient, listed)}) then 1 else 0 end) = 1`;
 }
