@@ -72,13 +72,15 @@ export function enumParam<const T extends readonly [string, ...string[]]>(values
 
 /**
  * A comma-separated subset of `values` given once (`exclude=self_payment,self_funded`), as its members in the order of
- * `values` without repeats; an empty value is no member (as an empty text filter is no filter). A JSON array of them
- * (MCP) is taken too.
+ * `values` without repeats; an empty value is no member (as an empty text filter is no filter). The same text on MCP.
  */
 export function subsetParam<const T extends readonly [string, ...string[]]>(values: T) {
   const rule = `must be a comma-separated list of ${values.join(', ')}`;
-  return z.union([z.string(), z.array(z.string())], { error: formError(rule) }).transform((v, ctx) => {
-    const given = (typeof v === 'string' ? v.split(',') : v).map((x) => x.trim()).filter((x) => x !== '');
+  return z.string({ error: formError(rule) }).transform((v, ctx) => {
+    const given = v
+      .split(',')
+      .map((x) => x.trim())
+      .filter((x) => x !== '');
     if (given.some((x) => !values.includes(x))) {
       ctx.addIssue({ code: 'custom', message: rule });
       return z.NEVER;
