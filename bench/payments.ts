@@ -6,7 +6,9 @@
  * - a page of the newest 30 payments of one service (the service_id index), uncached: p50 / p99;
  * - with `--http`: `paywatch serve` (compiled dist/: run `npm run build` first) answering the remembered ranking
  *   against the bare route with a body of the same size (req/s share);
- * - bytes per observation, every table and index, and the rollups' share of it.
+ * - bytes per observation, every table and index, and the rollups' share of it;
+ * - with `--exclude`: exclude=self_payment,self_funded (docs/api-chain.md), uncached p50 / p99: the recipients ranking
+ *   with and without it, and /api/metrics over the window (aggregateMetrics, the latest 50,000) with and without it.
  * Targets: ranking uncached p99 ≤ 250 ms; remembered ≥ 0.5 × bare; filtered list p99 ≤ 50 ms.
  * `--reuse` keeps a store seeded by an earlier run with the same `--count` (bench/tmp or the bench database), even
  * one stopped part way, and times it again, migrating it first when the code added migrations (seeding 1,000,000
@@ -20,6 +22,9 @@ import { openStore, type Store } from '../src/store/db.js';
 import type { PreparedBlock, SerializedObservation } from '../src/store/chain/rows.js';
 import { writeBlocksBatched } from './lib/seeded.js';
 import { rankRollups } from '../src/store/chain/rankings.js';
+import { aggregateMetrics } from '../src/store/chain/reads.js';
+import { METRICS_WINDOW } from '../src/domain/metrics.js';
+import type { Exclusion } from '../src/domain/filters.js';
 import { ROLLUP_TABLES } from '../src/store/chain/rollups.js';
 import { storageUsage } from '../src/store/maintenance.js';
 import { benchStore } from './lib/db.js';
@@ -36,6 +41,7 @@ const { values } = parseArgs({
     http: { type: 'boolean', default: false },
     duration: { type: 'string', default: '5' },
     reuse: { type: 'boolean', default: false },
+    exclude: { type: 'boolean', default: false },
   },
 });
 const COUNT = Number(values.count);
@@ -166,6 +172,18 @@ for (const dialect of values.dialect === 'both' ? (['sqlite', 'postgres'] as con
       .limit(30)
       .execute(),
   );
+  let exclusions: Record<string, unknown> | null = null;
+  if (values.exclude) {
+    const exclude: Exclusion[] = ['self_payment', 'self_funded'];
+    const recipients = { ...req, kind: 'recipients' as const, by: 'nominal' as const };
+    const window = { since: req.since, until: req.until };
+    exclusions = {
+      recipients_ranking: await timed(RUNS, () => rankRollups(store, recipients)),
+      recipients_ranking_excluding: await timed(RUNS, () => rankRollups(store, { ...recipients, exclude })),
+      metrics: await timed(RUNS, () => aggregateMetrics(store, window, METRICS_WINDOW)),
+      metrics_excluding: await timed(RUNS, () => aggregateMetrics(store, { ...window, exclude }, METRICS_WINDOW)),
+    };
+  }
   const usage = await storageUsage(store);
   const total = usage.reduce((s, o) => s + o.bytes, 0);
   const rollupBytes = usage.filter((o) => (ROLLUP_TABLES as readonly string[]).includes(o.table)).reduce((s, o) => s + o.bytes, 0);
@@ -200,6 +218,7 @@ for (const dialect of values.dialect === 'both' ? (['sqlite', 'postgres'] as con
     bytes_per_observation: Math.round(total / n),
     rollup_bytes_per_observation: Math.round(rollupBytes / n),
     http,
+    exclusions,
   });
   console.log(JSON.stringify(results[results.length - 1]));
 }
@@ -207,7 +226,7 @@ for (const dialect of values.dialect === 'both' ? (['sqlite', 'postgres'] as con
 const fmt = (r: Record<string, any>) =>
   `| ${r.dialect} | ${r.observations} | ${r.rollup_rows} | ${r.ranking_uncached.p50_ms} / **${r.ranking_uncached.p99_ms}** | ${r.service_list_uncached.p50_ms} / **${r.service_list_uncached.p99_ms}** | ${r.http ? `${r.http.ranking_req_s} / ${r.http.bare_req_s} = **${r.http.share}**` : 'not run'} | ${r.bytes_per_observation} (rollups ${r.rollup_bytes_per_observation}) | ${r.seeded_s ?? 'reused'} |`;
 writeResults(
-  'payments',
+  values.exclude ? 'payments-exclude' : 'payments',
   { count: COUNT, services: SERVICES, payers: PAYERS, results },
   [
     '# Payments analytics',
@@ -217,5 +236,17 @@ writeResults(
     '| dialect | observations | rollup rows | ranking by distinct_payers uncached p50 / p99 ms (≤ 250) | service_id list uncached p50 / p99 ms (≤ 50) | remembered req/s / bare (≥ 0.5) | bytes per observation | seeded in s |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
     ...results.map(fmt),
+    ...(values.exclude
+      ? [
+          '',
+          '| dialect | recipients ranking p50 / p99 ms | same, exclude=self_payment,self_funded | metrics (latest 50,000) p50 / p99 ms | same, exclude=self_payment,self_funded |',
+          '|---|---:|---:|---:|---:|',
+          ...results.map((r: Record<string, any>) => {
+            const x = r.exclusions;
+            const f = (m: { p50_ms: number; p99_ms: number }) => `${m.p50_ms} / **${m.p99_ms}**`;
+            return `| ${r.dialect} | ${f(x.recipients_ranking)} | ${f(x.recipients_ranking_excluding)} | ${f(x.metrics)} | ${f(x.metrics_excluding)} |`;
+          }),
+        ]
+      : []),
   ].join('\n'),
 );

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { MAX_UNIX_SECONDS } from '../domain/filters.js';
 import { enumParam, GIVEN_ONCE, integerParam, sinceBeforeUntil } from '../domain/query-params.js';
 import { DomainSchema, ProviderProfileResponse } from '../intel/schemas.js';
+import { excludeShape } from './schemas.js';
 
 /** Rankings page bounds (docs/payments.md). */
 export const RANKING_LIMIT_MAX = 100;
@@ -33,6 +34,7 @@ export const RankingsQuery = z
         'Order, descending: nominal received (listed USD), payments, or distinct payers (default nominal). Ties by nominal, then id.',
       ),
     protocol: enumParam(['mpp', 'x402', 'unknown']).optional().describe('Only payments of this protocol (unknown: not identified).'),
+    ...excludeShape,
     limit: integerParam(1, RANKING_LIMIT_MAX, '').default(RANKING_LIMIT_DEFAULT).describe('Rows, 1..100 (default 20).'),
     offset: integerParam(0, RANKING_OFFSET_MAX, '').default(0).describe('Rows to skip, 0..10,000 (default 0).'),
   })
@@ -96,6 +98,10 @@ export const RankingSchema = z
     limit: z.int().describe('Page size.'),
     offset: z.int().describe('Rows skipped.'),
     as_of: z.string().describe('Time of the store\u2019s last write reflected by this answer.'),
+    value_method: z
+      .string()
+      .optional()
+      .describe('Which payments were left out, in words; present only when exclude was given (self_funded: recipients and payers only).'),
     rows: z.array(RankingRowSchema),
   })
   .describe('A ranking over per-day rollups of payments; nominal values do not measure revenue.');

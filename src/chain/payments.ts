@@ -10,6 +10,7 @@ import { getProvider } from '../intel/queries.js';
 import { PAYMENTS_DEFAULT_DAYS } from './payments-schemas.js';
 import { InvalidInput } from '../domain/errors.js';
 import { sinceNotBeforeUntil } from '../domain/query-params.js';
+import type { Exclusion } from '../domain/filters.js';
 
 /** The window of a payments query: until defaults to now, since to until minus 30 days (UTC Unix seconds). */
 export function paymentsWindow(q: { since?: number; until?: number }, nowSeconds = Math.floor(Date.now() / 1000)) {
@@ -26,11 +27,20 @@ export function paymentsWindow(q: { since?: number; until?: number }, nowSeconds
 export function rankings(
   store: Store,
   kind: RankingKind,
-  q: { since?: number; until?: number; by: RankingOrder; protocol?: RollupProtocol; limit: number; offset: number },
+  q: { since?: number; until?: number; by: RankingOrder; protocol?: RollupProtocol; limit: number; offset: number; exclude?: Exclusion[] },
   nowSeconds?: number,
 ): Promise<RankingAnswer> {
   const { since, until } = paymentsWindow(q, nowSeconds);
-  return computeRanking(store, { kind, since, until, by: q.by, protocol: q.protocol, limit: q.limit, offset: q.offset });
+  return computeRanking(store, {
+    kind,
+    since,
+    until,
+    by: q.by,
+    protocol: q.protocol,
+    limit: q.limit,
+    offset: q.offset,
+    exclude: q.exclude,
+  });
 }
 
 /**

@@ -17,6 +17,7 @@ import {
 import {
   ADDRESS_PATTERN,
   DOMAIN_PATTERN,
+  EXCLUDE_VALUES,
   HASH_PATTERN,
   LIMIT_DEFAULT,
   LIMIT_MAX,
@@ -29,7 +30,7 @@ import {
   SERVICE_ID_PATTERN,
 } from '../domain/filters.js';
 import { CATEGORIES } from './decode/constants.js';
-import { enumParam, integerParam, sinceBeforeUntil, textParam as plainTextParam } from '../domain/query-params.js';
+import { enumParam, integerParam, sinceBeforeUntil, subsetParam, textParam as plainTextParam } from '../domain/query-params.js';
 
 // ---- requests ---------------------------------------------------------------------------------------------------
 
@@ -83,13 +84,26 @@ function dropEmpty<T extends Record<string, unknown>>(f: T): T {
   return out;
 }
 
-/** Query of /api/metrics and /api/export: the common filters only; unknown parameters are rejected. */
-export const FiltersQuery = z.strictObject(filterShape).superRefine(sinceBeforeUntil).transform(dropEmpty);
+/** `exclude`: the payments a figure or export leaves out (docs/api-chain.md, "Excluding self-payments and self-funded payments"). */
+export const excludeShape = {
+  exclude: subsetParam(EXCLUDE_VALUES)
+    .optional()
+    .describe(
+      "Comma-separated payments to leave out: self_payment (payer = recipient), self_funded (the payer's first observed listed-token inflow came from the recipient or from the recipient's own first funder; one hop). A payment whose payer or funder is unknown is kept. value_method names the rule applied.",
+    ),
+};
+
+/** Query of /api/metrics: the common filters and `exclude`; unknown parameters are rejected. */
+export const FiltersQuery = z
+  .strictObject({ ...filterShape, ...excludeShape })
+  .superRefine(sinceBeforeUntil)
+  .transform(dropEmpty);
 
 /** Query of /api/metrics/series: the common filters and the bucket size (hour or day, default hour). */
 export const SeriesQuery = z
   .strictObject({
     ...filterShape,
+    ...excludeShape,
     bucket: enumParam(['hour', 'day']).default('hour').describe('Bucket size: hour or day (UTC-aligned; default hour).'),
     split: enumParam(SERIES_SPLITS)
       .optional()
@@ -105,6 +119,7 @@ export const SeriesQuery = z
 export const ExportQuery = z
   .strictObject({
     ...filterShape,
+    ...excludeShape,
     offset: z.unknown().optional().describe('Ignored (any value): the export always starts at the newest match.'),
   })
   .superRefine(sinceBeforeUntil)

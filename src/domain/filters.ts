@@ -31,6 +31,14 @@ export const SERVICE_ID_PATTERN = /^[a-f0-9]{64}$/;
 export const DOMAIN_PATTERN = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/;
 /** Values of the `protocol` filter: an identified protocol, or `unknown` for none. */
 export const PROTOCOL_FILTERS = ['mpp', 'x402', 'unknown'] as const;
+/**
+ * Values of `exclude` (docs/api-chain.md, "Excluding self-payments and self-funded payments"): payments whose payer is
+ * their recipient, and payments whose payer's first observed listed-token inflow came from the recipient or from the
+ * recipient's own first funder.
+ */
+export const EXCLUDE_VALUES = ['self_payment', 'self_funded'] as const;
+/** One value of `exclude`. */
+export type Exclusion = (typeof EXCLUDE_VALUES)[number];
 /** Values of /api/metrics/series' `split`: what each bucket is also split by. */
 export const SERIES_SPLITS = ['protocol'] as const;
 
@@ -59,6 +67,8 @@ export interface ObservationFilters {
   service_id?: string;
   /** The attributed service's provider domain (lower-case), exact. */
   provider?: string;
+  /** Payments left out (EXCLUDE_VALUES order, no repeats; empty or absent: none). */
+  exclude?: Exclusion[];
 }
 
 /** How `q` is matched, decided from its form (docs/decisions.md): hash, wallet address, or symbol/venue text. */
@@ -74,4 +84,21 @@ export function classifyQuery(q: string): QueryTarget {
 /** True when an `asset` value is a token contract address rather than a symbol. */
 export function isContractAddress(s: string): boolean {
   return ADDRESS.test(s);
+}
+
+/** The rule of each exclusion, in the words `value_method` names it with. */
+const EXCLUSION_RULES: Record<Exclusion, string> = {
+  self_payment: 'self-payments (payer = recipient)',
+  self_funded:
+    "self-funded payments (the payer's first observed listed-token inflow came from the recipient or from the recipient's own first funder; one hop, docs/api-chain.md)",
+};
+
+/**
+ * The sentence a `value_method` gains for `exclude` ('' for none): which payments the figures leave out. A payment
+ * whose payer, or whose payer's first inflow, is unknown is never left out.
+ * @example exclusionRule(['self_payment']) // " Excluding self-payments (payer = recipient)."
+ */
+export function exclusionRule(exclude: readonly Exclusion[] | undefined): string {
+  if (!exclude?.length) return '';
+  return ` Excluding ${exclude.map((e) => EXCLUSION_RULES[e]).join(' and ')}; a payment whose payer or funder is unknown is kept.`;
 }

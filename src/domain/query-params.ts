@@ -70,6 +70,25 @@ export function enumParam<const T extends readonly [string, ...string[]]>(values
   return z.enum(values, { error: formError(`must be one of ${values.join(', ')}`) });
 }
 
+/**
+ * A comma-separated subset of `values` given once (`exclude=self_payment,self_funded`), as its members in the order of
+ * `values` without repeats; an empty value is no member (as an empty text filter is no filter). The same text on MCP.
+ */
+export function subsetParam<const T extends readonly [string, ...string[]]>(values: T) {
+  const rule = `must be a comma-separated list of ${values.join(', ')}`;
+  return z.string({ error: formError(rule) }).transform((v, ctx) => {
+    const given = v
+      .split(',')
+      .map((x) => x.trim())
+      .filter((x) => x !== '');
+    if (given.some((x) => !values.includes(x))) {
+      ctx.addIssue({ code: 'custom', message: rule });
+      return z.NEVER;
+    }
+    return values.filter((x) => given.includes(x)) as T[number][];
+  });
+}
+
 /** A boolean given as true/false in a query string, or as a JSON boolean (MCP). */
 export function flagParam() {
   return z

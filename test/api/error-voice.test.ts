@@ -96,6 +96,20 @@ const TABLE: Bad[] = [
   {
     listener: 'api',
     method: 'GET',
+    url: '/api/metrics?exclude=self_payment,bogus',
+    status: 400,
+    error: "invalid query parameter 'exclude': must be a comma-separated list of self_payment, self_funded",
+  },
+  {
+    listener: 'api',
+    method: 'GET',
+    url: '/api/export?exclude=self_funded&exclude=self_payment',
+    status: 400,
+    error: "invalid query parameter 'exclude': must be given once",
+  },
+  {
+    listener: 'api',
+    method: 'GET',
     url: '/api/transactions/0x12',
     status: 400,
     error: "invalid path parameter 'hash': must be 0x followed by 64 hexadecimal digits",

@@ -58,6 +58,13 @@ const ANSWERS: Case[] = [
   ['get_rankings', { kind: 'recipients' }, '/api/rankings/recipients'],
   [
     'get_rankings',
+    { kind: 'recipients', exclude: 'self_payment,self_funded' },
+    '/api/rankings/recipients?exclude=self_payment,self_funded',
+  ],
+  ['get_metrics', { exclude: 'self_payment,self_funded' }, '/api/metrics?exclude=self_payment,self_funded'],
+  ['get_metrics_series', { bucket: 'day', exclude: 'self_funded' }, '/api/metrics/series?bucket=day&exclude=self_funded'],
+  [
+    'get_rankings',
     { kind: 'payers', by: 'payments', since: 1767225600, until: 1767312000, limit: 3, offset: 1 },
     '/api/rankings/payers?by=payments&since=1767225600&until=1767312000&limit=3&offset=1',
   ],
@@ -91,6 +98,8 @@ const ERRORS: Case[] = [
   ['get_transaction', { hash: '0x00' }, '/api/transactions/0x00'],
   ['get_transaction', { hash: `0x${'ab'.repeat(32)}` }, `/api/transactions/0x${'ab'.repeat(32)}`],
   ['get_metrics', { execution: 'maybe' }, '/api/metrics?execution=maybe'],
+  ['get_metrics', { exclude: 'self_payment,bogus' }, '/api/metrics?exclude=self_payment,bogus'],
+  ['get_rankings', { kind: 'services', exclude: 'self_funded' }, '/api/rankings/services?exclude=self_funded'],
   ['get_metrics_series', { bucket: 'week' }, '/api/metrics/series?bucket=week'],
   ['get_metrics_series', { split: 'payer' }, '/api/metrics/series?split=payer'],
   ['get_metrics_series', { since: 0, until: 1767312000 }, '/api/metrics/series?since=0&until=1767312000'],

@@ -8,6 +8,7 @@
  * leave payer null: no guess from `sender`, who is not necessarily who paid.
  */
 import { adjustRollups, ROLLUP_COLUMNS } from './rollups.js';
+import { FUNDING_COLUMNS, recordFirstFundings } from './first-fundings.js';
 import { sql } from 'kysely';
 import type { Store } from '../store.js';
 import type { ObservationDetail } from '../../domain/observation.js';
@@ -60,21 +61,21 @@ export async function backfillPaymentColumns(store: Store, onProgress?: PackProg
         for (const { seq, ...c } of filled) await trx.updateTable('observations').set(c).where('seq', '=', seq).execute();
       }
       // Rows that gained a payer now count as payments in the rankings' rollups (./rollups.ts), in this same transaction.
-      if (filled.length)
-        await adjustRollups(
-          trx,
-          await trx
-            .selectFrom('observations')
-            .select([...ROLLUP_COLUMNS])
-            .where(
-              'seq',
-              'in',
-              filled.map((f) => f.seq),
-            )
-            .where('payer', 'is not', null)
-            .execute(),
-          1,
-        );
+      if (filled.length) {
+        const paid = await trx
+          .selectFrom('observations')
+          .select([...new Set([...ROLLUP_COLUMNS, ...FUNDING_COLUMNS])])
+          .where(
+            'seq',
+            'in',
+            filled.map((f) => f.seq),
+          )
+          .where('payer', 'is not', null)
+          .execute();
+        await adjustRollups(trx, paid, 1);
+        // And as first inflows (./first-fundings.ts): the earliest still wins whatever order they arrive in.
+        await recordFirstFundings(trx, paid);
+      }
       const done = upTo >= end;
       await trx
         .updateTable('chain_stats')

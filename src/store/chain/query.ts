@@ -3,7 +3,7 @@
  * pages and keyset scans. Deep pages use rank arithmetic on `seq` when the store is `ordered` and only time
  * bounds apply; otherwise an index-only subquery picks the page's hashes before the rows are read.
  */
-import type { ExpressionBuilder, Kysely, SelectQueryBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../schema.js';
 import { classifyQuery, isContractAddress, type ObservationFilters } from '../../domain/filters.js';
 import { LIST_COLUMNS, rowToTransaction, type TransactionRow } from './rows.js';
@@ -12,6 +12,7 @@ import type { ChainStats, KeysetPosition } from './answers.js';
 import type { Store } from '../store.js';
 import { KNOWN_EXCHANGE, PAYER_APART, UNSUCCESSFUL, term } from './partial-indexes.js';
 import type { TokenList } from '../../domain/token-list.js';
+import { selfFunded } from './first-fundings.js';
 
 type ObsQuery<O> = SelectQueryBuilder<Database, 'observations', O>;
 
@@ -65,6 +66,10 @@ function filterExpression(f: ObservationFilters, list: TokenList) {
     if (f.recipient !== undefined) parts.push(eb('recipient', '=', f.recipient));
     if (f.service_id !== undefined) parts.push(eb('service_id', '=', f.service_id));
     if (f.provider !== undefined) parts.push(eb('provider', '=', f.provider));
+    // An unknown self_payment (no payer) is kept: only a known self-payment is left out.
+    if (f.exclude?.includes('self_payment')) parts.push(eb.or([eb('self_payment', 'is', null), eb('self_payment', '<>', 1)]));
+    if (f.exclude?.includes('self_funded'))
+      parts.push(eb.not(selfFunded(sql.ref('observations.payer'), sql.ref('observations.recipient'), [...list.tokens.keys()])));
     return eb.and(parts);
   };
 }
@@ -86,7 +91,8 @@ function onlyTimeBounds(f: ObservationFilters): boolean {
     f.payer === undefined &&
     f.recipient === undefined &&
     f.service_id === undefined &&
-    f.provider === undefined
+    f.provider === undefined &&
+    !f.exclude?.length
   );
 }
 
@@ -209,6 +215,7 @@ export function filterKey(f: ObservationFilters, list: TokenList): string {
     f.recipient,
     f.service_id,
     f.provider,
+    f.exclude?.length ? f.exclude : undefined,
   ]);
 }
 

@@ -2,7 +2,10 @@
  * Rankings of services, recipients and payers over a window of whole UTC days, summed in SQL from the per-(day,
  * subject) payment rollups (./rollups.ts) and remembered at the chain version like the other aggregates (../cache.ts).
  */
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
+import { InvalidInput } from '../../domain/errors.js';
+import { exclusionRule, type Exclusion } from '../../domain/filters.js';
+import { selfFunded } from './first-fundings.js';
 import { addExact, formatExact, parseDecimal, type ExactDecimal } from '../../domain/money.js';
 import type { Store } from '../store.js';
 import { coveredWindow, type CoveredWindow } from './covered-window.js';
@@ -24,6 +27,8 @@ export interface RankingRequest {
   protocol?: RollupProtocol;
   limit: number;
   offset: number;
+  /** Payments left out (absent or empty: none); self_funded is refused for services (see rollupSources). */
+  exclude?: Exclusion[];
 }
 
 /** One ranked row (docs/payments.md). */
@@ -52,6 +57,8 @@ export interface RankingAnswer extends CoveredWindow {
   offset: number;
   /** Time of the store's last write reflected by this answer (ISO 8601). */
   as_of: string;
+  /** Which payments were left out, in words (only when `exclude` was given). */
+  value_method?: string;
   rows: RankingRow[];
 }
 
@@ -76,6 +83,7 @@ export async function computeRanking(store: Store, req: RankingRequest): Promise
     req.limit,
     req.offset,
     store.tokenList.id,
+    req.exclude?.length ? req.exclude : null,
   ]);
   return store.cache.payments.get(stats, key, async () => ({
     ...(await rankRollups(store, req)),
@@ -121,16 +129,18 @@ export async function rankRollups(store: Store, req: RankingRequest): Promise<Om
   const [from, to] = [since / DAY_SECONDS, until / DAY_SECONDS];
   const dim = req.kind === 'services' ? 'service' : req.kind === 'recipients' ? 'recipient' : 'payer';
   const db = store.db;
+  const src = rollupSources(req, [...store.tokenList.tokens.keys()]);
+  const exclusion = req.exclude?.length ? exclusionGroups(store, req, dim, from, to, src) : null;
   const [groups, distinct, covered] = await Promise.all([
-    windowGroups(store, dim, req.protocol ?? '*', from, to),
-    req.kind === 'payers' ? null : distinctPayers(store, dim, from, to, req.protocol),
+    exclusion ?? windowGroups(store, dim, req.protocol ?? '*', from, to),
+    req.kind === 'payers' ? null : distinctPayers(store, dim, from, to, req.protocol, src),
     coveredWindow(db, since, until),
   ]);
   const listed = store.tokenList.tokens;
   const tallies = new Map<string, Tally>();
   for (const g of groups) {
     const n = g.payments;
-    const v = listed.has(g.contract) ? g.amount : null;
+    const v = g.contract === null || listed.has(g.contract) ? g.amount : null;
     if (n === 0 && (v === null || v.n === 0n)) continue;
     let t = tallies.get(g.subject);
     if (!t) {
@@ -166,6 +176,7 @@ export async function rankRollups(store: Store, req: RankingRequest): Promise<Om
           from,
           to,
           req.protocol,
+          src.fine,
         );
   const page = slice.map((t, i): RankingRow => {
     const top = tops ? (tops.get(t.id) ?? null) : t.others;
@@ -180,18 +191,95 @@ export async function rankRollups(store: Store, req: RankingRequest): Promise<Om
       self_payments: t.self,
     };
   });
-  return { since, until, ...covered, by: req.by, total: sorted.length, limit: req.limit, offset: req.offset, rows: page };
+  const excluded = exclusionRule(req.exclude);
+  return {
+    since,
+    until,
+    ...covered,
+    by: req.by,
+    total: sorted.length,
+    limit: req.limit,
+    offset: req.offset,
+    ...(excluded ? { value_method: `Sums of the per-day payment rollups.${excluded}` } : {}),
+    rows: page,
+  };
+}
+
+/** Where a ranking reads its per-day and per-payer rollup rows (tables, or the rows left after an exclusion). */
+interface RollupSources {
+  /** Rows shaped as payment_days. */
+  days: RawBuilder<unknown>;
+  /** Rows shaped as payment_rollups. */
+  fine: RawBuilder<unknown>;
+  /** True when rows were left out (self_funded): payment_last_days no longer holds the distinct payers. */
+  filtered: boolean;
+}
+
+/**
+ * The rollup rows a ranking of `req` sums: the tables themselves, or with exclude=self_funded the per-payer rows of
+ * dimension recipient that are not self-funded (./first-fundings.ts; their payer and recipient are both in the key),
+ * read as payment_days rows of dimension recipient or payer. Self-payments are left out by the callers' `self = 0`.
+ * @throws InvalidInput naming `exclude` for self_funded on services: a service's rollups do not keep each payment's recipient
+ */
+function rollupSources(req: RankingRequest, listed: readonly string[]): RollupSources {
+  if (!req.exclude?.includes('self_funded'))
+    return { days: sql.table('payment_days'), fine: sql.table('payment_rollups'), filtered: false };
+  if (req.kind === 'services')
+    throw new InvalidInput(
+      "invalid query parameter 'exclude': self_funded applies to the recipients and payers rankings only (a service's rollups do not keep each payment's recipient)",
+    );
+  const kept = sql`from payment_rollups where dim = 'recipient' and not (${selfFunded(sql.ref('payer'), sql.ref('subject'), listed)})`;
+  const subject = req.kind === 'payers' ? sql`'payer' as dim, payer as subject` : sql`dim, subject`;
+  return {
+    days: sql`(select ${subject}, day, protocol, self, contract, provider, payments, whole, frac_hi, frac_lo, big ${kept}) as kept_days`,
+    fine: sql`(select * ${kept}) as kept_rollups`,
+    filtered: true,
+  };
 }
 
 /** One running group's sums over a window (./rollup-running.ts). */
 interface GroupWindow {
   subject: string;
   self: number;
-  contract: string;
+  /** null: `amount` is already the listed contracts' sum (exclusionGroups). */
+  contract: string | null;
   provider: string | null;
   payments: number;
   /** Exact amount (integer columns and big part), or null when the group had no amount columns in the window. */
   amount: ExactDecimal | null;
+}
+
+/**
+ * With `exclude`: per (subject, self) sums over days [from, to) of the rollup rows left after the exclusion (the
+ * per-day sums, not the running totals, which hold every payment), as groups whose amount is the listed nominal.
+ */
+async function exclusionGroups(
+  store: Store,
+  req: RankingRequest,
+  dim: string,
+  from: number,
+  to: number,
+  src: RollupSources,
+): Promise<GroupWindow[]> {
+  const listed = [...store.tokenList.tokens.keys()];
+  const protocol = req.protocol ? sql`and protocol = ${req.protocol}` : sql``;
+  const noSelf = req.exclude?.includes('self_payment') ? sql`and self = 0` : sql``;
+  const days = await sql<
+    { subject: string; self: number | string; payments: number | string; provider: string | null } & Sums
+  >`select subject, self,
+      sum(payments) as payments, max(provider) as provider, ${sql.join(listedSums(listed))}
+      from ${src.days} where dim = ${dim} and day >= ${from} and day < ${to} ${protocol} ${noSelf} group by subject, self`.execute(
+    store.db,
+  );
+  const bigOf = await bigParts(store, 'payment_days', dim, from, to, req.protocol, days.rows, src.days);
+  return days.rows.map((r) => ({
+    subject: r.subject,
+    self: Number(r.self),
+    contract: null,
+    provider: r.provider,
+    payments: Number(r.payments),
+    amount: sumsOf(r, bigOf.get(`${r.subject}|${Number(r.self)}`)),
+  }));
 }
 
 const CUM_COLUMNS = ['cum_payments', 'cum_whole', 'cum_hi', 'cum_lo', 'cum_big'] as const;
@@ -268,14 +356,16 @@ async function distinctPayers(
   from: number,
   to: number,
   protocol: RollupProtocol | undefined,
+  src: RollupSources,
 ): Promise<Map<string, number>> {
   // Read now, not the reused counters: a payment written since on day `to` or later would be counted.
   const { newestBlockTime } = await readStats(store.db);
   const rows =
-    newestBlockTime === null || Math.floor(newestBlockTime / DAY_SECONDS) < to
+    // After self_funded only the per-payer rows can say which payers are left.
+    !src.filtered && (newestBlockTime === null || Math.floor(newestBlockTime / DAY_SECONDS) < to)
       ? await sql<{ subject: string; n: number | string }>`select subject, sum(payers) as n from payment_last_days
           where dim = ${dim} and protocol = ${protocol ?? '*'} and day >= ${from} group by subject`.execute(store.db)
-      : await sql<{ subject: string; n: number | string }>`select subject, count(distinct payer) as n from payment_rollups
+      : await sql<{ subject: string; n: number | string }>`select subject, count(distinct payer) as n from ${src.fine}
           where dim = ${dim} and day >= ${from} and day < ${to} and self = 0 and payments > 0
           ${protocol ? sql`and protocol = ${protocol}` : sql``} group by subject`.execute(store.db);
   return new Map(rows.rows.map((r) => [r.subject, Number(r.n)]));
@@ -293,12 +383,13 @@ async function bigParts(
   to: number,
   protocol: RollupProtocol | undefined,
   flagged: readonly ({ subject: string } & Sums)[],
+  from_: RawBuilder<unknown> = sql.table(table),
 ): Promise<Map<string, (string | null)[]>> {
   const out = new Map<string, (string | null)[]>();
   const subjects = [...new Set(flagged.filter((r) => Number(r.has_big) === 1).map((r) => r.subject))];
   if (!subjects.length) return out;
   const by = table === 'payment_days' ? sql`self` : sql`payer`;
-  const { rows } = await sql<{ subject: string; k: string | number; big: string }>`select subject, ${by} as k, big from ${sql.table(table)}
+  const { rows } = await sql<{ subject: string; k: string | number; big: string }>`select subject, ${by} as k, big from ${from_}
     where dim = ${dim} and subject in (${sql.join(subjects)}) and day >= ${from} and day < ${to} and big is not null
     and ${listedContract([...store.tokenList.tokens.keys()])} ${protocol ? sql`and protocol = ${protocol}` : sql``}
     ${table === 'payment_rollups' ? sql`and self = 0` : sql``}`.execute(store.db);
@@ -324,6 +415,7 @@ async function topPayers(
   from: number,
   to: number,
   protocol: RollupProtocol | undefined,
+  fine: RawBuilder<unknown>,
 ): Promise<Map<string, ExactDecimal | null>> {
   const out = new Map<string, ExactDecimal | null>();
   if (!subjects.length) return out;
@@ -333,7 +425,7 @@ async function topPayers(
       select subject, payer, ${sql.join(listedSums(listed))},
         row_number() over (partition by subject order by
           coalesce(sum(case when ${isListed} then whole end), 0) + coalesce(sum(case when ${isListed} then frac_hi end), 0) * 1e-9 desc) as rn
-      from payment_rollups
+      from ${fine}
       where dim = ${dim} and subject in (${sql.join(subjects)}) and day >= ${from} and day < ${to} and self = 0
       ${protocol ? sql`and protocol = ${protocol}` : sql``}
       group by subject, payer) ranked
@@ -346,6 +438,7 @@ async function topPayers(
     to,
     protocol,
     rows.filter((r) => Number(r.has_big) === 1),
+    fine,
   );
   for (const r of rows) {
     const v = sumsOf(r, bigOf.get(`${r.subject}|${r.payer}`));

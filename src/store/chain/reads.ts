@@ -6,7 +6,7 @@ import type { Store } from '../store.js';
 import { storedDetailJson } from './detail-codec.js';
 import { DecimalSum } from '../../domain/money.js';
 import { METRICS_WINDOW, successRate } from '../../domain/metrics.js';
-import type { ObservationFilters } from '../../domain/filters.js';
+import { exclusionRule, type ObservationFilters } from '../../domain/filters.js';
 import { nominalExact } from '../../domain/listing.js';
 import { VALUE_METHOD, type Metrics, type MetricsSeries, type TransactionPage } from './answers.js';
 import { emptySeriesSums, finishSeries, mergeSeriesSums, sumSeriesRange, type SeriesRange, type SeriesRequest } from './series.js';
@@ -125,7 +125,7 @@ export async function aggregateMetrics(store: Store, filters: ObservationFilters
     // Unknown is null, never zero: rows stored without a payer (older details) say nothing about payers.
     distinct_payers: payersKnown ? payers.size : null,
     distinct_recipients: recipients.size ? recipients.size : null,
-    value_method: VALUE_METHOD,
+    value_method: VALUE_METHOD + exclusionRule(filters.exclude),
     rate: successRate(success, failed),
     task_outcomes: null,
   };

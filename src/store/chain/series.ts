@@ -2,6 +2,7 @@ import { addExact, addToSum, emptySum, formatExact, mergeSums, parseDecimal, typ
 import type { TokenList } from '../../domain/token-list.js';
 import type { Store } from '../store.js';
 import { VALUE_METHOD } from './answers.js';
+import { exclusionRule } from '../../domain/filters.js';
 import type { BucketSums, MetricsSeries, PartSums, SeriesBucket, SeriesPart, SeriesRange, SeriesRequest, SeriesSums } from './answers.js';
 import { keysetAt, scanMatches } from './query.js';
 import { parseNominalParts } from './rows.js';
@@ -170,7 +171,7 @@ export function finishSeries(req: SeriesRequest, list: TokenList, total: number,
     analyzed: sums.analyzed,
     truncated: total > window,
     analyzed_since: total > window ? sums.oldest : null,
-    value_method: VALUE_METHOD,
+    value_method: VALUE_METHOD + exclusionRule(req.filters.exclude),
     assets: [...contracts].sort().map((c) => ({ asset_contract: c, symbol: list.tokens.get(c)!.symbol })),
     buckets,
   };

@@ -9,6 +9,7 @@ import type { SerializedObservation } from './rows.js';
 import { preparedOnPostgres } from '../prepared.js';
 import { packDetail, packIntegrity } from './detail-codec.js';
 import { adjustRollups } from './rollups.js';
+import { recordFirstFundings } from './first-fundings.js';
 import type { PaymentIntelIndex } from '../payments/intel-index.js';
 import { attributionColumns, legsOfDetailJson, worthAttributing } from '../payments/attribute-rows.js';
 import { onAttributed } from '../payments/attributed.js';
@@ -175,6 +176,11 @@ export async function insertObservations(
       trx,
       fresh.map((x) => x.row),
       1,
+    );
+    // Each recipient's first inflow per token, which exclude=self_funded reads (./first-fundings.ts).
+    await recordFirstFundings(
+      trx,
+      fresh.map((x) => x.row),
     );
     if (attributed.length) await onAttributed(trx, attributed);
     count += fresh.length;

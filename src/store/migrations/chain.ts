@@ -3,6 +3,7 @@ import { isPostgres } from './dialect.js';
 import { sumDecimals } from '../../domain/money.js';
 import { unpackDetail } from '../chain/detail-codec.js';
 import { PARTIAL_INDEXES } from '../chain/partial-indexes.js';
+import { fillFirstFundings } from '../chain/first-fundings.js';
 
 /**
  * Indexes serve the public sort (time descending, then hash ascending) alone and after each equality filter,
@@ -416,6 +417,30 @@ export const chainMigrations: Record<string, Migration> = {
           );
         }
       });
+    },
+  },
+  chain_0018_first_funding: {
+    // Each address's first observed inflow per token (src/store/chain/first-fundings.ts), which exclude=self_funded
+    // reads; the observations stored so far are read in seq-ordered steps.
+    async up(db: Kysely<any>) {
+      await inOneTransaction(db, async (trx) => {
+        await trx.schema
+          .createTable('first_fundings')
+          .ifNotExists()
+          .addColumn('address', 'text', (c) => c.notNull())
+          .addColumn('contract', 'text', (c) => c.notNull())
+          .addColumn('funder', 'text', (c) => c.notNull())
+          .addColumn('height', 'bigint', (c) => c.notNull())
+          .addColumn('tx_index', 'integer', (c) => c.notNull())
+          .addColumn('time', 'bigint', (c) => c.notNull())
+          .addColumn('hash', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('first_fundings_pk', ['address', 'contract'])
+          .execute();
+        if (await hasColumn(trx, 'observations', 'payer')) await fillFirstFundings(trx);
+      });
+    },
+    async down(db: Kysely<any>) {
+      await db.schema.dropTable('first_fundings').ifExists().execute();
     },
   },
   chain_0015_finality_at_read: {

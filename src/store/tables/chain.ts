@@ -288,9 +288,29 @@ export interface PaymentTotalsTable extends RollupAmountColumns {
   last_day: number | string;
 }
 
+/**
+ * One row per (address, token contract): the first observed successful inflow of that token into the address
+ * (../chain/first-fundings.ts). First by (height, tx_index); kept when retention drops the observation (it stays
+ * the first one observed).
+ */
+export interface FirstFundingsTable {
+  /** Lower-case address that received the inflow (the primary leg's recipient). */
+  address: string;
+  /** Lower-case token contract of the inflow. */
+  contract: string;
+  /** Lower-case payer of that inflow. */
+  funder: string;
+  height: number | string;
+  tx_index: number | string;
+  /** Block time, UTC Unix seconds. */
+  time: number | string;
+  hash: string;
+}
+
 export interface ChainTables {
   payment_running: PaymentRunningTable;
   payment_totals: PaymentTotalsTable;
+  first_fundings: FirstFundingsTable;
   payment_rollups: PaymentRollupsTable;
   payment_days: PaymentDaysTable;
   payment_last_days: PaymentLastDaysTable;
