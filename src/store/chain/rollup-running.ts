@@ -110,26 +110,22 @@ const RUN_COLUMNS = [
 const DELTAS = ['payments', 'whole', 'frac_hi', 'frac_lo'] as const;
 const CUMS = ['cum_payments', 'cum_whole', 'cum_hi', 'cum_lo'] as const;
 
+/** A row's cum_* cells (payments, whole, frac_hi, frac_lo as decimal text; big as stored), in RUN_COLUMNS order. */
+const cumCells = (cum: Omit<Totals, 'last_day'>) => [
+  String(cum.payments),
+  String(cum.whole),
+  String(cum.frac_hi),
+  String(cum.frac_lo),
+  cum.big,
+];
+
 /** Appends changes on or after their groups' latest days: one row each, its cum from the group's totals. */
 async function appendRows(db: Kysely<Database>, rows: readonly { c: RunningChange; cum: Totals }[]): Promise<void> {
   for (let i = 0; i < rows.length; i += CHUNK) {
     const part = rows.slice(i, i + CHUNK);
     const values = part.map(
       ({ c, cum }) =>
-        sql`(${sql.join([
-          ...GROUP.map((k) => c.group[k]),
-          c.day,
-          c.payments,
-          c.whole,
-          c.frac_hi,
-          c.frac_lo,
-          null,
-          String(cum.payments),
-          String(cum.whole),
-          String(cum.frac_hi),
-          String(cum.frac_lo),
-          cum.big,
-        ])})`,
+        sql`(${sql.join([...GROUP.map((k) => c.group[k]), c.day, c.payments, c.whole, c.frac_hi, c.frac_lo, null, ...cumCells(cum)])})`,
     );
     // An existing row is the group's latest (its cum is the totals): it adds the change to both.
     await sql`insert into payment_running (${sql.join(RUN_COLUMNS.map((c) => sql.ref(c)))}) values ${sql.join(values)}
@@ -207,11 +203,7 @@ async function rewriteGroups(db: Kysely<Database>, list: readonly { group: Runni
             String(d.frac_hi),
             String(d.frac_lo),
             d.big,
-            String(cum.payments),
-            String(cum.whole),
-            String(cum.frac_hi),
-            String(cum.frac_lo),
-            cum.big,
+            ...cumCells(cum),
           ])})`,
         );
       }
