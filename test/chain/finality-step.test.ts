@@ -32,15 +32,19 @@ describe('FinalityStep against a node without consensus_*', () => {
     await t?.drop();
   });
 
-  it('records unknown at each due height, covering only the blocks no earlier unknown check covered', async () => {
-    const step = new FinalityStep({
+  /** A finality step over this file's store and unsupporting node, with the test genesis; `extra` adds options. */
+  const newStep = (extra: Partial<ConstructorParameters<typeof FinalityStep>[0]> = {}) =>
+    new FinalityStep({
       store,
       log: pino({ level: 'silent' }),
       request: httpJsonRpc(node.url),
       genesis: testGenesisOutcome(testKey('finality step')),
       epochLength: 1_000_000,
-      spacing: { blocks: 100, ms: 1e9 },
+      ...extra,
     });
+
+  it('records unknown at each due height, covering only the blocks no earlier unknown check covered', async () => {
+    const step = newStep({ spacing: { blocks: 100, ms: 1e9 } });
     // Blocks 1..300 written in batches of 50, as the collector writes them, each batch told to the step.
     for (let first = 1; first <= 300; first += 50) {
       const blocks = Array.from({ length: 50 }, (_, i) => first + i).map((height) => ({
@@ -67,13 +71,7 @@ describe('FinalityStep against a node without consensus_*', () => {
   });
 
   it('does not read or check again a height whose certificate verified already', async () => {
-    const step = new FinalityStep({
-      store,
-      log: pino({ level: 'silent' }),
-      request: httpJsonRpc(node.url),
-      genesis: testGenesisOutcome(testKey('finality step')),
-      epochLength: 1_000_000,
-    });
+    const step = newStep();
     const block = { height: 500, hash: h(500), parentHash: h(499), time: 1_700_000_500, observations: [], hashRecomputed: true };
     await store.db.transaction().execute((trx) => insertBlockRows(trx, [block]));
     const evidence = { status: 'verified' };

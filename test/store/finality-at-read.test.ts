@@ -14,6 +14,17 @@ import type { BlockObservations, Observation } from '../../src/domain/observatio
 import { DIALECTS, storeFactory } from '../helpers/db.js';
 import { makeBlocks } from '../helpers/observations.js';
 
+/** Records one verified check covering every block of `blocks` (its last height), at `now`. */
+const verifiedOverAll = (s: Store, blocks: BlockObservations[], now: string) =>
+  recordFinality(s, {
+    height: blocks.at(-1)!.height,
+    status: 'verified',
+    evidence: { status: 'verified' },
+    certificate: null,
+    cover: { from: blocks[0]!.height, to: blocks.at(-1)!.height },
+    now,
+  });
+
 describe.each(DIALECTS)('finality served at read time on %s', (dialect) => {
   const stores = storeFactory(dialect);
   afterAll(() => stores.cleanup());
@@ -108,14 +119,7 @@ describe.each(DIALECTS)('finality served at read time on %s', (dialect) => {
     const blocks = makeBlocks({ count: 20, seed: 9 });
     const s = await written(blocks);
     const now = '2026-11-26T10:00:00.000Z';
-    await recordFinality(s, {
-      height: blocks.at(-1)!.height,
-      status: 'verified',
-      evidence: { status: 'verified' },
-      certificate: null,
-      cover: { from: blocks[0]!.height, to: blocks.at(-1)!.height },
-      now,
-    });
+    await verifiedOverAll(s, blocks, now);
     const migration = chainMigrations.chain_0015_finality_at_read!;
     await migration.down!(s.db);
     const stored = await s.db.selectFrom('observations').select('integrity').execute();
@@ -129,14 +133,7 @@ describe.each(DIALECTS)('finality served at read time on %s', (dialect) => {
   it('keeps the stored verdict of a check recorded before finality was read at read time (no checked_at)', async () => {
     const blocks = makeBlocks({ count: 20, seed: 7 });
     const s = await written(blocks);
-    await recordFinality(s, {
-      height: blocks.at(-1)!.height,
-      status: 'verified',
-      evidence: { status: 'verified' },
-      certificate: null,
-      cover: { from: blocks[0]!.height, to: blocks.at(-1)!.height },
-      now: '2026-11-26T10:00:00.000Z',
-    });
+    await verifiedOverAll(s, blocks, '2026-11-26T10:00:00.000Z');
     // A store upgraded from before chain_0015: its check has no time, its observations hold the verdict themselves.
     await s.db.updateTable('finality_checks').set({ checked_at: null }).execute();
     await s.db.updateTable('chain_stats').set({ updated_at: '2026-11-26T10:00:01.000Z' }).where('id', '=', 1).execute();
