@@ -411,6 +411,16 @@ function payToMoveReasons(rc: RecentChanges, window: ChangeWindow, add: Add): bo
   return payToMoves.size > 0;
 }
 
+/**
+ * An offer identity as a reason's message names it, so two raised offers of one URL read apart, e.g.
+ * "x402 v2 exact on eip155:4217 in 0x20c0…0000" or "mpp charge on eip155:4217 in 0x20c0…0000".
+ */
+function offerLabel(o: Partial<Offer>): string {
+  const version = o.x402_version != null ? ` v${o.x402_version}` : '';
+  const kind = o.scheme ?? o.method ?? null;
+  return `${o.protocol ?? 'offer'}${version}${kind ? ` ${kind}` : ''} on ${o.network ?? 'an unknown network'} in ${o.asset ?? 'an unknown asset'}`;
+}
+
 /** One recorded price: atomic and decimal amounts, and the index of its change record in its group. */
 type RecordedPrice = { atomic: string; amount: string | null; index: number };
 
@@ -432,7 +442,7 @@ function priceRiseReasons(rc: RecentChanges, window: ChangeWindow, add: Add): Se
     add(
       'price_raised_recently',
       'warning',
-      `price rose from ${rise.old.atomic} to ${rise.now.atomic} atomic units (more than ${PRICE_RAISE_PERCENT}%) within ${rc.window_days} days`,
+      `${offerLabel(o)}: price rose from ${rise.old.atomic} to ${rise.now.atomic} atomic units (more than ${PRICE_RAISE_PERCENT}%) within ${rc.window_days} days`,
       {
         ...window,
         protocol: o.protocol ?? null,

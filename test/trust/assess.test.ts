@@ -583,6 +583,20 @@ describe('recent changes', () => {
     });
   });
 
+  it('two raised offers of one URL are named apart in their messages', () => {
+    const MPP = { protocol: 'mpp', x402_version: null, scheme: null, method: 'charge', network: 'eip155:4217', asset: PATH_USD };
+    const a = assess((e) => {
+      e.recent_changes!.changes = [
+        change(1, 'price_changed', { ...IDENTITY, amount_atomic: '10000' }, { ...IDENTITY, amount_atomic: '20000' }),
+        change(2, 'price_changed', { ...MPP, amount_atomic: '10000' }, { ...MPP, amount_atomic: '20000' }),
+      ];
+    });
+    expect(reason(a, 'price_raised_recently').map((r) => r.message)).toEqual([
+      `x402 v2 exact on eip155:4217 in ${PATH_USD}: price rose from 10000 to 20000 atomic units (more than 50%) within 30 days`,
+      `mpp charge on eip155:4217 in ${PATH_USD}: price rose from 10000 to 20000 atomic units (more than 50%) within 30 days`,
+    ]);
+  });
+
   it.each([
     ['a 50% rise is not more than 50%', [['10000', '15000']], null],
     ['a 51% rise', [['10000', '15100']], { old: '10000', now: '15100', ids: [1] }],
