@@ -58,7 +58,8 @@ function node(items: Item[], depth: number): Parts {
     if (at >= first.length || items.some((it) => it.nibbles.length <= at || it.nibbles[at] !== first[at])) break;
     shared++;
   }
-  if (shared > 0) return [rlpList([rlpString(hexPrefix(first.slice(depth, depth + shared), false)), reference(node(items, depth + shared))])];
+  if (shared > 0)
+    return [rlpList([rlpString(hexPrefix(first.slice(depth, depth + shared), false)), reference(node(items, depth + shared))])];
   // Branch: one slot per next nibble, and the value of a key that ends here.
   const buckets: Item[][] = Array.from({ length: 16 }, () => []);
   let value = '';
