@@ -124,7 +124,7 @@ try {
     const ref = await startLimitedRpcProcess({ upstream: node.rpcUrl, ...c.proxy });
     const refCalls = c.proxy.batchCap ?? 40;
     const plain = c.name === 'b' ? null : await plainFetch(ref.url, refCalls);
-    await ref.close();
+    const refCounts = await ref.close();
     const p = await startLimitedRpcProcess({ upstream: node.rpcUrl, ...c.proxy });
     const r = await collector(p.url);
     const counts = await p.close();
@@ -150,6 +150,9 @@ try {
       target,
       refused_share: Number(refusedShare.toFixed(3)),
       requests: counts.requests,
+      // Whether requests stay in flight (the collector may keep --rpc-concurrency of them, the reference 8).
+      mean_in_flight: inFlight(counts),
+      reference_mean_in_flight: plain === null ? null : inFlight(refCounts),
       batch_calls_in_use: r.stats.batch_calls,
       batches_too_large: r.stats.batches_too_large,
       retries: r.stats.retries,
@@ -169,20 +172,32 @@ try {
   await node.stop();
 }
 
+/** Requests in flight at the proxy, mean over its span (first request to last answer), and the share of it with none. */
+function inFlight(c: { inFlightMs: number; busyMs: number; spanMs: number }) {
+  const span = Math.max(c.spanMs, 1);
+  return { mean: Number((c.inFlightMs / span).toFixed(2)), idle_share: Number((1 - c.busyMs / span).toFixed(3)) };
+}
+
 /** The collector's CPU split for the table: main thread / V8 and libuv helper threads / the writer thread. */
 const split = (x: unknown) => {
   const c = x as { main_s: number; helpers_s: number; exited_s: number };
   return `${c.main_s} / ${c.helpers_s} / ${c.exited_s}`;
 };
 
+/** Mean in flight and idle share for the table. */
+const flight = (x: unknown) => {
+  const f = x as { mean: number; idle_share: number } | null;
+  return f ? `${f.mean}, ${(f.idle_share * 100).toFixed(0)}% idle` : '—';
+};
+
 const md = [
   `# RPC limits (${new Date().toISOString().slice(0, 10)}, ${TX} transactions at ${PER_BLOCK} a block)`,
   '',
-  '| case | collector blocks/s | reference | reference blocks/s | ratio | target | refused | requests | calls/request | rate/s | collector CPU s per 1,000 tx (s: main / helpers / writer) | met | CLI blocks/s (ratio; wall s; CPU s per 1,000 tx) |',
+  '| case | collector blocks/s | reference | reference blocks/s | ratio | target | refused | requests (in flight: mean, idle share) | calls/request | rate/s | collector CPU s per 1,000 tx (s: main / helpers / writer) | met | CLI blocks/s (ratio; wall s; CPU s per 1,000 tx) |',
   '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ...out.map(
     (r) =>
-      `| (${r.case}) ${r.title} | ${r.collector_blocks_per_s} | ${r.reference} | ${r.reference_blocks_per_s} | ${r.ratio} | ≥ ${r.target} | ${((r.refused_share as number) * 100).toFixed(1)}% | ${r.requests} | ${r.batch_calls_in_use} | ${r.rate_per_s ?? '—'} | ${r.cpu_s_per_1000_tx} (${split(r.cpu_split_s)}) | ${r.met ? 'yes' : 'NO'} | ${r.cli_blocks_per_s === null ? '—' : `${r.cli_blocks_per_s} (${r.cli_ratio}; ${r.cli_wall_s} s; ${r.cli_cpu_s_per_1000_tx})`} |`,
+      `| (${r.case}) ${r.title} | ${r.collector_blocks_per_s} | ${r.reference} | ${r.reference_blocks_per_s} | ${r.ratio} | ≥ ${r.target} | ${((r.refused_share as number) * 100).toFixed(1)}% | ${r.requests} (${flight(r.mean_in_flight)}; reference ${flight(r.reference_mean_in_flight)}) | ${r.batch_calls_in_use} | ${r.rate_per_s ?? '—'} | ${r.cpu_s_per_1000_tx} (${split(r.cpu_split_s)}) | ${r.met ? 'yes' : 'NO'} | ${r.cli_blocks_per_s === null ? '—' : `${r.cli_blocks_per_s} (${r.cli_ratio}; ${r.cli_wall_s} s; ${r.cli_cpu_s_per_1000_tx})`} |`,
   ),
   '',
   `Command: \`node bin/run-ts.js bench/rpc-limits.ts --transactions ${TX} --per-block ${PER_BLOCK}\`. Load average at the end: ${loadavg()
