@@ -14,7 +14,8 @@
  * Beside each in-process figure, the user's: `paywatch collect --once` as a user runs it (the compiled CLI, process
  * start included, ./lib/cli-collect.ts) through a fresh proxy of the same kind, against the same reference
  * (`--skip-cli` leaves it out; the CLI runs dist/, so src/ is compiled first).
- * Each figure also gives the collector's CPU seconds per 1,000 transactions (all threads of its process).
+ * Each figure also gives the collector's CPU seconds per 1,000 transactions (all threads of its process, split by
+ * thread) and the requests the proxy had in flight (mean over its span, share of it with none), for the reference too.
  * Results: bench/results/rpc-limits.{json,md}.
  * Run: node bin/run-ts.js bench/rpc-limits.ts [--transactions N] [--per-block N] [--only a,b,c] [--skip-cli]
  */
