@@ -23,8 +23,8 @@
  * Run: node bin/run-ts.js bench/finality.ts [--transactions N] [--per-block N] [--rounds N] [--warmup N] [--loop N]
  *   [--cli-rounds N]
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -43,6 +43,7 @@ import { readStats } from '../src/store/chain/query.js';
 import { openStore } from '../src/store/db.js';
 import { type StoredObject, storageUsage } from '../src/store/maintenance.js';
 import { testGenesisOutcome, testKey } from '../test/helpers/consensus.js';
+import { buildDist, collectOnceCli } from './lib/cli-collect.js';
 import { ownCpuSeconds } from './lib/cpu.js';
 import { writeResults } from './lib/load.js';
 import { ensureNodeFlags } from './lib/node-flags.js';
@@ -221,59 +222,23 @@ interface CliRun {
   observations: number;
 }
 
-/** Runs `node bin/paywatch.js collect --once` into a fresh SQLite store; CPU from /usr/bin/time. */
+/** Runs `node bin/paywatch.js collect --once` into a fresh SQLite store; CPU from /usr/bin/time (./lib/cli-collect.ts). */
 async function collectCli(rpcUrl: string, way: CliRun['way'], consensusRpc: string): Promise<CliRun> {
-  const dir = mkdtempSync(join(tmpdir(), 'paywatch-finality-cli-'));
-  const db = `sqlite:${join(dir, 'store.sqlite')}`;
-  const timeFile = join(dir, 'time.txt');
-  try {
-    const consensus = way === 'checks' ? ['--consensus-rpc', consensusRpc, '--consensus-epoch-length', String(EPOCH_LENGTH)] : [];
-    const r = spawnSync(
-      '/usr/bin/time',
-      [
-        '-o',
-        timeFile,
-        '-f',
-        '%U %S %e %M',
-        process.execPath,
-        'bin/paywatch.js',
-        'collect',
-        '--once',
-        '--db',
-        db,
-        '--rpc',
-        rpcUrl,
-        '--from',
-        '1',
-        ...consensus,
-      ],
-      {
-        encoding: 'utf8',
-        // The genesis outcome through its variable (as a service file would set it); the log kept quiet.
-        env: { ...process.env, PAYWATCH_LOG_LEVEL: 'warn', ...(way === 'checks' ? { PAYWATCH_CONSENSUS_GENESIS: GENESIS } : {}) },
-        maxBuffer: 64 << 20,
-      },
-    );
-    if (r.status !== 0) throw new Error(`paywatch collect --once (${way}) exited ${r.status}: ${r.stderr.slice(-500)}`);
-    const [user, system, wall, rss] = readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)!.split(' ').map(Number);
-    const store = await openStore(db);
-    try {
-      const state = await readFinalityState(store.db);
-      const n = (await readStats(store.db)).count;
-      return {
-        way,
-        cpu_s: Number((user! + system!).toFixed(2)),
-        wall_s: wall!,
-        max_rss_kb: rss!,
-        verified_observations: state.verified,
-        observations: n,
-      };
-    } finally {
-      await store.close();
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const consensus = way === 'checks' ? ['--consensus-rpc', consensusRpc, '--consensus-epoch-length', String(EPOCH_LENGTH)] : [];
+  // The genesis outcome through its variable (as a service file would set it).
+  const env: Record<string, string> = way === 'checks' ? { PAYWATCH_CONSENSUS_GENESIS: GENESIS } : {};
+  const r = await collectOnceCli(rpcUrl, consensus, env, async (store) => ({
+    verified: (await readFinalityState(store.db)).verified,
+    count: (await readStats(store.db)).count,
+  }));
+  return {
+    way,
+    cpu_s: r.cpu_s,
+    wall_s: r.wall_s,
+    max_rss_kb: r.max_rss_kb,
+    verified_observations: r.inspected.verified,
+    observations: r.inspected.count,
+  };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -314,8 +279,7 @@ try {
     const addedMedian = median(addedChecks);
     const cpuMedian = Object.fromEntries(WAYS.map((w) => [w, median(rounds.map((x) => x[w].cpu_s))])) as Record<Way, number>;
     // The CLI as a user runs it: compiled first (bin/paywatch.js runs dist/), then pairs in alternating order.
-    const build = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { encoding: 'utf8' });
-    if (build.status !== 0) throw new Error(`build failed: ${build.stdout}${build.stderr}`);
+    buildDist();
     const cliRounds: { default: CliRun; checks: CliRun }[] = [];
     for (let r = 0; r < CLI_ROUNDS; r++) {
       const pair = {} as { default: CliRun; checks: CliRun };

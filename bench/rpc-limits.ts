@@ -11,8 +11,13 @@
  * (b) 429 at 5 requests/s: ≥ 0.9 × R·b/2 blocks/s (b = calls per request in use) and ≤ 10% of requests refused;
  * (c) 200 ms RTT, no limits: ≥ 0.6 × the plain fetch;
  * (d) no proxy: bench/ingest.ts on main and on this branch in one sitting (bench/README.md).
+ * Beside each in-process figure, the user's: `paywatch collect --once` as a user runs it (the compiled CLI, process
+ * start included, ./lib/cli-collect.ts) through a fresh proxy of the same kind, against the same reference
+ * (`--skip-cli` leaves it out; the CLI runs dist/, so src/ is compiled first).
+ * Each figure also gives the collector's CPU seconds per 1,000 transactions (all threads of its process, split by
+ * thread) and the requests the proxy had in flight (mean over its span, share of it with none), for the reference too.
  * Results: bench/results/rpc-limits.{json,md}.
- * Run: node bin/run-ts.js bench/rpc-limits.ts [--transactions N] [--per-block N] [--only a,b,c]
+ * Run: node bin/run-ts.js bench/rpc-limits.ts [--transactions N] [--per-block N] [--only a,b,c] [--skip-cli]
  */
 import { parseArgs } from 'node:util';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -29,6 +34,9 @@ import { writeResults } from './lib/load.js';
 import { ensureNodeFlags } from './lib/node-flags.js';
 import type { LimitedRpcOptions } from '../test/helpers/limited-rpc.js';
 import { startLimitedRpcProcess } from './lib/limited-rpc-process.js';
+import { buildDist, collectOnceCli } from './lib/cli-collect.js';
+import { cpuSplit, threadCpuSeconds } from './lib/cpu.js';
+import { readStats } from '../src/store/chain/query.js';
 
 ensureNodeFlags(import.meta.url);
 
@@ -37,11 +45,13 @@ const { values } = parseArgs({
     transactions: { type: 'string', default: '5000' },
     'per-block': { type: 'string', default: '10' },
     only: { type: 'string', default: 'a,b,c' },
+    'skip-cli': { type: 'boolean', default: false },
   },
 });
 const TX = Number(values.transactions);
 const PER_BLOCK = Number(values['per-block']);
 const ONLY = new Set(values.only.split(','));
+const CLI = !values['skip-cli'];
 
 interface Case {
   name: 'a' | 'b' | 'c';
@@ -54,6 +64,7 @@ const CASES: Case[] = [
   { name: 'c', title: '200 ms RTT, no limits', proxy: { delayMs: 200 } },
 ];
 
+if (CLI) buildDist();
 const node = await startAnvil();
 const out: Record<string, unknown>[] = [];
 try {
@@ -85,17 +96,27 @@ try {
     await launched.collector.whenReady();
     const t = performance.now();
     const cpu0 = process.cpuUsage();
+    const threads0 = threadCpuSeconds();
     await launched.collector.run();
     const seconds = (performance.now() - t) / 1000;
     // This process's CPU (every thread: main, writer, decode workers; the proxy and the node run elsewhere).
     const cpu = process.cpuUsage(cpu0);
     const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+    // run() closed the SQLite writer thread before returning: its CPU is what the live threads do not account for.
+    const split = cpuSplit(threads0, threadCpuSeconds(), cpuSeconds);
     const stats = launched.rpc.stats();
     await launched.release();
     await store.close();
     rmSync(dir, { recursive: true, force: true });
     if (last !== head) throw new Error(`collector stopped at ${last}/${head}`);
-    return { blocks_per_s: head / seconds, seconds, cpuSeconds, stats };
+    return { blocks_per_s: head / seconds, seconds, cpuSeconds, split, stats };
+  }
+
+  /** `paywatch collect --once` through `url` as a user runs it (process start included); the CLI's own figures. */
+  async function collectorCli(url: string) {
+    const r = await collectOnceCli(url, [], {}, async (store) => (await readStats(store.db)).count);
+    if (r.inspected !== TX) throw new Error(`the CLI stored ${r.inspected}/${TX} observations`);
+    return { blocks_per_s: head / r.wall_s, wall_s: r.wall_s, cpu_s: r.cpu_s };
   }
 
   for (const c of CASES.filter((x) => ONLY.has(x.name))) {
@@ -104,10 +125,16 @@ try {
     const ref = await startLimitedRpcProcess({ upstream: node.rpcUrl, ...c.proxy });
     const refCalls = c.proxy.batchCap ?? 40;
     const plain = c.name === 'b' ? null : await plainFetch(ref.url, refCalls);
-    await ref.close();
+    const refCounts = await ref.close();
     const p = await startLimitedRpcProcess({ upstream: node.rpcUrl, ...c.proxy });
     const r = await collector(p.url);
     const counts = await p.close();
+    let cli: Awaited<ReturnType<typeof collectorCli>> | null = null;
+    if (CLI) {
+      const q = await startLimitedRpcProcess({ upstream: node.rpcUrl, ...c.proxy });
+      cli = await collectorCli(q.url);
+      await q.close();
+    }
     const refusedShare = counts.refused / counts.requests;
     const bound = c.name === 'b' ? (5 * r.stats.batch_calls) / 2 : null;
     const ratio = plain !== null ? r.blocks_per_s / plain : r.blocks_per_s / bound!;
@@ -124,13 +151,21 @@ try {
       target,
       refused_share: Number(refusedShare.toFixed(3)),
       requests: counts.requests,
+      // Whether requests stay in flight (the collector may keep --rpc-concurrency of them, the reference 8).
+      mean_in_flight: inFlight(counts),
+      reference_mean_in_flight: plain === null ? null : inFlight(refCounts),
       batch_calls_in_use: r.stats.batch_calls,
       batches_too_large: r.stats.batches_too_large,
       retries: r.stats.retries,
       rate_per_s: r.stats.rate_per_s,
       collector_cpu_s: Number(r.cpuSeconds.toFixed(2)),
       cpu_s_per_1000_tx: Number(((r.cpuSeconds * 1000) / TX).toFixed(3)),
+      cpu_split_s: r.split,
       met,
+      cli_blocks_per_s: cli && Number(cli.blocks_per_s.toFixed(1)),
+      cli_ratio: cli && Number((cli.blocks_per_s / (plain ?? bound!)).toFixed(2)),
+      cli_wall_s: cli?.wall_s ?? null,
+      cli_cpu_s_per_1000_tx: cli && Number(((cli.cpu_s * 1000) / TX).toFixed(3)),
     });
     process.stderr.write(`${JSON.stringify(out.at(-1))}\n`);
   }
@@ -138,21 +173,39 @@ try {
   await node.stop();
 }
 
+/** Requests in flight at the proxy, mean over its span (first request to last answer), and the share of it with none. */
+function inFlight(c: { inFlightMs: number; busyMs: number; spanMs: number }) {
+  const span = Math.max(c.spanMs, 1);
+  return { mean: Number((c.inFlightMs / span).toFixed(2)), idle_share: Number((1 - c.busyMs / span).toFixed(3)) };
+}
+
+/** The collector's CPU split for the table: main thread / V8 and libuv helper threads / the writer thread. */
+const split = (x: unknown) => {
+  const c = x as { main_s: number; helpers_s: number; exited_s: number };
+  return `${c.main_s} / ${c.helpers_s} / ${c.exited_s}`;
+};
+
+/** Mean in flight and idle share for the table. */
+const flight = (x: unknown) => {
+  const f = x as { mean: number; idle_share: number } | null;
+  return f ? `${f.mean}, ${(f.idle_share * 100).toFixed(0)}% idle` : '—';
+};
+
 const md = [
   `# RPC limits (${new Date().toISOString().slice(0, 10)}, ${TX} transactions at ${PER_BLOCK} a block)`,
   '',
-  '| case | collector blocks/s | reference | reference blocks/s | ratio | target | refused | requests | calls/request | rate/s | collector CPU s per 1,000 tx | met |',
-  '|---|---|---|---|---|---|---|---|---|---|---|---|',
+  '| case | collector blocks/s | reference | reference blocks/s | ratio | target | refused | requests (in flight: mean, idle share) | calls/request | rate/s | collector CPU s per 1,000 tx (s: main / helpers / writer) | met | CLI blocks/s (ratio; wall s; CPU s per 1,000 tx) |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ...out.map(
     (r) =>
-      `| (${r.case}) ${r.title} | ${r.collector_blocks_per_s} | ${r.reference} | ${r.reference_blocks_per_s} | ${r.ratio} | ≥ ${r.target} | ${((r.refused_share as number) * 100).toFixed(1)}% | ${r.requests} | ${r.batch_calls_in_use} | ${r.rate_per_s ?? '—'} | ${r.cpu_s_per_1000_tx} | ${r.met ? 'yes' : 'NO'} |`,
+      `| (${r.case}) ${r.title} | ${r.collector_blocks_per_s} | ${r.reference} | ${r.reference_blocks_per_s} | ${r.ratio} | ≥ ${r.target} | ${((r.refused_share as number) * 100).toFixed(1)}% | ${r.requests} (${flight(r.mean_in_flight)}; reference ${flight(r.reference_mean_in_flight)}) | ${r.batch_calls_in_use} | ${r.rate_per_s ?? '—'} | ${r.cpu_s_per_1000_tx} (${split(r.cpu_split_s)}) | ${r.met ? 'yes' : 'NO'} | ${r.cli_blocks_per_s === null ? '—' : `${r.cli_blocks_per_s} (${r.cli_ratio}; ${r.cli_wall_s} s; ${r.cli_cpu_s_per_1000_tx})`} |`,
   ),
   '',
   `Command: \`node bin/run-ts.js bench/rpc-limits.ts --transactions ${TX} --per-block ${PER_BLOCK}\`. Load average at the end: ${loadavg()
     .map((l) => l.toFixed(1))
     .join(
       ', ',
-    )} (${cpus().length} cores). Requests counted by the proxy include the finality step's consensus reads, paced with the client's (docs/collector.md#rpc-limits). The proxy runs in a process of its own (bench/lib/limited-rpc-process.ts).`,
+    )} (${cpus().length} cores). Requests counted by the proxy include the finality step's consensus reads, paced with the client's (docs/collector.md#rpc-limits). The proxy runs in a process of its own (bench/lib/limited-rpc-process.ts). CLI: \`node bin/paywatch.js collect --once --db sqlite:FRESH --rpc PROXY --from 1\`, compiled, process start included, through a fresh proxy of the case's kind, its ratio against the same reference; CPU from /usr/bin/time. The in-process collector's CPU split (/proc/self/task): its main thread, the other threads alive before and after (V8's compiler and GC helpers, libuv's pool), and the rest, the SQLite writer thread, closed when the run ends.`,
 ].join('\n');
 writeResults('rpc-limits', { transactions: TX, per_block: PER_BLOCK, cases: out }, md);
 process.stdout.write(`${md}\n`);

@@ -12,9 +12,14 @@ const TICKS_PER_S = 100;
  * @returns null when /proc is not there (not Linux) or the process is gone
  */
 export function processCpuSeconds(pid: number): number | null {
+  return statCpuSeconds(`/proc/${pid}/stat`);
+}
+
+/** User + system CPU seconds from a /proc stat file (a process's, or one thread's under task/); null when unreadable. */
+function statCpuSeconds(path: string): number | null {
   try {
     // The command name (field 2) may hold spaces; fields are counted after its closing parenthesis.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const fields = readFileSync(path, 'utf8').split(') ')[1].split(' ');
     return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S;
   } catch {
     return null;
@@ -47,6 +52,48 @@ export function findDescendant(pid: number, comm: string): number | null {
     }
   }
   return null;
+}
+
+/**
+ * CPU seconds (user + system) so far of each live thread of this process, by thread id (/proc/self/task/TID/stat);
+ * the main thread's id is the process id. A thread that exited is gone from the map (its CPU stays in
+ * ownCpuSeconds). Empty when /proc is not there.
+ */
+export function threadCpuSeconds(): Map<number, number> {
+  const out = new Map<number, number>();
+  let tids: string[];
+  try {
+    tids = readdirSync('/proc/self/task');
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    // Per thread: /proc/PID/stat of the main thread's id would be the whole process.
+    const s = statCpuSeconds(`/proc/self/task/${tid}/stat`);
+    if (s !== null) out.set(Number(tid), s);
+  }
+  return out;
+}
+
+/**
+ * Where this process's CPU went between two threadCpuSeconds readings taken with ownCpuSeconds: the main thread,
+ * the other threads alive at both readings (V8's compiler and GC helpers, libuv's pool), and the rest, which is
+ * the threads that ended in between (a worker thread closed before the second reading).
+ */
+export function cpuSplit(
+  before: Map<number, number>,
+  after: Map<number, number>,
+  totalSeconds: number,
+): { main_s: number; helpers_s: number; exited_s: number } {
+  let main = 0;
+  let helpers = 0;
+  for (const [tid, s] of after) {
+    const d = s - (before.get(tid) ?? 0);
+    if (tid === process.pid) main += d;
+    else helpers += d;
+  }
+  const r = (x: number) => Number(x.toFixed(2));
+  return { main_s: r(main), helpers_s: r(helpers), exited_s: r(Math.max(0, totalSeconds - main - helpers)) };
 }
 
 /** This process's CPU seconds so far (user + system, all threads). */

@@ -29,8 +29,22 @@ export interface LimitedRpcOptions {
 
 export interface LimitedRpc {
   url: string;
-  /** HTTP requests received, refused with 429, refused as too large, forwarded; largest batch forwarded. */
-  counts: { requests: number; refused: number; tooLarge: number; forwarded: number; largestBatch: number; parentBroken: number };
+  /**
+   * HTTP requests received, refused with 429, refused as too large, forwarded; largest batch forwarded; and how
+   * many were in flight (received, not yet answered) over time: `inFlightMs` the integral of that count (ms),
+   * `busyMs` the time with at least one, `spanMs` from the first request received to the last answer.
+   */
+  counts: {
+    requests: number;
+    refused: number;
+    tooLarge: number;
+    forwarded: number;
+    largestBatch: number;
+    parentBroken: number;
+    inFlightMs: number;
+    busyMs: number;
+    spanMs: number;
+  };
   /** Calls reading blocks (full eth_getBlockByNumber, eth_getBlockReceipts) in each forwarded request holding any. */
   blockCalls: number[];
   close(): Promise<void>;
@@ -38,7 +52,32 @@ export interface LimitedRpc {
 
 /** Starts the proxy on a free loopback port. */
 export async function startLimitedRpc(opts: LimitedRpcOptions): Promise<LimitedRpc> {
-  const counts = { requests: 0, refused: 0, tooLarge: 0, forwarded: 0, largestBatch: 0, parentBroken: 0 };
+  const counts = {
+    requests: 0,
+    refused: 0,
+    tooLarge: 0,
+    forwarded: 0,
+    largestBatch: 0,
+    parentBroken: 0,
+    inFlightMs: 0,
+    busyMs: 0,
+    spanMs: 0,
+  };
+  let inFlight = 0;
+  let changedAt = 0;
+  let firstAt: number | null = null;
+  /** A request starts (+1) or is answered (-1): the in-flight integrals advance to now. */
+  const inFlightChange = (delta: 1 | -1): void => {
+    const now = performance.now();
+    firstAt ??= now;
+    if (inFlight > 0) {
+      counts.inFlightMs += inFlight * (now - changedAt);
+      counts.busyMs += now - changedAt;
+    }
+    inFlight += delta;
+    changedAt = now;
+    counts.spanMs = now - firstAt;
+  };
   const blockCalls: number[] = [];
   const rate = opts.rate ?? null;
   let tokens = rate ?? 0;
@@ -55,9 +94,12 @@ export async function startLimitedRpc(opts: LimitedRpcOptions): Promise<LimitedR
   const brokenTarget = opts.breakParentOnce === undefined ? null : `0x${opts.breakParentOnce.toString(16)}`;
 
   const server: Server = createServer(async (req, res) => {
+    let started = false;
     try {
       const body = await readBody(req);
       counts.requests++;
+      inFlightChange(1);
+      started = true;
       if (opts.delayMs) await delay(opts.delayMs);
       if (!takeToken()) {
         counts.refused++;
@@ -101,6 +143,8 @@ export async function startLimitedRpc(opts: LimitedRpcOptions): Promise<LimitedR
       res.writeHead(up.statusCode, { 'content-type': 'application/json' }).end(text);
     } catch (e) {
       res.writeHead(502).end(String(e));
+    } finally {
+      if (started) inFlightChange(-1);
     }
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -43,6 +43,14 @@ describe('packDetail and packIntegrity with a reused DEFLATE context', () => {
       expect(unpackIntegrity(packIntegrity(json))).toBe(json);
     }
   });
+  it('packs an integrity text whose members come in another order as it packs the usual one (score and maximum parsed)', () => {
+    const json = observations[0]!.row.integrity;
+    const { score, maximum, ...rest } = JSON.parse(json) as { score: number; maximum: number };
+    const reordered = JSON.stringify({ maximum, ...rest, score });
+    const packed = JSON.parse(packIntegrity(reordered)) as { score: number; maximum: number; z: string };
+    expect([packed.score, packed.maximum]).toEqual([score, maximum]);
+    expect(unpackIntegrity(packIntegrity(reordered))).toBe(reordered);
+  });
   it('a failed call (an input zlib refuses) throws as the one-shot deflate does, and the next input packs as before', () => {
     const json = observations[0]?.detail ?? '{}';
     const before = packDetail(json);

@@ -5,6 +5,7 @@
 import { decodeAbiParameters } from 'viem';
 import type { RpcTransaction } from '../types.js';
 import { functionForCall } from './abi.js';
+import { mapped } from './arrays.js';
 import { TIP20_PREFIX } from './constants.js';
 import { plain, quantity } from './json.js';
 import { decodeStaticWords } from './words.js';
@@ -35,7 +36,7 @@ export function callsOf(tx: RpcTransaction, tokens: { isToken(address: string): 
   const raw: { to: unknown; input: unknown; value: unknown }[] = Array.isArray(tx.calls)
     ? (tx.calls as Record<string, unknown>[]).map((c) => ({ to: c.to, input: c.input ?? c.data, value: c.value }))
     : [{ to: tx.to, input: tx.input ?? tx.data, value: tx.value }];
-  return raw.map((c, index) => decodeCall(index, c.to, c.input, c.value, tokens, system));
+  return mapped(raw, (c, index) => decodeCall(index, c.to, c.input, c.value, tokens, system));
 }
 
 function decodeCall(

@@ -6,6 +6,7 @@ import { sumDecimals } from '../../domain/money.js';
 import { CHAIN_ID, type Execution, type Integrity, type Leg, type NominalPart, type Observation } from '../../domain/observation.js';
 import type { FetchedBlock, RpcLog, RpcReceipt, RpcTransaction, TokenMap } from '../types.js';
 import { capNote, envelopeOf, jsonBytes, mayExceedDetailCap } from './bounds.js';
+import { mapped } from './arrays.js';
 import { callsOf } from './calls.js';
 import { categoryOf, exchangeOf, protocolOf } from './classify.js';
 import { ZERO_ADDRESS } from './constants.js';
@@ -31,7 +32,7 @@ export function decodeTransaction(fetched: FetchedBlock, index: number, tokens: 
   const sender = typeof tx.from === 'string' ? tx.from.toLowerCase() : null;
   const system = isSystem(tx);
   const calls = callsOf(tx, { isToken: (a) => tokens.get(a)?.decimals != null }, system);
-  const firstTarget = calls.find(hasTarget)?.target ?? null;
+  const firstTarget = firstTargetOf(calls);
   const height = Number(quantity(block.number));
   const evidence = {
     block_hash: block.hash.toLowerCase(),
@@ -87,14 +88,14 @@ export function decodeTransaction(fetched: FetchedBlock, index: number, tokens: 
   const execution = executionOf(receipt);
   const overLogs = rawLogs.length > LOGS_CAP;
   // Beyond the logs cap only the last log is read, for the fee; everything else about the logs stays unknown.
-  const logs = overLogs ? [decodeLog(rawLogs[rawLogs.length - 1], rawLogs.length - 1)] : rawLogs.map(decodeLog);
+  const logs = overLogs ? [decodeLog(rawLogs[rawLogs.length - 1], rawLogs.length - 1)] : mapped(rawLogs, decodeLog);
   const fee = feeOf(receipt, logs, tx.feeToken);
   const { legs, unknownDecimals, forensics: legForensics } = overLogs ? noLegs() : legsOf(logs, tokens, fee.log_index);
   const settlementForensics = markSettlements(logs, legs);
   const primary = primaryLeg(legs, sender);
   const exchange = overLogs ? null : exchangeOf(calls, logs);
-  const unknown = overLogs ? [] : logs.filter((l) => l.event === null).map(unknownLog);
-  const undecodedCalls = calls.filter(isUndecodedCall).length;
+  const unknown = overLogs ? [] : unknownLogsOf(logs);
+  const undecodedCalls = undecodedCallsOf(calls);
   const receiptDetail = {
     status: execution,
     gas_used: quantity(receipt.gasUsed)?.toString() ?? null,
@@ -124,7 +125,7 @@ export function decodeTransaction(fetched: FetchedBlock, index: number, tokens: 
     protocol: protocolOf(legs, calls, logs),
     category: categoryOf({ system, exchange, calls, legs, primary }),
     execution,
-    decode: decodeLevel(unknownDecimals, unknown.length, undecodedCalls),
+    decode: decodeLevel(unknownDecimals, overLogs ? 0 : unknownLogCountOf(logs), undecodedCalls),
     integrity,
     detail: {
       transaction: transactionDetail(tx),
@@ -207,8 +208,37 @@ const METADATA_NOTES = new Set(['oversized_metadata', 'invalid_metadata', 'bidi_
 /** Distinct token contracts of the legs, in first-seen order. */
 const contractsOf = (legs: readonly Leg[]) => new Set(legs.map((g) => g.asset_contract));
 
-const hasTarget = (c: { target?: string | null }) => !!c.target;
-const isUndecodedCall = (c: { selector?: string | null; function?: unknown }) => !!c.selector && !c.function;
+// Loops and counts instead of find/filter/map results, whose V8 maps differ when empty (./arrays.ts).
+
+/** The first call's target, or null (what calls.find(c => c.target)?.target gives). */
+function firstTargetOf(calls: readonly { target?: string | null }[]): string | null {
+  for (let i = 0; i < calls.length; i++) {
+    const t = calls[i]!.target;
+    if (t) return t;
+  }
+  return null;
+}
+
+/** Calls with a selector the decoder could not name. */
+function undecodedCallsOf(calls: readonly { selector?: string | null; function?: unknown }[]): number {
+  let n = 0;
+  for (let i = 0; i < calls.length; i++) if (calls[i]!.selector && !calls[i]!.function) n++;
+  return n;
+}
+
+/** Logs no event matched. */
+function unknownLogCountOf(logs: readonly DecodedLog[]): number {
+  let n = 0;
+  for (let i = 0; i < logs.length; i++) if (logs[i]!.event === null) n++;
+  return n;
+}
+
+/** The logs no event matched, as stored in the detail's `unknown` (one array literal: one allocation site). */
+function unknownLogsOf(logs: readonly DecodedLog[]): ReturnType<typeof unknownLog>[] {
+  const out: ReturnType<typeof unknownLog>[] = [];
+  for (let i = 0; i < logs.length; i++) if (logs[i]!.event === null) out.push(unknownLog(logs[i]!));
+  return out;
+}
 /** An undecoded log as served in `unknown`. */
 const unknownLog = (l: DecodedLog) => ({ log_index: l.log_index, address: l.address, topics: l.topics, data: l.data });
 

@@ -45,9 +45,26 @@ let scratch = Buffer.allocUnsafe(1 << 16);
  * @throws MalformedHexError when `hex` is not whole bytes of hex digits (Buffer's decoder stops at the first bad pair)
  */
 export function keccak256RawHex(hex: string): string {
-  if (hex.length > scratch.length * 2) scratch = Buffer.allocUnsafe(hex.length);
-  const n = scratch.write(hex, 'hex');
-  if (n * 2 !== hex.length) throw new MalformedHexError(`not whole bytes of hex: ${hex.slice(0, 20)}`);
+  return keccak256RawHexParts([hex]);
+}
+
+/**
+ * keccak256RawHex of the concatenation of `parts` without building it: each part is decoded into the reused
+ * buffer after the previous one (a trie leaf hashes its header and its value, kilobytes, apart).
+ * @param parts unprefixed hex strings, each of whole bytes
+ * @returns the 32-byte digest as unprefixed lower-case hex
+ * @throws MalformedHexError when a part is not whole bytes of hex digits
+ */
+export function keccak256RawHexParts(parts: readonly string[]): string {
+  let chars = 0;
+  for (const p of parts) chars += p.length;
+  if (chars > scratch.length * 2) scratch = Buffer.allocUnsafe(chars);
+  let n = 0;
+  for (const p of parts) {
+    const w = scratch.write(p, n, 'hex');
+    if (w * 2 !== p.length) throw new MalformedHexError(`not whole bytes of hex: ${p.slice(0, 20)}`);
+    n += w;
+  }
   const digest = hasher.init().update(scratch.subarray(0, n)).digest('binary');
   return Buffer.from(digest.buffer, digest.byteOffset, digest.byteLength).toString('hex');
 }

@@ -34,8 +34,24 @@ function header(length: number, offset: 0x80 | 0xc0): string {
  * @param hex unprefixed hex of whole bytes (lower or upper case; the payload is copied as given)
  */
 export function rlpString(hex: string): string {
-  if (hex.length === 2 && hex.charCodeAt(0) < 0x38 /* '8' */) return hex;
-  return header(hex.length / 2, 0x80) + hex;
+  return rlpStringHeader(hex) + hex;
+}
+
+/**
+ * What rlpString puts before `hex`: '' for a single byte below 0x80, else its length prefix.
+ * @param hex unprefixed hex of whole bytes
+ */
+export function rlpStringHeader(hex: string): string {
+  if (hex.length === 2 && hex.charCodeAt(0) < 0x38 /* '8' */) return '';
+  return header(hex.length / 2, 0x80);
+}
+
+/**
+ * The length prefix of a list whose members' encodings take `bytes` bytes together (rlpList's prefix).
+ * @param bytes the payload's length in bytes
+ */
+export function rlpListHeader(bytes: number): string {
+  return header(bytes, 0xc0);
 }
 
 /**
@@ -44,7 +60,7 @@ export function rlpString(hex: string): string {
  */
 export function rlpList(encoded: readonly string[]): string {
   const body = encoded.join('');
-  return header(body.length / 2, 0xc0) + body;
+  return rlpListHeader(body.length / 2) + body;
 }
 
 /**

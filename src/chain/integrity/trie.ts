@@ -9,8 +9,8 @@
  * test/chain/integrity-trie.test.ts checks this root against @ethereumjs/mpt for every size from 0 to 140 items
  * and the key-length edges up to 300 and for random values.
  */
-import { keccak256RawHex } from './keccak.js';
-import { rlpList, rlpString } from './rlp.js';
+import { keccak256RawHex, keccak256RawHexParts } from './keccak.js';
+import { rlpList, rlpListHeader, rlpString, rlpStringHeader } from './rlp.js';
 
 /** An item: its key's nibbles (the hex digits of rlp(index)) and its value (unprefixed hex). */
 interface Item {
@@ -24,16 +24,31 @@ function hexPrefix(path: string, leaf: boolean): string {
   return path.length % 2 ? `${flag + 1}${path}` : `${flag}0${path}`;
 }
 
-/** How a parent refers to a child (Appendix D, c(J, i)): the node itself when its RLP is under 32 bytes, else its keccak256. */
-function reference(encoded: string): string {
-  return encoded.length < 64 ? encoded : `a0${keccak256RawHex(encoded)}`;
+/**
+ * A node's RLP as hex parts whose concatenation is the encoding: a leaf keeps its value (a whole transaction or
+ * receipt, often kilobytes) apart, so it is hashed without being copied into one long string first.
+ */
+type Parts = readonly string[];
+
+/** Length in hex digits of the concatenation of `parts`. */
+function partsLength(parts: Parts): number {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  return n;
 }
 
-/** The RLP of the node holding `items` (non-empty, distinct keys) whose keys agree on their first `depth` nibbles. */
-function node(items: Item[], depth: number): string {
+/** How a parent refers to a child (Appendix D, c(J, i)): the node itself when its RLP is under 32 bytes, else its keccak256. */
+function reference(parts: Parts): string {
+  return partsLength(parts) < 64 ? parts.join('') : `a0${keccak256RawHexParts(parts)}`;
+}
+
+/** The RLP (as Parts) of the node holding `items` (non-empty, distinct keys) whose keys agree on their first `depth` nibbles. */
+function node(items: Item[], depth: number): Parts {
   if (items.length === 1) {
     const { nibbles, value } = items[0]!;
-    return rlpList([rlpString(hexPrefix(nibbles.slice(depth), true)), rlpString(value)]);
+    const path = rlpString(hexPrefix(nibbles.slice(depth), true));
+    const valueHeader = rlpStringHeader(value);
+    return [rlpListHeader((path.length + valueHeader.length + value.length) / 2) + path + valueHeader, value];
   }
   // Extension: the nibbles every key shares from `depth` on.
   const first = items[0]!.nibbles;
@@ -43,7 +58,8 @@ function node(items: Item[], depth: number): string {
     if (at >= first.length || items.some((it) => it.nibbles.length <= at || it.nibbles[at] !== first[at])) break;
     shared++;
   }
-  if (shared > 0) return rlpList([rlpString(hexPrefix(first.slice(depth, depth + shared), false)), reference(node(items, depth + shared))]);
+  if (shared > 0)
+    return [rlpList([rlpString(hexPrefix(first.slice(depth, depth + shared), false)), reference(node(items, depth + shared))])];
   // Branch: one slot per next nibble, and the value of a key that ends here.
   const buckets: Item[][] = Array.from({ length: 16 }, () => []);
   let value = '';
@@ -51,7 +67,7 @@ function node(items: Item[], depth: number): string {
     if (it.nibbles.length === depth) value = it.value;
     else buckets[Number.parseInt(it.nibbles[depth]!, 16)]!.push(it);
   }
-  return rlpList([...buckets.map((b) => (b.length ? reference(node(b, depth + 1)) : '80')), rlpString(value)]);
+  return [rlpList([...buckets.map((b) => (b.length ? reference(node(b, depth + 1)) : '80')), rlpString(value)])];
 }
 
 /** The hex of rlp(i) for a non-negative integer index. */
@@ -72,7 +88,7 @@ function rlpIndex(i: number): string {
  */
 export function orderedTrieRootHex(values: readonly string[]): string {
   if (values.length === 0) return keccak256RawHex('80');
-  return keccak256RawHex(
+  return keccak256RawHexParts(
     node(
       values.map((value, i) => ({ nibbles: rlpIndex(i), value })),
       0,

@@ -85,6 +85,13 @@ export const INTEGRITY_DICTIONARY_V1 = Buffer.from(
 const deflateDetail = reusedDeflate(DICTIONARY_V1);
 const deflateIntegrity = reusedDeflate(INTEGRITY_DICTIONARY_V1);
 
+/**
+ * The first two members as JSON.stringify writes an Integrity (score, then maximum: the order of
+ * evaluateBlockIntegrity's object): read from the text's start, the collector's writer skips parsing ~790
+ * characters per row; any other text is parsed whole.
+ */
+const LEADING_MEMBERS = /^\{"score":(\d+),"maximum":(\d+),/;
+
 /** A packed integrity: its score and maximum in plain JSON (the export reads them in SQL) and the whole, deflated. */
 interface PackedIntegrity {
   score: number;
@@ -100,7 +107,10 @@ interface PackedIntegrity {
  */
 export function packIntegrity(json: string): string {
   if (json.includes('"z":"')) return json;
-  const { score, maximum } = JSON.parse(json) as { score: number; maximum: number };
+  const lead = LEADING_MEMBERS.exec(json);
+  const { score, maximum } = lead
+    ? { score: Number(lead[1]), maximum: Number(lead[2]) }
+    : (JSON.parse(json) as { score: number; maximum: number });
   const z = deflateIntegrity(json).toString('base64');
   return JSON.stringify({ score, maximum, z: `${FORMAT_DEFLATE_V1}:${z}` } satisfies PackedIntegrity);
 }
