@@ -111,19 +111,13 @@ export async function fillFirstFundings(db: Kysely<Database>): Promise<void> {
 }
 
 /**
- * `row.contract in listed`, written so that SQLite reads an address's few rows as one key range instead of probing
- * the key once per listed contract (30% less CPU per payment in bench/README.md's exclude rows).
- */
-const unprobed = (row: string, listed: readonly string[]) => sql`(${sql.ref(`${row}.contract`)} || '') in (${sql.join(listed)})`;
-
-/**
  * True when `row` (an alias of first_fundings) is its address's first listed inflow: no row of the same address in a
  * `listed` contract comes earlier by (height, tx_index, funder). An anti-join on the primary key, no sort.
  */
 function firstListed(row: string, listed: readonly string[]): RawBuilder<SqlBool> {
   const r = (c: string) => sql.ref(`${row}.${c}`);
   return sql<SqlBool>`not exists (select 1 from first_fundings e where e.address = ${r('address')}
-    and ${unprobed('e', listed)} and (e.height < ${r('height')} or (e.height = ${r('height')}
+    and e.contract in (${sql.join(listed)}) and (e.height < ${r('height')} or (e.height = ${r('height')}
     and (e.tx_index < ${r('tx_index')} or (e.tx_index = ${r('tx_index')} and e.funder < ${r('funder')})))))`;
 }
 
@@ -134,15 +128,15 @@ function firstListed(row: string, listed: readonly string[]): RawBuilder<SqlBool
  * an unknown is never excluded.
  *
  * One EXISTS over first_fundings' primary key (address, contract), with no sort and no scalar subquery: PostgreSQL
- * turns `not (selfFunded(…))` into an anti-join planned once for all rows, SQLite reads the payer's key range (a
- * payer without a recorded listed inflow costs only that). Rule and plans: docs/decisions.md.
+ * turns `not (selfFunded(…))` into an anti-join planned once for all rows, SQLite probes the key once per listed
+ * contract (a payer without a recorded listed inflow costs only those probes). Rule and plans: docs/decisions.md.
  */
 export function selfFunded(payer: RawBuilder<unknown>, recipient: RawBuilder<unknown>, listed: readonly string[]): RawBuilder<SqlBool> {
   if (!listed.length) return sql<SqlBool>`1 = 0`;
   // A self-payment shares its own funder: it is what exclude=self_payment is for, never counted self-funded here.
-  return sql<SqlBool>`exists (select 1 from first_fundings fp where fp.address = ${payer} and ${unprobed('fp', listed)}
+  return sql<SqlBool>`exists (select 1 from first_fundings fp where fp.address = ${payer} and fp.contract in (${sql.join(listed)})
     and ${payer} <> ${recipient}
     and (fp.funder = ${recipient} or exists (select 1 from first_fundings fr where fr.address = ${recipient}
-      and ${unprobed('fr', listed)} and fr.funder = fp.funder and ${firstListed('fr', listed)}))
+      and fr.contract in (${sql.join(listed)}) and fr.funder = fp.funder and ${firstListed('fr', listed)}))
     and ${firstListed('fp', listed)})`;
 }
