@@ -10,13 +10,20 @@ import { StoreOpenError } from './errors.js';
 import { redactDbLocation, type DbTarget } from './target.js';
 
 /**
+ * Session option of every pool: JIT compilation off. Our statements are short reads whose estimated cost (correlated
+ * lookups, window scans of the rollups) crosses jit_above_cost, and compiling them took 60–1,000 ms that their
+ * execution never earned back (bench/README.md, "exclude"; docs/decisions.md).
+ */
+export const NO_JIT = '-c jit=off';
+
+/**
  * Opens a pool to the PostgreSQL server of `t` and checks that it answers.
  * @param poolSize connections at most (default 10)
  * @returns the Kysely handle and its dialect (close the store through it: ./outage.ts)
  * @throws StoreOpenError when the server does not answer
  */
 export async function openPostgres(t: DbTarget, poolSize = 10): Promise<{ db: Kysely<Database>; dialect: ReportingDialect }> {
-  const pool = new pg.Pool({ connectionString: t.target, max: poolSize, connectionTimeoutMillis: 5000 });
+  const pool = new pg.Pool({ connectionString: t.target, max: poolSize, connectionTimeoutMillis: 5000, options: NO_JIT });
   // A client that loses its server must not crash the process, idle (the pool's 'error') or checked out (the
   // client's own 'error', e.g. the collector lock's pinned session): the query in flight, or the next one,
   // reports it, and the pool drops the broken client when it is released.

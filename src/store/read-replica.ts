@@ -15,6 +15,7 @@ import { parseDbTarget, pgPoolOf, redactDbLocation, type Store } from './db.js';
 import { StoreCache } from './cache.js';
 import { reportingOutages } from './outage.js';
 import { pingDatabase } from './maintenance.js';
+import { NO_JIT } from './postgres.js';
 
 /** `--db-read` cannot be used with this `--db`. */
 export class ReadReplicaError extends PaywatchError {
@@ -60,6 +61,7 @@ export function openReadStore(
     connectionString: t.target,
     max: opts.poolSize ?? 10,
     connectionTimeoutMillis: REPLICA_CONNECT_TIMEOUT_MS,
+    options: NO_JIT,
   });
   // As in openStore: a lost server is reported by the query in flight or the next one, never a crash.
   replica.on('error', () => {});

@@ -94,6 +94,19 @@ describe.each(DIALECTS)('analysePayers on %s', (dialect) => {
     expect(later).toMatchObject({ payments: 0, distinct_payers: 0 });
   });
 
+  it('sums amounts too large for the integer columns exactly, beside ordinary ones of the same payer', async () => {
+    const s = await stores.fresh();
+    let h = 100;
+    const pay = (from: string, to: string, amount: string) => seedPayment(s, from, to, ++h, T + h * 60, { direct: true, amount });
+    const huge = '2000000000000000.25'; // 2 × 10^15 whole units: kept in the rollups' `big` part (../../src/store/chain/rollup-amounts.ts)
+    await pay(addr(1), PAY_TO, huge);
+    await pay(addr(1), PAY_TO, '0.5');
+    await pay(addr(2), PAY_TO, huge);
+    await pay(addr(3), PAY_TO, '1');
+    const a = await analysePayers(s, PAY_TO, { now: NOW });
+    expect(a).toMatchObject({ payments: 4, nominal: '4000000000000002', distinct_payers: 3, top_payer: addr(1), top_payer_payments: 2 });
+  });
+
   it('examines the largest 1,000 payers only, says so, and keeps the other figures exact over every payer', async () => {
     const s = await stores.fresh();
     const payments: SeedPaymentSpec[] = [];

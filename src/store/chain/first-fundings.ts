@@ -111,12 +111,14 @@ export async function fillFirstFundings(db: Kysely<Database>): Promise<void> {
 }
 
 /**
- * The first funder of the address `address` (a column reference) in any of the `listed` contracts: one index range of
- * first_fundings' primary key (address, contract); null when none is recorded.
+ * True when `row` (an alias of first_fundings) is its address's first listed inflow: no row of the same address in a
+ * `listed` contract comes earlier by (height, tx_index, funder). An anti-join on the primary key, no sort.
  */
-function funderOf(address: RawBuilder<unknown>, listed: readonly string[]): RawBuilder<string | null> {
-  return sql<string | null>`(select ff.funder from first_fundings ff where ff.address = ${address}
-    and ff.contract in (${sql.join(listed)}) order by ff.height, ff.tx_index, ff.funder limit 1)`;
+function firstListed(row: string, listed: readonly string[]): RawBuilder<SqlBool> {
+  const r = (c: string) => sql.ref(`${row}.${c}`);
+  return sql<SqlBool>`not exists (select 1 from first_fundings e where e.address = ${r('address')}
+    and e.contract in (${sql.join(listed)}) and (e.height < ${r('height')} or (e.height = ${r('height')}
+    and (e.tx_index < ${r('tx_index')} or (e.tx_index = ${r('tx_index')} and e.funder < ${r('funder')})))))`;
 }
 
 /**
@@ -124,10 +126,17 @@ function funderOf(address: RawBuilder<unknown>, listed: readonly string[]): RawB
  * listed-token inflow came from the recipient, or from the recipient's own first funder (one hop, the trust check's
  * `pay_to` and `pay_to_funder` links); a self-payment is not. False when either is unknown (no payer, no recorded inflow, nothing listed):
  * an unknown is never excluded.
+ *
+ * One EXISTS over first_fundings' primary key (address, contract), with no sort and no scalar subquery: PostgreSQL
+ * turns `not (selfFunded(…))` into an anti-join planned once for all rows, SQLite probes the key once per listed
+ * contract (a payer without a recorded listed inflow costs only those probes). Rule and plans: docs/decisions.md.
  */
 export function selfFunded(payer: RawBuilder<unknown>, recipient: RawBuilder<unknown>, listed: readonly string[]): RawBuilder<SqlBool> {
   if (!listed.length) return sql<SqlBool>`1 = 0`;
-  const fp = funderOf(payer, listed);
   // A self-payment shares its own funder: it is what exclude=self_payment is for, never counted self-funded here.
-  return sql<SqlBool>`(case when ${payer} <> ${recipient} and (${fp} = ${recipient} or ${fp} = ${funderOf(recipient, listed)}) then 1 else 0 end) = 1`;
+  return sql<SqlBool>`exists (select 1 from first_fundings fp where fp.address = ${payer} and fp.contract in (${sql.join(listed)})
+    and ${payer} <> ${recipient}
+    and (fp.funder = ${recipient} or exists (select 1 from first_fundings fr where fr.address = ${recipient}
+      and fr.contract in (${sql.join(listed)}) and fr.funder = fp.funder and ${firstListed('fr', listed)}))
+    and ${firstListed('fp', listed)})`;
 }

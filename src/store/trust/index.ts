@@ -3,7 +3,7 @@
  * reserve-then-commit, the log of completed checks, and the on-chain activity of a payTo address.
  * Works on SQLite and PostgreSQL alike; no SQL elsewhere in src/trust.
  */
-import { sql, type ExpressionBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { Store } from '../store.js';
 import type { Database } from '../schema.js';
 import type { TrustApiKeyRow, TrustCheckRow, TrustUsageRow } from '../tables/trust.js';
@@ -331,7 +331,8 @@ export async function receivedPayments(
     .selectFrom('observations')
     .select((eb) => stats(eb, 'observations'))
     .where('recipient', '=', a)
-    .where('execution', '=', 'success');
+    // Spelled out, not bound: the planners then see the partial index observations_recipient_paid applies (chain_0020).
+    .where(sql<SqlBool>`execution = 'success'`);
   if (contracts) direct = direct.where('asset_contract', 'in', contracts);
   const legs = contracts
     ? store.db

@@ -5,15 +5,15 @@
  * bounded by the payers and days of the window, never by the size of the observations table; the transaction
  * hashes the evidence cites are then read from observations for a bounded few. SQLite and PostgreSQL alike.
  */
-import { sql, type RawBuilder } from 'kysely';
+import { sql } from 'kysely';
 import type { Store } from '../store.js';
 import type { ExactDecimal } from '../../domain/money.js';
-import { amountOf } from '../chain/rollup-amounts.js';
+import { amountOf, listedContract, listedSums } from '../chain/rollup-amounts.js';
 import { DAY_SECONDS } from '../chain/rollups.js';
 
 /** Most payers whose first inflow one analysis reads (the largest by listed nominal first); the evidence says when capped. */
 export const PAYERS_EXAMINED_MAX = 1_000;
-/** Recipients per IN list of the first-inflow read (far under both dialects' bound on parameters). */
+/** Addresses per IN list of the first-inflow and `big` reads (far under both dialects' bound on parameters). */
 const INFLOW_CHUNK = 500;
 
 /** One payer's payments into an address over a window, summed in SQL from its rollup rows. */
@@ -38,19 +38,13 @@ export interface FirstInflow {
   time: number;
 }
 
-/** `expr` when the row's contract is listed, else null (what a sum of listed amounts leaves out). */
-const ifListed = (listed: readonly string[], expr: RawBuilder<unknown>) =>
-  sql`case when contract in (${sql.join(listed)}) then ${expr} end`;
-
-/** The dialect's string aggregation of `expr` joined by '|' (nulls skipped). */
-const joined = (store: Store, expr: RawBuilder<unknown>) =>
-  store.dialect === 'postgres' ? sql<string | null>`string_agg(${expr}, '|')` : sql<string | null>`group_concat(${expr}, '|')`;
-
 /**
  * The payments received by `recipient` (lower-case) over [since, until) (UTC Unix seconds, multiples of a day), one
  * row per payer: counts and the listed nominal summed in SQL on the rollups' exact integer amount columns
  * (../chain/rollup-amounts.ts), in the order of the rollups' key, so one row per payer crosses to JavaScript. Rows
- * without nominal (contract '') are left out; so is everything when `listed` is empty (nothing can be counted).
+ * without nominal (contract '') are left out; so is everything when `listed` is empty (nothing can be counted). The
+ * `big` parts are read apart, for the payers flagged with one: a string aggregation in the grouping made PostgreSQL
+ * sort the window's rows on disk (bench/README.md).
  * @param listed lower-case contracts of the listed tokens
  */
 export async function paymentsInto(
@@ -61,30 +55,31 @@ export async function paymentsInto(
   listed: readonly string[],
 ): Promise<PayerSum[]> {
   if (listed.length === 0) return [];
-  const rows = await store.db
-    .selectFrom('payment_rollups')
-    .select((eb) => [
-      'payer',
-      eb.fn.sum<number | string>('payments').as('payments'),
-      eb.fn.min('first_time').as('first_time'),
-      sql<number | string | null>`sum(${ifListed(listed, sql.ref('whole'))})`.as('w'),
-      sql<number | string | null>`sum(${ifListed(listed, sql.ref('frac_hi'))})`.as('h'),
-      sql<number | string | null>`sum(${ifListed(listed, sql.ref('frac_lo'))})`.as('l'),
-      joined(store, ifListed(listed, sql.ref('big'))).as('bigs'),
-    ])
-    .where('dim', '=', 'recipient')
-    .where('subject', '=', recipient)
-    .where('day', '>=', since / DAY_SECONDS)
-    .where('day', '<', until / DAY_SECONDS)
-    .where('contract', '<>', '')
-    .groupBy('payer')
-    .execute();
+  const window = sql`dim = 'recipient' and subject = ${recipient} and day >= ${since / DAY_SECONDS} and day < ${until / DAY_SECONDS}`;
+  const { rows } = await sql<{
+    payer: string;
+    payments: number | string;
+    first_time: number | string;
+    w: number | string | null;
+    h: number | string | null;
+    l: number | string | null;
+    has_big: number | string;
+  }>`select payer,
+      sum(payments) as payments, min(first_time) as first_time, ${sql.join(listedSums(listed))}
+    from payment_rollups where ${window} and contract <> '' group by payer`.execute(store.db);
+  const flagged = rows.filter((r) => Number(r.has_big) === 1).map((r) => r.payer);
+  const bigs = new Map<string, string[]>();
+  for (let i = 0; i < flagged.length; i += INFLOW_CHUNK) {
+    const b = await sql<{ payer: string; big: string }>`select payer, big from payment_rollups where ${window}
+      and payer in (${sql.join(flagged.slice(i, i + INFLOW_CHUNK))}) and big is not null and ${listedContract(listed)}`.execute(store.db);
+    for (const x of b.rows) bigs.set(x.payer, [...(bigs.get(x.payer) ?? []), x.big]);
+  }
   return rows.map((r) => ({
     payer: r.payer,
     // In dimension recipient a row is a self-payment exactly when its payer is the subject (../chain/rollups.ts).
     self: r.payer === recipient ? 1 : 0,
     payments: Number(r.payments),
-    nominal: amountOf(r.w, r.h, r.l, r.bigs === null ? [] : r.bigs.split('|')),
+    nominal: amountOf(r.w, r.h, r.l, bigs.get(r.payer)),
     first_time: Number(r.first_time),
   }));
 }
