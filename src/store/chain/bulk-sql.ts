@@ -73,6 +73,3 @@ export const columnList = (columns: readonly string[]) => columns.map((c) => `"$
 
 /** `(?, ?, …)` for `n` cells. */
 export const marks = (n: number) => `(${Array.from({ length: n }, () => '?').join(', ')})`;
-
-/** `("a" = ? and "b" = ? …)`: one key's equality test. */
-export const keyTest = (columns: readonly string[]) => `(${columns.map((c) => `"${c}" = ?`).join(' and ')})`;

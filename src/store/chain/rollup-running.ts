@@ -14,7 +14,7 @@
 import { sql, type Kysely } from 'kysely';
 import { addExact, formatExact, parseDecimal } from '../../domain/money.js';
 import type { Database } from '../schema.js';
-import { type BulkShape, columnList, keyTest, marks, runBulk } from './bulk-sql.js';
+import { type BulkShape, columnList, marks, runBulk } from './bulk-sql.js';
 
 /** The key of a running group. */
 export interface RunningGroup {
@@ -64,7 +64,13 @@ interface Totals {
 /** Groups per statement: 5 key columns × 100 rows, far under both dialects' bounds. */
 const CHUNK = 100;
 
-const READ_TOTALS: BulkShape = { head: 'select * from payment_totals where ', row: keyTest(GROUP), sep: ' or ', tail: '' };
+// Keys joined as a VALUES list (each an index seek on both dialects; PostgreSQL planned an OR of 100 keys slowly).
+const READ_TOTALS: BulkShape = {
+  head: `with k (${columnList(GROUP)}) as (values `,
+  row: '(?, ?, ?, cast(? as integer), ?)',
+  sep: ', ',
+  tail: `) select t.* from k join payment_totals t on ${GROUP.map((c) => `t."${c}" = k."${c}"`).join(' and ')}`,
+};
 
 async function readTotals(db: Kysely<Database>, groups: readonly RunningGroup[]): Promise<Map<string, Totals>> {
   const out = new Map<string, Totals>();
@@ -72,7 +78,6 @@ async function readTotals(db: Kysely<Database>, groups: readonly RunningGroup[])
     db,
     READ_TOTALS,
     groups.map((g) => GROUP.map((c) => g[c])),
-    CHUNK,
   );
   for (const r of rows)
     out.set(

@@ -259,11 +259,14 @@ type LastDays = Map<string, Map<string, number>>;
 
 const pairId = (dim: string, subject: string, payer: string) => JSON.stringify([dim, subject, payer]);
 
+// Keys joined as a VALUES list: PostgreSQL seeks each, where an OR of 100 keys took ~17 ms per statement.
 const LAST_DAYS: BulkShape = {
-  head: 'select dim, subject, payer, protocol, max(day) as day from payment_rollups where (',
-  row: '(dim = ? and subject = ? and payer = ?)',
-  sep: ' or ',
-  tail: ') and self = 0 and payments > 0 group by dim, subject, payer, protocol',
+  head: 'with k (dim, subject, payer) as (values ',
+  row: '(?, ?, ?)',
+  sep: ', ',
+  tail: `) select r.dim, r.subject, r.payer, r.protocol, max(r.day) as day from k join payment_rollups r
+    on r.dim = k.dim and r.subject = k.subject and r.payer = k.payer where r.self = 0 and r.payments > 0
+    group by r.dim, r.subject, r.payer, r.protocol`,
 };
 
 async function lastDaysOf(db: Kysely<Database>, pairs: readonly { dim: string; subject: string; payer: string }[]): Promise<LastDays> {
@@ -272,7 +275,6 @@ async function lastDaysOf(db: Kysely<Database>, pairs: readonly { dim: string; s
     db,
     LAST_DAYS,
     pairs.map((p) => [p.dim, p.subject, p.payer]),
-    CHUNK,
   );
   for (const r of rows) {
     const id = pairId(r.dim, r.subject, r.payer);
