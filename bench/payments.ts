@@ -42,6 +42,8 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '5' },
     reuse: { type: 'boolean', default: false },
     exclude: { type: 'boolean', default: false },
+    // A store name of one's own (bench/tmp/NAME.sqlite, database NAME) when others bench the same count meanwhile.
+    name: { type: 'string' },
   },
 });
 const COUNT = Number(values.count);
@@ -133,7 +135,7 @@ async function seed(store: Store, end: number) {
 const results: Record<string, unknown>[] = [];
 const end = Math.floor(Date.now() / 86_400_000) * 86_400;
 for (const dialect of values.dialect === 'both' ? (['sqlite', 'postgres'] as const) : [values.dialect as 'sqlite' | 'postgres']) {
-  const name = `payments_${COUNT}`;
+  const name = values.name ?? `payments_${COUNT}`;
   const reuse = values.reuse && (dialect === 'postgres' || existsSync(`bench/tmp/${name}.sqlite`));
   if (dialect === 'sqlite' && !reuse) {
     mkdirSync('bench/tmp', { recursive: true });
