@@ -22,6 +22,7 @@ import type { Database } from '../schema.js';
 import { addAmount, type AmountColumns, zeroAmount } from './rollup-amounts.js';
 import { adjustRunning } from './rollup-running.js';
 import { parseNominalParts } from './rows.js';
+import { adjustPairTotals, type PairDelta, partBound } from './payer-pairs.js';
 import { BULK_ROWS, type BulkShape, columnList, marks, runBulk } from './bulk-sql.js';
 
 /** Seconds in a UTC day: rollup rows are keyed by floor(time / DAY_SECONDS). */
@@ -326,6 +327,7 @@ export async function adjustRollups(
   const days = new Map<string, AddRow>();
   const running = new Map<string, AddRow>();
   const pairs = new Map<string, { dim: string; subject: string; payer: string }>();
+  const bounds = opts.pairs !== false ? pairDeltas(sources, sign) : [];
   for (const o of sources) {
     const keys = rollupKeysOf(o);
     if (!keys.length) continue;
@@ -346,6 +348,7 @@ export async function adjustRollups(
   }
   if (!fine.size) return;
   const db: Kysely<Database> = trx;
+  await adjustPairTotals(db, bounds);
   const pairList = [...pairs.values()];
   const before = await lastDaysOf(db, pairList);
   await addRows(db, FINE, [...fine.values()], sign);
@@ -434,24 +437,58 @@ export const ROLLUP_COLUMNS = [
   'client_fingerprint',
 ] as const;
 
-/** Which rollups to keep: `running: false` leaves out the running tables (migration chain_0013 runs before they exist). */
+/**
+ * Which rollups to keep: `running: false` leaves out the running tables, `pairs: false` payment_payer_totals
+ * (migrations chain_0013 and chain_0016 run before they exist).
+ */
 export interface RollupOptions {
   running?: boolean;
+  pairs?: boolean;
 }
 
 /** The tables of ./rollup-running.ts. */
 const RUNNING_TABLES: readonly string[] = ['payment_running', 'payment_totals'];
 
 /** The rollup tables, in the order a rebuild empties them. */
-export const ROLLUP_TABLES = ['payment_rollups', 'payment_days', 'payment_last_days', 'payment_running', 'payment_totals'] as const;
+export const ROLLUP_TABLES = [
+  'payment_rollups',
+  'payment_days',
+  'payment_last_days',
+  'payment_running',
+  'payment_totals',
+  'payment_payer_totals',
+] as const;
 
 /**
- * Rebuilds every rollup row from the stored observations (migration chain_0013 on an existing store, and
- * `rebuildRollups` after a bulk import), in seq order, 2,000 observations per step.
+ * The changes `sources` (times `sign`) make to payment_payer_totals (./payer-pairs.ts): per non-self
+ * (dimension, subject, payer), each token part's bound.
  */
-export async function rebuildRollups(db: Kysely<Database>, opts: RollupOptions = {}): Promise<void> {
-  for (const t of ROLLUP_TABLES)
-    if (opts.running !== false || !RUNNING_TABLES.includes(t)) await sql`delete from ${sql.table(t)}`.execute(db);
+export function pairDeltas(sources: readonly RollupSource[], sign: 1 | -1): PairDelta[] {
+  const out = new Map<string, PairDelta>();
+  for (const o of sources) {
+    const keys = rollupKeysOf(o).filter((k) => !k.self);
+    if (!keys.length) continue;
+    let bound = 0n;
+    let huge = 0;
+    for (const p of partsOf(o))
+      if (p.amount) {
+        const b = partBound(p.amount);
+        bound += b.bound;
+        huge += b.huge;
+      }
+    for (const k of keys) {
+      const id = pairId(k.dim, k.subject, k.payer);
+      const d = out.get(id) ?? { dim: k.dim, subject: k.subject, payer: k.payer, bound: 0n, huge: 0 };
+      out.set(id, d);
+      d.bound += BigInt(sign) * bound;
+      d.huge += sign * huge;
+    }
+  }
+  return [...out.values()];
+}
+
+/** Calls `step` with the stored observations that have a payer, 2,000 at a time in seq order. */
+async function eachPaidStep(db: Kysely<Database>, step: (rows: RollupSource[]) => Promise<void>): Promise<void> {
   for (let after = -1; ; ) {
     const rows = await db
       .selectFrom('observations')
@@ -462,7 +499,24 @@ export async function rebuildRollups(db: Kysely<Database>, opts: RollupOptions =
       .limit(2000)
       .execute();
     if (!rows.length) break;
-    await adjustRollups(db, rows, 1, opts);
+    await step(rows);
     after = Number(rows[rows.length - 1].seq);
   }
+}
+
+/** Fills payment_payer_totals from the stored observations (migration chain_0019 on an existing store). */
+export async function fillPairTotals(db: Kysely<Database>): Promise<void> {
+  await sql`delete from payment_payer_totals`.execute(db);
+  await eachPaidStep(db, (rows) => adjustPairTotals(db, pairDeltas(rows, 1)));
+}
+
+/**
+ * Rebuilds every rollup row from the stored observations (migration chain_0013 on an existing store, and
+ * `rebuildRollups` after a bulk import), in seq order, 2,000 observations per step.
+ */
+export async function rebuildRollups(db: Kysely<Database>, opts: RollupOptions = {}): Promise<void> {
+  for (const t of ROLLUP_TABLES)
+    if ((opts.running !== false || !RUNNING_TABLES.includes(t)) && (opts.pairs !== false || t !== 'payment_payer_totals'))
+      await sql`delete from ${sql.table(t)}`.execute(db);
+  await eachPaidStep(db, (rows) => adjustRollups(db, rows, 1, opts));
 }
