@@ -117,8 +117,29 @@ export function share(a: ExactDecimal, b: ExactDecimal): number {
 type Sums = { w: unknown; h: unknown; l: unknown; has_big: unknown };
 const sumsOf = (r: Sums, big: (string | null)[] = []) => amountOf(r.w as string | null, r.h as string | null, r.l as string | null, big);
 
-/** computeRanking without the cache (also what the benchmark times uncached). */
-export async function rankRollups(store: Store, req: RankingRequest): Promise<Omit<RankingAnswer, 'as_of'>> {
+/** Milliseconds a ranking spent per part (bench/payments.ts): parts read at once overlap on PostgreSQL. */
+export interface RankingSpent {
+  window_sums: number;
+  distinct_payers: number;
+  covered_window: number;
+  top_payer: number;
+}
+
+/** Resolves `p`, adding the milliseconds from now until it settles to `spent[part]` (when given). */
+async function timedPart<T>(spent: RankingSpent | undefined, part: keyof RankingSpent, p: Promise<T>): Promise<T> {
+  const t0 = performance.now();
+  try {
+    return await p;
+  } finally {
+    if (spent) spent[part] += performance.now() - t0;
+  }
+}
+
+/**
+ * computeRanking without the cache (also what the benchmark times uncached).
+ * @param spent when given, milliseconds per part are added to it
+ */
+export async function rankRollups(store: Store, req: RankingRequest, spent?: RankingSpent): Promise<Omit<RankingAnswer, 'as_of'>> {
   const { since, until } = dayWindow(req.since, req.until);
   const [from, to] = [since / DAY_SECONDS, until / DAY_SECONDS];
   const dim = req.kind === 'services' ? 'service' : req.kind === 'recipients' ? 'recipient' : 'payer';
@@ -126,9 +147,9 @@ export async function rankRollups(store: Store, req: RankingRequest): Promise<Om
   const src = rollupSources(req, [...store.tokenList.tokens.keys()]);
   const exclusion = req.exclude?.length ? exclusionGroups(store, req, dim, from, to, src) : null;
   const [groups, distinct, covered] = await Promise.all([
-    exclusion ?? windowGroups(store, dim, req.protocol ?? '*', from, to),
-    req.kind === 'payers' ? null : distinctPayers(store, dim, from, to, req.protocol, src),
-    coveredWindow(db, since, until),
+    timedPart(spent, 'window_sums', exclusion ?? windowGroups(store, dim, req.protocol ?? '*', from, to)),
+    req.kind === 'payers' ? null : timedPart(spent, 'distinct_payers', distinctPayers(store, dim, from, to, req.protocol, src)),
+    timedPart(spent, 'covered_window', coveredWindow(db, since, until)),
   ]);
   const listed = store.tokenList.tokens;
   const tallies = new Map<string, Tally>();
@@ -163,14 +184,18 @@ export async function rankRollups(store: Store, req: RankingRequest): Promise<Om
   const tops =
     req.kind === 'payers'
       ? null
-      : await topPayers(
-          store,
-          dim,
-          slice.map((t) => t.id),
-          from,
-          to,
-          req.protocol,
-          src.fine,
+      : await timedPart(
+          spent,
+          'top_payer',
+          topPayers(
+            store,
+            dim,
+            slice.map((t) => t.id),
+            from,
+            to,
+            req.protocol,
+            src.fine,
+          ),
         );
   const page = slice.map((t, i): RankingRow => {
     const top = tops ? (tops.get(t.id) ?? null) : t.others;
