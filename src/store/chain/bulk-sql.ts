@@ -22,6 +22,8 @@ export interface BulkShape {
   row: string;
   sep: string;
   tail: string;
+  /** Never a named statement: a lookup joined on its keys, whose generic plan PostgreSQL may make a scan. */
+  unnamed?: boolean;
 }
 
 const texts = new Map<string, string>();
@@ -45,7 +47,7 @@ export const BULK_ROWS = 250;
 /**
  * Runs `shape` over `rows` (each an array of cells, one per `?` of `shape.row`) in statements of at most `chunk`
  * rows, inside the caller's transaction if any. On PostgreSQL a statement of exactly `chunk` rows runs as a named
- * prepared statement (one text per shape), the remainder unnamed.
+ * prepared statement (one text per shape; not when `shape.unnamed`), the remainder unnamed.
  * @returns every row the statements returned, in order
  */
 export async function runBulk<R>(
@@ -61,7 +63,10 @@ export async function runBulk<R>(
     const part = rows.slice(i, i + chunk);
     const text = bulkText(dialect, shape, part.length);
     const params = part.flat();
-    const q = CompiledQuery.raw(dialect === 'postgres' && part.length === chunk ? preparedOnPostgres(text) : text, params);
+    const q = CompiledQuery.raw(
+      dialect === 'postgres' && part.length === chunk && !shape.unnamed ? preparedOnPostgres(text) : text,
+      params,
+    );
     const r = await db.executeQuery<R>(q);
     for (const x of r.rows) out.push(x);
   }

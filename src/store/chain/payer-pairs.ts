@@ -53,6 +53,7 @@ const DROP_EMPTY: BulkShape = {
   tail: `) delete from payment_payer_totals where bound = 0 and huge = 0
     and exists (select 1 from k where k.dim = payment_payer_totals.dim and k.subject = payment_payer_totals.subject
       and k.payer = payment_payer_totals.payer)`,
+  unnamed: true,
 };
 
 /**

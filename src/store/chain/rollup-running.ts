@@ -73,6 +73,7 @@ const READ_TOTALS: Record<DialectName, BulkShape> = {
     row: '(?, ?, ?, cast(? as integer), ?)',
     sep: ', ',
     tail: `) select t.* from k join payment_totals t on ${GROUP.map((c) => `t."${c}" = k."${c}"`).join(' and ')}`,
+    unnamed: true,
   },
   sqlite: { head: 'select * from payment_totals where ', row: `(${GROUP.map((c) => `"${c}" = ?`).join(' and ')})`, sep: ' or ', tail: '' },
 };

@@ -268,6 +268,7 @@ const LAST_DAYS: BulkShape = {
   tail: `) select r.dim, r.subject, r.payer, r.protocol, max(r.day) as day from k join payment_rollups r
     on r.dim = k.dim and r.subject = k.subject and r.payer = k.payer where r.self = 0 and r.payments > 0
     group by r.dim, r.subject, r.payer, r.protocol`,
+  unnamed: true,
 };
 
 async function lastDaysOf(db: Kysely<Database>, pairs: readonly { dim: string; subject: string; payer: string }[]): Promise<LastDays> {
