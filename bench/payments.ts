@@ -21,7 +21,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { openStore, type Store } from '../src/store/db.js';
 import type { PreparedBlock, SerializedObservation } from '../src/store/chain/rows.js';
 import { writeBlocksBatched } from './lib/seeded.js';
-import { rankRollups } from '../src/store/chain/rankings.js';
+import { rankRollups, type RankingSpent } from '../src/store/chain/rankings.js';
 import { aggregateMetrics } from '../src/store/chain/reads.js';
 import { METRICS_WINDOW } from '../src/domain/metrics.js';
 import type { Exclusion } from '../src/domain/filters.js';
@@ -42,6 +42,8 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '5' },
     reuse: { type: 'boolean', default: false },
     exclude: { type: 'boolean', default: false },
+    // A store name of one's own (bench/tmp/NAME.sqlite, database NAME) when others bench the same count meanwhile.
+    name: { type: 'string' },
   },
 });
 const COUNT = Number(values.count);
@@ -147,7 +149,7 @@ async function seed(store: Store, end: number) {
 const results: Record<string, unknown>[] = [];
 const end = Math.floor(Date.now() / 86_400_000) * 86_400;
 for (const dialect of values.dialect === 'both' ? (['sqlite', 'postgres'] as const) : [values.dialect as 'sqlite' | 'postgres']) {
-  const name = `payments_${COUNT}`;
+  const name = values.name ?? `payments_${COUNT}`;
   const reuse = values.reuse && (dialect === 'postgres' || existsSync(`bench/tmp/${name}.sqlite`));
   if (dialect === 'sqlite' && !reuse) {
     mkdirSync('bench/tmp', { recursive: true });
@@ -173,7 +175,20 @@ for (const dialect of values.dialect === 'both' ? (['sqlite', 'postgres'] as con
       ).n,
     );
   const req = { kind: 'services' as const, since: end - DAYS * 86_400, until: end, by: 'distinct_payers' as const, limit: 20, offset: 0 };
-  const ranking = await timed(RUNS, () => rankRollups(store, req));
+  const spent: RankingSpent = { window_sums: 0, distinct_payers: 0, covered_window: 0, top_payer: 0 };
+  const parts: RankingSpent[] = [];
+  const ranking = await timed(RUNS, async () => {
+    for (const k of Object.keys(spent) as (keyof RankingSpent)[]) spent[k] = 0;
+    await rankRollups(store, req, spent);
+    parts.push({ ...spent });
+  });
+  // Per part, p50 / p99 over the timed runs (the first, untimed, left out).
+  const ranking_parts = Object.fromEntries(
+    (Object.keys(spent) as (keyof RankingSpent)[]).map((k) => {
+      const xs = parts.slice(1).map((p) => p[k]);
+      return [k, { p50_ms: pct(xs, 50), p99_ms: pct(xs, 99) }];
+    }),
+  );
   const top = await rankRollups(store, req);
   const sid = top.rows[Math.min(10, top.rows.length - 1)].service_id!;
   const list = await timed(RUNS * 3, () =>
@@ -233,9 +248,14 @@ for (const dialect of values.dialect === 'both' ? (['sqlite', 'postgres'] as con
     rollup_rows: rollupRows,
     seeded_s,
     ranking_uncached: ranking,
+    ranking_parts,
     service_list_uncached: list,
     bytes_per_observation: Math.round(total / n),
     rollup_bytes_per_observation: Math.round(rollupBytes / n),
+    // Per rollup table (indexes included), bytes per observation: what dropping one would save.
+    rollup_bytes_by_table: Object.fromEntries(
+      ROLLUP_TABLES.map((t) => [t, Math.round(usage.filter((o) => o.table === t).reduce((s, o) => s + o.bytes, 0) / n)]),
+    ),
     http,
     exclusions,
   });

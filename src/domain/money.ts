@@ -68,6 +68,13 @@ function format(n: bigint, scale: number): string {
   return neg && s !== '0' ? `-${s}` : s;
 }
 
+/** Compares exact decimals, null lowest. */
+export const cmpExact = (a: ExactDecimal | null, b: ExactDecimal | null): number => {
+  if (a === null || b === null) return a === null ? (b === null ? 0 : -1) : 1;
+  const d = addExact(a, { n: -b.n, scale: b.scale }).n;
+  return d > 0n ? 1 : d < 0n ? -1 : 0;
+};
+
 /** An ExactDecimal as a canonical decimal string. @example formatExact({ n: 150n, scale: 2 }) // '1.5' */
 export function formatExact(x: ExactDecimal): string {
   return format(x.n, x.scale);

@@ -12,13 +12,13 @@ import { nominalOf } from '../../src/domain/listing.js';
 import { syntheticBlocks } from '../../src/seed/chain.js';
 import { writeBlocks } from '../../src/store/chain/index.js';
 import { parseNominalParts } from '../../src/store/chain/rows.js';
-import { computeRanking, rankRollups } from '../../src/store/chain/rankings.js';
+import { computeRanking, rankRollups, share } from '../../src/store/chain/rankings.js';
 import { ROLLUP_COLUMNS, ROLLUP_TABLES, rebuildRollups, reattributeRollups } from '../../src/store/chain/rollups.js';
 import { dropOlderThan } from '../../src/store/chain/retention.js';
 import { sumServicePayments } from '../../src/store/chain/service-payments.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
-import { addExact, formatExact, parseDecimal, type ExactDecimal } from '../../src/domain/money.js';
+import { addExact, cmpExact, formatExact, parseDecimal, type ExactDecimal } from '../../src/domain/money.js';
 
 const START = 1_767_225_600;
 const COUNT = 1500;
@@ -77,18 +77,25 @@ describe.each(DIALECTS)('payment rollups (%s)', (dialect) => {
       .where('time', '>=', since)
       .where('time', '<', until)
       .execute();
-    const out = new Map<string, { payments: number; payers: Set<string>; nominal: ExactDecimal | null; self: number }>();
+    const out = new Map<
+      string,
+      { payments: number; payers: Set<string>; nominal: ExactDecimal | null; self: number; byPayer: Map<string, ExactDecimal | null> }
+    >();
     for (const r of rows) {
       if (r.execution !== 'success' || !r.payer) continue;
       if (protocol && (r.protocol ?? 'unknown') !== protocol) continue;
       const s = subjectOf(r);
       if (!s) continue;
-      const e = out.get(s) ?? { payments: 0, payers: new Set<string>(), nominal: null, self: 0 };
+      const e = out.get(s) ?? { payments: 0, payers: new Set<string>(), nominal: null, self: 0, byPayer: new Map() };
       out.set(s, e);
       e.payments++;
-      e.nominal = sum(e.nominal, nominalOf(parseNominalParts(r.nominal_parts), store.tokenList));
+      const v = nominalOf(parseNominalParts(r.nominal_parts), store.tokenList);
+      e.nominal = sum(e.nominal, v);
       if (r.payer === r.recipient) e.self++;
-      else e.payers.add(r.payer);
+      else {
+        e.payers.add(r.payer);
+        e.byPayer.set(r.payer, sum(e.byPayer.get(r.payer) ?? null, v));
+      }
     }
     return out;
   }
@@ -146,6 +153,30 @@ describe.each(DIALECTS)('payment rollups (%s)', (dialect) => {
       offset: 0,
     });
     expect(early).toMatchObject({ complete: false, covered_since: START, total: got.total });
+  });
+
+  it("top_payer_share is the brute force's largest payer exactly, in windows shorter than the history and per protocol", async () => {
+    const windows = [
+      window,
+      { since: START + 86_400, until: START + 2 * 86_400 },
+      { since: START + 2 * 86_400, until: START + 4 * 86_400 },
+    ];
+    let checked = 0;
+    for (const w of windows)
+      for (const protocol of [undefined, 'mpp', 'unknown'] as const) {
+        const want = await bruteForce((r) => r.recipient as string | null, w.since, w.until, protocol);
+        const got = await rankRollups(store, { kind: 'recipients', ...w, by: 'nominal', protocol, limit: 100, offset: 0 });
+        for (const row of got.rows) {
+          const e = want.get(row.address!)!;
+          const top = [...e.byPayer.values()].reduce<ExactDecimal | null>(
+            (a, b) => (b !== null && (a === null || cmpExact(b, a) > 0) ? b : a),
+            null,
+          );
+          expect(row.top_payer_share).toBe(e.nominal && top && e.nominal.n > 0n ? share(top, e.nominal) : null);
+          checked++;
+        }
+      }
+    expect(checked).toBeGreaterThan(100);
   });
 
   it('counts distinct payers exactly in any window and protocol: ending before the newest payment, or after it', async () => {

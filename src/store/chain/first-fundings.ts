@@ -10,6 +10,7 @@
  * same one-hop rule over a window (src/trust/payers.ts); this table is over everything observed.
  */
 import { sql, type Kysely, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
+import { type BulkShape, marks, runBulk } from './bulk-sql.js';
 import type { Database } from '../schema.js';
 import { parseNominalParts } from './rows.js';
 
@@ -41,8 +42,6 @@ export interface FundingRow {
   hash: string;
 }
 
-/** Rows per upsert: 7 columns × 100 rows, far under both dialects' bounds on parameters. */
-const CHUNK = 100;
 /** Observations read per step of fillFirstFundings. */
 const FILL_STEP = 2_000;
 
@@ -75,21 +74,26 @@ export function fundingRowsOf(sources: Iterable<FundingSource>): FundingRow[] {
   return [...out.values()];
 }
 
+const RECORD: BulkShape = {
+  head: 'insert into first_fundings (address, contract, funder, height, tx_index, time, hash) values ',
+  row: marks(7),
+  sep: ', ',
+  tail: ` on conflict (address, contract) do update set funder = excluded.funder, height = excluded.height,
+      tx_index = excluded.tx_index, time = excluded.time, hash = excluded.hash
+      where excluded.height < first_fundings.height
+        or (excluded.height = first_fundings.height and excluded.tx_index < first_fundings.tx_index)`,
+};
+
 /**
  * Records the inflows of `sources` inside the caller's transaction: a row replaces the stored one only when it comes
  * earlier by (height, tx_index), so re-writing or backfilling older blocks is idempotent and order-independent.
  */
 export async function recordFirstFundings(db: Transaction<Database> | Kysely<Database>, sources: Iterable<FundingSource>): Promise<void> {
-  const rows = fundingRowsOf(sources);
-  for (let i = 0; i < rows.length; i += CHUNK) {
-    const part = rows.slice(i, i + CHUNK);
-    await sql`insert into first_fundings (address, contract, funder, height, tx_index, time, hash) values ${sql.join(
-      part.map((r) => sql`(${r.address}, ${r.contract}, ${r.funder}, ${r.height}, ${r.tx_index}, ${r.time}, ${r.hash})`),
-    )} on conflict (address, contract) do update set funder = excluded.funder, height = excluded.height,
-      tx_index = excluded.tx_index, time = excluded.time, hash = excluded.hash
-      where excluded.height < first_fundings.height
-        or (excluded.height = first_fundings.height and excluded.tx_index < first_fundings.tx_index)`.execute(db);
-  }
+  await runBulk(
+    db,
+    RECORD,
+    fundingRowsOf(sources).map((r) => [r.address, r.contract, r.funder, r.height, r.tx_index, r.time, r.hash]),
+  );
 }
 
 /** Fills first_fundings from every stored observation with a payer, FILL_STEP rows per step in seq order. */

@@ -6,12 +6,13 @@ import { sql, type RawBuilder } from 'kysely';
 import { InvalidInput } from '../../domain/errors.js';
 import { exclusionRule, type Exclusion } from '../../domain/filters.js';
 import { selfFunded } from './first-fundings.js';
-import { addExact, formatExact, parseDecimal, type ExactDecimal } from '../../domain/money.js';
+import { addExact, cmpExact, formatExact, parseDecimal, type ExactDecimal } from '../../domain/money.js';
 import type { Store } from '../store.js';
 import { coveredWindow, type CoveredWindow } from './covered-window.js';
 import { currentStats, readStats } from './query.js';
 import { amountOf, listedContract, listedSums } from './rollup-amounts.js';
 import { DAY_SECONDS, type RollupProtocol } from './rollups.js';
+import { largestPayerSums, pairList } from './payer-pairs.js';
 
 /** What a ranking ranks: services (by service_id), recipient addresses or payer addresses. */
 export type RankingKind = 'services' | 'recipients' | 'payers';
@@ -113,18 +114,32 @@ export function share(a: ExactDecimal, b: ExactDecimal): number {
   return Number((an * 1_000_000_000n) / bn) / 1e9;
 }
 
-/** Compares exact decimals, null lowest. */
-export const cmpExact = (a: ExactDecimal | null, b: ExactDecimal | null): number => {
-  if (a === null || b === null) return a === null ? (b === null ? 0 : -1) : 1;
-  const d = addExact(a, { n: -b.n, scale: b.scale }).n;
-  return d > 0n ? 1 : d < 0n ? -1 : 0;
-};
-
 type Sums = { w: unknown; h: unknown; l: unknown; has_big: unknown };
 const sumsOf = (r: Sums, big: (string | null)[] = []) => amountOf(r.w as string | null, r.h as string | null, r.l as string | null, big);
 
-/** computeRanking without the cache (also what the benchmark times uncached). */
-export async function rankRollups(store: Store, req: RankingRequest): Promise<Omit<RankingAnswer, 'as_of'>> {
+/** Milliseconds a ranking spent per part (bench/payments.ts): parts read at once overlap on PostgreSQL. */
+export interface RankingSpent {
+  window_sums: number;
+  distinct_payers: number;
+  covered_window: number;
+  top_payer: number;
+}
+
+/** Resolves `p`, adding the milliseconds from now until it settles to `spent[part]` (when given). */
+async function timedPart<T>(spent: RankingSpent | undefined, part: keyof RankingSpent, p: Promise<T>): Promise<T> {
+  const t0 = performance.now();
+  try {
+    return await p;
+  } finally {
+    if (spent) spent[part] += performance.now() - t0;
+  }
+}
+
+/**
+ * computeRanking without the cache (also what the benchmark times uncached).
+ * @param spent when given, milliseconds per part are added to it
+ */
+export async function rankRollups(store: Store, req: RankingRequest, spent?: RankingSpent): Promise<Omit<RankingAnswer, 'as_of'>> {
   const { since, until } = dayWindow(req.since, req.until);
   const [from, to] = [since / DAY_SECONDS, until / DAY_SECONDS];
   const dim = req.kind === 'services' ? 'service' : req.kind === 'recipients' ? 'recipient' : 'payer';
@@ -132,9 +147,9 @@ export async function rankRollups(store: Store, req: RankingRequest): Promise<Om
   const src = rollupSources(req, [...store.tokenList.tokens.keys()]);
   const exclusion = req.exclude?.length ? exclusionGroups(store, req, dim, from, to, src) : null;
   const [groups, distinct, covered] = await Promise.all([
-    exclusion ?? windowGroups(store, dim, req.protocol ?? '*', from, to),
-    req.kind === 'payers' ? null : distinctPayers(store, dim, from, to, req.protocol, src),
-    coveredWindow(db, since, until),
+    timedPart(spent, 'window_sums', exclusion ?? windowGroups(store, dim, req.protocol ?? '*', from, to)),
+    req.kind === 'payers' ? null : timedPart(spent, 'distinct_payers', distinctPayers(store, dim, from, to, req.protocol, src)),
+    timedPart(spent, 'covered_window', coveredWindow(db, since, until)),
   ]);
   const listed = store.tokenList.tokens;
   const tallies = new Map<string, Tally>();
@@ -169,14 +184,18 @@ export async function rankRollups(store: Store, req: RankingRequest): Promise<Om
   const tops =
     req.kind === 'payers'
       ? null
-      : await topPayers(
-          store,
-          dim,
-          slice.map((t) => t.id),
-          from,
-          to,
-          req.protocol,
-          src.fine,
+      : await timedPart(
+          spent,
+          'top_payer',
+          topPayers(
+            store,
+            dim,
+            slice.map((t) => t.id),
+            from,
+            to,
+            req.protocol,
+            src.fine,
+          ),
         );
   const page = slice.map((t, i): RankingRow => {
     const top = tops ? (tops.get(t.id) ?? null) : t.others;
@@ -400,13 +419,10 @@ async function bigParts(
   return out;
 }
 
-/** Per-payer candidates a subject's top payer is chosen among (by approximate nominal; exact among these). */
-const TOP_CANDIDATES = 3;
-
 /**
- * The largest payer's nominal (listed USD, exact) over days [from, to) for each of `subjects` (a ranking page),
- * from the per-payer rollups: SQL ranks each subject's payers by an approximate sum, the exact sums of the first
- * few decide (payers equal to 15 digits give the same share).
+ * The largest payer's nominal (listed USD, exact) over days [from, to) for each of `subjects` (a ranking page):
+ * each subject's payers read largest all-time bound first (./payer-pairs.ts), each summed exactly over the window
+ * from the per-payer rollups, until no later payer can be larger.
  */
 async function topPayers(
   store: Store,
@@ -417,32 +433,25 @@ async function topPayers(
   protocol: RollupProtocol | undefined,
   fine: RawBuilder<unknown>,
 ): Promise<Map<string, ExactDecimal | null>> {
-  const out = new Map<string, ExactDecimal | null>();
-  if (!subjects.length) return out;
+  if (!subjects.length) return new Map();
   const listed = [...store.tokenList.tokens.keys()];
-  const isListed = listedContract(listed);
-  const { rows } = await sql<{ subject: string; payer: string; rn: number | string } & Sums>`select * from (
-      select subject, payer, ${sql.join(listedSums(listed))},
-        row_number() over (partition by subject order by
-          coalesce(sum(case when ${isListed} then whole end), 0) + coalesce(sum(case when ${isListed} then frac_hi end), 0) * 1e-9 desc) as rn
-      from ${fine}
-      where dim = ${dim} and subject in (${sql.join(subjects)}) and day >= ${from} and day < ${to} and self = 0
-      ${protocol ? sql`and protocol = ${protocol}` : sql``}
-      group by subject, payer) ranked
-    where rn <= ${TOP_CANDIDATES} or has_big = 1`.execute(store.db);
-  const bigOf = await bigParts(
-    store,
-    'payment_rollups',
-    dim,
-    from,
-    to,
-    protocol,
-    rows.filter((r) => Number(r.has_big) === 1),
-    fine,
-  );
-  for (const r of rows) {
-    const v = sumsOf(r, bigOf.get(`${r.subject}|${r.payer}`));
-    if (!out.has(r.subject) || cmpExact(v, out.get(r.subject)!) > 0) out.set(r.subject, v);
-  }
-  return out;
+  return largestPayerSums(store.db, dim, subjects, async (pairs) => {
+    // k's columns are named unlike the rollups' so the rollup columns stay unqualified (`fine` may be a subquery).
+    const { rows } = await sql<{ subject: string; payer: string } & Sums>`${pairList(pairs)}
+      select k_subject as subject, k_payer as payer, ${sql.join(listedSums(listed))}
+      from k join ${fine} on dim = ${dim} and subject = k_subject and payer = k_payer
+      where day >= ${from} and day < ${to} and self = 0 ${protocol ? sql`and protocol = ${protocol}` : sql``}
+      group by k_subject, k_payer`.execute(store.db);
+    const bigOf = await bigParts(
+      store,
+      'payment_rollups',
+      dim,
+      from,
+      to,
+      protocol,
+      rows.filter((r) => Number(r.has_big) === 1),
+      fine,
+    );
+    return new Map(rows.map((r) => [`${r.subject}|${r.payer}`, sumsOf(r, bigOf.get(`${r.subject}|${r.payer}`))]));
+  });
 }

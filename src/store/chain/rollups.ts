@@ -17,11 +17,13 @@
  * per token contract; a payment counts once, on the row of its first contract (or contract '' when it has none).
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { parseDecimal } from '../../domain/money.js';
+import { type ExactDecimal, parseDecimal } from '../../domain/money.js';
 import type { Database } from '../schema.js';
 import { addAmount, type AmountColumns, zeroAmount } from './rollup-amounts.js';
 import { adjustRunning } from './rollup-running.js';
 import { parseNominalParts } from './rows.js';
+import { adjustPairTotals, type PairDelta, partBound } from './payer-pairs.js';
+import { BULK_ROWS, type BulkShape, columnList, marks, runBulk } from './bulk-sql.js';
 
 /** Seconds in a UTC day: rollup rows are keyed by floor(time / DAY_SECONDS). */
 export const DAY_SECONDS = 86_400;
@@ -124,28 +126,42 @@ const DAYS: Spec = { table: 'payment_days', key: ['dim', 'subject', 'day', 'prot
 /** Rows of one statement: at most 17 columns × 100 rows, far under both dialects' bounds. */
 const CHUNK = 100;
 
-/** Adds the payments of `o` (times `sign`) under `key` to `into`: the count on its first contract's row. */
+/** An observation's amounts per contract as accumulate reads them: its nominal parts, or one empty part. */
+type Parts = readonly { asset_contract: string; amount: ExactDecimal | null }[];
+
+function partsOf(o: RollupSource): Parts {
+  const parts = parseNominalParts(o.nominal_parts) ?? [];
+  return parts.length
+    ? parts.map((p) => ({ asset_contract: p.asset_contract, amount: p.asset_contract ? parseDecimal(p.amount) : null }))
+    : [{ asset_contract: '', amount: null }];
+}
+
+/** Adds the payments at `t` (times `sign`) under `key` to `into`: the count on its first contract's row. */
 function accumulate(
   into: Map<string, AddRow>,
   key: Record<string, string | number>,
   provider: string | null,
-  o: RollupSource,
+  parts: Parts,
+  t: number,
   sign: 1 | -1,
   times: boolean,
 ) {
-  const parts = parseNominalParts(o.nominal_parts) ?? [];
-  const t = Number(o.time);
-  const contracts = parts.length ? parts : [{ asset_contract: '', amount: '0' }];
-  contracts.forEach((p, i) => {
-    const k = { ...key, contract: p.asset_contract };
-    const id = JSON.stringify(Object.values(k));
+  const base = Object.values(key).join('\u0001');
+  parts.forEach((p, i) => {
+    const id = `${base}\u0001${p.asset_contract}`;
     let r = into.get(id);
     if (!r) {
-      r = { key: k, provider, payments: 0, ...zeroAmount(), ...(times ? { first_time: t, last_time: t } : {}) };
+      r = {
+        key: { ...key, contract: p.asset_contract },
+        provider,
+        payments: 0,
+        ...zeroAmount(),
+        ...(times ? { first_time: t, last_time: t } : {}),
+      };
       into.set(id, r);
     }
     if (i === 0) r.payments += sign;
-    if (p.asset_contract) addAmount(r, parseDecimal(p.amount), sign);
+    if (p.amount) addAmount(r, p.amount, sign);
     r.provider ??= provider;
     if (times && sign === 1) {
       r.first_time = Math.min(r.first_time!, t);
@@ -166,6 +182,46 @@ const keyWhere = (key: readonly string[], rows: readonly AddRow[]) =>
     sql` or `,
   );
 
+/** The columns a rollup upsert writes: the key, then provider, payments, amounts (and time bounds). */
+const upsertColumns = (spec: Spec) => [
+  ...spec.key,
+  'provider',
+  'payments',
+  'whole',
+  'frac_hi',
+  'frac_lo',
+  'big',
+  ...(spec.times ? ['first_time', 'last_time'] : []),
+];
+
+/** The multi-row upsert of `spec`'s table (./bulk-sql.ts): counts and integer amounts added, big replaced when given. */
+function upsertShape(spec: Spec): BulkShape {
+  const t = spec.table;
+  const add = (c: string) => `"${c}" = ${t}."${c}" + excluded."${c}"`;
+  const sets = [
+    `provider = coalesce(excluded.provider, ${t}.provider)`,
+    add('payments'),
+    add('whole'),
+    add('frac_hi'),
+    add('frac_lo'),
+    // Rows without a big part leave it as stored; rows with one carry the new total (read above).
+    `big = coalesce(excluded.big, ${t}.big)`,
+    ...(spec.times
+      ? [
+          `first_time = case when excluded.first_time < ${t}.first_time then excluded.first_time else ${t}.first_time end`,
+          `last_time = case when excluded.last_time > ${t}.last_time then excluded.last_time else ${t}.last_time end`,
+        ]
+      : []),
+  ];
+  const columns = upsertColumns(spec);
+  return {
+    head: `insert into ${t} (${columnList(columns)}) values `,
+    row: marks(columns.length),
+    sep: ', ',
+    tail: ` on conflict (${columnList(spec.key)}) do update set ${sets.join(', ')}`,
+  };
+}
+
 /**
  * Adds `rows` to `spec`'s table: payments and integer amounts added in SQL, `big` read, added in JavaScript and
  * written back; with `sign` -1, rows left at zero are deleted. On removal the time bounds stay as they were (they
@@ -173,9 +229,9 @@ const keyWhere = (key: readonly string[], rows: readonly AddRow[]) =>
  */
 async function addRows(db: Kysely<Database>, spec: Spec, rows: readonly AddRow[], sign: 1 | -1): Promise<void> {
   const t = sql.table(spec.table);
-  const col = (c: string) => sql`${t}.${sql.ref(c)}`;
-  for (let i = 0; i < rows.length; i += CHUNK) {
-    const part = rows.slice(i, i + CHUNK);
+  const [shape, columns] = [upsertShape(spec), upsertColumns(spec)];
+  for (let i = 0; i < rows.length; i += BULK_ROWS) {
+    const part = rows.slice(i, i + BULK_ROWS);
     const withBig = part.filter((r) => r.big !== null);
     if (withBig.length) {
       const held = await sql<
@@ -190,38 +246,8 @@ async function addRows(db: Kysely<Database>, spec: Spec, rows: readonly AddRow[]
         r.big = sum.big ?? '0';
       }
     }
-    const columns = [
-      ...spec.key,
-      'provider',
-      'payments',
-      'whole',
-      'frac_hi',
-      'frac_lo',
-      'big',
-      ...(spec.times ? ['first_time', 'last_time'] : []),
-    ];
-    const values = part.map(
-      (r) => sql`(${sql.join(columns.map((c) => (c in r.key ? r.key[c] : ((r as unknown as Record<string, unknown>)[c] ?? null))))})`,
-    );
-    const add = (c: string) => sql`${sql.ref(c)} = ${col(c)} + excluded.${sql.ref(c)}`;
-    const sets = [
-      sql`provider = coalesce(excluded.provider, ${col('provider')})`,
-      add('payments'),
-      add('whole'),
-      add('frac_hi'),
-      add('frac_lo'),
-      // Rows without a big part leave it as stored; rows with one carry the new total (read above).
-      sql`big = coalesce(excluded.big, ${col('big')})`,
-      ...(spec.times
-        ? [
-            sql`first_time = case when excluded.first_time < ${col('first_time')} then excluded.first_time else ${col('first_time')} end`,
-            sql`last_time = case when excluded.last_time > ${col('last_time')} then excluded.last_time else ${col('last_time')} end`,
-          ]
-        : []),
-    ];
-    await sql`insert into ${t} (${sql.join(columns.map((c) => sql.ref(c)))}) values ${sql.join(values)} on conflict (${sql.join(
-      spec.key.map((c) => sql.ref(c)),
-    )}) do update set ${sql.join(sets)}`.execute(db);
+    const cells = part.map((r) => columns.map((c) => (c in r.key ? r.key[c] : ((r as unknown as Record<string, unknown>)[c] ?? null))));
+    await runBulk(db, shape, cells);
     if (sign === -1)
       await sql`delete from ${t} where (${keyWhere(spec.key, part)}) and payments = 0 and whole = 0 and frac_hi = 0 and frac_lo = 0 and (big is null or big = '0')`.execute(
         db,
@@ -234,28 +260,31 @@ type LastDays = Map<string, Map<string, number>>;
 
 const pairId = (dim: string, subject: string, payer: string) => JSON.stringify([dim, subject, payer]);
 
+// Keys joined as a VALUES list: PostgreSQL seeks each, where an OR of 100 keys took ~17 ms per statement.
+const LAST_DAYS: BulkShape = {
+  head: 'with k (dim, subject, payer) as (values ',
+  row: '(?, ?, ?)',
+  sep: ', ',
+  tail: `) select r.dim, r.subject, r.payer, r.protocol, max(r.day) as day from k join payment_rollups r
+    on r.dim = k.dim and r.subject = k.subject and r.payer = k.payer where r.self = 0 and r.payments > 0
+    group by r.dim, r.subject, r.payer, r.protocol`,
+  unnamed: true,
+};
+
 async function lastDaysOf(db: Kysely<Database>, pairs: readonly { dim: string; subject: string; payer: string }[]): Promise<LastDays> {
   const out: LastDays = new Map();
-  for (let i = 0; i < pairs.length; i += CHUNK) {
-    const part = pairs.slice(i, i + CHUNK);
-    const { rows } = await sql<{
-      dim: string;
-      subject: string;
-      payer: string;
-      protocol: string;
-      day: number | string;
-    }>`select dim, subject, payer, protocol, max(day) as day from payment_rollups where (${sql.join(
-      part.map((p) => sql`(dim = ${p.dim} and subject = ${p.subject} and payer = ${p.payer})`),
-      sql` or `,
-    )}) and self = 0 and payments > 0 group by dim, subject, payer, protocol`.execute(db);
-    for (const r of rows) {
-      const id = pairId(r.dim, r.subject, r.payer);
-      const m = out.get(id) ?? new Map<string, number>();
-      out.set(id, m);
-      const d = Number(r.day);
-      m.set(r.protocol, d);
-      m.set('*', Math.max(m.get('*') ?? d, d));
-    }
+  const rows = await runBulk<{ dim: string; subject: string; payer: string; protocol: string; day: number | string }>(
+    db,
+    LAST_DAYS,
+    pairs.map((p) => [p.dim, p.subject, p.payer]),
+  );
+  for (const r of rows) {
+    const id = pairId(r.dim, r.subject, r.payer);
+    const m = out.get(id) ?? new Map<string, number>();
+    out.set(id, m);
+    const d = Number(r.day);
+    m.set(r.protocol, d);
+    m.set('*', Math.max(m.get('*') ?? d, d));
   }
   return out;
 }
@@ -275,6 +304,13 @@ function laterDays(before: LastDays, rows: Iterable<AddRow>): LastDays {
   return out;
 }
 
+const LAST_DAYS_UPSERT: BulkShape = {
+  head: 'insert into payment_last_days (dim, subject, protocol, day, payers) values ',
+  row: marks(5),
+  sep: ', ',
+  tail: ' on conflict (dim, subject, protocol, day) do update set payers = payment_last_days.payers + excluded.payers',
+};
+
 /**
  * Adds (`sign` 1) or removes (`sign` -1) the payments of `sources` to or from the rollups, inside the caller's
  * transaction (the observations' own write, or the attribution re-derivation's). Payments and amounts are added in
@@ -292,22 +328,28 @@ export async function adjustRollups(
   const days = new Map<string, AddRow>();
   const running = new Map<string, AddRow>();
   const pairs = new Map<string, { dim: string; subject: string; payer: string }>();
+  const bounds = opts.pairs !== false ? pairDeltas(sources, sign) : [];
   for (const o of sources) {
-    for (const k of rollupKeysOf(o)) {
+    const keys = rollupKeysOf(o);
+    if (!keys.length) continue;
+    const [parts, t] = [partsOf(o), Number(o.time)];
+    for (const k of keys) {
       const { provider, ...key } = k;
-      accumulate(fine, key, provider, o, sign, true);
+      accumulate(fine, key, provider, parts, t, sign, true);
       const dayKey = { dim: k.dim, subject: k.subject, day: k.day, protocol: k.protocol, self: k.self };
-      accumulate(days, dayKey, provider, o, sign, false);
-      if (k.dim === 'recipient') accumulate(days, { ...dayKey, dim: 'payer', subject: k.payer }, null, o, sign, false);
+      accumulate(days, dayKey, provider, parts, t, sign, false);
+      if (k.dim === 'recipient') accumulate(days, { ...dayKey, dim: 'payer', subject: k.payer }, null, parts, t, sign, false);
       for (const protocol of [k.protocol, '*']) {
-        accumulate(running, { ...dayKey, protocol }, provider, o, sign, false);
-        if (k.dim === 'recipient') accumulate(running, { ...dayKey, protocol, dim: 'payer', subject: k.payer }, null, o, sign, false);
+        accumulate(running, { ...dayKey, protocol }, provider, parts, t, sign, false);
+        if (k.dim === 'recipient')
+          accumulate(running, { ...dayKey, protocol, dim: 'payer', subject: k.payer }, null, parts, t, sign, false);
       }
       if (!k.self) pairs.set(pairId(k.dim, k.subject, k.payer), { dim: k.dim, subject: k.subject, payer: k.payer });
     }
   }
   if (!fine.size) return;
   const db: Kysely<Database> = trx;
+  await adjustPairTotals(db, bounds);
   const pairList = [...pairs.values()];
   const before = await lastDaysOf(db, pairList);
   await addRows(db, FINE, [...fine.values()], sign);
@@ -353,11 +395,13 @@ export async function adjustRollups(
     }
   }
   const changed = [...moves.values()].filter((m) => m.payers !== 0);
+  await runBulk(
+    db,
+    LAST_DAYS_UPSERT,
+    changed.map((m) => [m.dim, m.subject, m.protocol, m.day, m.payers]),
+  );
   for (let i = 0; i < changed.length; i += CHUNK) {
     const part = changed.slice(i, i + CHUNK);
-    await sql`insert into payment_last_days (dim, subject, protocol, day, payers) values ${sql.join(
-      part.map((m) => sql`(${m.dim}, ${m.subject}, ${m.protocol}, ${m.day}, ${m.payers})`),
-    )} on conflict (dim, subject, protocol, day) do update set payers = payment_last_days.payers + excluded.payers`.execute(db);
     if (part.some((m) => m.payers < 0))
       await sql`delete from payment_last_days where (${sql.join(
         part.map((m) => sql`(dim = ${m.dim} and subject = ${m.subject} and protocol = ${m.protocol} and day = ${m.day})`),
@@ -394,24 +438,58 @@ export const ROLLUP_COLUMNS = [
   'client_fingerprint',
 ] as const;
 
-/** Which rollups to keep: `running: false` leaves out the running tables (migration chain_0013 runs before they exist). */
+/**
+ * Which rollups to keep: `running: false` leaves out the running tables, `pairs: false` payment_payer_totals
+ * (migrations chain_0013 and chain_0016 run before they exist).
+ */
 export interface RollupOptions {
   running?: boolean;
+  pairs?: boolean;
 }
 
 /** The tables of ./rollup-running.ts. */
 const RUNNING_TABLES: readonly string[] = ['payment_running', 'payment_totals'];
 
 /** The rollup tables, in the order a rebuild empties them. */
-export const ROLLUP_TABLES = ['payment_rollups', 'payment_days', 'payment_last_days', 'payment_running', 'payment_totals'] as const;
+export const ROLLUP_TABLES = [
+  'payment_rollups',
+  'payment_days',
+  'payment_last_days',
+  'payment_running',
+  'payment_totals',
+  'payment_payer_totals',
+] as const;
 
 /**
- * Rebuilds every rollup row from the stored observations (migration chain_0013 on an existing store, and
- * `rebuildRollups` after a bulk import), in seq order, 2,000 observations per step.
+ * The changes `sources` (times `sign`) make to payment_payer_totals (./payer-pairs.ts): per non-self
+ * (dimension, subject, payer), each token part's bound.
  */
-export async function rebuildRollups(db: Kysely<Database>, opts: RollupOptions = {}): Promise<void> {
-  for (const t of ROLLUP_TABLES)
-    if (opts.running !== false || !RUNNING_TABLES.includes(t)) await sql`delete from ${sql.table(t)}`.execute(db);
+export function pairDeltas(sources: readonly RollupSource[], sign: 1 | -1): PairDelta[] {
+  const out = new Map<string, PairDelta>();
+  for (const o of sources) {
+    const keys = rollupKeysOf(o).filter((k) => !k.self);
+    if (!keys.length) continue;
+    let bound = 0n;
+    let huge = 0;
+    for (const p of partsOf(o))
+      if (p.amount) {
+        const b = partBound(p.amount);
+        bound += b.bound;
+        huge += b.huge;
+      }
+    for (const k of keys) {
+      const id = pairId(k.dim, k.subject, k.payer);
+      const d = out.get(id) ?? { dim: k.dim, subject: k.subject, payer: k.payer, bound: 0n, huge: 0 };
+      out.set(id, d);
+      d.bound += BigInt(sign) * bound;
+      d.huge += sign * huge;
+    }
+  }
+  return [...out.values()];
+}
+
+/** Calls `step` with the stored observations that have a payer, 2,000 at a time in seq order. */
+async function eachPaidStep(db: Kysely<Database>, step: (rows: RollupSource[]) => Promise<void>): Promise<void> {
   for (let after = -1; ; ) {
     const rows = await db
       .selectFrom('observations')
@@ -422,7 +500,24 @@ export async function rebuildRollups(db: Kysely<Database>, opts: RollupOptions =
       .limit(2000)
       .execute();
     if (!rows.length) break;
-    await adjustRollups(db, rows, 1, opts);
+    await step(rows);
     after = Number(rows[rows.length - 1].seq);
   }
+}
+
+/** Fills payment_payer_totals from the stored observations (migration chain_0019 on an existing store). */
+export async function fillPairTotals(db: Kysely<Database>): Promise<void> {
+  await sql`delete from payment_payer_totals`.execute(db);
+  await eachPaidStep(db, (rows) => adjustPairTotals(db, pairDeltas(rows, 1)));
+}
+
+/**
+ * Rebuilds every rollup row from the stored observations (migration chain_0013 on an existing store, and
+ * `rebuildRollups` after a bulk import), in seq order, 2,000 observations per step.
+ */
+export async function rebuildRollups(db: Kysely<Database>, opts: RollupOptions = {}): Promise<void> {
+  for (const t of ROLLUP_TABLES)
+    if ((opts.running !== false || !RUNNING_TABLES.includes(t)) && (opts.pairs !== false || t !== 'payment_payer_totals'))
+      await sql`delete from ${sql.table(t)}`.execute(db);
+  await eachPaidStep(db, (rows) => adjustRollups(db, rows, 1, opts));
 }

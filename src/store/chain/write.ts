@@ -9,6 +9,7 @@ import type { SerializedObservation } from './rows.js';
 import { preparedOnPostgres } from '../prepared.js';
 import { packDetail, packIntegrity } from './detail-codec.js';
 import { adjustRollups } from './rollups.js';
+import { bulkText, columnList, marks } from './bulk-sql.js';
 import { recordFirstFundings } from './first-fundings.js';
 import type { PaymentIntelIndex } from '../payments/intel-index.js';
 import { attributionColumns, legsOfDetailJson, worthAttributing } from '../payments/attribute-rows.js';
@@ -37,29 +38,19 @@ export function seqOrder(a: { time: number; hash: string }, b: { time: number; h
   return a.hash < b.hash ? 1 : a.hash > b.hash ? -1 : 0;
 }
 
-/** INSERT texts by dialect, table, columns, conflict target and row count (a handful of shapes in practice). */
-const insertTexts = new Map<string, string>();
-
 /**
  * `insert into TABLE (columns) values (…), (…) on conflict (conflict) do nothing` for `n` rows, placeholders in
- * `dialect`'s style (`?` or `$1…`), built once per shape. The collector inserts runs of hundreds of rows:
- * Kysely's builder made one node per value and compiled them on every write, about 15 µs of CPU per
- * transaction collected; identifiers here are our own column names, never input.
+ * `dialect`'s style (`?` or `$1…`), built once per shape (./bulk-sql.ts): Kysely's builder made one node per value
+ * and compiled them on every write, about 15 µs of CPU per transaction collected.
  */
 function insertText(dialect: DialectName, table: string, columns: readonly string[], conflict: readonly string[], n: number): string {
-  const key = `${dialect}|${table}|${columns.join(',')}|${conflict.join(',')}|${n}`;
-  let text = insertTexts.get(key);
-  if (text === undefined) {
-    const rows: string[] = [];
-    for (let r = 0; r < n; r++) {
-      const marks = columns.map((_, c) => (dialect === 'postgres' ? `$${r * columns.length + c + 1}` : '?'));
-      rows.push(`(${marks.join(', ')})`);
-    }
-    const q = (id: string) => `"${id}"`;
-    text = `insert into ${q(table)} (${columns.map(q).join(', ')}) values ${rows.join(', ')} on conflict (${conflict.map(q).join(', ')}) do nothing`;
-    insertTexts.set(key, text);
-  }
-  return text;
+  const shape = {
+    head: `insert into "${table}" (${columnList(columns)}) values `,
+    row: marks(columns.length),
+    sep: ', ',
+    tail: ` on conflict (${columnList(conflict)}) do nothing`,
+  };
+  return bulkText(dialect, shape, n);
 }
 
 /**

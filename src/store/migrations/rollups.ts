@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import { isPostgres } from './dialect.js';
-import { rebuildRollups } from '../chain/rollups.js';
+import { fillPairTotals, rebuildRollups } from '../chain/rollups.js';
 import { buildRunning } from '../chain/rollup-running.js';
 
 /** The amount columns of the rollup tables (../chain/rollup-amounts.ts). */
@@ -84,7 +84,7 @@ export const rollupMigrations: Record<string, Migration> = {
           .modifyEnd(clustered)
           .execute();
         const cols = (await trx.introspection.getTables()).find((t) => t.name === 'observations')?.columns ?? [];
-        if (cols.some((c) => c.name === 'payer')) await rebuildRollups(trx, { running: false });
+        if (cols.some((c) => c.name === 'payer')) await rebuildRollups(trx, { running: false, pairs: false });
       };
       // PostgreSQL's migrator already holds a transaction, SQLite's does not (Kysely).
       if (isPostgres(db)) await run(db);
@@ -136,6 +136,35 @@ export const rollupMigrations: Record<string, Migration> = {
     async down(db: Kysely<any>) {
       await db.schema.dropTable('payment_totals').ifExists().execute();
       await db.schema.dropTable('payment_running').ifExists().execute();
+    },
+  },
+  chain_0019_payer_pair_totals: {
+    // A ranking page's largest payer per subject, exact, reading a few pairs largest bound first
+    // (src/store/chain/payer-pairs.ts); filled from the stored observations.
+    async up(db: Kysely<any>) {
+      const clustered = isPostgres(db) ? sql`` : sql`without rowid`;
+      const run = async (trx: Kysely<any>) => {
+        await trx.schema
+          .createTable('payment_payer_totals')
+          .addColumn('dim', 'text', (c) => c.notNull())
+          .addColumn('subject', 'text', (c) => c.notNull())
+          .addColumn('payer', 'text', (c) => c.notNull())
+          .addColumn('bound', 'bigint', (c) => c.notNull())
+          .addColumn('huge', 'integer', (c) => c.notNull())
+          .addPrimaryKeyConstraint('payment_payer_totals_pk', ['dim', 'subject', 'payer'])
+          .modifyEnd(clustered)
+          .execute();
+        await sql`create index payment_payer_totals_largest on payment_payer_totals (dim, subject, huge desc, bound desc, payer)`.execute(
+          trx,
+        );
+        await fillPairTotals(trx);
+      };
+      // PostgreSQL's migrator already holds a transaction, SQLite's does not (Kysely).
+      if (isPostgres(db)) await run(db);
+      else await db.transaction().execute(run);
+    },
+    async down(db: Kysely<any>) {
+      await db.schema.dropTable('payment_payer_totals').ifExists().execute();
     },
   },
 };

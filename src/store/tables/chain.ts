@@ -246,6 +246,17 @@ export interface PaymentDaysTable extends RollupAmountColumns {
   payments: number | string;
 }
 
+/** Per (dimension, subject, payer): an upper bound of the pair's non-self payments (src/store/chain/payer-pairs.ts). */
+export interface PaymentPayerTotalsTable {
+  dim: string;
+  subject: string;
+  payer: string;
+  /** Sum of ceil(part amount × 10^6) over every token part under 10^6 units. */
+  bound: number | string;
+  /** Parts of 10^6 units or more (no bound). */
+  huge: number | string;
+}
+
 /** Payers (other than the subject) whose latest payment to a subject, in a protocol or '*' (any), fell on a UTC day. */
 export interface PaymentLastDaysTable {
   dim: string;
@@ -313,6 +324,7 @@ export interface ChainTables {
   first_fundings: FirstFundingsTable;
   payment_rollups: PaymentRollupsTable;
   payment_days: PaymentDaysTable;
+  payment_payer_totals: PaymentPayerTotalsTable;
   payment_last_days: PaymentLastDaysTable;
   observations: ObservationsTable;
   observation_details: ObservationDetailsTable;
