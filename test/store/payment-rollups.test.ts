@@ -15,7 +15,7 @@ import { parseNominalParts } from '../../src/store/chain/rows.js';
 import { computeRanking, rankRollups, share } from '../../src/store/chain/rankings.js';
 import { ROLLUP_COLUMNS, ROLLUP_TABLES, rebuildRollups, reattributeRollups } from '../../src/store/chain/rollups.js';
 import { dropOlderThan } from '../../src/store/chain/retention.js';
-import { sumServicePayments } from '../../src/store/chain/service-payments.js';
+import { servicePayments, sumServicePayments } from '../../src/store/chain/service-payments.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
 import { addExact, cmpExact, formatExact, parseDecimal, type ExactDecimal } from '../../src/domain/money.js';
@@ -269,6 +269,18 @@ describe.each(DIALECTS)('payment rollups (%s)', (dialect) => {
     const incremental = await dump();
     await rebuildRollups(store.db);
     expect(await dump()).toEqual(incremental);
+  });
+
+  it("a ranking and a service's payments are remembered per whole-day window, not per second of `until`", async () => {
+    // The routes default `until` to now: two requests a few seconds apart in one UTC day must share one answer.
+    const until = window.since + 3600;
+    const req = { kind: 'services' as const, since: until - 30 * 86_400, by: 'distinct_payers' as const, limit: 20, offset: 0 };
+    const a = await computeRanking(store, { ...req, until });
+    const b = await computeRanking(store, { ...req, until: until + 7, since: req.since + 7 });
+    expect(b).toBe(a);
+    const of = { service_id: SERVICES[0] };
+    const p = await servicePayments(store, of, until - 30 * 86_400, until);
+    expect(await servicePayments(store, of, until - 30 * 86_400 + 7, until + 7)).toBe(p);
   });
 
   it('GET /api/rankings/services answers the shape; bad parameters are 400 naming them', async () => {

@@ -74,11 +74,13 @@ export function dayWindow(since: number, until: number): { since: number; until:
  */
 export async function computeRanking(store: Store, req: RankingRequest): Promise<RankingAnswer> {
   const stats = await currentStats(store);
+  // Keyed on the whole-day window the answer is computed over: a default `until` of "now" moves every second.
+  const { since, until } = dayWindow(req.since, req.until);
   const key = JSON.stringify([
     'ranking',
     req.kind,
-    req.since,
-    req.until,
+    since,
+    until,
     req.by,
     req.protocol ?? null,
     req.limit,
@@ -87,7 +89,7 @@ export async function computeRanking(store: Store, req: RankingRequest): Promise
     req.exclude?.length ? req.exclude : null,
   ]);
   return store.cache.payments.get(stats, key, async () => ({
-    ...(await rankRollups(store, req)),
+    ...(await rankRollups(store, { ...req, since, until })),
     as_of: stats.updatedAt ?? new Date().toISOString(),
   })) as Promise<RankingAnswer>;
 }

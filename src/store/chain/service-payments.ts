@@ -56,8 +56,10 @@ export const greater = (a: ExactDecimal, b: ExactDecimal) => addExact(a, { n: -b
  */
 export async function servicePayments(store: Store, of: PaymentsOf, since: number, until: number): Promise<Payments> {
   const stats = await currentStats(store);
-  const key = JSON.stringify(['payments', of, since, until, store.tokenList.id]);
-  return store.cache.payments.get(stats, key, () => sumServicePayments(store, of, since, until)) as Promise<Payments>;
+  // Keyed on the whole-day window the answer is computed over: a default `until` of "now" moves every second.
+  const day = dayWindow(since, until);
+  const key = JSON.stringify(['payments', of, day.since, day.until, store.tokenList.id]);
+  return store.cache.payments.get(stats, key, () => sumServicePayments(store, of, day.since, day.until)) as Promise<Payments>;
 }
 
 /** servicePayments without the cache. */
