@@ -26,7 +26,7 @@ import { aggregateMetrics } from '../src/store/chain/reads.js';
 import { METRICS_WINDOW } from '../src/domain/metrics.js';
 import type { Exclusion } from '../src/domain/filters.js';
 import { ROLLUP_TABLES } from '../src/store/chain/rollups.js';
-import { storageUsage } from '../src/store/maintenance.js';
+import { refreshPlannerStatistics, storageUsage } from '../src/store/maintenance.js';
 import { benchStore } from './lib/db.js';
 import { hexOf, prng } from '../src/seed/chain.js';
 import { measure, servePaywatch, startBareRoute, writeResults } from './lib/load.js';
@@ -163,6 +163,8 @@ for (const dialect of values.dialect === 'both' ? (['sqlite', 'postgres'] as con
   // A seed stopped part way is reusable too (its blocks are whole transactions): the figures name the count held.
   if (reuse && (await stored()) === 0) throw new Error(`--reuse: ${db} holds no observations; run without --reuse`);
   const seeded_s = reuse ? null : await seed(store, end);
+  // A reused store was migrated or written since: time it with fresh planner statistics, as autovacuum would leave it.
+  if (reuse) await refreshPlannerStatistics(store);
   const n = await stored();
   let rollupRows = 0;
   for (const table of ROLLUP_TABLES)

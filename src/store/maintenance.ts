@@ -5,6 +5,10 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import type { Store } from './store.js';
+import { ROLLUP_TABLES } from './chain/rollups.js';
+
+/** The chain tables whose reads the planner must know after a bulk load: observations, details, legs, every rollup. */
+const PLANNED_TABLES = ['observations', 'observation_details', 'leg_recipients', 'first_fundings', ...ROLLUP_TABLES] as const;
 
 /**
  * Runs a trivial query (`select 1`): resolves once the database answers.
@@ -51,8 +55,7 @@ export async function widenPageCacheForBulkLoad(store: Store): Promise<void> {
  * plans; SQLite's planner gets statistics from ANALYZE.
  */
 export async function refreshPlannerStatistics(store: Store): Promise<void> {
-  if (store.dialect === 'postgres')
-    await sql`vacuum analyze observations, observation_details, leg_recipients, payment_rollups`.execute(store.db);
+  if (store.dialect === 'postgres') await sql`vacuum analyze ${sql.join(PLANNED_TABLES.map((t) => sql.table(t)))}`.execute(store.db);
   else await sql`analyze`.execute(store.db);
 }
 
