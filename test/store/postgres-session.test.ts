@@ -1,6 +1,6 @@
 /**
  * Session settings of a PostgreSQL store's connections (src/store/postgres.ts): JIT compilation is off on every
- * pooled connection (docs/decisions.md, "PostgreSQL sessions run with jit=off"); and after a bulk load
+ * pooled connection (docs/decisions.md, "PostgreSQL sessions run with `jit=off`"); and after a bulk load
  * (src/store/maintenance.ts refreshPlannerStatistics) every table the chain reads plan on has statistics.
  */
 import { afterAll, describe, expect, it } from 'vitest';
