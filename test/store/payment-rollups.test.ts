@@ -5,6 +5,8 @@
  * from the observations gives the same rows as the incremental writes; bad parameters are 400 naming them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { rollupMigrations } from '../../src/store/migrations/rollups.js';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/api/app.js';
 import { loadConfig } from '../../src/config.js';
@@ -281,6 +283,34 @@ describe.each(DIALECTS)('payment rollups (%s)', (dialect) => {
     const of = { service_id: SERVICES[0] };
     const p = await servicePayments(store, of, until - 30 * 86_400, until);
     expect(await servicePayments(store, of, until - 30 * 86_400 + 7, until + 7)).toBe(p);
+  });
+
+  it('chain_0021 keys payment_last_days day before subject on PostgreSQL (a window is one range), rows unchanged down and up', async () => {
+    const rows = async () =>
+      (
+        await sql<Record<string, unknown>>`select dim, protocol, subject, day, payers from payment_last_days
+        order by dim, protocol, subject, day`.execute(store.db)
+      ).rows.map((r) => JSON.stringify(Object.values(r).map(String)));
+    const keyText = async () =>
+      dialect === 'postgres'
+        ? (await sql<{ d: string }>`select pg_get_indexdef('payment_last_days_pk'::regclass) as d`.execute(store.db)).rows[0].d
+        : (await sql<{ d: string }>`select sql as d from sqlite_master where name = 'payment_last_days'`.execute(store.db)).rows[0].d;
+    const dayFirst = /\(\s*"?dim"?,\s*"?protocol"?,\s*"?day"?,\s*"?subject"?\s*\)/;
+    const before = await rows();
+    expect(before.length).toBeGreaterThan(0);
+    // SQLite keeps subject before day: its clustered rows group by subject as they are read.
+    const pg = dialect === 'postgres';
+    const expectKey = async (dayFirstWanted: boolean) =>
+      dayFirstWanted ? expect(await keyText()).toMatch(dayFirst) : expect(await keyText()).not.toMatch(dayFirst);
+    await expectKey(pg);
+    if (pg) expect(await keyText()).toMatch(/INCLUDE \(payers\)/);
+    const m = rollupMigrations.chain_0021_last_days_by_day;
+    await m.down!(store.db);
+    await expectKey(false);
+    expect(await rows()).toEqual(before);
+    await m.up(store.db);
+    await expectKey(pg);
+    expect(await rows()).toEqual(before);
   });
 
   it('GET /api/rankings/services answers the shape; bad parameters are 400 naming them', async () => {

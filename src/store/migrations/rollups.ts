@@ -167,4 +167,23 @@ export const rollupMigrations: Record<string, Migration> = {
       await db.schema.dropTable('payment_payer_totals').ifExists().execute();
     },
   },
+  chain_0021_last_days_by_day: {
+    // PostgreSQL: distinct payers read the days of a window (dim, protocol, day >= from); keyed day before subject
+    // with payers included, that is one index-only range instead of a scan of the whole table (200 → 87 ms at 1M).
+    // SQLite keeps subject before day: its clustered rows then group by subject as they are read, where the day-first
+    // order needed a temporary b-tree (+40 ms at 1M).
+    async up(db: Kysely<any>) {
+      if (isPostgres(db)) await rekeyLastDays(db, ['dim', 'protocol', 'day', 'subject']);
+    },
+    async down(db: Kysely<any>) {
+      if (isPostgres(db)) await rekeyLastDays(db, ['dim', 'protocol', 'subject', 'day']);
+    },
+  },
 };
+
+/** Rebuilds PostgreSQL's payment_last_days primary key over `key`, payers included in the index, rows unchanged. */
+async function rekeyLastDays(db: Kysely<any>, key: readonly ('dim' | 'protocol' | 'day' | 'subject')[]): Promise<void> {
+  const cols = sql.join(key.map((c) => sql.ref(c)));
+  await sql`alter table payment_last_days drop constraint payment_last_days_pk`.execute(db);
+  await sql`alter table payment_last_days add constraint payment_last_days_pk primary key (${cols}) include (payers)`.execute(db);
+}
