@@ -328,11 +328,12 @@ export async function adjustRollups(
   const days = new Map<string, AddRow>();
   const running = new Map<string, AddRow>();
   const pairs = new Map<string, { dim: string; subject: string; payer: string }>();
-  const bounds = opts.pairs !== false ? pairDeltas(sources, sign) : [];
+  const bounds = new Map<string, PairDelta>();
   for (const o of sources) {
     const keys = rollupKeysOf(o);
     if (!keys.length) continue;
     const [parts, t] = [partsOf(o), Number(o.time)];
+    if (opts.pairs !== false) addPairDeltas(bounds, keys, parts, sign);
     for (const k of keys) {
       const { provider, ...key } = k;
       accumulate(fine, key, provider, parts, t, sign, true);
@@ -349,7 +350,7 @@ export async function adjustRollups(
   }
   if (!fine.size) return;
   const db: Kysely<Database> = trx;
-  await adjustPairTotals(db, bounds);
+  await adjustPairTotals(db, [...bounds.values()]);
   const pairList = [...pairs.values()];
   const before = await lastDaysOf(db, pairList);
   await addRows(db, FINE, [...fine.values()], sign);
@@ -461,29 +462,34 @@ export const ROLLUP_TABLES = [
 ] as const;
 
 /**
- * The changes `sources` (times `sign`) make to payment_payer_totals (./payer-pairs.ts): per non-self
- * (dimension, subject, payer), each token part's bound.
+ * Adds what one payment (its rollup keys and token parts, times `sign`) changes in payment_payer_totals
+ * (./payer-pairs.ts) to `into`: each non-self (dimension, subject, payer) gains every part's bound.
  */
-export function pairDeltas(sources: readonly RollupSource[], sign: 1 | -1): PairDelta[] {
+function addPairDeltas(into: Map<string, PairDelta>, keys: readonly RollupKey[], parts: Parts, sign: 1 | -1): void {
+  let bound = 0n;
+  let huge = 0;
+  for (const p of parts)
+    if (p.amount) {
+      const b = partBound(p.amount);
+      bound += b.bound;
+      huge += b.huge;
+    }
+  for (const k of keys) {
+    if (k.self) continue;
+    const id = pairId(k.dim, k.subject, k.payer);
+    const d = into.get(id) ?? { dim: k.dim, subject: k.subject, payer: k.payer, bound: 0n, huge: 0 };
+    into.set(id, d);
+    d.bound += BigInt(sign) * bound;
+    d.huge += sign * huge;
+  }
+}
+
+/** The changes `sources` (times `sign`) make to payment_payer_totals, one per (dimension, subject, payer). */
+function pairDeltas(sources: readonly RollupSource[], sign: 1 | -1): PairDelta[] {
   const out = new Map<string, PairDelta>();
   for (const o of sources) {
-    const keys = rollupKeysOf(o).filter((k) => !k.self);
-    if (!keys.length) continue;
-    let bound = 0n;
-    let huge = 0;
-    for (const p of partsOf(o))
-      if (p.amount) {
-        const b = partBound(p.amount);
-        bound += b.bound;
-        huge += b.huge;
-      }
-    for (const k of keys) {
-      const id = pairId(k.dim, k.subject, k.payer);
-      const d = out.get(id) ?? { dim: k.dim, subject: k.subject, payer: k.payer, bound: 0n, huge: 0 };
-      out.set(id, d);
-      d.bound += BigInt(sign) * bound;
-      d.huge += sign * huge;
-    }
+    const keys = rollupKeysOf(o);
+    if (keys.length) addPairDeltas(out, keys, partsOf(o), sign);
   }
   return [...out.values()];
 }
