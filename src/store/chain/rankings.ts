@@ -5,6 +5,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { InvalidInput } from '../../domain/errors.js';
 import { exclusionRule, type Exclusion } from '../../domain/filters.js';
+import { groupBy } from '../../domain/group-by.js';
 import { selfFunded } from './first-fundings.js';
 import { addExact, cmpExact, formatExact, parseDecimal, type ExactDecimal } from '../../domain/money.js';
 import type { Store } from '../store.js';
@@ -406,19 +407,15 @@ async function bigParts(
   flagged: readonly ({ subject: string } & Sums)[],
   from_: RawBuilder<unknown> = sql.table(table),
 ): Promise<Map<string, (string | null)[]>> {
-  const out = new Map<string, (string | null)[]>();
   const subjects = [...new Set(flagged.filter((r) => Number(r.has_big) === 1).map((r) => r.subject))];
-  if (!subjects.length) return out;
+  if (!subjects.length) return new Map();
   const by = table === 'payment_days' ? sql`self` : sql`payer`;
   const { rows } = await sql<{ subject: string; k: string | number; big: string }>`select subject, ${by} as k, big from ${from_}
     where dim = ${dim} and subject in (${sql.join(subjects)}) and day >= ${from} and day < ${to} and big is not null
     and ${listedContract([...store.tokenList.tokens.keys()])} ${protocol ? sql`and protocol = ${protocol}` : sql``}
     ${table === 'payment_rollups' ? sql`and self = 0` : sql``}`.execute(store.db);
-  for (const r of rows) {
-    const k = `${r.subject}|${table === 'payment_days' ? Number(r.k) : r.k}`;
-    out.set(k, [...(out.get(k) ?? []), r.big]);
-  }
-  return out;
+  const grouped = groupBy(rows, (r) => `${r.subject}|${table === 'payment_days' ? Number(r.k) : r.k}`);
+  return new Map([...grouped].map(([k, rs]) => [k, rs.map((r) => r.big)]));
 }
 
 /**

@@ -10,6 +10,7 @@ import type { Store } from '../store.js';
 import type { ExactDecimal } from '../../domain/money.js';
 import { amountOf, listedContract, listedSums } from '../chain/rollup-amounts.js';
 import { DAY_SECONDS } from '../chain/rollups.js';
+import { groupBy } from '../../domain/group-by.js';
 
 /** Most payers whose first inflow one analysis reads (the largest by listed nominal first); the evidence says when capped. */
 export const PAYERS_EXAMINED_MAX = 1_000;
@@ -68,18 +69,24 @@ export async function paymentsInto(
       sum(payments) as payments, min(first_time) as first_time, ${sql.join(listedSums(listed))}
     from payment_rollups where ${window} and contract <> '' group by payer`.execute(store.db);
   const flagged = rows.filter((r) => Number(r.has_big) === 1).map((r) => r.payer);
-  const bigs = new Map<string, string[]>();
+  const bigRows: { payer: string; big: string }[] = [];
   for (let i = 0; i < flagged.length; i += INFLOW_CHUNK) {
     const b = await sql<{ payer: string; big: string }>`select payer, big from payment_rollups where ${window}
       and payer in (${sql.join(flagged.slice(i, i + INFLOW_CHUNK))}) and big is not null and ${listedContract(listed)}`.execute(store.db);
-    for (const x of b.rows) bigs.set(x.payer, [...(bigs.get(x.payer) ?? []), x.big]);
+    bigRows.push(...b.rows);
   }
+  const bigs = groupBy(bigRows, (x) => x.payer);
   return rows.map((r) => ({
     payer: r.payer,
     // In dimension recipient a row is a self-payment exactly when its payer is the subject (../chain/rollups.ts).
     self: r.payer === recipient ? 1 : 0,
     payments: Number(r.payments),
-    nominal: amountOf(r.w, r.h, r.l, bigs.get(r.payer)),
+    nominal: amountOf(
+      r.w,
+      r.h,
+      r.l,
+      bigs.get(r.payer)?.map((x) => x.big),
+    ),
     first_time: Number(r.first_time),
   }));
 }
