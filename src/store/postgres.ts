@@ -10,9 +10,8 @@ import { StoreOpenError } from './errors.js';
 import { redactDbLocation, type DbTarget } from './target.js';
 
 /**
- * Session option of every pool: JIT compilation off. Our statements are short reads whose estimated cost (correlated
- * lookups, window scans of the rollups) crosses jit_above_cost, and compiling them took 60–1,000 ms that their
- * execution never earned back (bench/README.md, "exclude"; docs/decisions.md).
+ * Session option of every pool: JIT compilation off. Our statements are short reads whose estimated cost crosses
+ * jit_above_cost, and compiling them costs more than their execution (docs/decisions.md).
  */
 export const NO_JIT = '-c jit=off';
 

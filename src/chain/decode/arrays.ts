@@ -2,8 +2,8 @@
  * Array building for the decoder's hot path that keeps V8's optimized code stable. Arrays the built-ins return
  * (map, filter) get their elements kind from their first contents: an empty one has another V8 map than one of
  * objects, and each property read or call on such an array that first meets the other map throws away the
- * optimized code of the function doing it (decodeTransaction, some 5 KB of inlined code, was compiled five times
- * over the first 5,000 transactions: ~0.7 s of CPU, bench/README.md "RPC limits"). An array literal filled by
+ * optimized code of the function doing it (decodeTransaction was compiled again and again: bench/README.md,
+ * "RPC limits"). An array literal filled by
  * push has one allocation site, which V8 pre-transitions once it has held objects: from then on every array it
  * builds, empty or not, has the same map.
  */

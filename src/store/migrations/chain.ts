@@ -445,8 +445,8 @@ export const chainMigrations: Record<string, Migration> = {
   },
   chain_0020_payer_analysis: {
     // The trust check counts a payTo's successful payments in listed tokens (receivedPayments in ../trust/index.ts):
-    // through the recipient index that was one table lookup per payment (200–260 ms for 50,000 on SQLite); this
-    // partial index answers it from the index alone. Bytes per observation and timings in bench/README.md.
+    // through the recipient index that was one table lookup per payment; this partial index answers it from the
+    // index alone. Bytes per observation and timings in bench/README.md.
     async up(db: Kysely<any>) {
       await sql`create index if not exists observations_recipient_paid on observations (recipient, asset_contract, time)
         where execution = 'success'`.execute(db);

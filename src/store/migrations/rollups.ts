@@ -168,10 +168,8 @@ export const rollupMigrations: Record<string, Migration> = {
     },
   },
   chain_0021_last_days_by_day: {
-    // PostgreSQL: distinct payers read the days of a window (dim, protocol, day >= from); keyed day before subject
-    // with payers included, that is one index-only range instead of a scan of the whole table (200 → 87 ms at 1M).
-    // SQLite keeps subject before day: its clustered rows then group by subject as they are read, where the day-first
-    // order needed a temporary b-tree (+40 ms at 1M).
+    // PostgreSQL reads a window's distinct payers as one index-only range (day before subject, payers included);
+    // SQLite keeps its clustered subject-first rows, which group as they are read (docs/decisions.md).
     async up(db: Kysely<any>) {
       if (isPostgres(db)) await rekeyLastDays(db, ['dim', 'protocol', 'day', 'subject']);
     },
