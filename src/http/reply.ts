@@ -67,7 +67,11 @@ export function sendRenderedJson(reply: FastifyReply, rendered: RenderedJson): F
   const encoding = rendered.text.length >= COMPRESS_THRESHOLD ? negotiateEncoding(reply.request.headers['accept-encoding']) : null;
   if (encoding === null) {
     // Bytes made once: a string body is UTF-8 encoded (and measured for Content-Length) on every send.
-    const bytes = (rendered.encoded.identity ??= Buffer.from(rendered.text));
+    let bytes = rendered.encoded.identity;
+    if (bytes === undefined) {
+      bytes = Buffer.from(rendered.text);
+      rendered.encoded.identity = bytes;
+    }
     return reply.type(JSON_TYPE).send(bytes as never);
   }
   let body = rendered.encoded[encoding];

@@ -56,12 +56,16 @@ export class HeavyBudget {
   hook(isHeavy: (req: FastifyRequest) => boolean = () => true) {
     // Callback style: an async hook costs a promise and a microtask turn on every request.
     return (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void => {
-      if (!isHeavy(req)) return done();
+      if (!isHeavy(req)) {
+        done();
+        return;
+      }
       let release: () => void;
       try {
         release = this.acquire(req);
       } catch (e) {
-        return done(e as Error);
+        done(e as Error);
+        return;
       }
       // 'close' fires when the answer is done and when the client goes away first.
       reply.raw.once('close', release);

@@ -45,7 +45,8 @@ describe('query validation memo', () => {
 
   it('never remembers a refusal, and parses other request parts every time', () => {
     const q = compiled('querystring', { limit: z.coerce.number().int().max(10) });
-    for (let i = 0; i < 2; i++) expect(q.validate({ limit: '11' }).error?.message).toBe("invalid query parameter 'limit': must be at most 10");
+    for (let i = 0; i < 2; i++)
+      expect(q.validate({ limit: '11' }).error?.message).toBe("invalid query parameter 'limit': must be at most 10");
     expect(q.validate({ limit: '3' }).value).toEqual({ limit: 3 });
     const p = compiled('params', { hash: z.string() });
     p.validate({ hash: 'a' });
