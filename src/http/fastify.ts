@@ -25,7 +25,7 @@ interface HttpMetrics {
 }
 const httpMetrics = new Map<string, HttpMetrics>();
 
-/** The labelled metrics of a request, made once per label set: prom-client hashes a labels object on every call. */
+/** The labelled metrics of a request, made once per label set (no labels object built per request; prom-client still hashes it per call). */
 function httpMetricsOf(listener: string, method: string, route: string, status: number): HttpMetrics {
   const key = `${listener} ${method} ${status} ${route}`;
   let m = httpMetrics.get(key);
