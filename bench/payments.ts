@@ -231,11 +231,15 @@ for (const dialect of values.dialect === 'both' ? (['sqlite', 'postgres'] as con
     const bytes = (await (await fetch(url)).text()).length;
     const bare = await startBareRoute(bytes);
     try {
-      const b = await measure('bare route', bare.bareUrl, { duration: Number(values.duration) });
-      const r = await measure('ranking (remembered)', url, { duration: Number(values.duration) });
+      const b = await measure('bare route', bare.bareUrl, { duration: Number(values.duration), cpuPid: bare.pid });
+      const r = await measure('ranking (remembered)', url, { duration: Number(values.duration), cpuPid: server.pid });
+      // CPU per request survives the machine's load; req/s shares swing with it (bench/README.md).
+      const us = (x: number | null | undefined) => (x == null ? null : Math.round(x * 1000));
       http = {
         bare_req_s: b.req_per_s,
         ranking_req_s: r.req_per_s,
+        bare_cpu_us_per_req: us(b.server_cpu_ms_per_req),
+        ranking_cpu_us_per_req: us(r.server_cpu_ms_per_req),
         share: Math.round((r.req_per_s / b.req_per_s) * 100) / 100,
         ranking_p99_ms: r.p99_ms,
       };

@@ -143,10 +143,11 @@ export async function spawnServer(
 /**
  * Runs `paywatch serve` over store `db` in its own process on a free port, without rate limits or the per-client
  * budget of expensive requests (a load generator is one client with many connections; `env` adds to it).
+ * @param bin the CLI to start (another checkout's built `bin/paywatch.js` for a before/after comparison)
  */
-export async function servePaywatch(db: string, env: NodeJS.ProcessEnv = {}): Promise<ChildServer> {
+export async function servePaywatch(db: string, env: NodeJS.ProcessEnv = {}, bin = 'bin/paywatch.js'): Promise<ChildServer> {
   const port = await freePort();
-  return spawnServer(['bin/paywatch.js', 'serve', '--db', db, '--port', String(port), '--log-level', 'warn'], port, {
+  return spawnServer([bin, 'serve', '--db', db, '--port', String(port), '--log-level', 'warn'], port, {
     readyPath: '/api/status',
     env: { PAYWATCH_RATE_LIMIT: '100000000', PAYWATCH_HEAVY_PER_CLIENT: '64', ...env },
   });

@@ -36,10 +36,12 @@ const PUBLIC: FastifyCorsOptions = {
 export async function registerPublicCors(scope: FastifyInstance): Promise<void> {
   // Runs before CORS's own hook, which answers a preflight at once. Static options rather than a per-request
   // delegator: the plugin rebuilds a delegator's options on every request, a few percent of a remembered answer.
-  scope.addHook('onRequest', async (req, reply) => {
-    if (req.method !== 'OPTIONS') return;
+  // Callback style (an async hook costs a promise per request); a refused preflight is answered without done().
+  scope.addHook('onRequest', (req, reply, done) => {
+    if (req.method !== 'OPTIONS') return done();
     const asked = req.headers['access-control-request-method'];
-    if (typeof asked === 'string' && !scope.findRoute({ method: asked, url: req.url.split('?')[0]! })) return reply.callNotFound();
+    if (typeof asked === 'string' && !scope.findRoute({ method: asked, url: req.url.split('?')[0]! })) return void reply.callNotFound();
+    done();
   });
   await scope.register(cors, PUBLIC);
 }

@@ -143,8 +143,9 @@ export function installErrorHandling(app: FastifyInstance): void {
     for (const m of [route.method].flat()) methods.add(m);
     if ((route.config as { refusesPreflight?: boolean } | undefined)?.refusesPreflight) refusesOptions.add(route.url);
   });
-  app.addHook('onRequest', async (req) => {
-    if (req.url.length > MAX_URL_LENGTH) throw new HttpError('url_too_long', `URL too long: at most ${MAX_URL_LENGTH} characters`);
+  // Callback style: an async hook costs a promise and a microtask turn on every request.
+  app.addHook('onRequest', (req, _reply, done) => {
+    done(req.url.length > MAX_URL_LENGTH ? new HttpError('url_too_long', `URL too long: at most ${MAX_URL_LENGTH} characters`) : undefined);
   });
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0]!;

@@ -13,6 +13,10 @@ import type { AppContext } from '../context.js';
 import { SharedLimits } from '../limits/shared.js';
 import { shortMessage } from '../domain/errors.js';
 import { collectorReadiness } from '../chain/readiness.js';
+import { renderJson, sendRenderedJson } from './reply.js';
+
+/** /healthz's one answer, rendered with its ETag once (@fastify/etag would hash it on every probe). */
+const HEALTHY = renderJson({ status: 'ok' });
 
 /** Milliseconds the store has to answer before /readyz says 503. */
 export const READY_TIMEOUT_MS = 2000;
@@ -75,11 +79,13 @@ function collectorOf(ctx: AppContext): z.infer<typeof Readiness>['collector'] {
  */
 export function addHealthRoutes(app: FastifyInstance, ctx: AppContext, tags: string[]): void {
   const noStore = { 'cache-control': 'no-store' };
+  // The rendered answer carries an ETag: only where @fastify/etag would add one anyway (the public listener).
+  const etagged = app.hasPlugin('@fastify/etag');
   addCollectorReadyRoute(app, ctx, tags);
   app.get(
     '/healthz',
     { config: { rateLimit: false }, schema: { tags, summary: 'Liveness: the process answers', response: { 200: Health } } },
-    async (_req, reply) => reply.headers(noStore).send({ status: 'ok' }),
+    async (_req, reply) => (etagged ? sendRenderedJson(reply.headers(noStore), HEALTHY) : reply.headers(noStore).send({ status: 'ok' })),
   );
   app.get(
     '/readyz',

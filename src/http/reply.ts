@@ -23,8 +23,11 @@ export interface RenderedJson {
   text: string;
   /** `W/"<base64 SHA-1 of text>"`: what @fastify/etag (registered weak in app.ts) would compute for the same body. */
   etag: string;
-  /** The text compressed per encoding, made on the first request that asks for it (about a tenth of the text). */
-  encoded: Partial<Record<Encoding, Buffer>>;
+  /**
+   * The body per encoding, made on the first request that asks for it: `identity` is the text's UTF-8 bytes, the
+   * others the text compressed (about a tenth of it).
+   */
+  encoded: Partial<Record<Encoding | 'identity', Buffer>>;
 }
 
 /**
@@ -62,7 +65,15 @@ export function renderedOnce(key: object, build: () => unknown = () => key): Ren
 export function sendRenderedJson(reply: FastifyReply, rendered: RenderedJson): FastifyReply {
   reply.header('etag', rendered.etag);
   const encoding = rendered.text.length >= COMPRESS_THRESHOLD ? negotiateEncoding(reply.request.headers['accept-encoding']) : null;
-  if (encoding === null) return sendJsonText(reply, rendered.text);
+  if (encoding === null) {
+    // Bytes made once: a string body is UTF-8 encoded (and measured for Content-Length) on every send.
+    let bytes = rendered.encoded.identity;
+    if (bytes === undefined) {
+      bytes = Buffer.from(rendered.text);
+      rendered.encoded.identity = bytes;
+    }
+    return reply.type(JSON_TYPE).send(bytes as never);
+  }
   let body = rendered.encoded[encoding];
   if (body === undefined) {
     body = compressText(rendered.text, encoding);

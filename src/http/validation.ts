@@ -29,15 +29,52 @@ export function refusal(part: string, issue: z.core.$ZodIssue | undefined): stri
   return path ? `invalid ${kind} '${path}': ${issue.message}` : `invalid ${part}: ${issue.message}`;
 }
 
+/** Query strings longer than this (as JSON) are parsed every time: the memo is for the short ones clients repeat. */
+const MEMO_KEY_MAX = 512;
+/** Characters of keys the memo holds across every route at most (~1 MB with the parsed values), oldest dropped first. */
+const MEMO_CHARS_MAX = 256 * 1024;
+
+/**
+ * Parsed query strings by route validator and query, for repeated requests (a poller, a remembered answer asked
+ * again): a zod parse of a query was ~13 µs of a remembered ranking's ~55 µs per request (bench/README.md,
+ * http-overhead). The query schemas are pure (defaults that depend on the time are applied by the handlers), so
+ * the same query always parses to the same value; refusals are not remembered.
+ */
+const memo = new Map<string, Record<string, unknown>>();
+let memoChars = 0;
+let validators = 0;
+
+function remember(key: string, value: Record<string, unknown>): void {
+  memo.set(key, value);
+  memoChars += key.length;
+  for (const oldest of memo.keys()) {
+    if (memoChars <= MEMO_CHARS_MAX) break;
+    memo.delete(oldest);
+    memoChars -= oldest.length;
+  }
+}
+
 /**
  * Fastify's validatorCompiler for zod schemas: parses with the plain error map (a schema's own messages win) and
- * turns a failure into InvalidInput (400) carrying refusal's sentence.
+ * turns a failure into InvalidInput (400) carrying refusal's sentence. A query string parsed before is answered
+ * from the memo above, as a fresh shallow copy (a handler may add to its query object).
  */
-export const plainValidatorCompiler: FastifySchemaCompiler<ZodType> =
-  ({ schema, httpPart }) =>
-  (data) => {
-    const inQuery = httpPart === 'querystring';
+export const plainValidatorCompiler: FastifySchemaCompiler<ZodType> = ({ schema, httpPart }) => {
+  const inQuery = httpPart === 'querystring';
+  const parse = (data: unknown) => {
     const r = schema.safeParse(data, { error: (iss) => plainIssueMessage(iss as Parameters<typeof plainIssueMessage>[0], inQuery) });
     if (r.success) return { value: r.data };
     return { error: new InvalidInput(refusal(httpPart ?? 'request', r.error.issues[0])) };
   };
+  if (!inQuery) return parse;
+  const id = `${(validators++).toString(36)} `;
+  return (data: unknown) => {
+    const key = id + JSON.stringify(data);
+    const known = memo.get(key);
+    if (known !== undefined) return { value: { ...known } };
+    const r = parse(data);
+    if (r.value !== undefined && key.length <= MEMO_KEY_MAX && r.value !== null && typeof r.value === 'object' && !Array.isArray(r.value))
+      remember(key, { ...(r.value as Record<string, unknown>) });
+    return r;
+  };
+};

@@ -54,10 +54,22 @@ export class HeavyBudget {
    * @throws the `refuse` error (default 429, Retry-After 1) when the group has `max` requests in flight already
    */
   hook(isHeavy: (req: FastifyRequest) => boolean = () => true) {
-    return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
-      if (!isHeavy(req)) return;
+    // Callback style: an async hook costs a promise and a microtask turn on every request.
+    return (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void => {
+      if (!isHeavy(req)) {
+        done();
+        return;
+      }
+      let release: () => void;
+      try {
+        release = this.acquire(req);
+      } catch (e) {
+        done(e as Error);
+        return;
+      }
       // 'close' fires when the answer is done and when the client goes away first.
-      reply.raw.once('close', this.acquire(req));
+      reply.raw.once('close', release);
+      done();
     };
   }
 
