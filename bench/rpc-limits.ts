@@ -22,6 +22,8 @@
  * collector's pipeline does.
  * Results: bench/results/rpc-limits.{json,md}.
  * Run: node bin/run-ts.js bench/rpc-limits.ts [--transactions N] [--per-block N] [--only a,b,c] [--skip-cli]
+ *   [--writer-thread] (the in-process collector writes on a thread of its own, as `start` does; default inline, as
+ *   `collect` does)
  */
 import { parseArgs } from 'node:util';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -50,12 +52,15 @@ const { values } = parseArgs({
     'per-block': { type: 'string', default: '10' },
     only: { type: 'string', default: 'a,b,c' },
     'skip-cli': { type: 'boolean', default: false },
+    // Write on a thread of its own as `start` does (LaunchOptions.writerThread), instead of inline as `collect` does.
+    'writer-thread': { type: 'boolean', default: false },
   },
 });
 const TX = Number(values.transactions);
 const PER_BLOCK = Number(values['per-block']);
 const ONLY = new Set(values.only.split(','));
 const CLI = !values['skip-cli'];
+const WRITER_THREAD = values['writer-thread'];
 
 interface Case {
   name: 'a' | 'b' | 'c';
@@ -105,7 +110,7 @@ try {
     return { blocks_per_s: head / seconds, seconds, cpu: cpuSpent(cpu0, cpuNow(ref.pid)) };
   }
 
-  /** The collector with default flags through `url`, in process, on a fresh SQLite store. */
+  /** The collector with default flags through `proxy`, in process, on a fresh SQLite store, written as `collect` writes (or as `start` with --writer-thread). */
   async function collector(proxy: { url: string; pid: number }) {
     const url = proxy.url;
     const dir = mkdtempSync(join(tmpdir(), 'paywatch-rpc-limits-'));
@@ -115,6 +120,7 @@ try {
     const launched = await launchCollector(config, store, pino({ level: 'silent' }), {
       once: true,
       onProgress: (p) => (last = p.lastBlock),
+      writerThread: WRITER_THREAD,
     });
     await launched.collector.whenReady();
     const t = performance.now();
@@ -188,6 +194,7 @@ try {
       cpu_s_per_1000_tx: Number(((r.cpuSeconds * 1000) / TX).toFixed(3)),
       cpu_split_s: r.split,
       // Every process on the box's cores during each span (node, proxy, client = collector or plain fetch).
+      writer: WRITER_THREAD ? 'thread' : 'inline',
       wall_s: Number(r.seconds.toFixed(2)),
       box_cpu_s: r.box,
       reference_wall_s: plainRun && Number(plainRun.seconds.toFixed(2)),
@@ -242,7 +249,7 @@ const md = [
       `| (${r.case}) ${r.title} | ${r.collector_blocks_per_s} | ${r.reference} | ${r.reference_blocks_per_s} | ${r.ratio} | ≥ ${r.target} | ${((r.refused_share as number) * 100).toFixed(1)}% | ${r.requests} (${flight(r.mean_in_flight)}; reference ${flight(r.reference_mean_in_flight)}) | ${r.batch_calls_in_use} | ${r.rate_per_s ?? '—'} | ${r.cpu_s_per_1000_tx} (${split(r.cpu_split_s)}) | ${box(r.box_cpu_s, r.wall_s)} | ${box(r.reference_box_cpu_s, r.reference_wall_s)} | ${r.target_core_s ?? '—'} | ${r.met ? 'yes' : 'NO'} | ${r.cli_blocks_per_s === null ? '—' : `${r.cli_blocks_per_s} (${r.cli_ratio}; ${r.cli_wall_s} s; ${r.cli_cpu_s_per_1000_tx})`} |`,
   ),
   '',
-  `Command: \`node bin/run-ts.js bench/rpc-limits.ts --transactions ${TX} --per-block ${PER_BLOCK}\`. Load average at the end: ${loadavg()
+  `Command: \`node bin/run-ts.js bench/rpc-limits.ts --transactions ${TX} --per-block ${PER_BLOCK}${WRITER_THREAD ? ' --writer-thread' : ''}\` (the in-process collector writes ${WRITER_THREAD ? 'on a thread of its own, as `start` does' : 'inline, as `collect` does'}). Load average at the end: ${loadavg()
     .map((l) => l.toFixed(1))
     .join(
       ', ',
