@@ -15,9 +15,15 @@
  * start included, ./lib/cli-collect.ts) through a fresh proxy of the same kind, against the same reference
  * (`--skip-cli` leaves it out; the CLI runs dist/, so src/ is compiled first).
  * Each figure also gives the collector's CPU seconds per 1,000 transactions (all threads of its process, split by
- * thread) and the requests the proxy had in flight (mean over its span, share of it with none), for the reference too.
+ * thread) and the requests the proxy had in flight (mean over its span, share of it with none), for the reference too;
+ * and the CPU of every process on the box's cores during the plain fetch and during the collector's run (the node,
+ * the proxy, the client: /proc/PID/stat), against the core-seconds the target's wall time allows (cores × the
+ * wall time 0.6 of the plain fetch's pace allows): above it, the target is out of reach on this box whatever the
+ * collector's pipeline does.
  * Results: bench/results/rpc-limits.{json,md}.
  * Run: node bin/run-ts.js bench/rpc-limits.ts [--transactions N] [--per-block N] [--only a,b,c] [--skip-cli]
+ *   [--writer-thread] (the in-process collector writes on a thread of its own, as `start` does; default inline, as
+ *   `collect` does)
  */
 import { parseArgs } from 'node:util';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -35,7 +41,7 @@ import { ensureNodeFlags } from './lib/node-flags.js';
 import type { LimitedRpcOptions } from '../test/helpers/limited-rpc.js';
 import { startLimitedRpcProcess } from './lib/limited-rpc-process.js';
 import { buildDist, collectOnceCli } from './lib/cli-collect.js';
-import { cpuSplit, threadCpuSeconds } from './lib/cpu.js';
+import { cpuSplit, findDescendant, ownCpuSeconds, processCpuSeconds, threadCpuSeconds } from './lib/cpu.js';
 import { readStats } from '../src/store/chain/query.js';
 
 ensureNodeFlags(import.meta.url);
@@ -46,12 +52,15 @@ const { values } = parseArgs({
     'per-block': { type: 'string', default: '10' },
     only: { type: 'string', default: 'a,b,c' },
     'skip-cli': { type: 'boolean', default: false },
+    // Write on a thread of its own as `start` does (LaunchOptions.writerThread), instead of inline as `collect` does.
+    'writer-thread': { type: 'boolean', default: false },
   },
 });
 const TX = Number(values.transactions);
 const PER_BLOCK = Number(values['per-block']);
 const ONLY = new Set(values.only.split(','));
 const CLI = !values['skip-cli'];
+const WRITER_THREAD = values['writer-thread'];
 
 interface Case {
   name: 'a' | 'b' | 'c';
@@ -66,25 +75,44 @@ const CASES: Case[] = [
 
 if (CLI) buildDist();
 const node = await startAnvil();
+// The node's own process (behind its watchdog shell), for its CPU during each measured span.
+const nodePid = findDescendant(node.process.pid!, 'anvil');
 const out: Record<string, unknown>[] = [];
+
+/** CPU seconds (user + system) of the node, the proxy `proxyPid` and this process so far; null where unreadable. */
+function cpuNow(proxyPid: number) {
+  return { node: nodePid === null ? null : processCpuSeconds(nodePid), proxy: processCpuSeconds(proxyPid), own: ownCpuSeconds() };
+}
+
+/** CPU seconds each process used between two cpuNow readings (2 decimals; null where unreadable). */
+function cpuSpent(a: ReturnType<typeof cpuNow>, b: ReturnType<typeof cpuNow>) {
+  const d = (x: number | null, y: number | null) => (x === null || y === null ? null : Number((y - x).toFixed(2)));
+  return { node_s: d(a.node, b.node), proxy_s: d(a.proxy, b.proxy), client_s: d(a.own, b.own) };
+}
 try {
   await generateLoad(node.rpcUrl, { transactions: TX, perBlock: PER_BLOCK });
   const head = (await (await TempoRpc.connect({ url: node.rpcUrl })).finalizedHead()).height;
 
-  /** The plain fetch of blocks 1..head through `url`, `calls` calls per request, 8 in flight, nothing else. */
-  async function plainFetch(url: string, calls: number): Promise<number> {
-    const rpc = await TempoRpc.connect({ url, batchCalls: calls, maxAttempts: 50 });
+  /**
+   * The plain fetch of blocks 1..head through proxy `ref`, `calls` calls per request, 8 in flight, nothing else.
+   * @returns blocks/s, wall seconds, and the CPU seconds the node, the proxy and this client used meanwhile
+   */
+  async function plainFetch(ref: { url: string; pid: number }, calls: number) {
+    const rpc = await TempoRpc.connect({ url: ref.url, batchCalls: calls, maxAttempts: 50 });
+    const cpu0 = cpuNow(ref.pid);
     const t = performance.now();
     const heights = Array.from({ length: head }, (_, i) => i + 1);
     const chunk = 200;
     const all: Promise<unknown>[] = [];
     for (let i = 0; i < heights.length; i += chunk) all.push(rpc.blocksWithReceipts(heights.slice(i, i + chunk)));
     await Promise.all(all);
-    return head / ((performance.now() - t) / 1000);
+    const seconds = (performance.now() - t) / 1000;
+    return { blocks_per_s: head / seconds, seconds, cpu: cpuSpent(cpu0, cpuNow(ref.pid)) };
   }
 
-  /** The collector with default flags through `url`, in process, on a fresh SQLite store. */
-  async function collector(url: string) {
+  /** The collector with default flags through `proxy`, in process, on a fresh SQLite store, written as `collect` writes (or as `start` with --writer-thread). */
+  async function collector(proxy: { url: string; pid: number }) {
+    const url = proxy.url;
     const dir = mkdtempSync(join(tmpdir(), 'paywatch-rpc-limits-'));
     const config = loadConfig({ db: `sqlite:${join(dir, 'store.sqlite')}`, rpcUrl: url, from: 1, logLevel: 'silent' });
     const store = await openStore(config.db);
@@ -92,13 +120,16 @@ try {
     const launched = await launchCollector(config, store, pino({ level: 'silent' }), {
       once: true,
       onProgress: (p) => (last = p.lastBlock),
+      writerThread: WRITER_THREAD,
     });
     await launched.collector.whenReady();
     const t = performance.now();
     const cpu0 = process.cpuUsage();
     const threads0 = threadCpuSeconds();
+    const box0 = cpuNow(proxy.pid);
     await launched.collector.run();
     const seconds = (performance.now() - t) / 1000;
+    const box = cpuSpent(box0, cpuNow(proxy.pid));
     // This process's CPU (every thread: main, writer, decode workers; the proxy and the node run elsewhere).
     const cpu = process.cpuUsage(cpu0);
     const cpuSeconds = (cpu.user + cpu.system) / 1e6;
@@ -109,7 +140,7 @@ try {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
     if (last !== head) throw new Error(`collector stopped at ${last}/${head}`);
-    return { blocks_per_s: head / seconds, seconds, cpuSeconds, split, stats };
+    return { blocks_per_s: head / seconds, seconds, cpuSeconds, split, stats, box };
   }
 
   /** `paywatch collect --once` through `url` as a user runs it (process start included); the CLI's own figures. */
@@ -124,10 +155,11 @@ try {
     // A proxy each for the collector and its reference, so neither inherits the other's bucket or counts.
     const ref = await startLimitedRpcProcess({ upstream: node.rpcUrl, ...c.proxy });
     const refCalls = c.proxy.batchCap ?? 40;
-    const plain = c.name === 'b' ? null : await plainFetch(ref.url, refCalls);
+    const plainRun = c.name === 'b' ? null : await plainFetch(ref, refCalls);
+    const plain = plainRun?.blocks_per_s ?? null;
     const refCounts = await ref.close();
     const p = await startLimitedRpcProcess({ upstream: node.rpcUrl, ...c.proxy });
-    const r = await collector(p.url);
+    const r = await collector(p);
     const counts = await p.close();
     let cli: Awaited<ReturnType<typeof collectorCli>> | null = null;
     if (CLI) {
@@ -161,6 +193,14 @@ try {
       collector_cpu_s: Number(r.cpuSeconds.toFixed(2)),
       cpu_s_per_1000_tx: Number(((r.cpuSeconds * 1000) / TX).toFixed(3)),
       cpu_split_s: r.split,
+      // Every process on the box's cores during each span (node, proxy, client = collector or plain fetch).
+      writer: WRITER_THREAD ? 'thread' : 'inline',
+      wall_s: Number(r.seconds.toFixed(2)),
+      box_cpu_s: r.box,
+      reference_wall_s: plainRun && Number(plainRun.seconds.toFixed(2)),
+      reference_box_cpu_s: plainRun?.cpu ?? null,
+      // Core-seconds the box has in the wall time the target allows (target ratio of the reference's pace).
+      target_core_s: plainRun && Number(((cpus().length * plainRun.seconds) / target).toFixed(2)),
       met,
       cli_blocks_per_s: cli && Number(cli.blocks_per_s.toFixed(1)),
       cli_ratio: cli && Number((cli.blocks_per_s / (plain ?? bound!)).toFixed(2)),
@@ -191,21 +231,29 @@ const flight = (x: unknown) => {
   return f ? `${f.mean}, ${(f.idle_share * 100).toFixed(0)}% idle` : '—';
 };
 
+/** Node / proxy / client CPU seconds of one span, with the span's wall time, for the table. */
+const box = (x: unknown, wall: unknown) => {
+  const b = x as { node_s: number | null; proxy_s: number | null; client_s: number | null } | null;
+  if (!b) return '—';
+  const sum = (b.node_s ?? 0) + (b.proxy_s ?? 0) + (b.client_s ?? 0);
+  return `${b.node_s ?? '?'} / ${b.proxy_s ?? '?'} / ${b.client_s ?? '?'} = ${sum.toFixed(2)} in ${wall} s`;
+};
+
 const md = [
   `# RPC limits (${new Date().toISOString().slice(0, 10)}, ${TX} transactions at ${PER_BLOCK} a block)`,
   '',
-  '| case | collector blocks/s | reference | reference blocks/s | ratio | target | refused | requests (in flight: mean, idle share) | calls/request | rate/s | collector CPU s per 1,000 tx (s: main / helpers / writer) | met | CLI blocks/s (ratio; wall s; CPU s per 1,000 tx) |',
-  '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  '| case | collector blocks/s | reference | reference blocks/s | ratio | target | refused | requests (in flight: mean, idle share) | calls/request | rate/s | collector CPU s per 1,000 tx (s: main / helpers / writer) | box CPU s, collector run: node / proxy / collector = sum in wall | box CPU s, plain fetch: node / proxy / client = sum in wall | core-s the target wall allows | met | CLI blocks/s (ratio; wall s; CPU s per 1,000 tx) |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ...out.map(
     (r) =>
-      `| (${r.case}) ${r.title} | ${r.collector_blocks_per_s} | ${r.reference} | ${r.reference_blocks_per_s} | ${r.ratio} | ≥ ${r.target} | ${((r.refused_share as number) * 100).toFixed(1)}% | ${r.requests} (${flight(r.mean_in_flight)}; reference ${flight(r.reference_mean_in_flight)}) | ${r.batch_calls_in_use} | ${r.rate_per_s ?? '—'} | ${r.cpu_s_per_1000_tx} (${split(r.cpu_split_s)}) | ${r.met ? 'yes' : 'NO'} | ${r.cli_blocks_per_s === null ? '—' : `${r.cli_blocks_per_s} (${r.cli_ratio}; ${r.cli_wall_s} s; ${r.cli_cpu_s_per_1000_tx})`} |`,
+      `| (${r.case}) ${r.title} | ${r.collector_blocks_per_s} | ${r.reference} | ${r.reference_blocks_per_s} | ${r.ratio} | ≥ ${r.target} | ${((r.refused_share as number) * 100).toFixed(1)}% | ${r.requests} (${flight(r.mean_in_flight)}; reference ${flight(r.reference_mean_in_flight)}) | ${r.batch_calls_in_use} | ${r.rate_per_s ?? '—'} | ${r.cpu_s_per_1000_tx} (${split(r.cpu_split_s)}) | ${box(r.box_cpu_s, r.wall_s)} | ${box(r.reference_box_cpu_s, r.reference_wall_s)} | ${r.target_core_s ?? '—'} | ${r.met ? 'yes' : 'NO'} | ${r.cli_blocks_per_s === null ? '—' : `${r.cli_blocks_per_s} (${r.cli_ratio}; ${r.cli_wall_s} s; ${r.cli_cpu_s_per_1000_tx})`} |`,
   ),
   '',
-  `Command: \`node bin/run-ts.js bench/rpc-limits.ts --transactions ${TX} --per-block ${PER_BLOCK}\`. Load average at the end: ${loadavg()
+  `Command: \`node bin/run-ts.js bench/rpc-limits.ts --transactions ${TX} --per-block ${PER_BLOCK}${WRITER_THREAD ? ' --writer-thread' : ''}\` (the in-process collector writes ${WRITER_THREAD ? 'on a thread of its own, as `start` does' : 'inline, as `collect` does'}). Load average at the end: ${loadavg()
     .map((l) => l.toFixed(1))
     .join(
       ', ',
-    )} (${cpus().length} cores). Requests counted by the proxy include the finality step's consensus reads, paced with the client's (docs/collector.md#rpc-limits). The proxy runs in a process of its own (bench/lib/limited-rpc-process.ts). CLI: \`node bin/paywatch.js collect --once --db sqlite:FRESH --rpc PROXY --from 1\`, compiled, process start included, through a fresh proxy of the case's kind, its ratio against the same reference; CPU from /usr/bin/time. The in-process collector's CPU split (/proc/self/task): its main thread, the other threads alive before and after (V8's compiler and GC helpers, libuv's pool), and the rest, the SQLite writer thread, closed when the run ends.`,
+    )} (${cpus().length} cores). Requests counted by the proxy include the finality step's consensus reads, paced with the client's (docs/collector.md#rpc-limits). The proxy runs in a process of its own (bench/lib/limited-rpc-process.ts). CLI: \`node bin/paywatch.js collect --once --db sqlite:FRESH --rpc PROXY --from 1\`, compiled, process start included, through a fresh proxy of the case's kind, its ratio against the same reference; CPU from /usr/bin/time. The in-process collector's CPU split (/proc/self/task): its main thread, the other threads alive before and after (V8's compiler and GC helpers, libuv's pool), and the rest, the SQLite writer thread, closed when the run ends. Box CPU (/proc/PID/stat): the node (anvil), the proxy process and this process during the collector's run and during the plain fetch; core-s the target allows: ${cpus().length} cores × the plain fetch's wall time ÷ the target ratio — when node + proxy + collector exceed it, the target is out of reach on this box whatever the collector's pipeline does.`,
 ].join('\n');
 writeResults('rpc-limits', { transactions: TX, per_block: PER_BLOCK, cases: out }, md);
 process.stdout.write(`${md}\n`);

@@ -13,6 +13,8 @@ type Counts = LimitedRpc['counts'];
 /** A proxy process: its URL, its counts on demand, and `close`, which answers the final counts. */
 export interface LimitedRpcProcess {
   url: string;
+  /** The proxy process's id (its CPU: bench/lib/cpu.ts processCpuSeconds). */
+  pid: number;
   counts(): Promise<Counts>;
   /** Stops the proxy and its process. @returns the proxy's final counts */
   close(): Promise<Counts>;
@@ -38,6 +40,7 @@ export async function startLimitedRpcProcess(opts: LimitedRpcOptions): Promise<L
   const url = await next<string>('url');
   return {
     url,
+    pid: child.pid!,
     counts: () => {
       const c = next<Counts>('counts');
       child.send('counts');

@@ -183,7 +183,8 @@ async function demoConfig(
 
 /** Launches the collector over the store and runs it until the demo stops. */
 async function startCollector(config: Config, store: Store, log: Logger, cleanups: Cleanups) {
-  const launched: LaunchedCollector = await launchCollector(config, store, log);
+  // The demo serves the API from this process: writes go to their own thread (LaunchOptions.writerThread).
+  const launched: LaunchedCollector = await launchCollector(config, store, log, { writerThread: true });
   cleanups.push(() => launched.release());
   const { collector } = launched;
   const running = collector.run();

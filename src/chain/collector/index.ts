@@ -8,7 +8,7 @@ import type { Store } from '../../store/db.js';
 import { acquireCollectorLock, type CollectorLock } from '../../store/chain/collector-lock.js';
 import { TempoRpc } from '../rpc.js';
 import { Collector, type CollectorOptions } from './collector.js';
-import { openStoreWriter, TokenRegistry } from './deps.js';
+import { inlineWriter, openStoreWriter, TokenRegistry, type StoreWriter } from './deps.js';
 import { type FinalityStep, finalityStepFor } from './finality.js';
 import { RetentionStep } from './retention.js';
 
@@ -24,13 +24,28 @@ export interface LaunchedCollector {
   tokens: TokenRegistry;
   /** The finality step (certificate checks after each write). */
   finality: FinalityStep;
+  /** Where runs are written: inline on the main thread, or a SqliteWriterThread (LaunchOptions.writerThread). */
+  writer: StoreWriter;
   /** Ends the writer thread and releases the store lock (call after `run()` has returned). */
   release(): Promise<void>;
+}
+
+/** How a command runs its collector, beside the CollectorOptions it passes through. */
+export interface LaunchOptions extends Pick<CollectorOptions, 'once' | 'onProgress' | 'stallAfterMs'> {
+  /**
+   * Write on a thread of its own (openStoreWriter: on a SQLite file) rather than on the main thread: for a process
+   * that also serves the API (`start`, `demo`), whose requests must not wait behind a write. Default false: a
+   * process that only collects (`collect`) writes inline, because the thread's second isolate — compiling the
+   * store's code again, and every run's rows copied to it by structured clone — cost more CPU than the overlap it
+   * buys (docs/decisions.md "Inline writes for collect").
+   */
+  writerThread?: boolean;
 }
 
 /**
  * Takes the store's collector lock (unless `held` is given), then connects to `config.rpcUrl` and builds a Collector.
  * @param store the open store; `config.db` must be the value it was opened with (the lock is per store)
+ * @param opts `once`, `onProgress`, `stallAfterMs` for the Collector; `writerThread` (see LaunchOptions)
  * @param held a lock already taken (acquireOrStandBy); released like its own on failure and by `release()`
  * @throws CollectorLockedError when another collector holds the store; WrongChainError / RpcUnavailableError
  *   from TempoRpc.connect (the lock is released again in those cases)
@@ -39,7 +54,7 @@ export async function launchCollector(
   config: Config,
   store: Store,
   log: Logger,
-  opts: Pick<CollectorOptions, 'once' | 'onProgress' | 'stallAfterMs'> = {},
+  opts: LaunchOptions = {},
   held?: CollectorLock,
 ): Promise<LaunchedCollector> {
   const lock: CollectorLock = held ?? (await acquireCollectorLock(store, config.db));
@@ -53,7 +68,8 @@ export async function launchCollector(
       log: log.child({ component: 'rpc' }),
       onRetry: ({ attempt, delayMs, error }) => log.debug({ attempt, delayMs, err: error }, 'rpc retry'),
     });
-    const writer = openStoreWriter(store, config.db);
+    const { writerThread = false, ...collectorOpts } = opts;
+    const writer = writerThread ? openStoreWriter(store, config.db) : inlineWriter(store);
     const tokens = new TokenRegistry(rpc);
     const finality = finalityStepFor(config, store, log.child({ component: 'finality' }));
     const collector = new Collector({
@@ -69,13 +85,14 @@ export async function launchCollector(
       writer,
       finality,
       retention: config.retainDays ? new RetentionStep(store, config.retainDays, log.child({ component: 'retention' })) : undefined,
-      ...opts,
+      ...collectorOpts,
     });
     return {
       collector,
       rpc,
       tokens,
       finality,
+      writer,
       release: async () => {
         await finality.idle(); // the checks queued by the last writes end before the store closes
         await writer.close(); // closed by run() already, unless it never ran
