@@ -32,6 +32,8 @@ export interface PayerBenchOptions {
   dialect: string;
   /** Reuse a store seeded by an earlier run of the same --count (bench/tmp, or the PostgreSQL database) instead of seeding. */
   reuse: boolean;
+  /** Store name (bench/tmp/NAME.sqlite, PostgreSQL database NAME); default trust_payers_COUNT. */
+  name?: string;
   argv: string;
 }
 
@@ -131,7 +133,7 @@ export async function payerBench(o: PayerBenchOptions): Promise<void> {
   const payTo = hexOf('payto:target', 20);
   const results: Record<string, unknown>[] = [];
   for (const dialect of o.dialect === 'both' ? (['sqlite', 'postgres'] as const) : [o.dialect as 'sqlite' | 'postgres']) {
-    const name = `trust_payers_${o.count}`;
+    const name = o.name ?? `trust_payers_${o.count}`;
     if (dialect === 'sqlite') mkdirSync('bench/tmp', { recursive: true });
     if (dialect === 'sqlite' && !o.reuse) for (const s of ['', '-wal', '-shm']) rmSync(`bench/tmp/${name}.sqlite${s}`, { force: true });
     const db = await benchStore(dialect, name, { fresh: !o.reuse });
