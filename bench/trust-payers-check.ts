@@ -13,6 +13,7 @@ import { openStore } from '../src/store/db.js';
 import { buildVerifyApp } from '../src/trust/app.js';
 import { issueApiKey } from '../src/trust/keys.js';
 import { spawnServer } from './lib/load.js';
+import { processCpuMs } from './lib/cpu.js';
 import { pct } from './trust-payers-profile.js';
 
 /** One transport's figures: both cases and what the payments add. */
@@ -22,6 +23,11 @@ export interface CheckTimes {
   without: { p50: number; p99: number };
   /** p50 / p99 with − without. */
   added: { p50: number; p99: number };
+  /**
+   * CPU ms per check of the process doing the check's work (inject: this one, which also serves the demo target;
+   * http: the `paywatch verify` process, all threads), p50 / p99 per case and with − without. PostgreSQL's server not counted.
+   */
+  cpu: { with_payments: { p50: number; p99: number }; without: { p50: number; p99: number }; added: { p50: number; p99: number } };
 }
 
 const SERVICE = 'x402-v2-weather';
@@ -41,27 +47,42 @@ export async function checkTimes(db: string, payTo: string, runs: number): Promi
     const { key } = await issueApiKey(store, 'paid', 'operator', 'bench');
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
     const body = JSON.stringify({ url: target });
-    const time = async (check: () => Promise<number>) => {
-      const ms = { with: [] as number[], without: [] as number[] };
+    type Times = { with: number[]; without: number[]; cpuWith: number[]; cpuWithout: number[] };
+    const time = async (check: () => Promise<number>, cpuMs: () => number): Promise<Times> => {
+      const ms: Times = { with: [], without: [], cpuWith: [], cpuWithout: [] };
       for (let i = 0; i < runs + 1; i++)
         for (const c of ['with', 'without'] as const) {
           paid.setPayTo(SERVICE, c === 'with' ? payTo : empty);
+          const c0 = cpuMs();
           const t0 = performance.now();
           const status = await check();
+          const wall = performance.now() - t0;
           if (status !== 200) throw new Error(`POST /v1/check answered ${status}`);
-          if (i > 0) ms[c].push(performance.now() - t0); // the first of each is warm-up
+          if (i === 0) continue; // the first of each is warm-up
+          ms[c].push(wall);
+          ms[c === 'with' ? 'cpuWith' : 'cpuWithout'].push(cpuMs() - c0);
         }
       return ms;
     };
-    const figures = (transport: CheckTimes['transport'], ms: { with: number[]; without: number[] }): CheckTimes => {
-      const w = { p50: pct(ms.with, 50), p99: pct(ms.with, 99) };
-      const wo = { p50: pct(ms.without, 50), p99: pct(ms.without, 99) };
+    const both = (a: number[], b: number[]) => {
+      const w = { p50: pct(a, 50), p99: pct(a, 99) };
+      const wo = { p50: pct(b, 50), p99: pct(b, 99) };
+      return { w, wo, added: { p50: Math.round((w.p50 - wo.p50) * 10) / 10, p99: Math.round((w.p99 - wo.p99) * 10) / 10 } };
+    };
+    const figures = (transport: CheckTimes['transport'], ms: Times): CheckTimes => {
+      const wall = both(ms.with, ms.without);
+      const cpu = both(ms.cpuWith, ms.cpuWithout);
       return {
         transport,
-        with_payments: w,
-        without: wo,
-        added: { p50: Math.round((w.p50 - wo.p50) * 10) / 10, p99: Math.round((w.p99 - wo.p99) * 10) / 10 },
+        with_payments: wall.w,
+        without: wall.wo,
+        added: wall.added,
+        cpu: { with_payments: cpu.w, without: cpu.wo, added: cpu.added },
       };
+    };
+    const ownCpuMs = () => {
+      const u = process.cpuUsage();
+      return (u.user + u.system) / 1000;
     };
     const config = loadConfig(
       { db, logLevel: 'silent', verifyAllowLoopback: '1', rpcUrl: anvil.rpcUrl, rateLimitPerMinute: '100000000' },
@@ -72,7 +93,7 @@ export async function checkTimes(db: string, payTo: string, runs: number): Promi
       out.push(
         figures(
           'inject',
-          await time(async () => (await app.inject({ method: 'POST', url: '/v1/check', headers, payload: body })).statusCode),
+          await time(async () => (await app.inject({ method: 'POST', url: '/v1/check', headers, payload: body })).statusCode, ownCpuMs),
         ),
       );
     } finally {
@@ -91,7 +112,13 @@ export async function checkTimes(db: string, payTo: string, runs: number): Promi
       },
     });
     try {
-      out.push(figures('http', await time(async () => (await fetch(`${server.url}/v1/check`, { method: 'POST', headers, body })).status)));
+      const serverCpuMs = () => processCpuMs(server.pid) ?? Number.NaN;
+      const post = async () => {
+        const r = await fetch(`${server.url}/v1/check`, { method: 'POST', headers, body });
+        await r.arrayBuffer();
+        return r.status;
+      };
+      out.push(figures('http', await time(post, serverCpuMs)));
     } finally {
       await server.stop();
     }
