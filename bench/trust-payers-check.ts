@@ -3,8 +3,8 @@
  * listener for the demo x402 v2 service (src/demo/paid-services, on loopback, anvil as RPC) while its payTo is the
  * seeded payTo with its payments, against the same service paying to an address without any. Measured twice: in
  * process (Fastify inject into buildVerifyApp over the seeded store) and over real HTTP against a started
- * `paywatch verify` process on the same store. Milliseconds, p50 / p99 of `runs` sequential checks per case, the
- * two cases interleaved so load drifts hit both alike.
+ * `paywatch verify` process on the same store. Milliseconds, p50 / p99 of `runs` sequential checks per case after
+ * WARM_UP uncounted rounds, the two cases interleaved so load drifts hit both alike.
  */
 import { freePort, startAnvil } from '../src/chain/anvil.js';
 import { startPaidServices } from '../src/demo/paid-services/index.js';
@@ -13,18 +13,33 @@ import { openStore } from '../src/store/db.js';
 import { buildVerifyApp } from '../src/trust/app.js';
 import { issueApiKey } from '../src/trust/keys.js';
 import { spawnServer } from './lib/load.js';
+import { processCpuMs } from './lib/cpu.js';
 import { pct } from './trust-payers-profile.js';
 
 /** One transport's figures: both cases and what the payments add. */
 export interface CheckTimes {
   transport: 'inject' | 'http';
+  /** The first check with payments of this transport (a started server's first: code not yet optimised, caches cold), ms. */
+  first_with_payments: { wall: number; cpu: number };
   with_payments: { p50: number; p99: number };
   without: { p50: number; p99: number };
   /** p50 / p99 with − without. */
   added: { p50: number; p99: number };
+  /**
+   * CPU ms per check of the process doing the check's work (inject: this one, which also serves the demo target;
+   * http: the `paywatch verify` process, all threads), p50 / p99 per case and with − without. PostgreSQL's server not counted.
+   */
+  cpu: { with_payments: { p50: number; p99: number }; without: { p50: number; p99: number }; added: { p50: number; p99: number } };
 }
 
 const SERVICE = 'x402-v2-weather';
+/**
+ * Uncounted rounds (one check with and one without payments each) before the counted ones: a started server's first
+ * checks run unoptimised code over cold caches (hundreds of ms of CPU for the first few; reported apart as
+ * first_with_payments), which with one warm-up round made the p99 over HTTP, whose server had just started, a
+ * start-up figure, while the in-process app ran after analysePayers had already been timed in the same process.
+ */
+const WARM_UP = 5;
 
 /**
  * Times checks of the demo service with its payTo at `payTo` vs at an address with no payments, over store `db`.
@@ -41,27 +56,45 @@ export async function checkTimes(db: string, payTo: string, runs: number): Promi
     const { key } = await issueApiKey(store, 'paid', 'operator', 'bench');
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
     const body = JSON.stringify({ url: target });
-    const time = async (check: () => Promise<number>) => {
-      const ms = { with: [] as number[], without: [] as number[] };
-      for (let i = 0; i < runs + 1; i++)
+    type Times = { with: number[]; without: number[]; cpuWith: number[]; cpuWithout: number[]; first?: { wall: number; cpu: number } };
+    const time = async (check: () => Promise<number>, cpuMs: () => number): Promise<Times> => {
+      const ms: Times = { with: [], without: [], cpuWith: [], cpuWithout: [] };
+      for (let i = 0; i < runs + WARM_UP; i++)
         for (const c of ['with', 'without'] as const) {
           paid.setPayTo(SERVICE, c === 'with' ? payTo : empty);
+          const c0 = cpuMs();
           const t0 = performance.now();
           const status = await check();
+          const wall = performance.now() - t0;
           if (status !== 200) throw new Error(`POST /v1/check answered ${status}`);
-          if (i > 0) ms[c].push(performance.now() - t0); // the first of each is warm-up
+          if (i === 0 && c === 'with') ms.first = { wall, cpu: cpuMs() - c0 };
+          if (i < WARM_UP) continue;
+          ms[c].push(wall);
+          ms[c === 'with' ? 'cpuWith' : 'cpuWithout'].push(cpuMs() - c0);
         }
       return ms;
     };
-    const figures = (transport: CheckTimes['transport'], ms: { with: number[]; without: number[] }): CheckTimes => {
-      const w = { p50: pct(ms.with, 50), p99: pct(ms.with, 99) };
-      const wo = { p50: pct(ms.without, 50), p99: pct(ms.without, 99) };
+    const both = (a: number[], b: number[]) => {
+      const w = { p50: pct(a, 50), p99: pct(a, 99) };
+      const wo = { p50: pct(b, 50), p99: pct(b, 99) };
+      return { w, wo, added: { p50: Math.round((w.p50 - wo.p50) * 10) / 10, p99: Math.round((w.p99 - wo.p99) * 10) / 10 } };
+    };
+    const figures = (transport: CheckTimes['transport'], ms: Times): CheckTimes => {
+      const wall = both(ms.with, ms.without);
+      const cpu = both(ms.cpuWith, ms.cpuWithout);
+      const r1 = (x: number) => Math.round(x * 10) / 10;
       return {
         transport,
-        with_payments: w,
-        without: wo,
-        added: { p50: Math.round((w.p50 - wo.p50) * 10) / 10, p99: Math.round((w.p99 - wo.p99) * 10) / 10 },
+        first_with_payments: { wall: r1(ms.first!.wall), cpu: r1(ms.first!.cpu) },
+        with_payments: wall.w,
+        without: wall.wo,
+        added: wall.added,
+        cpu: { with_payments: cpu.w, without: cpu.wo, added: cpu.added },
       };
+    };
+    const ownCpuMs = () => {
+      const u = process.cpuUsage();
+      return (u.user + u.system) / 1000;
     };
     const config = loadConfig(
       { db, logLevel: 'silent', verifyAllowLoopback: '1', rpcUrl: anvil.rpcUrl, rateLimitPerMinute: '100000000' },
@@ -72,7 +105,7 @@ export async function checkTimes(db: string, payTo: string, runs: number): Promi
       out.push(
         figures(
           'inject',
-          await time(async () => (await app.inject({ method: 'POST', url: '/v1/check', headers, payload: body })).statusCode),
+          await time(async () => (await app.inject({ method: 'POST', url: '/v1/check', headers, payload: body })).statusCode, ownCpuMs),
         ),
       );
     } finally {
@@ -91,7 +124,13 @@ export async function checkTimes(db: string, payTo: string, runs: number): Promi
       },
     });
     try {
-      out.push(figures('http', await time(async () => (await fetch(`${server.url}/v1/check`, { method: 'POST', headers, body })).status)));
+      const serverCpuMs = () => processCpuMs(server.pid) ?? Number.NaN;
+      const post = async () => {
+        const r = await fetch(`${server.url}/v1/check`, { method: 'POST', headers, body });
+        await r.arrayBuffer();
+        return r.status;
+      };
+      out.push(figures('http', await time(post, serverCpuMs)));
     } finally {
       await server.stop();
     }

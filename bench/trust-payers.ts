@@ -32,6 +32,8 @@ export interface PayerBenchOptions {
   dialect: string;
   /** Reuse a store seeded by an earlier run of the same --count (bench/tmp, or the PostgreSQL database) instead of seeding. */
   reuse: boolean;
+  /** Store name (bench/tmp/NAME.sqlite, PostgreSQL database NAME); default trust_payers_COUNT. */
+  name?: string;
   argv: string;
 }
 
@@ -131,7 +133,7 @@ export async function payerBench(o: PayerBenchOptions): Promise<void> {
   const payTo = hexOf('payto:target', 20);
   const results: Record<string, unknown>[] = [];
   for (const dialect of o.dialect === 'both' ? (['sqlite', 'postgres'] as const) : [o.dialect as 'sqlite' | 'postgres']) {
-    const name = `trust_payers_${o.count}`;
+    const name = o.name ?? `trust_payers_${o.count}`;
     if (dialect === 'sqlite') mkdirSync('bench/tmp', { recursive: true });
     if (dialect === 'sqlite' && !o.reuse) for (const s of ['', '-wal', '-shm']) rmSync(`bench/tmp/${name}.sqlite${s}`, { force: true });
     const db = await benchStore(dialect, name, { fresh: !o.reuse });
@@ -194,14 +196,14 @@ export async function payerBench(o: PayerBenchOptions): Promise<void> {
           `| ${r.dialect} | ${['total', 'payments_into', 'covered_window', 'first_inflows', 'hashes'].map((k) => `${r.steps[k].p50} / ${r.steps[k].p99}`).join(' | ')} |`,
       ),
       '',
-      `POST /v1/check of the demo x402 v2 service whose payTo is the seeded payTo vs an address without payments (${o.runs} checks each, interleaved), p50 / p99 ms:`,
+      `POST /v1/check of the demo x402 v2 service whose payTo is the seeded payTo vs an address without payments (${o.runs} checks each, interleaved, after 5 uncounted rounds), p50 / p99 ms; CPU of the process doing the check (inject: this one, http: the server), PostgreSQL's server not counted; first: the first check with payments (wall / CPU):`,
       '',
-      '| dialect | transport | with payments | without | added |',
-      '|---|---|---:|---:|---:|',
+      '| dialect | transport | with payments | without | added | CPU with | CPU without | CPU added | first |',
+      '|---|---|---:|---:|---:|---:|---:|---:|---:|',
       ...results.flatMap((r: Record<string, any>) =>
         r.checks.map(
           (c: Record<string, any>) =>
-            `| ${r.dialect} | ${c.transport} | ${c.with_payments.p50} / ${c.with_payments.p99} | ${c.without.p50} / ${c.without.p99} | ${c.added.p50} / **${c.added.p99}** |`,
+            `| ${r.dialect} | ${c.transport} | ${c.with_payments.p50} / ${c.with_payments.p99} | ${c.without.p50} / ${c.without.p99} | ${c.added.p50} / **${c.added.p99}** | ${c.cpu.with_payments.p50} / ${c.cpu.with_payments.p99} | ${c.cpu.without.p50} / ${c.cpu.without.p99} | ${c.cpu.added.p50} / ${c.cpu.added.p99} | ${c.first_with_payments.wall} / ${c.first_with_payments.cpu} |`,
         ),
       ),
     ].join('\n'),

@@ -6,7 +6,7 @@
  * allowed, and a local anvil as its RPC. Results: bench/results/trust.{json,md}.
  * Run: node bin/run-ts.js bench/trust.ts [--duration S] [--connections N]
  * With --payers: the payer analysis a check adds over a large store instead (./trust-payers.ts):
- * node bin/run-ts.js bench/trust.ts --payers [--count 1000000] [--target 50000] [--payer-count 5000] [--runs 50] [--dialect both] [--reuse]
+ * node bin/run-ts.js bench/trust.ts --payers [--count 1000000] [--target 50000] [--payer-count 5000] [--runs 50] [--dialect both] [--reuse] [--name STORE]
  */
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
@@ -29,6 +29,7 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '50' },
     dialect: { type: 'string', default: 'both' },
     reuse: { type: 'boolean', default: false },
+    name: { type: 'string' },
   },
 });
 const DURATION = Number(values.duration);
@@ -42,6 +43,7 @@ if (values.payers) {
     runs: Number(values.runs),
     dialect: values.dialect,
     reuse: values.reuse,
+    name: values.name,
     argv: process.argv
       .slice(2)
       .filter((a) => a !== '--payers')

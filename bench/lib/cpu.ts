@@ -27,6 +27,29 @@ function statCpuSeconds(path: string): number | null {
 }
 
 /**
+ * CPU milliseconds process `pid` has run so far, all its live threads summed, from the scheduler's nanosecond
+ * counters (/proc/PID/task/TID/schedstat, first field): fine enough to time one request, where /proc/PID/stat
+ * counts 10 ms ticks. A thread that ended between two readings drops out of the second; null when /proc is not there.
+ */
+export function processCpuMs(pid: number): number | null {
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return null;
+  }
+  let ns = 0;
+  for (const tid of tids) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      /* ended meanwhile */
+    }
+  }
+  return ns / 1e6;
+}
+
+/**
  * The first descendant of `pid` (breadth-first) whose command name is `comm`, e.g. the anvil behind its
  * watchdog shell; null when there is none or /proc is not there.
  */

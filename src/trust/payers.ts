@@ -87,8 +87,10 @@ export async function analysePayers(store: Store, payTo: string, o: PayerAnalysi
   }
   // Which payers to examine is ranked by a float of the nominal (exact comparisons of thousands of BigInt decimals
   // cost more than the reads); the figures themselves stay exact.
-  const key = new Map([...payers.values()].map((t) => [t.payer, Number(t.nominal.n) / 10 ** t.nominal.scale]));
-  const ranked = [...payers.values()].sort((a, b) => key.get(b.payer)! - key.get(a.payer)! || (a.payer < b.payer ? -1 : 1));
+  const ranked = [...payers.values()]
+    .map((t) => ({ t, key: Number(t.nominal.n) / 10 ** t.nominal.scale }))
+    .sort((a, b) => b.key - a.key || (a.t.payer < b.t.payer ? -1 : 1))
+    .map((x) => x.t);
   const examined = ranked.slice(0, PAYERS_EXAMINED_MAX);
   const funder0 = firstFunder(payers.values());
   const firstOf = await firstInflows(

@@ -47,8 +47,8 @@ export async function coveredWindow(db: Kysely<Database>, since: number, until: 
   const intervals = await readCoverage(db);
   const spans: { from: number; to: number }[] = [];
   for (const i of intervals) {
-    const from = await edgeTime(db, i.first, i.last, 'first');
-    const to = await edgeTime(db, i.first, i.last, 'last');
+    // Both edges at once: on PostgreSQL each read is a round trip, and this one is on the payer analysis's path.
+    const [from, to] = await Promise.all([edgeTime(db, i.first, i.last, 'first'), edgeTime(db, i.first, i.last, 'last')]);
     if (from !== null && to !== null) spans.push({ from, to: to + 1 });
   }
   const inWindow = spans.filter((s) => s.from < until && s.to > since);

@@ -14,8 +14,11 @@ import { groupBy } from '../../domain/group-by.js';
 
 /** Most payers whose first inflow one analysis reads (the largest by listed nominal first); the evidence says when capped. */
 export const PAYERS_EXAMINED_MAX = 1_000;
-/** Addresses per IN list of the first-inflow and `big` reads (far under both dialects' bound on parameters). */
-const INFLOW_CHUNK = 500;
+/**
+ * Addresses per IN list of the first-inflow and `big` reads: the examined payers in one statement (each statement is
+ * a round trip to PostgreSQL), far under both dialects' bound on parameters (SQLite 32,766, PostgreSQL 65,535).
+ */
+const INFLOW_CHUNK = PAYERS_EXAMINED_MAX;
 
 /** One payer's payments into an address over a window, summed in SQL from its rollup rows. */
 export interface PayerSum {
