@@ -313,6 +313,32 @@ describe.each(DIALECTS)('payment rollups (%s)', (dialect) => {
     expect(await rows()).toEqual(before);
   });
 
+  it('chain_0022 carries the summed columns in payment_rollups key on PostgreSQL (a payTo read index-only), rows unchanged down and up', async () => {
+    const rows = async () =>
+      (
+        await sql<
+          Record<string, unknown>
+        >`select * from payment_rollups order by dim, subject, payer, day, protocol, self, method, client, contract`.execute(store.db)
+      ).rows.map((r) => JSON.stringify(Object.values(r).map(String)));
+    const keyText = async () =>
+      dialect === 'postgres'
+        ? (await sql<{ d: string }>`select pg_get_indexdef('payment_rollups_pk'::regclass) as d`.execute(store.db)).rows[0].d
+        : (await sql<{ d: string }>`select sql as d from sqlite_master where name = 'payment_rollups'`.execute(store.db)).rows[0].d;
+    const covering = /INCLUDE \(payments, first_time, last_time, whole, frac_hi, frac_lo, big\)/;
+    const pg = dialect === 'postgres';
+    const before = await rows();
+    expect(before.length).toBeGreaterThan(0);
+    if (pg) expect(await keyText()).toMatch(covering);
+    else expect(await keyText()).not.toMatch(/INCLUDE/i);
+    const m = rollupMigrations.chain_0022_rollups_covering_key;
+    await m.down!(store.db);
+    expect(await keyText()).not.toMatch(covering);
+    expect(await rows()).toEqual(before);
+    await m.up(store.db);
+    if (pg) expect(await keyText()).toMatch(covering);
+    expect(await rows()).toEqual(before);
+  });
+
   it('GET /api/rankings/services answers the shape; bad parameters are 400 naming them', async () => {
     const ok = await app.inject({ url: `/api/rankings/services?since=${window.since}&until=${window.until}&by=payments&limit=2` });
     expect(ok.statusCode).toBe(200);
