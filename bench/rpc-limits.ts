@@ -22,8 +22,8 @@
  * collector's pipeline does.
  * Results: bench/results/rpc-limits.{json,md}.
  * Run: node bin/run-ts.js bench/rpc-limits.ts [--transactions N] [--per-block N] [--only a,b,c] [--skip-cli]
- *   [--writer-thread] (the in-process collector writes on a thread of its own, as `start` does; default inline, as
- *   `collect` does)
+ *   [--inline] (the in-process collector writes on its main thread; default: on a thread of its own, as `collect`
+ *   and `start` do)
  */
 import { parseArgs } from 'node:util';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -52,15 +52,15 @@ const { values } = parseArgs({
     'per-block': { type: 'string', default: '10' },
     only: { type: 'string', default: 'a,b,c' },
     'skip-cli': { type: 'boolean', default: false },
-    // Write on a thread of its own as `start` does (LaunchOptions.writerThread), instead of inline as `collect` does.
-    'writer-thread': { type: 'boolean', default: false },
+    // Write inline on the main thread (LaunchOptions.writerThread false) instead of on the writer thread, as every command does.
+    inline: { type: 'boolean', default: false },
   },
 });
 const TX = Number(values.transactions);
 const PER_BLOCK = Number(values['per-block']);
 const ONLY = new Set(values.only.split(','));
 const CLI = !values['skip-cli'];
-const WRITER_THREAD = values['writer-thread'];
+const WRITER_THREAD = !values.inline;
 
 interface Case {
   name: 'a' | 'b' | 'c';
@@ -110,7 +110,7 @@ try {
     return { blocks_per_s: head / seconds, seconds, cpu: cpuSpent(cpu0, cpuNow(ref.pid)) };
   }
 
-  /** The collector with default flags through `proxy`, in process, on a fresh SQLite store, written as `collect` writes (or as `start` with --writer-thread). */
+  /** The collector with default flags through `proxy`, in process, on a fresh SQLite store, written as `collect` writes (or inline with --inline). */
   async function collector(proxy: { url: string; pid: number }) {
     const url = proxy.url;
     const dir = mkdtempSync(join(tmpdir(), 'paywatch-rpc-limits-'));
@@ -249,7 +249,7 @@ const md = [
       `| (${r.case}) ${r.title} | ${r.collector_blocks_per_s} | ${r.reference} | ${r.reference_blocks_per_s} | ${r.ratio} | ≥ ${r.target} | ${((r.refused_share as number) * 100).toFixed(1)}% | ${r.requests} (${flight(r.mean_in_flight)}; reference ${flight(r.reference_mean_in_flight)}) | ${r.batch_calls_in_use} | ${r.rate_per_s ?? '—'} | ${r.cpu_s_per_1000_tx} (${split(r.cpu_split_s)}) | ${box(r.box_cpu_s, r.wall_s)} | ${box(r.reference_box_cpu_s, r.reference_wall_s)} | ${r.target_core_s ?? '—'} | ${r.met ? 'yes' : 'NO'} | ${r.cli_blocks_per_s === null ? '—' : `${r.cli_blocks_per_s} (${r.cli_ratio}; ${r.cli_wall_s} s; ${r.cli_cpu_s_per_1000_tx})`} |`,
   ),
   '',
-  `Command: \`node bin/run-ts.js bench/rpc-limits.ts --transactions ${TX} --per-block ${PER_BLOCK}${WRITER_THREAD ? ' --writer-thread' : ''}\` (the in-process collector writes ${WRITER_THREAD ? 'on a thread of its own, as `start` does' : 'inline, as `collect` does'}). Load average at the end: ${loadavg()
+  `Command: \`node bin/run-ts.js bench/rpc-limits.ts --transactions ${TX} --per-block ${PER_BLOCK}${WRITER_THREAD ? '' : ' --inline'}\` (the in-process collector writes ${WRITER_THREAD ? 'on a thread of its own, as `collect` and `start` do' : 'inline, on its main thread'}). Load average at the end: ${loadavg()
     .map((l) => l.toFixed(1))
     .join(
       ', ',

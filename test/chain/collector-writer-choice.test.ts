@@ -1,9 +1,7 @@
 /**
  * Where `launchCollector` writes (src/chain/collector/index.ts LaunchOptions.writerThread), on a real SQLite file
- * and a real anvil: a process that only collects (`collect`, the default) writes inline on the main thread, with
- * no second isolate to load and no rows cloned to it; one that also serves the API (`start`, `demo`) writes on a
- * thread of its own. Both store the same observations (what each write stores is held identical by
- * test/store/writer.test.ts).
+ * and a real anvil: by default (every command) on a thread of its own, inline on the main thread when asked. Both
+ * store the same observations (what each write stores is held identical by test/store/writer.test.ts).
  */
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,9 +47,9 @@ describe('the collector’s writer as launched', () => {
     }
   }
 
-  it('writes inline by default (collect) and on its own thread when asked (start, demo), storing the same observations', async () => {
-    const inline = await collectOnce(undefined);
-    const thread = await collectOnce(true);
+  it('writes on its own thread by default and inline when asked, storing the same observations', async () => {
+    const thread = await collectOnce(undefined);
+    const inline = await collectOnce(false);
     expect(inline.thread).toBeNull();
     expect(inline.hashes.length).toBe(30);
     expect(thread.thread?.thread).toBeGreaterThan(0);

@@ -33,11 +33,11 @@ export interface LaunchedCollector {
 /** How a command runs its collector, beside the CollectorOptions it passes through. */
 export interface LaunchOptions extends Pick<CollectorOptions, 'once' | 'onProgress' | 'stallAfterMs'> {
   /**
-   * Write on a thread of its own (openStoreWriter: on a SQLite file) rather than on the main thread: for a process
-   * that also serves the API (`start`, `demo`), whose requests must not wait behind a write. Default false: a
-   * process that only collects (`collect`) writes inline, because the thread's second isolate — compiling the
-   * store's code again, and every run's rows copied to it by structured clone — cost more CPU than the overlap it
-   * buys (docs/decisions.md "Inline writes for collect").
+   * Write on a thread of its own (openStoreWriter: on a SQLite file) rather than on the main thread. Default true:
+   * the main thread fetches, checks and decodes the next runs meanwhile, and the API of `start` or `demo` never
+   * waits behind a write. Inline (false) spends less CPU — no second isolate compiling the store's code, no rows
+   * copied to it — but serialises the work on one thread and collects slower on an idle box (docs/decisions.md
+   * "The collector writes on its own thread").
    */
   writerThread?: boolean;
 }
@@ -68,7 +68,7 @@ export async function launchCollector(
       log: log.child({ component: 'rpc' }),
       onRetry: ({ attempt, delayMs, error }) => log.debug({ attempt, delayMs, err: error }, 'rpc retry'),
     });
-    const { writerThread = false, ...collectorOpts } = opts;
+    const { writerThread = true, ...collectorOpts } = opts;
     const writer = writerThread ? openStoreWriter(store, config.db) : inlineWriter(store);
     const tokens = new TokenRegistry(rpc);
     const finality = finalityStepFor(config, store, log.child({ component: 'finality' }));
