@@ -74,7 +74,15 @@ export async function startBadServers(host = '127.0.0.1'): Promise<BadServers> {
           const part = at + chunk.length <= total ? chunk : chunk.subarray(0, total - at);
           const ok = res.write(part);
           sent.set(url.pathname, (sent.get(url.pathname) ?? 0) + part.length);
-          if (!ok) await new Promise((r) => res.once('drain', r).once('close', r));
+          // Whichever comes first removes both listeners: one left per stalled write piled up past Node's limit of 10.
+          if (!ok)
+            await new Promise<void>((r) => {
+              const done = () => {
+                res.off('drain', done).off('close', done);
+                r();
+              };
+              res.once('drain', done).once('close', done);
+            });
         }
         return void res.end();
       }
