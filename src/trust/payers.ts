@@ -5,11 +5,11 @@
  * payTo, from the payTo's own funder, or from one common funder of most payers; one hop). Figures are over the
  * collected part of the window (`covered_since`/`covered_until`): a gap is unknown, never zero activity.
  */
-import { addExact, formatExact, type ExactDecimal } from '../domain/money.js';
+import { addExact, cmpExact, formatExact, type ExactDecimal } from '../domain/money.js';
 import type { Store } from '../store/db.js';
 import { coveredWindow } from '../store/chain/covered-window.js';
 import { dayWindow, share } from '../store/chain/rankings.js';
-import { greater, servicePayments } from '../store/chain/service-payments.js';
+import { servicePayments } from '../store/chain/service-payments.js';
 import { firstInflows, PAYERS_EXAMINED_MAX, type PayerSum, paymentTx, paymentsInto } from '../store/trust/payers.js';
 import type { FundingKind, FundingLink, PayerAnalysis, ServicePayers } from './types.js';
 
@@ -83,7 +83,11 @@ export async function analysePayers(store: Store, payTo: string, o: PayerAnalysi
   let top: Tally | null = null;
   for (const t of payers.values()) {
     nominal = addOrNull(nominal, t.nominal);
-    if (!top || greater(t.nominal, top.nominal) || (!greater(top.nominal, t.nominal) && t.payer < top.payer)) top = t;
+    if (!top) top = t;
+    else {
+      const c = cmpExact(t.nominal, top.nominal);
+      if (c > 0 || (c === 0 && t.payer < top.payer)) top = t;
+    }
   }
   // Which payers to examine is ranked by a float of the nominal (exact comparisons of thousands of BigInt decimals
   // cost more than the reads); the figures themselves stay exact.

@@ -3,7 +3,7 @@
  * rollups' service rows (./rollups.ts): counts per attribution method and protocol, distinct payers and MPP
  * clients, nominal received (listed USD) and the collected part of the window. Remembered at the chain version.
  */
-import { addExact, formatExact, parseDecimal, type ExactDecimal } from '../../domain/money.js';
+import { addExact, cmpExact, formatExact, parseDecimal, type ExactDecimal } from '../../domain/money.js';
 import type { TokenList } from '../../domain/token-list.js';
 import type { Store } from '../store.js';
 import { coveredWindow, type CoveredWindow } from './covered-window.js';
@@ -46,9 +46,6 @@ export function nominalOfParts(text: string | null, list: TokenList): ExactDecim
   for (const [c, amount] of JSON.parse(text) as [string, string][]) if (list.tokens.has(c)) v = add(v, parseDecimal(amount));
   return v;
 }
-
-/** a > b, exactly. */
-export const greater = (a: ExactDecimal, b: ExactDecimal) => addExact(a, { n: -b.n, scale: b.scale }).n > 0n;
 
 /**
  * The payments of `of` over [since, until) (UTC Unix seconds, widened to whole UTC days), remembered per chain
@@ -119,7 +116,7 @@ export async function sumServicePayments(store: Store, of: PaymentsOf, since0: n
     last = last === null ? Number(r.last_time) : Math.max(last, Number(r.last_time));
   }
   let top: ExactDecimal | null = null;
-  for (const v of payers.values()) if (v && (!top || greater(v, top))) top = v;
+  for (const v of payers.values()) if (v && (!top || cmpExact(v, top) > 0)) top = v;
   const tally = (t: { count: number; nominal: ExactDecimal | null }): ProtocolTally => ({
     count: t.count,
     nominal: t.nominal && formatExact(t.nominal),
