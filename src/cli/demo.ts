@@ -183,8 +183,7 @@ async function demoConfig(
 
 /** Launches the collector over the store and runs it until the demo stops. */
 async function startCollector(config: Config, store: Store, log: Logger, cleanups: Cleanups) {
-  // The demo serves the API from this process: writes go to their own thread (LaunchOptions.writerThread).
-  const launched: LaunchedCollector = await launchCollector(config, store, log, { writerThread: true });
+  const launched: LaunchedCollector = await launchCollector(config, store, log);
   cleanups.push(() => launched.release());
   const { collector } = launched;
   const running = collector.run();

@@ -74,7 +74,7 @@ export function superviseCollector(
       return await withRetry(
         async () => {
           const lock = await acquireOrStandBy(store, config.db, { signal: abort.signal, onStandby: standBy });
-          return lock && (await launchCollector(config, store, log, { writerThread: true }, lock));
+          return lock && (await launchCollector(config, store, log, {}, lock));
         },
         {
           attempts: Infinity,
