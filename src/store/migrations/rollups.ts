@@ -43,17 +43,7 @@ export const rollupMigrations: Record<string, Migration> = {
         )
           .addColumn('first_time', 'bigint', (c) => c.notNull())
           .addColumn('last_time', 'bigint', (c) => c.notNull())
-          .addPrimaryKeyConstraint('payment_rollups_pk', [
-            'dim',
-            'subject',
-            'payer',
-            'day',
-            'protocol',
-            'self',
-            'method',
-            'client',
-            'contract',
-          ])
+          .addPrimaryKeyConstraint('payment_rollups_pk', [...ROLLUP_KEY])
           .modifyEnd(clustered)
           .execute();
         // A provider's payments read its services' rows by provider over a window of days.
@@ -190,12 +180,15 @@ export const rollupMigrations: Record<string, Migration> = {
   },
 };
 
+/** payment_rollups' primary key as chain_0013 declares it (chain_0022 rebuilds it with the same columns). */
+const ROLLUP_KEY = ['dim', 'subject', 'payer', 'day', 'protocol', 'self', 'method', 'client', 'contract'] as const;
+
 /** The columns chain_0022 adds to PostgreSQL's payment_rollups key: what a subject's per-payer sums read. */
 const ROLLUP_COVERED = ['payments', 'first_time', 'last_time', 'whole', 'frac_hi', 'frac_lo', 'big'] as const;
 
-/** payment_rollups' primary key (the one chain_0013 declares) rebuilt on PostgreSQL with `include` columns. */
+/** payment_rollups' primary key (ROLLUP_KEY) rebuilt on PostgreSQL with `include` columns. */
 async function rekeyRollups(db: Kysely<any>, include: readonly string[]): Promise<void> {
-  const key = sql.join(['dim', 'subject', 'payer', 'day', 'protocol', 'self', 'method', 'client', 'contract'].map((c) => sql.ref(c)));
+  const key = sql.join(ROLLUP_KEY.map((c) => sql.ref(c)));
   const covered = include.length ? sql`include (${sql.join(include.map((c) => sql.ref(c)))})` : sql``;
   await sql`alter table payment_rollups drop constraint payment_rollups_pk`.execute(db);
   await sql`alter table payment_rollups add constraint payment_rollups_pk primary key (${key}) ${covered}`.execute(db);
