@@ -73,7 +73,7 @@ export const plainValidatorCompiler: FastifySchemaCompiler<ZodType> = ({ schema,
     const known = memo.get(key);
     if (known !== undefined) return { value: { ...known } };
     const r = parse(data);
-    if (r.value !== undefined && key.length <= MEMO_KEY_MAX && r.value !== null && typeof r.value === 'object' && !Array.isArray(r.value))
+    if (key.length <= MEMO_KEY_MAX && typeof r.value === 'object' && r.value !== null && !Array.isArray(r.value))
       remember(key, { ...(r.value as Record<string, unknown>) });
     return r;
   };

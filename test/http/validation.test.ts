@@ -53,4 +53,20 @@ describe('query validation memo', () => {
     p.validate({ hash: 'a' });
     expect(p.parses()).toBe(2);
   });
+
+  it('is bounded: a long query string is parsed every time, and old entries go once the memo is full', () => {
+    const q = compiled('querystring', { q: z.string() });
+    const long = { q: 'x'.repeat(600) };
+    q.validate(long);
+    q.validate(long);
+    expect(q.parses()).toBe(2);
+    // ~500-character keys: 600 of them are past the memo's 256 K characters, so the first is forgotten.
+    const entry = (i: number) => ({ q: `${i}`.padEnd(480, '.') });
+    for (let i = 0; i < 600; i++) q.validate(entry(i));
+    const before = q.parses();
+    q.validate(entry(599));
+    expect(q.parses()).toBe(before);
+    q.validate(entry(0));
+    expect(q.parses()).toBe(before + 1);
+  });
 });
