@@ -10,6 +10,8 @@ import etag from '@fastify/etag';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import type { AppContext } from '../context.js';
 import { baseFastify } from '../http/fastify.js';
+import { trustProxyOption } from '../http/trust-proxy.js';
+import { AnswerReplay } from '../http/replay.js';
 import { LIMITS } from '../limits/index.js';
 import { registerRequestLimit } from '../limits/register.js';
 import { privateRoutePlugins, publicRoutePlugins } from './routes/index.js';
@@ -33,7 +35,9 @@ export interface BuildAppOptions {
  * @param ctx store, config and component state shared by the routes
  */
 export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
-  const app = baseFastify(ctx.config, LIMITS.publicBody.value, opts.logger, 'api');
+  // Remembered chain answers replayed in front of the router (../http/replay.ts).
+  const replay = new AnswerReplay();
+  const app = baseFastify(ctx.config, LIMITS.publicBody.value, opts.logger, 'api', replay);
 
   await app.register(swagger, {
     openapi: {
@@ -53,6 +57,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
   await registerCompression(app);
   // Per client (IPv6 by /64), counted through Redis when configured (src/limits/).
   await registerRequestLimit(app, 'publicRequests', ctx.config.rateLimitPerMinute, ctx.limits);
+  replay.attach(app, trustProxyOption(ctx.config));
 
   // CORS by scope (../http/cors.ts). The rate limit's hooks are route-level, so they run after the scope's CORS hook
   // and a 429 can be read by a page on another origin too.

@@ -2,8 +2,7 @@
  * The Fastify base shared by every paywatch listener (the public API in ../api/app.ts, the trust check in
  * src/trust/app.ts), so validation, serialisation and error mapping are the same everywhere.
  */
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import Fastify, { LogController } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from '../config.js';
@@ -11,6 +10,9 @@ import { httpDuration, httpRequests } from '../ops/metrics.js';
 import { answerClientError, answerFrameworkError, installErrorHandling, MAX_PARAM_LENGTH } from './errors.js';
 import { plainValidatorCompiler } from './validation.js';
 import { installJsonBodies } from './json-body.js';
+import { requestId } from './request-id.js';
+import { trustProxyOption } from './trust-proxy.js';
+import type { AnswerReplay } from './replay.js';
 
 /**
  * Response serialisation: plain JSON.stringify. Response schemas exist for the OpenAPI document and are
@@ -49,23 +51,6 @@ export type ListenerConfig = Pick<
   | 'trustProxy'
 >;
 
-/** A client's X-Request-Id is kept when it is 1–128 characters of this set (nothing a log or header could misread). */
-const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
-
-/**
- * The request's id: the client's `X-Request-Id` when sane (so a caller can follow its request through our logs),
- * else a new UUID. Echoed in the answer's X-Request-Id and logged as `request_id`.
- */
-export function requestId(req: IncomingMessage): string {
-  const given = req.headers['x-request-id'];
-  return typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID();
-}
-
-/** proxy-addr's trust function for `hops` proxies: the socket's peer and the next hops-1 forwarders. */
-function trustHops(hops: number) {
-  return (_address: string, hop: number) => hop < hops;
-}
-
 /**
  * A bare Fastify instance as every paywatch listener wants it (the public API and the trust check): zod
  * request validation answering plain sentences (./validation.ts), strict JSON bodies and 415 for anything else
@@ -81,17 +66,37 @@ function trustHops(hops: number) {
  * connections Node closes new ones at once.
  * @param bodyLimit request body cap in bytes
  * @param listener the listener's name in metrics (`api`, `verify`)
+ * @param replay remembered answers replayed in front of the router (./replay.ts; the public listener), attached by
+ *   the caller once its rate limit is registered
  */
-export function baseFastify(config: ListenerConfig, bodyLimit: number, logger: boolean | object | undefined, listener: 'api' | 'verify') {
+export function baseFastify(
+  config: ListenerConfig,
+  bodyLimit: number,
+  logger: boolean | object | undefined,
+  listener: 'api' | 'verify',
+  replay?: AnswerReplay,
+) {
   const ms = (s: number) => Math.max(1, Math.round(s * 1000));
   const headersTimeout = ms(config.headersTimeoutSeconds);
+  const http = {
+    headersTimeout,
+    requestTimeout: ms(config.requestTimeoutSeconds),
+    connectionsCheckingInterval: Math.min(1000, headersTimeout),
+  };
   const app = Fastify({
+    // With a replay in front, the server Fastify would make, with its request handler behind the replay's
+    // (fastify/lib/server.js getServerInstance sets the same timeouts).
+    serverFactory: replay
+      ? (handler) => {
+          const server = createServer(http, (req: IncomingMessage, res: ServerResponse) => replay.handle(req, res, handler));
+          server.keepAliveTimeout = ms(config.keepAliveSeconds);
+          server.requestTimeout = ms(config.requestTimeoutSeconds);
+          server.setTimeout(ms(config.connectionIdleSeconds));
+          return server;
+        }
+      : undefined,
     logger: logger ?? { level: config.logLevel },
-    // Behind a reverse proxy (PAYWATCH_TRUST_PROXY), req.ip is the client X-Forwarded-For names, past the
-    // trusted hops only; rate limits and quotas key on it.
-    // A hop count trusts that many proxies whatever their address (proxy-addr's rule; Fastify itself now refuses
-    // a bare number): safe only when the listener is reachable through the proxy alone (docs/decisions.md).
-    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
+    trustProxy: trustProxyOption(config),
     requestIdHeader: false,
     genReqId: (req) => requestId(req),
     bodyLimit,
@@ -100,7 +105,7 @@ export function baseFastify(config: ListenerConfig, bodyLimit: number, logger: b
     connectionTimeout: ms(config.connectionIdleSeconds),
     // Node checks the head and request timeouts every connectionsCheckingInterval (default 30 s), so without a
     // shorter interval a 10 s head timeout would cut at up to 40 s.
-    http: { headersTimeout, requestTimeout: ms(config.requestTimeoutSeconds), connectionsCheckingInterval: Math.min(1000, headersTimeout) },
+    http,
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: answerFrameworkError,

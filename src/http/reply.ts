@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import { POLL_INTERVAL_SECONDS } from '../domain/filters.js';
 import { COMPRESS_THRESHOLD, compressText, negotiateEncoding, type Encoding } from './compression.js';
+import { noteSent } from './replay.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -64,7 +65,8 @@ export function renderedOnce(key: object, build: () => unknown = () => key): Ren
  */
 export function sendRenderedJson(reply: FastifyReply, rendered: RenderedJson): FastifyReply {
   reply.header('etag', rendered.etag);
-  const encoding = rendered.text.length >= COMPRESS_THRESHOLD ? negotiateEncoding(reply.request.headers['accept-encoding']) : null;
+  const compressible = rendered.text.length >= COMPRESS_THRESHOLD;
+  const encoding = compressible ? negotiateEncoding(reply.request.headers['accept-encoding']) : null;
   if (encoding === null) {
     // Bytes made once: a string body is UTF-8 encoded (and measured for Content-Length) on every send.
     let bytes = rendered.encoded.identity;
@@ -72,6 +74,7 @@ export function sendRenderedJson(reply: FastifyReply, rendered: RenderedJson): F
       bytes = Buffer.from(rendered.text);
       rendered.encoded.identity = bytes;
     }
+    noteSent(reply, 'identity', bytes, compressible);
     return reply.type(JSON_TYPE).send(bytes as never);
   }
   let body = rendered.encoded[encoding];
@@ -79,6 +82,7 @@ export function sendRenderedJson(reply: FastifyReply, rendered: RenderedJson): F
     body = compressText(rendered.text, encoding);
     rendered.encoded[encoding] = body;
   }
+  noteSent(reply, encoding, body, compressible);
   // With Content-Encoding set, @fastify/compress leaves the body as it is (Vary comes from ./compression.ts).
   return reply
     .type(JSON_TYPE)

@@ -20,6 +20,13 @@ export const httpRequests = new Counter({
   registers: [registry],
 });
 
+/** Requests answered by replaying a remembered answer before routing (src/http/replay.ts); also counted in httpRequests. */
+export const httpReplays = new Counter({
+  name: 'paywatch_http_replays_total',
+  help: 'Requests answered from a recorded remembered answer without routing (also counted in paywatch_http_requests_total).',
+  registers: [registry],
+});
+
 /** Time from a request's arrival to its answer being sent, seconds. */
 export const httpDuration = new Histogram({
   name: 'paywatch_http_request_duration_seconds',

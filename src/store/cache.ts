@@ -144,7 +144,7 @@ export class StoreCache {
   /** Intel list answers, keyed on intelVersion and kept at most READ_TTL_MS. */
   readonly intel = new CacheRegion<unknown, number>(REGION_BYTES.intel, String, { ttlMs: READ_TTL_MS });
 
-  #chainRead: { at: number; stats: Promise<ChainStats> } | null = null;
+  #chainRead: { at: number; stats: Promise<ChainStats>; key?: string } | null = null;
   #intelWrites = 0;
 
   /**
@@ -155,12 +155,27 @@ export class StoreCache {
     const now = Date.now();
     const held = this.#chainRead;
     if (held && now - held.at < STATS_REUSE_MS) return held.stats;
-    const entry = { at: now, stats: read() };
+    const entry: { at: number; stats: Promise<ChainStats>; key?: string } = { at: now, stats: read() };
     this.#chainRead = entry;
-    entry.stats.catch(() => {
-      if (this.#chainRead === entry) this.#chainRead = null;
-    });
+    entry.stats.then(
+      (stats) => {
+        entry.key = chainVersionKey(stats);
+      },
+      () => {
+        if (this.#chainRead === entry) this.#chainRead = null;
+      },
+    );
     return entry.stats;
+  }
+
+  /**
+   * The chain version key (chainVersionKey) that `chainVersion` would answer now without reading, or null when it
+   * would read (never read, read more than STATS_REUSE_MS ago, a read still pending, or a chain write since).
+   * Synchronous: for src/http/replay.ts, which checks a remembered answer's version before routing.
+   */
+  freshChainVersion(now = Date.now()): string | null {
+    const held = this.#chainRead;
+    return held && held.key !== undefined && now - held.at < STATS_REUSE_MS ? held.key : null;
   }
 
   /** Called after every chain write through this store (also one by its writer thread): re-read the version. */

@@ -40,6 +40,7 @@ import {
 import { csvExport, EXPORTS_AT_ONCE, ExportSlots } from './chain-export.js';
 import { abortWhenStalled } from '../../http/stalled.js';
 import { FRESH, renderedOnce, sendRenderedJson } from '../../http/reply.js';
+import { markReplayable } from '../../http/replay.js';
 
 /** A recorded finalized transaction never changes. */
 const IMMUTABLE = 'public, max-age=3600';
@@ -101,6 +102,7 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
     },
     async (req, reply) => {
       const { limit, offset } = req.query;
+      markReplayable(reply, ctx.store.cache);
       const page = await transactionsPage(ctx.store, req.query);
       reply.header('cache-control', FRESH);
       // A remembered page (same store version, same query, so the same limit and offset) is the same object: render it once.
@@ -129,6 +131,7 @@ export const chainRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx) 
     async (req, reply) => {
       // A 404 may be collected later: only a recorded transaction is immutable.
       reply.header('cache-control', FRESH);
+      markReplayable(reply, ctx.store.cache);
       const detail = await transactionDetail(ctx.store, req.params.hash, ctx.primary);
       reply.header('cache-control', IMMUTABLE);
       return sendRenderedJson(reply, renderedOnce(detail));

@@ -9,6 +9,7 @@ import type { AppContext } from '../../context.js';
 import { payments, rankings } from '../../chain/payments.js';
 import { PaymentsAnswerSchema, PaymentsQuery, RankingSchema, RankingsQuery } from '../../chain/payments-schemas.js';
 import { FRESH, renderedOnce, sendRenderedJson } from '../../http/reply.js';
+import { markReplayable } from '../../http/replay.js';
 import { heavyReadBudget } from '../../limits/heavy-budget.js';
 import { publicErrorResponses } from '../schemas/common.js';
 
@@ -37,6 +38,7 @@ export const rankingRoutes: FastifyPluginAsync<AppContext> = async (fastify, ctx
         preHandler: heavy.hook(),
       },
       async (req, reply) => {
+        markReplayable(reply, ctx.store.cache);
         const answer = await rankings(ctx.store, kind, req.query);
         return sendRenderedJson(reply.header('cache-control', FRESH), renderedOnce(answer));
       },
