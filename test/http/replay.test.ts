@@ -8,6 +8,7 @@ import { httpReplays } from '../../src/ops/metrics.js';
 import { writeBlocks } from '../../src/store/chain/index.js';
 import { makeBlocks } from '../helpers/observations.js';
 import { apiFixture, type ApiFixture } from '../api/helpers.js';
+import { DIALECTS } from '../helpers/db.js';
 
 const blocks = makeBlocks({ count: 300, seed: 7 });
 const first = blocks.slice(0, Math.floor(blocks.length * 0.75));
@@ -37,11 +38,11 @@ async function listening(f: ApiFixture): Promise<string> {
   return `http://127.0.0.1:${(f.app.server.address() as { port: number }).port}`;
 }
 
-describe('replayed remembered answers', () => {
+describe.each(DIALECTS)('replayed remembered answers (%s)', (dialect) => {
   let f: ApiFixture;
   let base: string;
   beforeAll(async () => {
-    f = await apiFixture('sqlite', first);
+    f = await apiFixture(dialect, first);
     base = await listening(f);
   });
   afterAll(() => f.close());
