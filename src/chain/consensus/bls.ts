@@ -107,11 +107,12 @@ function hashed(item: SignedItem): G1Point {
 
 /** e(h, key) · e(sig, −G2) == 1; false when a point is at infinity (@noble/curves refuses to pair it). */
 function pairs(h: G1Point, key: G2Point, signature: G1Point): boolean {
+  negG2 ??= bls().G2.ProjectivePoint.BASE.negate();
   try {
     return bls().fields.Fp12.eql(
       bls().pairingBatch([
         { g1: h, g2: key },
-        { g1: signature, g2: (negG2 ??= bls().G2.ProjectivePoint.BASE.negate()) },
+        { g1: signature, g2: negG2 },
       ]),
       bls().fields.Fp12.ONE,
     );
