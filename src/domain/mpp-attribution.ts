@@ -14,10 +14,12 @@
  * Anyone can write any memo: a fingerprint says which realm the payer's software named, never who was paid.
  * In domain/ so the store's payment matcher (src/payments) reads memos without depending on the chain area.
  */
-import { keccak256, slice, stringToBytes, toHex } from 'viem';
+// ox's modules one by one, not viem: viem's index is ~340 modules, and the store's writer thread loads this file.
+import * as Bytes from 'ox/Bytes';
+import * as Hash from 'ox/Hash';
 
 /** keccak256("mpp")[0..3] and the version byte (src/chain/decode/constants.ts MPP_TAG, MPP_VERSION). */
-const MPP_TAG = slice(keccak256(toHex('mpp')), 0, 4);
+const MPP_TAG = Hash.keccak256(Bytes.fromString('mpp'), { as: 'Hex' }).slice(0, 10);
 const MPP_VERSION = '01';
 
 /** A decoded MPP attribution memo; fingerprints and nonce are lower-case 0x hex. */
@@ -66,5 +68,5 @@ export function decodeMppAttribution(memo: unknown): MppAttribution | null {
  * @example mppFingerprint('api.example.com') // '0x…' (20 hex digits), equal to the memo's bytes 5..14
  */
 export function mppFingerprint(id: string): string {
-  return keccak256(stringToBytes(id)).slice(0, 22);
+  return Hash.keccak256(Bytes.fromString(id), { as: 'Hex' }).slice(0, 22);
 }

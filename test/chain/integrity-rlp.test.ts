@@ -3,13 +3,15 @@
  * random nested items (every length-prefix edge: 0, 1 byte below and above 0x80, 55/56 and 256+ bytes), and
  * encodeTempoTransactionFast against ox's TxEnvelopeTempo (encodeTransaction) on every recorded 0x76
  * transaction, on variations of them (fee payer signature, validity bounds, access list, contract creation)
- * and on the shapes it must decline.
+ * and on the shapes it must decline; ./rlp-writer.ts (bytes written back to front, what blockCommitment uses)
+ * against ox's Rlp on the same random items, past its first buffer.
  */
 import fc from 'fast-check';
 import { Rlp, type Hex } from 'ox';
 import { describe, expect, it } from 'vitest';
 import { encodeTempoTransactionFast, encodeTransaction } from '../../src/chain/integrity/encoding.js';
 import { dataHex, MalformedHexError, quantityHex, rlpList, rlpString } from '../../src/chain/integrity/rlp.js';
+import { RlpWriter } from '../../src/chain/integrity/rlp-writer.js';
 import type { RpcTransaction } from '../../src/chain/types.js';
 import { loadChainFixtures } from '../fixtures/chain/load.js';
 
@@ -48,6 +50,56 @@ describe('rlp.ts', () => {
     expect(dataHex('0xDEad')).toBe('dead');
     expect(() => dataHex('0xabc')).toThrow(MalformedHexError);
     expect(() => dataHex('0xzz')).toThrow(MalformedHexError);
+  });
+});
+
+/** Prepends `x` to `w` as RLP: a list's members last to first, then its header. */
+function writeItem(w: RlpWriter, x: Item): void {
+  if (!Array.isArray(x)) {
+    w.data(`0x${x}`);
+    return;
+  }
+  const mark = w.size();
+  for (let i = x.length - 1; i >= 0; i--) writeItem(w, x[i]!);
+  w.list(mark);
+}
+const written = (w: RlpWriter, from: number) => `0x${Buffer.from(w.view().subarray(0, w.size() - from)).toString('hex')}`;
+
+describe('rlp-writer.ts', () => {
+  it('writes random nested items exactly as ox Rlp.fromHex, and quantities as minimal integers', () => {
+    const w = new RlpWriter();
+    fc.assert(
+      fc.property(item, fc.bigInt({ min: 0n, max: 2n ** 256n - 1n }), (x, q) => {
+        w.begin();
+        writeItem(w, x);
+        expect(written(w, 0)).toBe(Rlp.fromHex(oxRlp(x) as never));
+        w.begin();
+        w.quantity(`0x${q.toString(16)}`);
+        expect(written(w, 0)).toBe(
+          Rlp.fromHex(q === 0n ? '0x' : (`0x${q.toString(16).padStart(Math.ceil(q.toString(16).length / 2) * 2, '0')}` as Hex.Hex)),
+        );
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('grows past its first 64 KiB, leaving the items written before intact, and rejects non-hex', () => {
+    const w = new RlpWriter();
+    w.begin();
+    writeItem(w, ['01', 'ff'.repeat(60)]);
+    const first = w.view();
+    const firstHex = Buffer.from(first).toString('hex');
+    const big = ['ab'.repeat(70_000), ['00', 'cd'.repeat(30_000)]];
+    const mark = w.size();
+    writeItem(w, big);
+    expect(written(w, mark)).toBe(Rlp.fromHex(oxRlp(big) as never));
+    expect(Buffer.from(first).toString('hex')).toBe(firstHex);
+    expect(Buffer.from(w.view().subarray(w.size() - mark)).toString('hex')).toBe(firstHex);
+    expect(() => w.data('0xzz')).toThrow(MalformedHexError);
+    expect(() => w.data('0xabc')).toThrow(MalformedHexError);
+    expect(() => w.quantity('0x')).toThrow(MalformedHexError);
+    expect(() => w.quantity('0x1g')).toThrow(MalformedHexError);
+    expect(() => w.quantity('0xg')).toThrow(MalformedHexError);
   });
 });
 

@@ -17,22 +17,25 @@
  */
 import { shortMessage } from '../../domain/errors.js';
 import { randomBytes } from 'node:crypto';
-import * as Bls from 'ox/Bls';
+import { createRequire } from 'node:module';
+import type * as Bls from 'ox/Bls';
 import { bytesOf, hexOf } from './codec.js';
 import { ConsensusDecodeError } from './errors.js';
 import { MINSIG_DST, signedMessage } from './messages.js';
 
-const bls = Bls.noble;
+/** @noble/curves' bls12_381 on first use (required: callers are synchronous): its import costs ~0.3 s of CPU. */
+let curve: typeof Bls.noble | undefined;
+const bls = (): typeof Bls.noble => (curve ??= (createRequire(import.meta.url)('ox/Bls') as typeof Bls).noble);
 /** A G1 point (a signature or a hashed message). */
-export type G1Point = ReturnType<typeof bls.G1.ProjectivePoint.fromHex>;
+export type G1Point = ReturnType<typeof Bls.noble.G1.ProjectivePoint.fromHex>;
 /** A G2 point (a group key). */
-export type G2Point = ReturnType<typeof bls.G2.ProjectivePoint.fromHex>;
+export type G2Point = ReturnType<typeof Bls.noble.G2.ProjectivePoint.fromHex>;
 
 /** Bytes of a compressed G2 point (a MinSig group key, the network identity). */
 export const GROUP_KEY_BYTES = 96;
 const DST = { DST: MINSIG_DST };
 /** −G2 generator, one object: its pairing precomputation is memoized by @noble/curves. */
-const NEG_G2 = bls.G2.ProjectivePoint.BASE.negate();
+let negG2: G2Point | undefined;
 
 /** A parsed group key: its canonical hex and the point. */
 export interface GroupKey {
@@ -62,11 +65,11 @@ export function parseGroupKey(input: string | Uint8Array): GroupKey {
   }
   let point: G2Point;
   try {
-    point = bls.G2.ProjectivePoint.fromHex(bytes);
+    point = bls().G2.ProjectivePoint.fromHex(bytes);
   } catch (e) {
     throw new ConsensusDecodeError('group key', `is not a G2 point: ${shortMessage(e)}`);
   }
-  if (point.equals(bls.G2.ProjectivePoint.ZERO)) throw new ConsensusDecodeError('group key', 'is the point at infinity');
+  if (point.equals(bls().G2.ProjectivePoint.ZERO)) throw new ConsensusDecodeError('group key', 'is the point at infinity');
   const key = { hex, point };
   if (keys.size >= KEPT_KEYS) keys.delete(keys.keys().next().value!);
   keys.set(hex, key);
@@ -82,11 +85,11 @@ export function parseSignature(bytes: Uint8Array, name: string): G1Point {
   if (bytes.length !== 48) throw new ConsensusDecodeError('signature', `${name} is ${bytes.length} bytes, not 48`);
   let point: G1Point;
   try {
-    point = bls.G1.ProjectivePoint.fromHex(bytes);
+    point = bls().G1.ProjectivePoint.fromHex(bytes);
   } catch (e) {
     throw new ConsensusDecodeError('signature', `${name} is not a G1 point: ${shortMessage(e)}`);
   }
-  if (point.equals(bls.G1.ProjectivePoint.ZERO)) throw new ConsensusDecodeError('signature', `${name} is the point at infinity`);
+  if (point.equals(bls().G1.ProjectivePoint.ZERO)) throw new ConsensusDecodeError('signature', `${name} is the point at infinity`);
   return point;
 }
 
@@ -99,18 +102,19 @@ export interface SignedItem {
 
 /** H(varint(len(ns)) || ns || message) in G1 under the MinSig DST. */
 function hashed(item: SignedItem): G1Point {
-  return bls.G1.hashToCurve(signedMessage(item.namespace, item.message), DST) as unknown as G1Point;
+  return bls().G1.hashToCurve(signedMessage(item.namespace, item.message), DST) as unknown as G1Point;
 }
 
 /** e(h, key) · e(sig, −G2) == 1; false when a point is at infinity (@noble/curves refuses to pair it). */
 function pairs(h: G1Point, key: G2Point, signature: G1Point): boolean {
+  negG2 ??= bls().G2.ProjectivePoint.BASE.negate();
   try {
-    return bls.fields.Fp12.eql(
-      bls.pairingBatch([
+    return bls().fields.Fp12.eql(
+      bls().pairingBatch([
         { g1: h, g2: key },
-        { g1: signature, g2: NEG_G2 },
+        { g1: signature, g2: negG2 },
       ]),
-      bls.fields.Fp12.ONE,
+      bls().fields.Fp12.ONE,
     );
   } catch {
     return false;

@@ -5,13 +5,13 @@
  * to compare their roots with the header's.
  * Computed once per block; the result is also the `evidence` a decoder puts into each observation.
  */
-import type * as Hex from 'ox/Hex';
 import type { FetchedBlock, RpcReceipt, RpcTransaction } from '../types.js';
-import { encodeReceipt, encodeTempoTransactionFast, encodeTransaction, UnsupportedEncodingError } from './encoding.js';
+import { encodeTransaction, UnsupportedEncodingError, writeReceipt, writeTempoTransaction } from './encoding.js';
 import { checkBlockHash, type HeaderCheck } from './header.js';
-import { keccak256RawHex } from './keccak.js';
+import { keccak256 } from './keccak.js';
+import { RlpWriter } from './rlp-writer.js';
 import { lowerHex } from './rpc-values.js';
-import { orderedTrieRootHex } from './trie.js';
+import { orderedTrieRoot } from './trie.js';
 import { shortMessage } from '../../domain/errors.js';
 
 /** One recomputed root beside the header's. `computed` and `match` are null when it could not be recomputed. */
@@ -48,9 +48,9 @@ export interface BlockCommitment {
   transactions: TransactionHashCheck[];
 }
 
-/** The Merkle-Patricia root (0x lower-case hex) of items (unprefixed hex) keyed by rlp(index) (./trie.ts). */
-function trieRoot(items: readonly string[]): string {
-  return `0x${orderedTrieRootHex(items)}`;
+/** A 32-byte digest as 0x lower-case hex. */
+function hex0x(digest: Uint8Array): string {
+  return `0x${Buffer.from(digest.buffer, digest.byteOffset, digest.byteLength).toString('hex')}`;
 }
 
 /** The header's root as stated, lower-cased for comparison. */
@@ -63,45 +63,53 @@ function uncomputed(expected: unknown, reason: string): RootCheck {
   return { expected: stated(expected), computed: null, match: null, reason };
 }
 
-/** Builds a RootCheck from the header's root and the rebuilt items (unprefixed hex; an Error item = not computable). */
-function checkRoot(expected: unknown, items: (string | Error)[], what: string): RootCheck {
+/** Builds a RootCheck from the header's root and the rebuilt items (an Error item = not computable). */
+function checkRoot(expected: unknown, items: (Uint8Array | Error)[], what: string): RootCheck {
   const failed = items.findIndex((x) => x instanceof Error);
   if (failed >= 0) return uncomputed(expected, `${what} ${failed}: ${shortMessage(items[failed])}`);
   const exp = stated(expected);
-  const computed = trieRoot(items as string[]);
+  const computed = hex0x(orderedTrieRoot(items as Uint8Array[]));
   return { expected: exp, computed, match: computed === exp };
 }
 
+/** Where a block's encodings are written, back to front, and kept (as views) until its tries are built. */
+const writer = new RlpWriter();
+
 /**
- * Calls `encode` and drops the 0x, turning an UnsupportedEncodingError (or any other throw) into the returned
- * Error. Case is kept: the hex only becomes bytes (for keccak256 and the trie), whose decoding ignores case.
+ * Writes `encode`'s item to `writer` (and returns a view of it), turning an UnsupportedEncodingError (or any other
+ * throw) into the returned Error, with nothing left written.
  */
-function attempt(encode: () => Hex.Hex): string | Error {
+function attempt(encode: () => void): Uint8Array | Error {
+  const mark = writer.size();
   try {
-    return encode().slice(2);
+    encode();
+    return writer.view().subarray(0, writer.size() - mark);
   } catch (e) {
+    writer.rewind(mark);
     return e instanceof UnsupportedEncodingError ? e : new UnsupportedEncodingError(shortMessage(e));
   }
 }
 
 /**
- * A transaction's canonical encoding (unprefixed hex) and its keccak256 (0x hex): from the fast Tempo encoder
- * when its hash reproduces the stated one (then the encoding is exactly the canonical one, keccak256 being
+ * A transaction's canonical encoding (a view into `writer`) and its keccak256 (0x hex): from the fast Tempo
+ * encoder when its hash reproduces the stated one (then the encoding is exactly the canonical one, keccak256 being
  * collision-resistant), else from the reference encoder (ox), whose answer is final either way.
  */
-function encodedWithHash(tx: RpcTransaction): { encoding: string; hash: string } | Error {
+function encodedWithHash(tx: RpcTransaction): { encoding: Uint8Array; hash: string } | Error {
   const stated = lowerHex(tx.hash);
+  const mark = writer.size();
   try {
-    const fast = encodeTempoTransactionFast(tx);
-    if (fast !== null) {
-      const hash = `0x${keccak256RawHex(fast)}`;
-      if (hash === stated) return { encoding: fast, hash };
+    if (writeTempoTransaction(writer, tx)) {
+      const encoding = writer.view().subarray(0, writer.size() - mark);
+      const hash = hex0x(keccak256(encoding));
+      if (hash === stated) return { encoding, hash };
     }
   } catch {
     /* a member the fast path cannot read: the reference encoder decides */
   }
-  const reference = attempt(() => encodeTransaction(tx));
-  return reference instanceof Error ? reference : { encoding: reference, hash: `0x${keccak256RawHex(reference)}` };
+  writer.rewind(mark);
+  const reference = attempt(() => writer.hex(encodeTransaction(tx).slice(2)));
+  return reference instanceof Error ? reference : { encoding: reference, hash: hex0x(keccak256(reference)) };
 }
 
 /**
@@ -117,16 +125,20 @@ function encodedWithHash(tx: RpcTransaction): { encoding: string; hash: string }
  */
 export function blockCommitment(f: FetchedBlock): BlockCommitment {
   const txs = f.block.transactions;
-  const hashed = txs.map(encodedWithHash);
+  writer.begin();
+  // Back to front (the writer prepends), so each item is a view that later writes leave alone.
+  const hashed: ReturnType<typeof encodedWithHash>[] = new Array(txs.length);
+  for (let i = txs.length - 1; i >= 0; i--) hashed[i] = encodedWithHash(txs[i]!);
   const encodedTxs = hashed.map((h) => (h instanceof Error ? h : h.encoding));
   const transactions: TransactionHashCheck[] = hashed.map((h, i) => {
     if (h instanceof Error) return { computed: null, match: null, reason: h.message };
     return { computed: h.hash, match: h.hash === lowerHex(txs[i]!.hash) };
   });
-  const encodedReceipts = txs.map((_, i) => {
+  const encodedReceipts: (Uint8Array | Error)[] = new Array(txs.length);
+  for (let i = txs.length - 1; i >= 0; i--) {
     const r: RpcReceipt | null | undefined = f.receipts[i];
-    return r ? attempt(() => encodeReceipt(r)) : new UnsupportedEncodingError('no receipt from the node');
-  });
+    encodedReceipts[i] = r ? attempt(() => writeReceipt(writer, r)) : new UnsupportedEncodingError('no receipt from the node');
+  }
   const transactionsRoot = checkRoot(f.block.transactionsRoot, encodedTxs, 'transaction');
   const receiptsRoot =
     f.receipts.length === txs.length

@@ -17,7 +17,7 @@ import * as TxEnvelopeLegacy from 'ox/TxEnvelopeLegacy';
 import * as TempoTransaction from 'ox/tempo/Transaction';
 import * as TxEnvelopeTempo from 'ox/tempo/TxEnvelopeTempo';
 import type { RpcReceipt, RpcTransaction } from '../types.js';
-import { dataHex, quantityHex, rlpList, rlpString } from './rlp.js';
+import { RlpWriter } from './rlp-writer.js';
 
 /** Thrown when a transaction or receipt cannot be re-encoded; `message` says why (it becomes an `unknown` reason). */
 export class UnsupportedEncodingError extends PaywatchError {
@@ -78,11 +78,6 @@ export function encodeTransaction(tx: RpcTransaction): Hex.Hex {
   }
 }
 
-/** The RLP of a quantity member ("0x0" → 0x80). */
-const q = (v: string): string => rlpString(quantityHex(v));
-/** The RLP of a data member ("0x" → 0x80). */
-const d = (v: string): string => rlpString(dataHex(v));
-
 /** The shape of a secp256k1 signature or fee payer signature as the node serves it. */
 interface RpcSignature {
   r: string;
@@ -99,88 +94,157 @@ function yParityOf(sig: RpcSignature): 0 | 1 {
   throw new UnsupportedEncodingError(`signature parity ${v} is not 0, 1, 27 or 28`);
 }
 
-/** A 32-byte signature scalar as 64 hex digits. */
-function scalar(v: string): string {
-  const h = quantityHex(v);
-  if (h.length > 64) throw new UnsupportedEncodingError('signature scalar over 32 bytes');
-  return h.padStart(64, '0');
-}
+/** A served quantity that is zero ("0x0", "0x00"). */
+const isZero = (v: string): boolean => /^0x0*$/.test(v);
 
 /**
- * The canonical encoding of the common shape of a Tempo (0x76) transaction, built straight from its JSON-RPC
- * members: a secp256k1 sender signature, no Tempo authorization list, no key authorization, validity bounds
- * absent or non-zero, a fee payer signature absent or secp256k1. Field order and rules are those of ox's
- * TxEnvelopeTempo.serialize (tempoxyz/tempo `crates/primitives` TempoTransaction): [chainId,
- * maxPriorityFeePerGas, maxFeePerGas, gas, calls [[to, value, data]…], accessList, nonceKey, nonce, validBefore,
- * validAfter, feeToken, feePayerSignature [yParity, r, s] or empty, authorizationList, signature (r ‖ s ‖ v,
- * v = 27 + yParity)].
+ * Writes (./rlp-writer.ts, prepended to what `w` holds) the canonical encoding of the common shape of a Tempo
+ * (0x76) transaction, built straight from its JSON-RPC members: a secp256k1 sender signature, no Tempo
+ * authorization list, no key authorization, validity bounds absent or non-zero, a fee payer signature absent or
+ * secp256k1. Field order and rules are those of ox's TxEnvelopeTempo.serialize (tempoxyz/tempo
+ * `crates/primitives` TempoTransaction): [chainId, maxPriorityFeePerGas, maxFeePerGas, gas, calls [[to, value,
+ * data]…], accessList, nonceKey, nonce, validBefore, validAfter, feeToken, feePayerSignature [yParity, r, s] or
+ * empty, authorizationList, signature (r ‖ s ‖ v, v = 27 + yParity)], after the type byte 0x76.
  *
  * A fast path only: the caller keeps it when keccak256 of the answer equals the transaction's stated hash and
  * otherwise falls back to encodeTransaction (ox), so a shape this function gets wrong costs time, never a
  * wrong verdict. test/chain/integrity-rlp.test.ts holds it to ox on recorded transactions.
  *
+ * @returns false, having written nothing, for a shape it does not handle
+ * @throws MalformedHexError or UnsupportedEncodingError for members that are not hex (part of it may be written)
+ */
+export function writeTempoTransaction(w: RlpWriter, tx: RpcTransaction): boolean {
+  const t = tx as Record<string, unknown>;
+  const sig = t.signature as (RpcSignature & { type?: string }) | null | undefined;
+  if (t.type !== '0x76' || !sig || sig.type !== 'secp256k1') return false;
+  const auths = (t.aaAuthorizationList ?? t.authorizationList) as unknown[] | null | undefined;
+  if (auths?.length || t.keyAuthorization != null) return false;
+  const { validBefore, validAfter } = t as { validBefore?: string | null; validAfter?: string | null };
+  if ((validBefore != null && isZero(validBefore)) || (validAfter != null && isZero(validAfter))) return false;
+  const calls = t.calls as { to?: string | null; value?: string | null; input?: string | null; data?: string | null }[] | undefined;
+  if (!Array.isArray(calls)) return false;
+  const accessList = (t.accessList ?? []) as { address: string; storageKeys: string[] }[];
+  const fps = t.feePayerSignature as RpcSignature | null | undefined;
+  const parity = yParityOf(sig);
+  const tail = w.size();
+  // Back to front (./rlp-writer.ts): the signature first, the chain id last.
+  const sigMark = w.size();
+  w.byte(27 + parity);
+  w.scalar32(sig.s);
+  w.scalar32(sig.r);
+  w.byte(w.size() - sigMark); // 65 bytes: a string header 0xb8 0x41
+  w.byte(0xb8);
+  w.byte(0xc0);
+  if (fps) {
+    const m = w.size();
+    w.quantity(fps.s);
+    w.quantity(fps.r);
+    w.byte(yParityOf(fps) ? 0x01 : 0x80);
+    w.list(m);
+  } else w.byte(0x80);
+  if (typeof t.feeToken === 'string') w.data(t.feeToken);
+  else w.byte(0x80);
+  if (validAfter == null) w.byte(0x80);
+  else w.quantity(validAfter);
+  if (validBefore == null) w.byte(0x80);
+  else w.quantity(validBefore);
+  w.quantity(t.nonce as string);
+  if (t.nonceKey) w.quantity(t.nonceKey as string);
+  else w.byte(0x80);
+  const al = w.size();
+  for (let i = accessList.length - 1; i >= 0; i--) {
+    const a = accessList[i]!;
+    const m = w.size();
+    const keys = w.size();
+    for (let k = a.storageKeys.length - 1; k >= 0; k--) w.data(a.storageKeys[k]!);
+    w.list(keys);
+    w.data(a.address);
+    w.list(m);
+  }
+  w.list(al);
+  const cl = w.size();
+  for (let i = calls.length - 1; i >= 0; i--) {
+    const c = calls[i]!;
+    const m = w.size();
+    w.data(c.input || c.data || '0x');
+    if (c.value) w.quantity(c.value);
+    else w.byte(0x80);
+    if (c.to) w.data(c.to);
+    else w.byte(0x80);
+    w.list(m);
+  }
+  w.list(cl);
+  w.quantity(t.gas as string);
+  w.quantity(t.maxFeePerGas as string);
+  w.quantity(t.maxPriorityFeePerGas as string);
+  w.quantity(t.chainId as string);
+  w.list(tail);
+  w.byte(0x76);
+  return true;
+}
+
+/** The writer behind the hex-returning encoders below (blockCommitment has its own). */
+const hexWriter = new RlpWriter();
+
+/**
+ * writeTempoTransaction's encoding on its own.
  * @returns unprefixed hex (type byte 76 first), or null for a shape it does not handle
  * @throws MalformedHexError or UnsupportedEncodingError for members that are not hex
  */
 export function encodeTempoTransactionFast(tx: RpcTransaction): string | null {
-  const t = tx as Record<string, unknown>;
-  const sig = t.signature as (RpcSignature & { type?: string }) | null | undefined;
-  if (t.type !== '0x76' || !sig || sig.type !== 'secp256k1') return null;
-  const auths = (t.aaAuthorizationList ?? t.authorizationList) as unknown[] | null | undefined;
-  if (auths?.length || t.keyAuthorization != null) return null;
-  const bound = (v: unknown): string | null => (v == null ? '80' : quantityHex(v as string) === '' ? null : q(v as string));
-  const validBefore = bound(t.validBefore);
-  const validAfter = bound(t.validAfter);
-  if (validBefore === null || validAfter === null) return null;
-  const calls = t.calls as { to?: string | null; value?: string | null; input?: string | null; data?: string | null }[] | undefined;
-  if (!Array.isArray(calls)) return null;
-  const accessList = (t.accessList ?? []) as { address: string; storageKeys: string[] }[];
-  const fps = t.feePayerSignature as RpcSignature | null | undefined;
-  const parity = yParityOf(sig);
-  const list = rlpList([
-    q(t.chainId as string),
-    q(t.maxPriorityFeePerGas as string),
-    q(t.maxFeePerGas as string),
-    q(t.gas as string),
-    rlpList(calls.map((c) => rlpList([c.to ? d(c.to) : '80', c.value ? q(c.value) : '80', d(c.input || c.data || '0x')]))),
-    rlpList(accessList.map((a) => rlpList([d(a.address), rlpList(a.storageKeys.map(d))]))),
-    t.nonceKey ? q(t.nonceKey as string) : '80',
-    q(t.nonce as string),
-    validBefore,
-    validAfter,
-    typeof t.feeToken === 'string' ? d(t.feeToken) : '80',
-    fps ? rlpList([yParityOf(fps) ? '01' : '80', q(fps.r), q(fps.s)]) : '80',
-    'c0',
-    rlpString(scalar(sig.r) + scalar(sig.s) + (27 + parity).toString(16)),
-  ]);
-  return `76${list}`;
+  hexWriter.begin();
+  return writeTempoTransaction(hexWriter, tx) ? Buffer.from(hexWriter.view()).toString('hex') : null;
 }
 
+const RECEIPT_TYPES = ['0x0', '0x1', '0x2', '0x4', '0x76', '0x77'];
+
 /**
- * Rebuilds the consensus encoding of one receipt, the value stored under rlp(index) in the block's receipts
- * trie: rlp([status, cumulativeGasUsed, logsBloom, [[address, topics, data]…]]), prefixed by the type byte
- * unless legacy. Tempo encodes 0x76 (and the retired 0x77) receipts the same way (TempoReceiptEnvelope).
- * Built on ./rlp.ts (held to ox's Rlp in test/chain/integrity-rlp.test.ts).
+ * Writes (prepended to what `w` holds) the consensus encoding of one receipt, the value stored under rlp(index)
+ * in the block's receipts trie: rlp([status, cumulativeGasUsed, logsBloom, [[address, topics, data]…]]),
+ * prefixed by the type byte unless legacy. Tempo encodes 0x76 (and the retired 0x77) receipts the same way
+ * (TempoReceiptEnvelope). Held to ox's Rlp in test/chain/integrity.test.ts and integrity-trie.test.ts.
  *
  * @param r the node's receipt (eth_getBlockReceipts); only post-Byzantium receipts (with `status`) are encodable
- * @returns the encoding as 0x hex
- * @throws UnsupportedEncodingError when the receipt has no status (pre-EIP-658 root form) or an unknown type
+ * @throws UnsupportedEncodingError when the receipt has no status (pre-EIP-658 root form), an unknown type or
+ *   members that are not hex (part of it may be written then)
  */
-export function encodeReceipt(r: RpcReceipt): Hex.Hex {
+export function writeReceipt(w: RlpWriter, r: RpcReceipt): void {
   const type = normType(r.type);
-  if (type === null || !['0x0', '0x1', '0x2', '0x4', '0x76', '0x77'].includes(type)) {
+  if (type === null || !RECEIPT_TYPES.includes(type)) {
     throw new UnsupportedEncodingError(`receipt type ${String(r.type)} has no known consensus encoding`);
   }
   if (typeof r.status !== 'string') throw new UnsupportedEncodingError('receipt has no status (pre-EIP-658 state-root receipt)');
   try {
-    const payload = rlpList([
-      q(r.status),
-      q(r.cumulativeGasUsed),
-      d(r.logsBloom),
-      rlpList(r.logs.map((l) => rlpList([d(l.address), rlpList(l.topics.map(d)), d(l.data)]))),
-    ]);
-    return `0x${type === '0x0' ? '' : type.slice(2).padStart(2, '0')}${payload}`;
+    const payload = w.size();
+    const logs = w.size();
+    for (let i = r.logs.length - 1; i >= 0; i--) {
+      const l = r.logs[i]!;
+      const m = w.size();
+      w.data(l.data);
+      const topics = w.size();
+      for (let k = l.topics.length - 1; k >= 0; k--) w.data(l.topics[k]!);
+      w.list(topics);
+      w.data(l.address);
+      w.list(m);
+    }
+    w.list(logs);
+    w.data(r.logsBloom);
+    w.quantity(r.cumulativeGasUsed);
+    w.quantity(r.status);
+    w.list(payload);
+    if (type !== '0x0') w.byte(Number.parseInt(type.slice(2), 16));
   } catch (e) {
     throw new UnsupportedEncodingError(`receipt could not be encoded: ${shortMessage(e)}`);
   }
+}
+
+/**
+ * writeReceipt's encoding on its own.
+ * @returns the encoding as 0x hex
+ * @throws UnsupportedEncodingError as writeReceipt
+ */
+export function encodeReceipt(r: RpcReceipt): Hex.Hex {
+  hexWriter.begin();
+  writeReceipt(hexWriter, r);
+  return `0x${Buffer.from(hexWriter.view()).toString('hex')}`;
 }

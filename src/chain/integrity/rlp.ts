@@ -1,8 +1,8 @@
 /**
- * RLP encoding (Ethereum Yellow Paper, Appendix B) on unprefixed lower-case hex strings, for the integrity hot
- * path: the node already serves every member as hex, so building the encoding as a string and converting it to
- * bytes once per item (for keccak256) skips the per-member byte arrays and copies of ox's and @ethereumjs's
- * general encoders, which were most of integrity's cost. Those encoders stay the reference:
+ * RLP encoding (Ethereum Yellow Paper, Appendix B) on unprefixed lower-case hex strings, for what integrity
+ * encodes once per block (the header, ./header.ts; trie paths): the node already serves every member as hex, so
+ * the encoding is built as a string and converted to bytes once, for keccak256. Per transaction and receipt,
+ * ./rlp-writer.ts writes bytes instead. ox's and @ethereumjs's encoders stay the reference:
  * test/chain/integrity-rlp.test.ts holds these functions to them.
  *
  * Every function takes and returns hex WITHOUT the 0x prefix, of whole bytes (even length).
