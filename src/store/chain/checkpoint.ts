@@ -5,12 +5,13 @@
 import type { Store } from '../store.js';
 import type { BlockObservations } from '../../domain/observation.js';
 import { CHAIN_ID } from '../../domain/observation.js';
-import { insertObservations } from './write.js';
-import { paymentIntelOf } from '../payments/intel-index.js';
-import { insertBlockRows, newestBlockVerified, readFinalityState } from './finality.js';
-import { mergeCoverage, readCoverage, summarizeCoverage, type HeightInterval } from './coverage.js';
+import { newestBlockVerified, readFinalityState } from './finality.js';
+import { readCoverage, summarizeCoverage, type HeightInterval } from './coverage.js';
 import { readStats } from './query.js';
-import { prepareBlock, type PreparedBlock } from './rows.js';
+import { prepareBlock } from './rows.js';
+import { writePreparedBlocks } from './write-blocks.js';
+
+export { writePreparedBlocks } from './write-blocks.js';
 
 /** The collector's recorded state, shown in /api/status. Rates are per second of wall time; times ISO 8601. */
 export type CollectorState = {
@@ -45,43 +46,6 @@ export type Checkpoint = {
  */
 export function writeBlocks(store: Store, blocks: BlockObservations[], checkpoint: { height: number; hash: string }): Promise<void> {
   return writePreparedBlocks(store, blocks.map(prepareBlock), checkpoint);
-}
-
-/**
- * writeBlocks for blocks already serialized (prepareBlock), as the collector's decode worker hands them over.
- * @throws the driver's error when the database cannot write (nothing is written then)
- */
-export async function writePreparedBlocks(
-  store: Store,
-  blocks: PreparedBlock[],
-  checkpoint: { height: number; hash: string },
-): Promise<void> {
-  const now = new Date().toISOString();
-  const newest = blocks.length ? Math.max(...blocks.map((b) => b.time)) : null;
-  const intel = paymentIntelOf(store);
-  await store.db.transaction().execute(async (trx) => {
-    // Offers stored since the last write (a primary-key range, usually empty), read in the write's snapshot.
-    await intel.refresh(trx);
-    await insertObservations(
-      trx,
-      store.dialect,
-      blocks.flatMap((b) => b.observations),
-      newest,
-      now,
-      intel,
-    );
-    await mergeCoverage(
-      trx,
-      blocks.map((b) => b.height),
-    );
-    await insertBlockRows(trx, blocks);
-    await trx
-      .insertInto('checkpoint')
-      .values({ id: 1, height: checkpoint.height, hash: checkpoint.hash.toLowerCase(), updated_at: now })
-      .onConflict((oc) => oc.column('id').doUpdateSet({ height: checkpoint.height, hash: checkpoint.hash.toLowerCase(), updated_at: now }))
-      .execute();
-  });
-  store.cache.chainWritten();
 }
 
 /** The checkpoint, or null on a fresh store. */

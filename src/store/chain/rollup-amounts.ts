@@ -24,22 +24,46 @@ const WHOLE_MAX = 1_000_000_000_000_000n;
 
 export const zeroAmount = (): AmountColumns => ({ whole: 0, frac_hi: 0, frac_lo: 0, big: null });
 
-/** Adds decimal `x` (times `sign`) to `into`, in place. */
-export function addAmount(into: AmountColumns, x: ExactDecimal, sign: 1 | -1): void {
-  const n = sign === 1 ? x.n : -x.n;
+/**
+ * An amount split once into the integer columns' units (`big` null), or kept whole in `big` when the columns cannot
+ * hold it: a payment adds to ~7 rollup rows, and the split (BigInt arithmetic) cost more than the rest of the upkeep.
+ */
+export interface SplitAmount {
+  whole: number;
+  frac_hi: number;
+  frac_lo: number;
+  /** The amount itself when it goes to `big` (more than 18 fraction digits, or 10^15 whole units or more). */
+  big: ExactDecimal | null;
+}
+
+/** `x` split into the integer columns (signed like `x`), or kept in `big` (see SplitAmount). */
+export function splitAmount(x: ExactDecimal): SplitAmount {
   if (x.scale <= 18) {
-    const units = n * 10n ** BigInt(18 - x.scale);
+    const units = x.n * 10n ** BigInt(18 - x.scale);
     const abs = units < 0n ? -units : units;
     if (abs / E18 < WHOLE_MAX) {
       const s = units < 0n ? -1 : 1;
-      into.whole += s * Number(abs / E18);
-      into.frac_hi += s * Number((abs / E9) % E9);
-      into.frac_lo += s * Number(abs % E9);
-      return;
+      return { whole: s * Number(abs / E18), frac_hi: s * Number((abs / E9) % E9), frac_lo: s * Number(abs % E9), big: null };
     }
   }
-  const big = addExact(into.big === null ? { n: 0n, scale: 0 } : parseDecimal(into.big), { n, scale: x.scale });
-  into.big = formatExact(big);
+  return { whole: 0, frac_hi: 0, frac_lo: 0, big: x };
+}
+
+/** Adds a split amount (times `sign`) to `into`, in place: what addAmount does, without splitting again. */
+export function addSplit(into: AmountColumns, x: SplitAmount, sign: 1 | -1): void {
+  if (x.big === null) {
+    into.whole += sign * x.whole;
+    into.frac_hi += sign * x.frac_hi;
+    into.frac_lo += sign * x.frac_lo;
+    return;
+  }
+  const n = sign === 1 ? x.big.n : -x.big.n;
+  into.big = formatExact(addExact(into.big === null ? { n: 0n, scale: 0 } : parseDecimal(into.big), { n, scale: x.big.scale }));
+}
+
+/** Adds decimal `x` (times `sign`) to `into`, in place. */
+export function addAmount(into: AmountColumns, x: ExactDecimal, sign: 1 | -1): void {
+  addSplit(into, splitAmount(x), sign);
 }
 
 /**

@@ -19,7 +19,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { type ExactDecimal, parseDecimal } from '../../domain/money.js';
 import type { Database } from '../schema.js';
-import { addAmount, type AmountColumns, zeroAmount } from './rollup-amounts.js';
+import { addAmount, addSplit, type AmountColumns, type SplitAmount, splitAmount, zeroAmount } from './rollup-amounts.js';
 import { adjustRunning } from './rollup-running.js';
 import { parseNominalParts } from './rows.js';
 import { adjustPairTotals, type PairDelta, partBound } from './payer-pairs.js';
@@ -126,14 +126,19 @@ const DAYS: Spec = { table: 'payment_days', key: ['dim', 'subject', 'day', 'prot
 /** Rows of one statement: at most 17 columns × 100 rows, far under both dialects' bounds. */
 const CHUNK = 100;
 
-/** An observation's amounts per contract as accumulate reads them: its nominal parts, or one empty part. */
-type Parts = readonly { asset_contract: string; amount: ExactDecimal | null }[];
+/**
+ * An observation's amounts per contract as accumulate reads them: its nominal parts, or one empty part; each amount
+ * also split into the integer columns once (`split`), since one payment adds to several rows.
+ */
+type Parts = readonly { asset_contract: string; amount: ExactDecimal | null; split: SplitAmount | null }[];
 
 function partsOf(o: RollupSource): Parts {
   const parts = parseNominalParts(o.nominal_parts) ?? [];
-  return parts.length
-    ? parts.map((p) => ({ asset_contract: p.asset_contract, amount: p.asset_contract ? parseDecimal(p.amount) : null }))
-    : [{ asset_contract: '', amount: null }];
+  if (!parts.length) return [{ asset_contract: '', amount: null, split: null }];
+  return parts.map((p) => {
+    const amount = p.asset_contract ? parseDecimal(p.amount) : null;
+    return { asset_contract: p.asset_contract, amount, split: amount && splitAmount(amount) };
+  });
 }
 
 /** Adds the payments at `t` (times `sign`) under `key` to `into`: the count on its first contract's row. */
@@ -161,7 +166,7 @@ function accumulate(
       into.set(id, r);
     }
     if (i === 0) r.payments += sign;
-    if (p.amount) addAmount(r, p.amount, sign);
+    if (p.split) addSplit(r, p.split, sign);
     r.provider ??= provider;
     if (times && sign === 1) {
       r.first_time = Math.min(r.first_time!, t);
