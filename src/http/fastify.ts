@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import Fastify, { LogController } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from '../config.js';
-import { httpDuration, httpRequests } from '../ops/metrics.js';
+import { type AccessLog, noteAnswered } from './access-log.js';
 import { answerClientError, answerFrameworkError, installErrorHandling, MAX_PARAM_LENGTH } from './errors.js';
 import { plainValidatorCompiler } from './validation.js';
 import { installJsonBodies } from './json-body.js';
@@ -19,25 +19,6 @@ import type { AnswerReplay } from './replay.js';
  * checked in tests against real answers; re-validating every row with zod on each request would only cost time.
  */
 const jsonSerializerCompiler = () => (data: unknown) => JSON.stringify(data);
-
-/** The metrics children of one listener, method, route pattern and status (bounded: patterns and statuses are few). */
-interface HttpMetrics {
-  requests: { inc(): void };
-  duration: { observe(seconds: number): void };
-}
-const httpMetrics = new Map<string, HttpMetrics>();
-
-/** The labelled metrics of a request, made once per label set (no labels object built per request; prom-client still hashes it per call). */
-function httpMetricsOf(listener: string, method: string, route: string, status: number): HttpMetrics {
-  const key = `${listener} ${method} ${status} ${route}`;
-  let m = httpMetrics.get(key);
-  if (m === undefined) {
-    const labels = { listener, method, route, status: String(status) };
-    m = { requests: httpRequests.labels(labels), duration: httpDuration.labels(labels) };
-    httpMetrics.set(key, m);
-  }
-  return m;
-}
 
 /** The listener settings baseFastify reads. */
 export type ListenerConfig = Pick<
@@ -123,14 +104,7 @@ export function baseFastify(
   });
   // One structured line and one metrics sample per answered request (the route pattern, not the raw URL).
   app.addHook('onResponse', (req, reply, done) => {
-    const route = req.routeOptions.url ?? 'unmatched';
-    const status = reply.statusCode;
-    // Building the line costs even when pino drops it (the level is above info): skip it then.
-    if ((req.log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.('info') !== false)
-      req.log.info({ method: req.method, route, status, ms: Number(reply.elapsedTime.toFixed(1)) }, 'request');
-    const m = httpMetricsOf(listener, req.method, route, status);
-    m.requests.inc();
-    m.duration.observe(reply.elapsedTime / 1000);
+    noteAnswered(req.log as AccessLog, listener, req.method, req.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime);
     done();
   });
   return app;

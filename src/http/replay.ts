@@ -20,7 +20,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
-import { httpDuration, httpReplays, httpRequests } from '../ops/metrics.js';
+import { httpReplays } from '../ops/metrics.js';
+import { type AccessLog, noteAnswered } from './access-log.js';
 import type { StoreCache } from '../store/cache.js';
 import { type Encoding, negotiateEncoding } from './compression.js';
 import { clientAddressOf, type TrustProxy } from './trust-proxy.js';
@@ -63,8 +64,6 @@ interface Entry {
   route: string;
   compressible: boolean;
   variants: Partial<Record<Variant, Recorded>>;
-  requests: { inc(): void };
-  duration: { observe(seconds: number): void };
 }
 
 const kMark = Symbol('paywatch.replayMark');
@@ -117,9 +116,8 @@ interface LimitRequest {
  */
 export class AnswerReplay {
   readonly #entries = new LRUCache<string, Entry>({ maxSize: REPLAY_BYTES, sizeCalculation: (e) => entryBytes(e) });
-  #check: LimitCheck | null = null;
-  #clientIp: (req: IncomingMessage) => string = (req) => req.socket.remoteAddress ?? '';
-  #log: FastifyInstance['log'] | null = null;
+  /** What attach() took from the app: its limit checker, how it reads a client's address, its logger. */
+  #app: { check: LimitCheck; clientIp: (req: IncomingMessage) => string; log: AccessLog } | null = null;
   #closing = false;
   /** Accept-Encoding header → variant, for the few distinct headers clients send (bounded). */
   readonly #negotiated = new Map<string, Variant>();
@@ -133,13 +131,11 @@ export class AnswerReplay {
   attach(app: FastifyInstance, trustProxy: TrustProxy | undefined): void {
     const create = (app as unknown as { createRateLimit?: () => LimitCheck }).createRateLimit;
     if (typeof create !== 'function') throw new Error('AnswerReplay.attach: register the request limit first');
-    this.#check = create.call(app);
-    this.#clientIp = clientAddressOf(trustProxy);
-    this.#log = app.log;
+    this.#app = { check: create.call(app), clientIp: clientAddressOf(trustProxy), log: app.log as AccessLog };
     app.decorateReply(kMark, null);
     app.addHook('onResponse', (req, reply, done) => {
       const mark = (reply as Marked)[kMark];
-      if (mark?.body && reply.statusCode === 200) this.#record(req, reply, mark);
+      if (mark && reply.statusCode === 200) this.#record(req, reply, mark);
       done();
     });
     app.addHook('preClose', (done) => {
@@ -154,15 +150,15 @@ export class AnswerReplay {
    */
   handle(req: IncomingMessage, res: ServerResponse, next: (req: IncomingMessage, res: ServerResponse) => void): void {
     const found = this.#find(req);
-    const check = this.#check;
-    if (found === null || check === null) {
+    const on = this.#app;
+    if (found === null || on === null) {
       next(req, res);
       return;
     }
     const { entry, recorded } = found;
     const started = performance.now();
-    const limitRequest: LimitRequest = { ip: this.#clientIp(req), routeOptions: { config: {} } };
-    check(limitRequest as unknown as FastifyRequest).then(
+    const limitRequest: LimitRequest = { ip: on.clientIp(req), routeOptions: { config: {} } };
+    on.check(limitRequest as unknown as FastifyRequest).then(
       (limit) => {
         if (limit.isExceeded) {
           next(req, res);
@@ -184,13 +180,8 @@ export class AnswerReplay {
             ];
         res.writeHead(200, head);
         res.end(recorded.body);
-        const ms = performance.now() - started;
         httpReplays.inc();
-        entry.requests.inc();
-        entry.duration.observe(ms / 1000);
-        const log = this.#log as { isLevelEnabled?: (level: string) => boolean; info: (o: object, msg: string) => void } | null;
-        if (log !== null && log.isLevelEnabled?.('info') !== false)
-          log.info({ request_id: id, method: 'GET', route: entry.route, status: 200, ms: Number(ms.toFixed(1)) }, 'request');
+        noteAnswered(on.log, 'api', 'GET', entry.route, 200, performance.now() - started, { request_id: id });
       },
       // A failing count (the rate limit's store) is the normal path's to answer.
       () => next(req, res),
@@ -199,25 +190,13 @@ export class AnswerReplay {
 
   /** The recording to replay for `req` and its entry, or null when the request must go to Fastify. */
   #find(req: IncomingMessage): { entry: Entry; recorded: Recorded } | null {
-    if (req.method !== 'GET' || this.#check === null || this.#closing) return null;
+    if (req.method !== 'GET' || this.#closing) return null;
     const entry = this.#entries.get(req.url ?? '');
     if (entry === undefined) return null;
     const now = Date.now();
-    const headers = req.headers;
-    if (
-      now - entry.at >= REPLAY_TTL_MS ||
-      headers['if-none-match'] !== undefined ||
-      headers.origin !== undefined ||
-      entry.cache.freshChainVersion(now) !== entry.version
-    )
-      return null;
-    const recorded = entry.variants[entry.compressible ? this.#variantOf(headers['accept-encoding']) : 'identity'];
+    if (now - entry.at >= REPLAY_TTL_MS || routeDecides(req.headers) || entry.cache.freshChainVersion(now) !== entry.version) return null;
+    const recorded = entry.variants[entry.compressible ? this.#variantOf(req.headers['accept-encoding']) : 'identity'];
     return recorded === undefined ? null : { entry, recorded };
-  }
-
-  /** Recorded URLs (tests). */
-  get size(): number {
-    return this.#entries.size;
   }
 
   #variantOf(acceptEncoding: string | undefined): Variant {
@@ -233,8 +212,7 @@ export class AnswerReplay {
 
   #record(req: FastifyRequest, reply: FastifyReply, mark: Mark): void {
     const url = req.url;
-    const h = req.headers;
-    if (req.method !== 'GET' || url.length > REPLAY_URL_MAX || h['if-none-match'] !== undefined || h.origin !== undefined) return;
+    if (req.method !== 'GET' || url.length > REPLAY_URL_MAX || routeDecides(req.headers)) return;
     // The version must not have moved while the answer was computed (else it may belong to the older one).
     if (mark.cache.freshChainVersion() !== mark.version || mark.variant === null || mark.body === null) return;
     const head: string[] = [];
@@ -243,26 +221,26 @@ export class AnswerReplay {
       for (const v of Array.isArray(value) ? value : [value]) head.push(name, String(v));
     }
     let entry = this.#entries.peek(url);
-    if (entry === undefined || entry.cache !== mark.cache || entry.version !== mark.version) {
-      const route = req.routeOptions.url ?? 'unmatched';
-      const labels = { listener: 'api', method: 'GET', route, status: '200' };
+    if (entry === undefined || entry.cache !== mark.cache || entry.version !== mark.version)
       entry = {
         cache: mark.cache,
         version: mark.version,
         at: 0,
-        route,
+        route: req.routeOptions.url ?? 'unmatched',
         compressible: mark.compressible,
         variants: {},
-        requests: httpRequests.labels(labels),
-        duration: httpDuration.labels(labels),
       };
-    }
     // Replayed for REPLAY_TTL_MS from the route's latest answer, which is what the route would answer now.
     entry.at = Date.now();
     entry.variants[mark.variant] = { head, body: mark.body };
     // Set again so its size counts the new variant.
     this.#entries.set(url, entry);
   }
+}
+
+/** Requests whose answer the route must decide: conditional (304) and cross-origin (CORS) ones. */
+function routeDecides(headers: IncomingMessage['headers']): boolean {
+  return headers['if-none-match'] !== undefined || headers.origin !== undefined;
 }
 
 /** Estimated bytes of an entry: its bodies and headers. */

@@ -129,6 +129,13 @@ export class CacheRegion<T, V> {
   }
 }
 
+/** One read of the chain version: when it started, its answer, and the version key once it is known. */
+interface ChainRead {
+  at: number;
+  stats: Promise<ChainStats>;
+  key?: string;
+}
+
 /** The remembered answers of one open store (see the module comment for the rule that invalidates them). */
 export class StoreCache {
   /** Pages of /api/transactions (TransactionPage, the same object on every hit). */
@@ -144,7 +151,7 @@ export class StoreCache {
   /** Intel list answers, keyed on intelVersion and kept at most READ_TTL_MS. */
   readonly intel = new CacheRegion<unknown, number>(REGION_BYTES.intel, String, { ttlMs: READ_TTL_MS });
 
-  #chainRead: { at: number; stats: Promise<ChainStats>; key?: string } | null = null;
+  #chainRead: ChainRead | null = null;
   #intelWrites = 0;
 
   /**
@@ -155,7 +162,7 @@ export class StoreCache {
     const now = Date.now();
     const held = this.#chainRead;
     if (held && now - held.at < STATS_REUSE_MS) return held.stats;
-    const entry: { at: number; stats: Promise<ChainStats>; key?: string } = { at: now, stats: read() };
+    const entry: ChainRead = { at: now, stats: read() };
     this.#chainRead = entry;
     entry.stats.then(
       (stats) => {
