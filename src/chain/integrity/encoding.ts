@@ -155,9 +155,7 @@ export function writeTempoTransaction(w: RlpWriter, tx: RpcTransaction): boolean
   for (let i = accessList.length - 1; i >= 0; i--) {
     const a = accessList[i]!;
     const m = w.size();
-    const keys = w.size();
-    for (let k = a.storageKeys.length - 1; k >= 0; k--) w.data(a.storageKeys[k]!);
-    w.list(keys);
+    w.dataList(a.storageKeys);
     w.data(a.address);
     w.list(m);
   }
@@ -221,9 +219,7 @@ export function writeReceipt(w: RlpWriter, r: RpcReceipt): void {
       const l = r.logs[i]!;
       const m = w.size();
       w.data(l.data);
-      const topics = w.size();
-      for (let k = l.topics.length - 1; k >= 0; k--) w.data(l.topics[k]!);
-      w.list(topics);
+      w.dataList(l.topics);
       w.data(l.address);
       w.list(m);
     }

@@ -129,6 +129,16 @@ export class RlpWriter {
   }
 
   /**
+   * Prepends the list of byte strings `items` (0x hex data each), e.g. an access-list entry's storage keys or a log's topics.
+   * @throws MalformedHexError when an item is not 0x hex of whole bytes
+   */
+  dataList(items: readonly string[]): void {
+    const mark = this.size();
+    for (let i = items.length - 1; i >= 0; i--) this.data(items[i]!);
+    this.list(mark);
+  }
+
+  /**
    * Prepends a JSON-RPC quantity ("0x1a", "0x0") as an RLP integer: minimal big-endian bytes, zero as the empty string.
    * @returns false when the quantity is zero (written as 0x80)
    * @throws MalformedHexError when `q` is not 0x-prefixed hex digits
