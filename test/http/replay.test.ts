@@ -5,6 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpReplays } from '../../src/ops/metrics.js';
+import { REPLAY_URL_MAX } from '../../src/http/replay.js';
+import { MAX_URL_LENGTH } from '../../src/http/errors.js';
+import { negotiateEncoding } from '../../src/http/compression.js';
 import { writeBlocks } from '../../src/store/chain/index.js';
 import { makeBlocks } from '../helpers/observations.js';
 import { apiFixture, type ApiFixture } from '../api/helpers.js';
@@ -122,6 +125,35 @@ describe.each(DIALECTS)('replayed remembered answers (%s)', (dialect) => {
     expect(after.replayed).toBe(false);
     expect((JSON.parse(after.body.toString()) as { total: number }).total).toBeGreaterThan(before.total);
     expect(after.headers.get('etag')).not.toBe(replayed.headers.get('etag'));
+  });
+
+  it("never records a URL past REPLAY_URL_MAX, and answers a 414 past the listener's URL bound", async () => {
+    // A valid query made long: every filter at its longest, each character percent-encoded (matches nothing).
+    const enc = (t: string) => [...t].map((c) => `%${c.charCodeAt(0).toString(16)}`).join('');
+    const long = `/api/transactions?limit=7&q=${enc('a'.repeat(140))}&exchange=${enc('b'.repeat(140))}&provider=${enc(`${'c'.repeat(250)}.example`)}&service_id=${enc('d'.repeat(64))}&payer=${enc(`0x${'1'.repeat(40)}`)}&recipient=${enc(`0x${'2'.repeat(40)}`)}`;
+    expect(long.length).toBeGreaterThan(REPLAY_URL_MAX);
+    const answers = [await get(long), await get(long), await get(long)];
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    expect(answers.some((a) => a.replayed)).toBe(false);
+    expect((JSON.parse(answers[2]!.body.toString()) as { rows: unknown[] }).rows).toEqual([]);
+    const tooLong = await get(`/api/transactions?limit=7&q=${'a'.repeat(MAX_URL_LENGTH)}`);
+    expect(tooLong.status).toBe(414);
+    expect(JSON.parse(tooLong.body.toString()).error).toMatch(/URL too long/);
+  });
+
+  it('answers each of many distinct Accept-Encoding values as the route would', async () => {
+    const path = '/api/transactions?limit=40';
+    await routedThenReplayed(path);
+    // More distinct headers than the replay remembers negotiations for (64), each asked twice.
+    for (let i = 0; i < 80; i++) {
+      const accept = i % 2 ? `gzip;q=0.${(i % 9) + 1}, br;q=0.${i % 7}, x-${i}` : `identity, x-${i};q=0.5`;
+      for (const _ of [1, 2]) {
+        const a = await get(path, { 'accept-encoding': accept });
+        expect(a.status).toBe(200);
+        // The encoding the route negotiates for this header (src/http/reply.ts).
+        expect(a.headers.get('content-encoding')).toBe(negotiateEncoding(accept));
+      }
+    }
   });
 
   it('leaves other methods and unrecorded answers to the route', async () => {
