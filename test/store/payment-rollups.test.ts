@@ -205,6 +205,35 @@ describe.each(DIALECTS)('payment rollups (%s)', (dialect) => {
       }
   });
 
+  it("a ranking by distinct payers read page by page (only the page's subjects summed) tiles the brute force's order, self-paid-only subjects last", async () => {
+    // Windows reaching past the newest payment, where a page sums only its own subjects (pageByDistinctPayers).
+    const past = { since: window.since, until: window.until + 86_400 };
+    let selfOnlySeen = 0;
+    for (const protocol of [undefined, 'mpp', 'unknown'] as const) {
+      const want = await bruteForce((r) => r.recipient as string | null, past.since, past.until, protocol);
+      const order = [...want]
+        .map(([id, w]) => ({ id, n: w.payers.size, nominal: w.nominal }))
+        .sort((a, b) => b.n - a.n || cmpExact(b.nominal, a.nominal) || (a.id < b.id ? -1 : 1))
+        .map((x) => x.id);
+      selfOnlySeen += [...want.values()].filter((w) => w.payers.size === 0).length;
+      for (const limit of [2, 7]) {
+        const ids: string[] = [];
+        for (let offset = 0; offset < order.length + limit; offset += limit) {
+          const page = await rankRollups(store, { kind: 'recipients', ...past, by: 'distinct_payers', protocol, limit, offset });
+          expect(page.total, `${protocol} ${limit} ${offset}`).toBe(order.length);
+          expect(page.rows.map((r) => r.rank)).toEqual(page.rows.map((_, i) => offset + i + 1));
+          for (const row of page.rows) {
+            const w = want.get(row.address!)!;
+            expect(row).toMatchObject({ payments: w.payments, distinct_payers: w.payers.size, self_payments: w.self });
+          }
+          ids.push(...page.rows.map((r) => r.address!));
+        }
+        expect(ids, `${protocol} limit ${limit}`).toEqual(order);
+      }
+    }
+    expect(selfOnlySeen).toBeGreaterThan(0);
+  });
+
   it('a self-payment is visible as such and never a distinct payer', async () => {
     const got = await rankRollups(store, { kind: 'recipients', ...window, by: 'payments', limit: 100, offset: 0 });
     const selfOnly = await bruteForce((r) => (r.payer === r.recipient ? (r.recipient as string) : null), window.since, window.until);

@@ -146,44 +146,11 @@ export async function rankRollups(store: Store, req: RankingRequest, spent?: Ran
   const { since, until } = dayWindow(req.since, req.until);
   const [from, to] = [since / DAY_SECONDS, until / DAY_SECONDS];
   const dim = req.kind === 'services' ? 'service' : req.kind === 'recipients' ? 'recipient' : 'payer';
-  const db = store.db;
   const src = rollupSources(req, [...store.tokenList.tokens.keys()]);
-  const exclusion = req.exclude?.length ? exclusionGroups(store, req, dim, from, to, src) : null;
-  const [groups, distinct, covered] = await Promise.all([
-    timedPart(spent, 'window_sums', exclusion ?? windowGroups(store, dim, req.protocol ?? '*', from, to)),
-    req.kind === 'payers' ? null : timedPart(spent, 'distinct_payers', distinctPayers(store, dim, from, to, req.protocol, src)),
-    timedPart(spent, 'covered_window', coveredWindow(db, since, until)),
+  const [ranked, covered] = await Promise.all([
+    (async () => (await pageByDistinctPayers(store, req, dim, from, to, spent)) ?? rankAll(store, req, dim, from, to, src, spent))(),
+    timedPart(spent, 'covered_window', coveredWindow(store.db, since, until)),
   ]);
-  const listed = store.tokenList.tokens;
-  const tallies = new Map<string, Tally>();
-  for (const g of groups) {
-    const n = g.payments;
-    const v = g.contract === null || listed.has(g.contract) ? g.amount : null;
-    if (n === 0 && (v === null || v.n === 0n)) continue;
-    let t = tallies.get(g.subject);
-    if (!t) {
-      t = { id: g.subject, provider: null, payments: 0, self: 0, nominal: null, others: null, distinct: 0 };
-      tallies.set(g.subject, t);
-    }
-    t.payments += n;
-    t.nominal = add(t.nominal, v);
-    if (g.self === 1) t.self += n;
-    else {
-      t.others = add(t.others, v);
-      if (req.kind === 'payers' && n > 0) t.distinct = 1;
-    }
-    t.provider ??= g.provider;
-  }
-  if (distinct)
-    for (const [id, n] of distinct) {
-      const t = tallies.get(id);
-      if (t) t.distinct = n;
-    }
-  const metric = (t: Tally) => (req.by === 'payments' ? t.payments : req.by === 'distinct_payers' ? t.distinct : 0);
-  const sorted = [...tallies.values()]
-    .filter((t) => t.payments > 0)
-    .sort((a, b) => metric(b) - metric(a) || cmpExact(b.nominal, a.nominal) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const slice = sorted.slice(req.offset, req.offset + req.limit);
   const tops =
     req.kind === 'payers'
       ? null
@@ -193,14 +160,14 @@ export async function rankRollups(store: Store, req: RankingRequest, spent?: Ran
           topPayers(
             store,
             dim,
-            slice.map((t) => t.id),
+            ranked.slice.map((t) => t.id),
             from,
             to,
             req.protocol,
             src.fine,
           ),
         );
-  const page = slice.map((t, i): RankingRow => {
+  const page = ranked.slice.map((t, i): RankingRow => {
     const top = tops ? (tops.get(t.id) ?? null) : t.others;
     const nominal = t.nominal;
     return {
@@ -219,12 +186,142 @@ export async function rankRollups(store: Store, req: RankingRequest, spent?: Ran
     until,
     ...covered,
     by: req.by,
-    total: sorted.length,
+    total: ranked.total,
     limit: req.limit,
     offset: req.offset,
     ...(excluded ? { value_method: `Sums of the per-day payment rollups.${excluded}` } : {}),
     rows: page,
   };
+}
+
+/** A ranking's page before its rows are shaped: the subjects ranked in all, and the page's tallies in order. */
+interface RankedPage {
+  total: number;
+  slice: Tally[];
+}
+
+/** Ranking order: the metric descending, then nominal descending, then id ascending. */
+function byRank(req: RankingRequest): (a: Tally, b: Tally) => number {
+  const metric = (t: Tally) => (req.by === 'payments' ? t.payments : req.by === 'distinct_payers' ? t.distinct : 0);
+  return (a, b) => metric(b) - metric(a) || cmpExact(b.nominal, a.nominal) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/** Per subject, the window's groups summed: payments, self-payments and nominal (listed contracts only). */
+function tallyGroups(groups: readonly GroupWindow[], listed: ReadonlyMap<string, unknown>, kind: RankingKind): Map<string, Tally> {
+  const tallies = new Map<string, Tally>();
+  for (const g of groups) {
+    const n = g.payments;
+    const v = g.contract === null || listed.has(g.contract) ? g.amount : null;
+    if (n === 0 && (v === null || v.n === 0n)) continue;
+    let t = tallies.get(g.subject);
+    if (!t) {
+      t = { id: g.subject, provider: null, payments: 0, self: 0, nominal: null, others: null, distinct: 0 };
+      tallies.set(g.subject, t);
+    }
+    t.payments += n;
+    t.nominal = add(t.nominal, v);
+    if (g.self === 1) t.self += n;
+    else {
+      t.others = add(t.others, v);
+      if (kind === 'payers' && n > 0) t.distinct = 1;
+    }
+    t.provider ??= g.provider;
+  }
+  return tallies;
+}
+
+/** Every subject of the window summed and sorted: any ranking, exclusion or window (what pageByDistinctPayers declines). */
+async function rankAll(
+  store: Store,
+  req: RankingRequest,
+  dim: string,
+  from: number,
+  to: number,
+  src: RollupSources,
+  spent: RankingSpent | undefined,
+): Promise<RankedPage> {
+  const exclusion = req.exclude?.length ? exclusionGroups(store, req, dim, from, to, src) : null;
+  const [groups, distinct] = await Promise.all([
+    timedPart(spent, 'window_sums', exclusion ?? windowGroups(store, dim, req.protocol ?? '*', from, to)),
+    req.kind === 'payers' ? null : timedPart(spent, 'distinct_payers', distinctPayers(store, dim, from, to, req.protocol, src)),
+  ]);
+  const tallies = tallyGroups(groups, store.tokenList.tokens, req.kind);
+  if (distinct)
+    for (const [id, n] of distinct) {
+      const t = tallies.get(id);
+      if (t) t.distinct = n;
+    }
+  const sorted = [...tallies.values()].filter((t) => t.payments > 0).sort(byRank(req));
+  return { total: sorted.length, slice: sorted.slice(req.offset, req.offset + req.limit) };
+}
+
+/**
+ * Subjects pageByDistinctPayers sums exactly at most: past it (a page deep in a long tail of ties) every subject
+ * is summed, as rankAll does.
+ */
+const PAGE_SUBJECTS_MAX = 2_000;
+
+/**
+ * A services or recipients ranking by distinct payers, over a window reaching past the newest block with nothing
+ * excluded, summing only the subjects its page can hold. The order's first key comes from the payers' latest days
+ * (one range of payment_last_days); the subjects of the page's first and last distinct counts and all between
+ * them are summed exactly (their order by nominal and id), and so are the subjects whose window holds only
+ * self-payments (distinct count 0: the running totals say which; summing says whether any payment is left).
+ * `total` counts the subjects with a distinct payer plus those with self-payments only, as rankAll's tally does.
+ * @returns null when the ranking or window is not of that kind, or the subjects to sum exceed PAGE_SUBJECTS_MAX
+ */
+async function pageByDistinctPayers(
+  store: Store,
+  req: RankingRequest,
+  dim: string,
+  from: number,
+  to: number,
+  spent: RankingSpent | undefined,
+): Promise<RankedPage | null> {
+  if (req.by !== 'distinct_payers' || req.kind === 'payers' || req.exclude?.length) return null;
+  const { newestBlockTime } = await readStats(store.db);
+  if (newestBlockTime !== null && Math.floor(newestBlockTime / DAY_SECONDS) >= to) return null;
+  const protocol = req.protocol ?? '*';
+  const [distinct, selfOnly] = await Promise.all([
+    timedPart(spent, 'distinct_payers', latestDayPayers(store, dim, protocol, from)),
+    selfPaidSince(store, dim, protocol, from),
+  ]);
+  const active = [...distinct].filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]);
+  const zero = selfOnly.filter((id) => !((distinct.get(id) ?? 0) > 0));
+  const metrics = [...active.map(([, n]) => n), ...zero.map(() => 0)];
+  const last = Math.min(req.offset + req.limit, metrics.length) - 1;
+  // The page's subjects can be ordered among themselves only with all those of equal distinct counts.
+  const [high, low] = req.offset <= last ? [metrics[req.offset], metrics[last]] : [Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY];
+  const tied = active.filter(([, n]) => n >= low && n <= high).map(([id]) => id);
+  const subjects = [...new Set([...tied, ...zero])];
+  if (subjects.length > PAGE_SUBJECTS_MAX) return null;
+  const groups = subjects.length ? await timedPart(spent, 'window_sums', windowGroups(store, dim, protocol, from, to, subjects)) : [];
+  const tallies = tallyGroups(groups, store.tokenList.tokens, req.kind);
+  for (const [id, n] of distinct) {
+    const t = tallies.get(id);
+    if (t) t.distinct = n;
+  }
+  const before = active.filter(([, n]) => n > high).length;
+  const ranked = subjects.flatMap((id) => tallies.get(id) ?? []).filter((t) => t.payments > 0 && t.distinct >= low && t.distinct <= high);
+  const zeroLeft = zero.filter((id) => (tallies.get(id)?.payments ?? 0) > 0).length;
+  return {
+    total: active.length + zeroLeft,
+    slice: ranked.sort(byRank(req)).slice(req.offset - before, req.offset - before + req.limit),
+  };
+}
+
+/** Per subject, the payers other than it whose latest payment under `protocol` ('*': any) is on day `from` or later. */
+async function latestDayPayers(store: Store, dim: string, protocol: string, from: number): Promise<Map<string, number>> {
+  const { rows } = await sql<{ subject: string; n: number | string }>`select subject, sum(payers) as n from payment_last_days
+    where dim = ${dim} and protocol = ${protocol} and day >= ${from} group by subject`.execute(store.db);
+  return new Map(rows.map((r) => [r.subject, Number(r.n)]));
+}
+
+/** The subjects with a self-payment under `protocol` ('*': any) on a day of the running totals from `from` on. */
+async function selfPaidSince(store: Store, dim: string, protocol: string, from: number): Promise<string[]> {
+  const { rows } = await sql<{ subject: string }>`select distinct subject from payment_totals
+    where dim = ${dim} and protocol = ${protocol} and self = 1 and last_day >= ${from}`.execute(store.db);
+  return rows.map((r) => r.subject);
 }
 
 /** Where a ranking reads its per-day and per-payer rollup rows (tables, or the rows left after an exclusion). */
@@ -310,8 +407,16 @@ const CUM_COLUMNS = ['cum_payments', 'cum_whole', 'cum_hi', 'cum_lo', 'cum_big']
  * Every running group of `dim` and `protocol` ('*' for any) with its sums over days [from, to): the cum of its
  * latest row before `to` (its totals when its latest day is before `to`) less the cum of its latest row before
  * `from`, each row found by one index seek per group.
+ * @param subjects when given, only these subjects' groups (non-empty)
  */
-async function windowGroups(store: Store, dim: string, protocol: string, from: number, to: number): Promise<GroupWindow[]> {
+async function windowGroups(
+  store: Store,
+  dim: string,
+  protocol: string,
+  from: number,
+  to: number,
+  subjects?: readonly string[],
+): Promise<GroupWindow[]> {
   const { newestBlockTime } = await readStats(store.db);
   const pastNewest = newestBlockTime === null || Math.floor(newestBlockTime / DAY_SECONDS) < to;
   const same = (a: string) =>
@@ -340,7 +445,9 @@ async function windowGroups(store: Store, dim: string, protocol: string, from: n
   const { rows } = await sql<Record<string, string | number | null>>`select t.subject, t.self, t.contract, t.provider,
       ${sql.join([...endCols, ...cols('s', 's')])}
     from payment_totals t ${pastNewest ? sql`` : latestBefore('e', to)} ${latestBefore('s', from)}
-    where t.dim = ${dim} and t.protocol = ${protocol}`.execute(store.db);
+    where t.dim = ${dim} and t.protocol = ${protocol} ${subjects ? sql`and t.subject in (${sql.join(subjects)})` : sql``}`.execute(
+    store.db,
+  );
   const big = (x: unknown) => (x === null || x === undefined ? null : parseDecimal(String(x)));
   const num = (x: unknown) => BigInt((x as string | number | null) ?? 0);
   return rows.map((r) => {
@@ -382,15 +489,13 @@ async function distinctPayers(
 ): Promise<Map<string, number>> {
   // Read now, not the reused counters: a payment written since on day `to` or later would be counted.
   const { newestBlockTime } = await readStats(store.db);
-  const rows =
-    // After self_funded only the per-payer rows can say which payers are left.
-    !src.filtered && (newestBlockTime === null || Math.floor(newestBlockTime / DAY_SECONDS) < to)
-      ? await sql<{ subject: string; n: number | string }>`select subject, sum(payers) as n from payment_last_days
-          where dim = ${dim} and protocol = ${protocol ?? '*'} and day >= ${from} group by subject`.execute(store.db)
-      : await sql<{ subject: string; n: number | string }>`select subject, count(distinct payer) as n from ${src.fine}
-          where dim = ${dim} and day >= ${from} and day < ${to} and self = 0 and payments > 0
-          ${protocol ? sql`and protocol = ${protocol}` : sql``} group by subject`.execute(store.db);
-  return new Map(rows.rows.map((r) => [r.subject, Number(r.n)]));
+  // After self_funded only the per-payer rows can say which payers are left.
+  if (!src.filtered && (newestBlockTime === null || Math.floor(newestBlockTime / DAY_SECONDS) < to))
+    return latestDayPayers(store, dim, protocol ?? '*', from);
+  const { rows } = await sql<{ subject: string; n: number | string }>`select subject, count(distinct payer) as n from ${src.fine}
+    where dim = ${dim} and day >= ${from} and day < ${to} and self = 0 and payments > 0
+    ${protocol ? sql`and protocol = ${protocol}` : sql``} group by subject`.execute(store.db);
+  return new Map(rows.map((r) => [r.subject, Number(r.n)]));
 }
 
 /**
