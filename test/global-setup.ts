@@ -1,5 +1,5 @@
 /**
- * Vitest global setup: builds dist/ (incrementally; `npm run build`) before any test runs, so the end-to-end tests
+ * Vitest global setup: builds dist/ (incrementally; `npm run build`) and its bundle before any test runs, so the end-to-end tests
  * that start `bin/paywatch.js` run the compiled code of this very tree, as users do, and never a stale build. The
  * explorer (web/ → dist/web) is rebuilt when a file under web/ is newer than its build.
  */
@@ -24,6 +24,8 @@ export default function setup(): void {
     cwd: root,
     stdio: 'inherit',
   });
+  // bin/paywatch.js runs the bundle when there is one: bundle what tsc just wrote (scripts/bundle.mjs).
+  execFileSync(process.execPath, [`${root}scripts/bundle.mjs`], { cwd: root, stdio: 'inherit' });
   let built = 0;
   try {
     built = statSync(`${root}dist/web/index.html`).mtimeMs;

@@ -19,10 +19,12 @@ export interface CliCollect {
   max_rss_kb: number;
 }
 
-/** Compiles src/ to dist/ (what bin/paywatch.js runs). @throws Error with tsc's output when it fails */
+/** Compiles src/ to dist/ and bundles it (dist/bundle/, what bin/paywatch.js runs). @throws Error with tsc's output when it fails */
 export function buildDist(): void {
   const build = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { encoding: 'utf8' });
   if (build.status !== 0) throw new Error(`build failed: ${build.stdout}${build.stderr}`);
+  const bundle = spawnSync(process.execPath, ['scripts/bundle.mjs'], { encoding: 'utf8' });
+  if (bundle.status !== 0) throw new Error(`bundle failed: ${bundle.stdout}${bundle.stderr}`);
 }
 
 /**

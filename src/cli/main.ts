@@ -2,9 +2,9 @@
  * The `paywatch` command line. Each command lives in ./commands/NAME.ts; this file names them all (for `--help`)
  * and loads only the one that runs.
  */
-import { createRequire } from 'node:module';
 import { Command } from 'commander';
 import { commands } from './commands/index.js';
+import { PAYWATCH_VERSION } from '../net/user-agent.js';
 
 /**
  * The command `args` (process.argv without node and the script) runs: the first word that is not an option,
@@ -17,16 +17,11 @@ export function commandNamed(args: readonly string[]): string | undefined {
   return words[0] === 'help' ? words[1] : words[0];
 }
 
-/** The package's version (package.json, two folders up from both src/cli and dist/cli). */
-function packageVersion(): string {
-  return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
-}
-
 /** Runs the CLI with `argv` (as in process.argv). Sets process.exitCode; never throws. */
 export async function main(argv: string[]): Promise<void> {
   const program = new Command('paywatch')
     .description('A public window onto machine payments on the Tempo chain (chain id 4217).')
-    .version(packageVersion(), '-V, --version', 'print the version')
+    .version(PAYWATCH_VERSION, '-V, --version', 'print the version')
     // One line for any usage error, with the pointer to --help on the same line.
     .configureOutput({ outputError: (s, write) => write(`paywatch: ${s.trim().replace(/^error: /, '')} (see paywatch --help)\n`) })
     .exitOverride();

@@ -95,7 +95,13 @@ export class SharedLimits {
    * @param log where the fallback and the recovery are reported (the URL only ever appears redacted)
    */
   static async connect(url: string, log?: FastifyBaseLogger): Promise<SharedLimits> {
-    const [{ Redis }, { default: RedisStore }] = await Promise.all([import('ioredis'), import('@fastify/rate-limit/store/RedisStore.js')]);
+    // Through module.exports: a split bundle (scripts/bundle.mjs) gives a CommonJS package's import() no named exports.
+    const [
+      {
+        default: { Redis },
+      },
+      { default: RedisStore },
+    ] = await Promise.all([import('ioredis'), import('@fastify/rate-limit/store/RedisStore.js')]);
     const redis = new Redis(url, {
       // Fail fast instead of queueing while disconnected: the caller counts in memory meanwhile.
       enableOfflineQueue: false,

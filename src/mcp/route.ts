@@ -4,14 +4,14 @@
  * `Accept: application/json, text/event-stream`. GET and DELETE (server-initiated streams, session teardown) do
  * not exist without sessions: 405. Also serves GET /llms.txt (./llms.ts), the agent's first read.
  */
-import { createRequire } from 'node:module';
+import { PAYWATCH_VERSION } from '../net/user-agent.js';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { AppContext } from '../context.js';
 import { answerMcpPost, listenerRequestCounter, MAX_BATCH } from './jsonrpc.js';
 import { llmsRoute } from './llms.js';
 import { MCP_TOOLS, publicToolTable } from './tools.js';
 
-const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+const version = PAYWATCH_VERSION;
 
 /** Registers /api/mcp and /llms.txt on the main listener's public scope. */
 export const mcpRoutes: FastifyPluginAsync<AppContext> = async (app, ctx) => {

@@ -11,6 +11,7 @@ interface PackageJson {
   repository?: string | { url?: string };
 }
 
+// Two folders up from src/net, dist/net and dist/bundle alike (scripts/bundle.mjs): the one read of package.json.
 const pkg = createRequire(import.meta.url)('../../package.json') as PackageJson;
 
 /** The package version from package.json, e.g. "0.1.0". */

@@ -6,7 +6,7 @@
 import { CheckSlots } from '../limits/check-slots.js';
 import { LIMITS } from '../limits/index.js';
 import { rateLimitOf, registerRequestLimit } from '../limits/register.js';
-import { createRequire } from 'node:module';
+import { PAYWATCH_VERSION } from '../net/user-agent.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
@@ -32,7 +32,7 @@ import { DEFAULT_PAY_TO_NETWORK, runPayToCheck } from './pay-to.js';
 import { type GatherOptions, refuseBadUrl } from './gather.js';
 import { registerTrustMcp } from './mcp.js';
 
-const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+const version = PAYWATCH_VERSION;
 
 /** Largest request body the check service reads (a URL of 2,048 characters fits many times over). */
 export const VERIFY_BODY_LIMIT = LIMITS.verifyBody.value;

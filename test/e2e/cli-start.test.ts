@@ -1,5 +1,5 @@
 /**
- * How the real `paywatch` command starts: from the compiled JavaScript in dist/ (never tsx), loading only the
+ * How the real `paywatch` command starts: from the bundle of the compiled JavaScript in dist/ (never tsx), loading only the
  * command that runs (`--help` loads none), with `--version`; `collect --once` on a store at the finalized head
  * checks the node and records its state without loading the collector (a real anvil node). Module loads are recorded by a real module resolve
  * hook (node:module register) in the child process.
@@ -27,8 +27,25 @@ export async function resolve(specifier, context, next) {
 }`)}`;
 const REGISTER = `data:text/javascript,${encodeURIComponent(`import { register } from 'node:module'; register(${JSON.stringify(HOOK)});`)}`;
 
-/** Runs `paywatch ARGS` and returns its exit code, stdout and the module URLs it loaded. */
-function run(args: string[]): { status: number | null; stdout: string; loaded: string[] } {
+const ROOT = new URL('../../', import.meta.url).href;
+/** esbuild's record of the bundle (scripts/bundle.mjs): the compiled modules each of its files holds. */
+const BUNDLE = JSON.parse(readFileSync(new URL('../../dist/bundle/meta.json', import.meta.url), 'utf8')) as {
+  outputs: Record<string, { inputs: Record<string, unknown> }>;
+};
+
+/** `urls` with each file of the bundle replaced by the URLs of the compiled modules it holds. */
+function unbundled(urls: string[]): string[] {
+  return urls.flatMap((u) => {
+    const out = u.startsWith(ROOT) ? BUNDLE.outputs[u.slice(ROOT.length)] : undefined;
+    return out ? Object.keys(out.inputs).map((i) => ROOT + i) : [u];
+  });
+}
+
+/**
+ * Runs `paywatch ARGS` and returns its exit code, stdout, the files it loaded and the module URLs they hold (a
+ * bundle file stands for the compiled modules in it, so a command's own modules count as in the tree tsc wrote).
+ */
+function run(args: string[]): { status: number | null; stdout: string; files: string[]; loaded: string[] } {
   const r = spawnSync(process.execPath, ['--import', REGISTER, BIN, ...args], {
     encoding: 'utf8',
     env: { ...process.env, PAYWATCH_FROM_SOURCE: '' },
@@ -37,7 +54,7 @@ function run(args: string[]): { status: number | null; stdout: string; loaded: s
     .split('\n')
     .filter((l) => l.startsWith('loaded '))
     .map((l) => l.slice(7));
-  return { status: r.status, stdout: r.stdout, loaded };
+  return { status: r.status, stdout: r.stdout, files: loaded, loaded: unbundled(loaded) };
 }
 
 const ours = (urls: string[]) => urls.filter((u) => u.startsWith('file:') && !u.includes('/node_modules/'));

@@ -9,7 +9,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { createRequire } from 'node:module';
+import { PAYWATCH_VERSION } from '../../net/user-agent.js';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import type { Config } from '../../config.js';
@@ -74,7 +74,7 @@ export const Manifest = z
 
 export type ManifestBody = z.infer<typeof Manifest>;
 
-const { version } = createRequire(import.meta.url)('../../../package.json') as { version: string };
+const version = PAYWATCH_VERSION;
 
 /**
  * The manifest for this configuration, as seen by a request addressed to `req` (its base URLs: the configured
