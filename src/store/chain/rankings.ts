@@ -147,8 +147,9 @@ export async function rankRollups(store: Store, req: RankingRequest, spent?: Ran
   const [from, to] = [since / DAY_SECONDS, until / DAY_SECONDS];
   const dim = req.kind === 'services' ? 'service' : req.kind === 'recipients' ? 'recipient' : 'payer';
   const src = rollupSources(req, [...store.tokenList.tokens.keys()]);
+  const scope: RankingScope = { store, req, dim, from, to, src, spent };
   const [ranked, covered] = await Promise.all([
-    (async () => (await pageByDistinctPayers(store, req, dim, from, to, spent)) ?? rankAll(store, req, dim, from, to, src, spent))(),
+    (async () => (await pageByDistinctPayers(scope)) ?? rankAll(scope))(),
     timedPart(spent, 'covered_window', coveredWindow(store.db, since, until)),
   ]);
   const tops =
@@ -230,16 +231,19 @@ function tallyGroups(groups: readonly GroupWindow[], listed: ReadonlyMap<string,
   return tallies;
 }
 
+/** What computing one ranking reads: the request, its rollup dimension, its days [from, to) and its row sources. */
+interface RankingScope {
+  store: Store;
+  req: RankingRequest;
+  dim: string;
+  from: number;
+  to: number;
+  src: RollupSources;
+  spent: RankingSpent | undefined;
+}
+
 /** Every subject of the window summed and sorted: any ranking, exclusion or window (what pageByDistinctPayers declines). */
-async function rankAll(
-  store: Store,
-  req: RankingRequest,
-  dim: string,
-  from: number,
-  to: number,
-  src: RollupSources,
-  spent: RankingSpent | undefined,
-): Promise<RankedPage> {
+async function rankAll({ store, req, dim, from, to, src, spent }: RankingScope): Promise<RankedPage> {
   const exclusion = req.exclude?.length ? exclusionGroups(store, req, dim, from, to, src) : null;
   const [groups, distinct] = await Promise.all([
     timedPart(spent, 'window_sums', exclusion ?? windowGroups(store, dim, req.protocol ?? '*', from, to)),
@@ -270,14 +274,7 @@ const PAGE_SUBJECTS_MAX = 2_000;
  * `total` counts the subjects with a distinct payer plus those with self-payments only, as rankAll's tally does.
  * @returns null when the ranking or window is not of that kind, or the subjects to sum exceed PAGE_SUBJECTS_MAX
  */
-async function pageByDistinctPayers(
-  store: Store,
-  req: RankingRequest,
-  dim: string,
-  from: number,
-  to: number,
-  spent: RankingSpent | undefined,
-): Promise<RankedPage | null> {
+async function pageByDistinctPayers({ store, req, dim, from, to, spent }: RankingScope): Promise<RankedPage | null> {
   if (req.by !== 'distinct_payers' || req.kind === 'payers' || req.exclude?.length) return null;
   const { newestBlockTime } = await readStats(store.db);
   if (newestBlockTime !== null && Math.floor(newestBlockTime / DAY_SECONDS) >= to) return null;
