@@ -22,6 +22,7 @@
  * collector's pipeline does.
  * Results: bench/results/rpc-limits.{json,md}.
  * Run: node bin/run-ts.js bench/rpc-limits.ts [--transactions N] [--per-block N] [--only a,b,c] [--skip-cli]
+ *   [--cli-unbundled] (the CLI runs the tree tsc wrote, not its bundle: run `npm run build` after)
  *   [--inline] (the in-process collector writes on its main thread; default: on a thread of its own, as `collect`
  *   and `start` do)
  */
@@ -52,6 +53,8 @@ const { values } = parseArgs({
     'per-block': { type: 'string', default: '10' },
     only: { type: 'string', default: 'a,b,c' },
     'skip-cli': { type: 'boolean', default: false },
+    // The CLI from the tree tsc wrote instead of its bundle (scripts/bundle.mjs): dist/bundle/ is removed.
+    'cli-unbundled': { type: 'boolean', default: false },
     // Write inline on the main thread (LaunchOptions.writerThread false) instead of on the writer thread, as every command does.
     inline: { type: 'boolean', default: false },
   },
@@ -73,7 +76,7 @@ const CASES: Case[] = [
   { name: 'c', title: '200 ms RTT, no limits', proxy: { delayMs: 200 } },
 ];
 
-if (CLI) buildDist();
+if (CLI) buildDist({ bundle: !values['cli-unbundled'] });
 const node = await startAnvil();
 // The node's own process (behind its watchdog shell), for its CPU during each measured span.
 const nodePid = findDescendant(node.process.pid!, 'anvil');

@@ -19,10 +19,15 @@ export interface CliCollect {
   max_rss_kb: number;
 }
 
-/** Compiles src/ to dist/ and bundles it (dist/bundle/, what bin/paywatch.js runs). @throws Error with tsc's output when it fails */
-export function buildDist(): void {
+/**
+ * Compiles src/ to dist/ and bundles it (dist/bundle/, what bin/paywatch.js runs).
+ * @param opts.bundle false: no bundle (dist/bundle/ removed), so bin/paywatch.js runs the tree tsc wrote
+ * @throws Error with tsc's or esbuild's output when either fails
+ */
+export function buildDist(opts: { bundle?: boolean } = {}): void {
   const build = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { encoding: 'utf8' });
   if (build.status !== 0) throw new Error(`build failed: ${build.stdout}${build.stderr}`);
+  if (opts.bundle === false) return rmSync('dist/bundle', { recursive: true, force: true });
   const bundle = spawnSync(process.execPath, ['scripts/bundle.mjs'], { encoding: 'utf8' });
   if (bundle.status !== 0) throw new Error(`bundle failed: ${bundle.stdout}${bundle.stderr}`);
 }
