@@ -27,7 +27,10 @@ export interface CliCollect {
 export function buildDist(opts: { bundle?: boolean } = {}): void {
   const build = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { encoding: 'utf8' });
   if (build.status !== 0) throw new Error(`build failed: ${build.stdout}${build.stderr}`);
-  if (opts.bundle === false) return rmSync('dist/bundle', { recursive: true, force: true });
+  if (opts.bundle === false) {
+    rmSync('dist/bundle', { recursive: true, force: true });
+    return;
+  }
   const bundle = spawnSync(process.execPath, ['scripts/bundle.mjs'], { encoding: 'utf8' });
   if (bundle.status !== 0) throw new Error(`bundle failed: ${bundle.stdout}${bundle.stderr}`);
 }
