@@ -57,9 +57,11 @@ describe('paywatch start and serve', () => {
     ]);
     let startExited = false;
     void start.done.then(() => (startExited = true));
+    // The checkpoint is read from the store, the live state from the collector, which notes its write once the
+    // writer thread has answered: a status read in between sees the new checkpoint with the previous last_block.
     const live = await waitFor(
       `http://127.0.0.1:${startPort}/api/status`,
-      (s) => s.checkpoint?.height === head,
+      (s) => s.checkpoint?.height === head && s.collector?.last_block === head,
       () => startExited,
     );
     expect(live.collector).toMatchObject({ state: 'running', last_block: head });
