@@ -11,6 +11,8 @@ import { finalizedHeight, rpcCall } from './rpc.js';
 
 let anvil: AnvilNode;
 let db: TestDb;
+/** Commands started by the test, killed in afterAll when a failed assertion left them running (they hold ports). */
+const started: { child: { exitCode: number | null; kill: (signal: NodeJS.Signals) => boolean } }[] = [];
 
 beforeAll(async () => {
   anvil = await startAnvil();
@@ -19,6 +21,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  for (const p of started) if (p.child.exitCode === null) p.child.kill('SIGKILL');
   await anvil?.stop();
   await db?.drop();
 });
@@ -55,6 +58,7 @@ describe('paywatch start and serve', () => {
       '--poll-interval-ms',
       '100',
     ]);
+    started.push(start);
     let startExited = false;
     void start.done.then(() => (startExited = true));
     // The checkpoint is read from the store, the live state from the collector, which notes its write once the
@@ -67,6 +71,7 @@ describe('paywatch start and serve', () => {
     expect(live.collector).toMatchObject({ state: 'running', last_block: head });
 
     const serve = startCli(['serve', '--db', db.url, '--port', String(servePort)]);
+    started.push(serve);
     let serveExited = false;
     void serve.done.then(() => (serveExited = true));
     const recorded = await waitFor(
