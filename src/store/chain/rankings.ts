@@ -147,9 +147,11 @@ export async function rankRollups(store: Store, req: RankingRequest, spent?: Ran
   const [from, to] = [since / DAY_SECONDS, until / DAY_SECONDS];
   const dim = req.kind === 'services' ? 'service' : req.kind === 'recipients' ? 'recipient' : 'payer';
   const src = rollupSources(req, [...store.tokenList.tokens.keys()]);
-  const scope: RankingScope = { store, req, dim, from, to, src, spent };
   const [ranked, covered] = await Promise.all([
-    (async () => (await pageByDistinctPayers(scope)) ?? rankAll(scope))(),
+    (async () => {
+      const scope: RankingScope = { store, req, dim, from, to, pastNewest: await reachesPastNewest(store, to), src, spent };
+      return (await pageByDistinctPayers(scope)) ?? rankAll(scope);
+    })(),
     timedPart(spent, 'covered_window', coveredWindow(store.db, since, until)),
   ]);
   const tops =
@@ -207,8 +209,16 @@ function byRank(req: RankingRequest): (a: Tally, b: Tally) => number {
   return (a, b) => metric(b) - metric(a) || cmpExact(b.nominal, a.nominal) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
-/** Per subject, the window's groups summed: payments, self-payments and nominal (listed contracts only). */
-function tallyGroups(groups: readonly GroupWindow[], listed: ReadonlyMap<string, unknown>, kind: RankingKind): Map<string, Tally> {
+/**
+ * Per subject, the window's groups summed: payments, self-payments and nominal (listed contracts only), with its
+ * distinct payers from `distinct` when given.
+ */
+function tallyGroups(
+  groups: readonly GroupWindow[],
+  listed: ReadonlyMap<string, unknown>,
+  kind: RankingKind,
+  distinct: ReadonlyMap<string, number> | null,
+): Map<string, Tally> {
   const tallies = new Map<string, Tally>();
   for (const g of groups) {
     const n = g.payments;
@@ -228,6 +238,11 @@ function tallyGroups(groups: readonly GroupWindow[], listed: ReadonlyMap<string,
     }
     t.provider ??= g.provider;
   }
+  if (distinct)
+    for (const [id, n] of distinct) {
+      const t = tallies.get(id);
+      if (t) t.distinct = n;
+    }
   return tallies;
 }
 
@@ -238,23 +253,30 @@ interface RankingScope {
   dim: string;
   from: number;
   to: number;
+  /** Whether day `to` is after the newest stored block's (reachesPastNewest), read once per ranking. */
+  pastNewest: boolean;
   src: RollupSources;
   spent: RankingSpent | undefined;
 }
 
+/**
+ * True when day `to` is after the newest stored block's day, so a window ending there holds every stored payment
+ * from its start on. Read now, not the reused counters: a payment written since on day `to` or later would count.
+ */
+async function reachesPastNewest(store: Store, to: number): Promise<boolean> {
+  const { newestBlockTime } = await readStats(store.db);
+  return newestBlockTime === null || Math.floor(newestBlockTime / DAY_SECONDS) < to;
+}
+
 /** Every subject of the window summed and sorted: any ranking, exclusion or window (what pageByDistinctPayers declines). */
-async function rankAll({ store, req, dim, from, to, src, spent }: RankingScope): Promise<RankedPage> {
+async function rankAll(scope: RankingScope): Promise<RankedPage> {
+  const { store, req, dim, from, to, pastNewest, src, spent } = scope;
   const exclusion = req.exclude?.length ? exclusionGroups(store, req, dim, from, to, src) : null;
   const [groups, distinct] = await Promise.all([
-    timedPart(spent, 'window_sums', exclusion ?? windowGroups(store, dim, req.protocol ?? '*', from, to)),
-    req.kind === 'payers' ? null : timedPart(spent, 'distinct_payers', distinctPayers(store, dim, from, to, req.protocol, src)),
+    timedPart(spent, 'window_sums', exclusion ?? windowGroups(store, dim, req.protocol ?? '*', from, to, pastNewest)),
+    req.kind === 'payers' ? null : timedPart(spent, 'distinct_payers', distinctPayers(scope)),
   ]);
-  const tallies = tallyGroups(groups, store.tokenList.tokens, req.kind);
-  if (distinct)
-    for (const [id, n] of distinct) {
-      const t = tallies.get(id);
-      if (t) t.distinct = n;
-    }
+  const tallies = tallyGroups(groups, store.tokenList.tokens, req.kind, distinct);
   const sorted = [...tallies.values()].filter((t) => t.payments > 0).sort(byRank(req));
   return { total: sorted.length, slice: sorted.slice(req.offset, req.offset + req.limit) };
 }
@@ -274,10 +296,8 @@ const PAGE_SUBJECTS_MAX = 2_000;
  * `total` counts the subjects with a distinct payer plus those with self-payments only, as rankAll's tally does.
  * @returns null when the ranking or window is not of that kind, or the subjects to sum exceed PAGE_SUBJECTS_MAX
  */
-async function pageByDistinctPayers({ store, req, dim, from, to, spent }: RankingScope): Promise<RankedPage | null> {
-  if (req.by !== 'distinct_payers' || req.kind === 'payers' || req.exclude?.length) return null;
-  const { newestBlockTime } = await readStats(store.db);
-  if (newestBlockTime !== null && Math.floor(newestBlockTime / DAY_SECONDS) >= to) return null;
+async function pageByDistinctPayers({ store, req, dim, from, to, pastNewest, spent }: RankingScope): Promise<RankedPage | null> {
+  if (req.by !== 'distinct_payers' || req.kind === 'payers' || req.exclude?.length || !pastNewest) return null;
   const protocol = req.protocol ?? '*';
   const [distinct, selfOnly] = await Promise.all([
     timedPart(spent, 'distinct_payers', latestDayPayers(store, dim, protocol, from)),
@@ -292,12 +312,8 @@ async function pageByDistinctPayers({ store, req, dim, from, to, spent }: Rankin
   const tied = active.filter(([, n]) => n >= low && n <= high).map(([id]) => id);
   const subjects = [...new Set([...tied, ...zero])];
   if (subjects.length > PAGE_SUBJECTS_MAX) return null;
-  const groups = subjects.length ? await timedPart(spent, 'window_sums', windowGroups(store, dim, protocol, from, to, subjects)) : [];
-  const tallies = tallyGroups(groups, store.tokenList.tokens, req.kind);
-  for (const [id, n] of distinct) {
-    const t = tallies.get(id);
-    if (t) t.distinct = n;
-  }
+  const groups = subjects.length ? await timedPart(spent, 'window_sums', windowGroups(store, dim, protocol, from, to, true, subjects)) : [];
+  const tallies = tallyGroups(groups, store.tokenList.tokens, req.kind, distinct);
   const before = active.filter(([, n]) => n > high).length;
   const ranked = subjects.flatMap((id) => tallies.get(id) ?? []).filter((t) => t.payments > 0 && t.distinct >= low && t.distinct <= high);
   const zeroLeft = zero.filter((id) => (tallies.get(id)?.payments ?? 0) > 0).length;
@@ -404,6 +420,7 @@ const CUM_COLUMNS = ['cum_payments', 'cum_whole', 'cum_hi', 'cum_lo', 'cum_big']
  * Every running group of `dim` and `protocol` ('*' for any) with its sums over days [from, to): the cum of its
  * latest row before `to` (its totals when its latest day is before `to`) less the cum of its latest row before
  * `from`, each row found by one index seek per group.
+ * @param pastNewest reachesPastNewest(store, to): the totals then stand for the latest row before `to`
  * @param subjects when given, only these subjects' groups (non-empty)
  */
 async function windowGroups(
@@ -412,10 +429,9 @@ async function windowGroups(
   protocol: string,
   from: number,
   to: number,
+  pastNewest: boolean,
   subjects?: readonly string[],
 ): Promise<GroupWindow[]> {
-  const { newestBlockTime } = await readStats(store.db);
-  const pastNewest = newestBlockTime === null || Math.floor(newestBlockTime / DAY_SECONDS) < to;
   const same = (a: string) =>
     sql.join(
       ['dim', 'protocol', 'subject', 'self', 'contract'].map((c) => sql`${sql.ref(`${a}.${c}`)} = t.${sql.ref(c)}`),
@@ -476,19 +492,10 @@ const E18 = E9 * E9;
  * day `to` (the window reaches past the newest block), these are the payers whose latest payment falls on or after
  * `from` (payment_last_days); otherwise counted from the per-payer rollups (exact, slower).
  */
-async function distinctPayers(
-  store: Store,
-  dim: string,
-  from: number,
-  to: number,
-  protocol: RollupProtocol | undefined,
-  src: RollupSources,
-): Promise<Map<string, number>> {
-  // Read now, not the reused counters: a payment written since on day `to` or later would be counted.
-  const { newestBlockTime } = await readStats(store.db);
+async function distinctPayers({ store, req, dim, from, to, pastNewest, src }: RankingScope): Promise<Map<string, number>> {
+  const protocol = req.protocol;
   // After self_funded only the per-payer rows can say which payers are left.
-  if (!src.filtered && (newestBlockTime === null || Math.floor(newestBlockTime / DAY_SECONDS) < to))
-    return latestDayPayers(store, dim, protocol ?? '*', from);
+  if (!src.filtered && pastNewest) return latestDayPayers(store, dim, protocol ?? '*', from);
   const { rows } = await sql<{ subject: string; n: number | string }>`select subject, count(distinct payer) as n from ${src.fine}
     where dim = ${dim} and day >= ${from} and day < ${to} and self = 0 and payments > 0
     ${protocol ? sql`and protocol = ${protocol}` : sql``} group by subject`.execute(store.db);
