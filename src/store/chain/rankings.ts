@@ -12,7 +12,7 @@ import type { Store } from '../store.js';
 import { coveredWindow, type CoveredWindow } from './covered-window.js';
 import { currentStats, readStats } from './query.js';
 import { amountOf, listedContract, listedSums } from './rollup-amounts.js';
-import { DAY_SECONDS, type RollupProtocol } from './rollups.js';
+import { DAY_SECONDS, type RollupProtocol, WEEK_DAYS } from './rollups.js';
 import { largestPayerSums, pairList } from './payer-pairs.js';
 
 /** What a ranking ranks: services (by service_id), recipient addresses or payer addresses. */
@@ -290,7 +290,7 @@ const PAGE_SUBJECTS_MAX = 2_000;
 /**
  * A services or recipients ranking by distinct payers, over a window reaching past the newest block with nothing
  * excluded, summing only the subjects its page can hold. The order's first key comes from the payers' latest days
- * (one range of payment_last_days); the subjects of the page's first and last distinct counts and all between
+ * (one range of payment_last_weeks and one of payment_last_days); the subjects of the page's first and last distinct counts and all between
  * them are summed exactly (their order by nominal and id), and so are the subjects whose window holds only
  * self-payments (distinct count 0: the running totals say which; summing says whether any payment is left).
  * `total` counts the subjects with a distinct payer plus those with self-payments only, as rankAll's tally does.
@@ -323,10 +323,19 @@ async function pageByDistinctPayers({ store, req, dim, from, to, pastNewest, spe
   };
 }
 
-/** Per subject, the payers other than it whose latest payment under `protocol` ('*': any) is on day `from` or later. */
+/**
+ * Per subject, the payers other than it whose latest payment under `protocol` ('*': any) is on day `from` or later:
+ * the whole weeks from `from` on in payment_last_weeks, and the days of the partial week before them in
+ * payment_last_days (./rollups.ts).
+ */
 async function latestDayPayers(store: Store, dim: string, protocol: string, from: number): Promise<Map<string, number>> {
-  const { rows } = await sql<{ subject: string; n: number | string }>`select subject, sum(payers) as n from payment_last_days
-    where dim = ${dim} and protocol = ${protocol} and day >= ${from} group by subject`.execute(store.db);
+  const week = Math.ceil(from / WEEK_DAYS);
+  const { rows } = await sql<{ subject: string; n: number | string }>`select subject, sum(payers) as n from (
+      select subject, payers from payment_last_weeks where dim = ${dim} and protocol = ${protocol} and week >= ${week}
+      union all
+      select subject, payers from payment_last_days where dim = ${dim} and protocol = ${protocol}
+        and day >= ${from} and day < ${week * WEEK_DAYS}
+    ) latest group by subject`.execute(store.db);
   return new Map(rows.map((r) => [r.subject, Number(r.n)]));
 }
 
@@ -490,7 +499,7 @@ const E18 = E9 * E9;
 /**
  * Distinct payers other than the subject, per subject, over days [from, to). When no stored payment is on or after
  * day `to` (the window reaches past the newest block), these are the payers whose latest payment falls on or after
- * `from` (payment_last_days); otherwise counted from the per-payer rollups (exact, slower).
+ * `from` (payment_last_weeks and payment_last_days); otherwise counted from the per-payer rollups (exact, slower).
  */
 async function distinctPayers({ store, req, dim, from, to, pastNewest, src }: RankingScope): Promise<Map<string, number>> {
   const protocol = req.protocol;

@@ -8,6 +8,8 @@
  * - `payment_last_days`, per (dimension, subject, protocol or '*', day): how many payers other than the subject made
  *   their latest payment to it that day. Distinct payers cannot be summed from days, but a window reaching past the
  *   newest stored payment holds exactly the payers whose latest payment falls on or after its first day;
+ * - `payment_last_weeks`, the same counts per week of WEEK_DAYS days (day / WEEK_DAYS): a window reads its whole
+ *   weeks there and only its first partial week by day, about a third of the rows (migration chain_0023);
  * - `payment_running` and `payment_totals` (./rollup-running.ts): the per-day rows as running sums, protocol '*'
  *   included, so a ranking's window is two rows per group.
  *
@@ -33,6 +35,9 @@ export type RollupDimension = 'service' | 'recipient' | 'payer';
 
 /** A protocol as the rollups key it: an observation's protocol, or `unknown` for null. */
 export type RollupProtocol = 'mpp' | 'x402' | 'unknown';
+
+/** Days in a bucket of payment_last_weeks: week w holds days [w·WEEK_DAYS, (w+1)·WEEK_DAYS) since the Unix epoch. */
+export const WEEK_DAYS = 7;
 
 /** The protocols and '*' (any), as payment_last_days keys them. */
 const LAST_PROTOCOLS = ['mpp', 'x402', 'unknown', '*'] as const;
@@ -309,12 +314,63 @@ function laterDays(before: LastDays, rows: Iterable<AddRow>): LastDays {
   return out;
 }
 
-const LAST_DAYS_UPSERT: BulkShape = {
-  head: 'insert into payment_last_days (dim, subject, protocol, day, payers) values ',
-  row: marks(5),
-  sep: ', ',
-  tail: ' on conflict (dim, subject, protocol, day) do update set payers = payment_last_days.payers + excluded.payers',
-};
+/** A table of payers' latest payment days, bucketed by `days` days in column `column`. */
+interface LatestBuckets {
+  table: 'payment_last_days' | 'payment_last_weeks';
+  column: 'day' | 'week';
+  days: number;
+  upsert: BulkShape;
+}
+
+const latestBuckets = (table: LatestBuckets['table'], column: LatestBuckets['column'], days: number): LatestBuckets => ({
+  table,
+  column,
+  days,
+  upsert: {
+    head: `insert into ${table} (dim, subject, protocol, ${column}, payers) values `,
+    row: marks(5),
+    sep: ', ',
+    tail: ` on conflict (dim, subject, protocol, ${column}) do update set payers = ${table}.payers + excluded.payers`,
+  },
+});
+
+const LATEST_DAYS = latestBuckets('payment_last_days', 'day', 1);
+const LATEST_WEEKS = latestBuckets('payment_last_weeks', 'week', WEEK_DAYS);
+
+/** A move of payers' latest payment day: `payers` (signed) more payers of `subject` whose latest day is `day`. */
+interface LatestMove {
+  dim: string;
+  subject: string;
+  protocol: string;
+  day: number;
+  payers: number;
+}
+
+/** Applies `moves` to the buckets of `to` (summed per bucket), deleting the rows they bring to zero payers. */
+async function moveLatest(db: Kysely<Database>, to: LatestBuckets, moves: Iterable<LatestMove>): Promise<void> {
+  const sums = new Map<string, LatestMove>();
+  for (const m of moves) {
+    const bucket = Math.floor(m.day / to.days);
+    const id = JSON.stringify([m.dim, m.subject, m.protocol, bucket]);
+    const s = sums.get(id) ?? { ...m, day: bucket, payers: 0 };
+    sums.set(id, s);
+    s.payers += m.payers;
+  }
+  const changed = [...sums.values()].filter((m) => m.payers !== 0);
+  await runBulk(
+    db,
+    to.upsert,
+    changed.map((m) => [m.dim, m.subject, m.protocol, m.day, m.payers]),
+  );
+  for (let i = 0; i < changed.length; i += CHUNK) {
+    const part = changed.slice(i, i + CHUNK);
+    if (part.some((m) => m.payers < 0))
+      await sql`delete from ${sql.table(to.table)} where (${sql.join(
+        part.map((m) => sql`(dim = ${m.dim} and subject = ${m.subject} and protocol = ${m.protocol} and ${sql.ref(to.column)} = ${m.day})`),
+        sql` or `,
+      )}) and payers = 0`.execute(db);
+  }
+}
 
 /**
  * Adds (`sign` 1) or removes (`sign` -1) the payments of `sources` to or from the rollups, inside the caller's
@@ -382,38 +438,19 @@ export async function adjustRollups(
     );
   // Adding only moves a pair's latest day forward to the added days; removal reads what is left.
   const after = sign === 1 ? laterDays(before, fine.values()) : await lastDaysOf(db, pairList);
-  const moves = new Map<string, { dim: string; subject: string; protocol: string; day: number; payers: number }>();
-  const move = (p: { dim: string; subject: string }, protocol: string, day: number | undefined, by: number) => {
-    if (day === undefined) return;
-    const id = JSON.stringify([p.dim, p.subject, protocol, day]);
-    const m = moves.get(id) ?? { dim: p.dim, subject: p.subject, protocol, day, payers: 0 };
-    moves.set(id, m);
-    m.payers += by;
-  };
+  const moves: LatestMove[] = [];
   for (const p of pairList) {
     const id = pairId(p.dim, p.subject, p.payer);
     const [b, a] = [before.get(id), after.get(id)];
     for (const protocol of LAST_PROTOCOLS) {
       const [db0, da] = [b?.get(protocol), a?.get(protocol)];
       if (db0 === da) continue;
-      move(p, protocol, db0, -1);
-      move(p, protocol, da, 1);
+      if (db0 !== undefined) moves.push({ dim: p.dim, subject: p.subject, protocol, day: db0, payers: -1 });
+      if (da !== undefined) moves.push({ dim: p.dim, subject: p.subject, protocol, day: da, payers: 1 });
     }
   }
-  const changed = [...moves.values()].filter((m) => m.payers !== 0);
-  await runBulk(
-    db,
-    LAST_DAYS_UPSERT,
-    changed.map((m) => [m.dim, m.subject, m.protocol, m.day, m.payers]),
-  );
-  for (let i = 0; i < changed.length; i += CHUNK) {
-    const part = changed.slice(i, i + CHUNK);
-    if (part.some((m) => m.payers < 0))
-      await sql`delete from payment_last_days where (${sql.join(
-        part.map((m) => sql`(dim = ${m.dim} and subject = ${m.subject} and protocol = ${m.protocol} and day = ${m.day})`),
-        sql` or `,
-      )}) and payers = 0`.execute(db);
-  }
+  await moveLatest(db, LATEST_DAYS, moves);
+  if (opts.weeks !== false) await moveLatest(db, LATEST_WEEKS, moves);
 }
 
 /**
@@ -445,12 +482,13 @@ export const ROLLUP_COLUMNS = [
 ] as const;
 
 /**
- * Which rollups to keep: `running: false` leaves out the running tables, `pairs: false` payment_payer_totals
- * (migrations chain_0013 and chain_0016 run before they exist).
+ * Which rollups to keep: `running: false` leaves out the running tables, `pairs: false` payment_payer_totals,
+ * `weeks: false` payment_last_weeks (migrations chain_0013, chain_0016 and chain_0019 run before they exist).
  */
 export interface RollupOptions {
   running?: boolean;
   pairs?: boolean;
+  weeks?: boolean;
 }
 
 /** The tables of ./rollup-running.ts. */
@@ -461,6 +499,7 @@ export const ROLLUP_TABLES = [
   'payment_rollups',
   'payment_days',
   'payment_last_days',
+  'payment_last_weeks',
   'payment_running',
   'payment_totals',
   'payment_payer_totals',
@@ -527,8 +566,10 @@ export async function fillPairTotals(db: Kysely<Database>): Promise<void> {
  * `rebuildRollups` after a bulk import), in seq order, 2,000 observations per step.
  */
 export async function rebuildRollups(db: Kysely<Database>, opts: RollupOptions = {}): Promise<void> {
-  for (const t of ROLLUP_TABLES)
-    if ((opts.running !== false || !RUNNING_TABLES.includes(t)) && (opts.pairs !== false || t !== 'payment_payer_totals'))
-      await sql`delete from ${sql.table(t)}`.execute(db);
+  const left = (t: string) =>
+    (opts.running === false && RUNNING_TABLES.includes(t)) ||
+    (opts.pairs === false && t === 'payment_payer_totals') ||
+    (opts.weeks === false && t === 'payment_last_weeks');
+  for (const t of ROLLUP_TABLES) if (!left(t)) await sql`delete from ${sql.table(t)}`.execute(db);
   await eachPaidStep(db, (rows) => adjustRollups(db, rows, 1, opts));
 }

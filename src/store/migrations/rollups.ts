@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import { isPostgres } from './dialect.js';
-import { fillPairTotals, rebuildRollups } from '../chain/rollups.js';
+import { fillPairTotals, rebuildRollups, WEEK_DAYS } from '../chain/rollups.js';
 import { buildRunning } from '../chain/rollup-running.js';
 
 /** The amount columns of the rollup tables (../chain/rollup-amounts.ts). */
@@ -74,7 +74,7 @@ export const rollupMigrations: Record<string, Migration> = {
           .modifyEnd(clustered)
           .execute();
         const cols = (await trx.introspection.getTables()).find((t) => t.name === 'observations')?.columns ?? [];
-        if (cols.some((c) => c.name === 'payer')) await rebuildRollups(trx, { running: false, pairs: false });
+        if (cols.some((c) => c.name === 'payer')) await rebuildRollups(trx, { running: false, pairs: false, weeks: false });
       };
       // PostgreSQL's migrator already holds a transaction, SQLite's does not (Kysely).
       if (isPostgres(db)) await run(db);
@@ -161,10 +161,10 @@ export const rollupMigrations: Record<string, Migration> = {
     // PostgreSQL reads a window's distinct payers as one index-only range (day before subject, payers included);
     // SQLite keeps its clustered subject-first rows, which group as they are read (docs/decisions.md).
     async up(db: Kysely<any>) {
-      if (isPostgres(db)) await rekeyLastDays(db, ['dim', 'protocol', 'day', 'subject']);
+      if (isPostgres(db)) await rekeyLatest(db, 'payment_last_days', ['dim', 'protocol', 'day', 'subject']);
     },
     async down(db: Kysely<any>) {
-      if (isPostgres(db)) await rekeyLastDays(db, ['dim', 'protocol', 'subject', 'day']);
+      if (isPostgres(db)) await rekeyLatest(db, 'payment_last_days', ['dim', 'protocol', 'subject', 'day']);
     },
   },
   chain_0022_rollups_covering_key: {
@@ -176,6 +176,36 @@ export const rollupMigrations: Record<string, Migration> = {
     },
     async down(db: Kysely<any>) {
       if (isPostgres(db)) await rekeyRollups(db, []);
+    },
+  },
+  chain_0023_last_weeks: {
+    // A window's distinct payers read whole weeks of latest days and only the first partial week by day: about a
+    // third of payment_last_days' rows at 30 days (src/store/chain/rollups.ts); built from those rows, in one statement.
+    async up(db: Kysely<any>) {
+      const pg = isPostgres(db);
+      const run = async (trx: Kysely<any>) => {
+        await trx.schema
+          .createTable('payment_last_weeks')
+          .addColumn('dim', 'text', (c) => c.notNull())
+          .addColumn('protocol', 'text', (c) => c.notNull())
+          .addColumn('subject', 'text', (c) => c.notNull())
+          .addColumn('week', 'integer', (c) => c.notNull())
+          .addColumn('payers', 'integer', (c) => c.notNull())
+          .addPrimaryKeyConstraint('payment_last_weeks_pk', ['dim', 'protocol', 'subject', 'week'])
+          .modifyEnd(pg ? sql`` : sql`without rowid`)
+          .execute();
+        // Keyed as chain_0021 keys payment_last_days: one index-only range per window on PostgreSQL.
+        if (pg) await rekeyLatest(trx, 'payment_last_weeks', ['dim', 'protocol', 'week', 'subject']);
+        await sql`insert into payment_last_weeks (dim, protocol, subject, week, payers)
+          select dim, protocol, subject, day / ${sql.lit(WEEK_DAYS)}, sum(payers) from payment_last_days
+          group by dim, protocol, subject, day / ${sql.lit(WEEK_DAYS)}`.execute(trx);
+      };
+      // PostgreSQL's migrator already holds a transaction, SQLite's does not (Kysely).
+      if (pg) await run(db);
+      else await db.transaction().execute(run);
+    },
+    async down(db: Kysely<any>) {
+      await db.schema.dropTable('payment_last_weeks').ifExists().execute();
     },
   },
 };
@@ -194,9 +224,17 @@ async function rekeyRollups(db: Kysely<any>, include: readonly string[]): Promis
   await sql`alter table payment_rollups add constraint payment_rollups_pk primary key (${key}) ${covered}`.execute(db);
 }
 
-/** Rebuilds PostgreSQL's payment_last_days primary key over `key`, payers included in the index, rows unchanged. */
-async function rekeyLastDays(db: Kysely<any>, key: readonly ('dim' | 'protocol' | 'day' | 'subject')[]): Promise<void> {
+/**
+ * Rebuilds the primary key `${table}_pk` of PostgreSQL's payment_last_days or payment_last_weeks over `key`, payers
+ * included in the index, rows unchanged.
+ */
+async function rekeyLatest(
+  db: Kysely<any>,
+  table: 'payment_last_days' | 'payment_last_weeks',
+  key: readonly ('dim' | 'protocol' | 'day' | 'week' | 'subject')[],
+): Promise<void> {
   const cols = sql.join(key.map((c) => sql.ref(c)));
-  await sql`alter table payment_last_days drop constraint payment_last_days_pk`.execute(db);
-  await sql`alter table payment_last_days add constraint payment_last_days_pk primary key (${cols}) include (payers)`.execute(db);
+  const pk = sql.ref(`${table}_pk`);
+  await sql`alter table ${sql.table(table)} drop constraint ${pk}`.execute(db);
+  await sql`alter table ${sql.table(table)} add constraint ${pk} primary key (${cols}) include (payers)`.execute(db);
 }

@@ -266,6 +266,15 @@ export interface PaymentLastDaysTable {
   payers: number | string;
 }
 
+/** payment_last_days summed per week of WEEK_DAYS days (../chain/rollups.ts, migration chain_0023). */
+export interface PaymentLastWeeksTable {
+  dim: string;
+  subject: string;
+  protocol: string;
+  week: number | string;
+  payers: number | string;
+}
+
 /**
  * Running (cumulative) payment totals per (dimension, protocol or '*', subject, self, contract, UTC day)
  * (../chain/rollup-running.ts, migration chain_0016): the day's own payments and amounts, and `cum_*` the sums of
@@ -326,6 +335,7 @@ export interface ChainTables {
   payment_days: PaymentDaysTable;
   payment_payer_totals: PaymentPayerTotalsTable;
   payment_last_days: PaymentLastDaysTable;
+  payment_last_weeks: PaymentLastWeeksTable;
   observations: ObservationsTable;
   observation_details: ObservationDetailsTable;
   leg_recipients: LegRecipientsTable;
