@@ -37,7 +37,8 @@ export function buildDist(opts: { bundle?: boolean } = {}): void {
 
 /**
  * Runs `node bin/paywatch.js collect --once --db sqlite:FRESH --rpc RPC_URL --from 1 ...args` and hands the
- * filled store to `inspect` before it is removed.
+ * filled store to `inspect` before it is removed. With PAYWATCH_BENCH_CPU_PROF=DIR in this process's environment the
+ * child writes V8 CPU profiles of its threads to DIR (`node --cpu-prof`), for a look at where its time goes.
  * @param env added to this process's environment (PAYWATCH_LOG_LEVEL is `warn` unless set here)
  * @throws Error with the end of the child's stderr when it exits non-zero
  */
@@ -59,6 +60,7 @@ export async function collectOnceCli<T>(
         '-f',
         '%U %S %e %M',
         process.execPath,
+        ...(process.env.PAYWATCH_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PAYWATCH_BENCH_CPU_PROF}`] : []),
         'bin/paywatch.js',
         'collect',
         '--once',
