@@ -290,9 +290,10 @@ const PAGE_SUBJECTS_MAX = 2_000;
 /**
  * A services or recipients ranking by distinct payers, over a window reaching past the newest block with nothing
  * excluded, summing only the subjects its page can hold. The order's first key comes from the payers' latest days
- * (one range of payment_last_weeks and one of payment_last_days); the subjects of the page's first and last distinct counts and all between
- * them are summed exactly (their order by nominal and id), and so are the subjects whose window holds only
- * self-payments (distinct count 0: the running totals say which; summing says whether any payment is left).
+ * (a range of payment_last_weeks and one of payment_last_days); the subjects of the page's first and last distinct
+ * counts and all between them are summed exactly (their order by nominal and id), and so are the subjects whose
+ * window holds only self-payments (distinct count 0: the running totals say which; summing says whether any payment
+ * is left).
  * `total` counts the subjects with a distinct payer plus those with self-payments only, as rankAll's tally does.
  * @returns null when the ranking or window is not of that kind, or the subjects to sum exceed PAGE_SUBJECTS_MAX
  */

@@ -483,7 +483,8 @@ export const ROLLUP_COLUMNS = [
 
 /**
  * Which rollups to keep: `running: false` leaves out the running tables, `pairs: false` payment_payer_totals,
- * `weeks: false` payment_last_weeks (migrations chain_0013, chain_0016 and chain_0019 run before they exist).
+ * `weeks: false` payment_last_weeks (for chain_0013's rebuild, which runs before chain_0016, chain_0019 and chain_0023
+ * create them).
  */
 export interface RollupOptions {
   running?: boolean;
