@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import { isPostgres } from './dialect.js';
+import { inOneTransaction, isPostgres } from './dialect.js';
 import { sumDecimals } from '../../domain/money.js';
 import { unpackDetail } from '../chain/detail-codec.js';
 import { PARTIAL_INDEXES } from '../chain/partial-indexes.js';
@@ -503,12 +503,6 @@ const PAYMENT_INDEXED = ['payer', 'service_id', 'provider'] as const;
 /** The sorted indexes chain_0012 rebuilds without the hash on PostgreSQL (every row has an entry: the largest). */
 const HASHLESS_ON_POSTGRES = ['sender', 'recipient', 'asset_contract', 'asset'] as const;
 
-/** Runs `fn` in one transaction: PostgreSQL's migrator already holds one, SQLite's does not (Kysely). */
-async function inOneTransaction(db: Kysely<any>, fn: (trx: Kysely<any>) => Promise<void>): Promise<void> {
-  if (isPostgres(db)) await fn(db);
-  else await db.transaction().execute(fn);
-}
-
 async function hasColumn(db: Kysely<any>, table: string, column: string): Promise<boolean> {
   const tables = await db.introspection.getTables();
   return Boolean(tables.find((t) => t.name === table)?.columns.some((c) => c.name === column));
@@ -569,6 +563,5 @@ async function rekeyDetails(db: Kysely<any>, key: 'seq' | 'hash'): Promise<void>
         trx,
       );
   };
-  if (pg) await rebuild(db);
-  else await db.transaction().execute(rebuild);
+  await inOneTransaction(db, rebuild);
 }

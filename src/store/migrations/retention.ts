@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import { isPostgres } from './dialect.js';
+import { inOneTransaction } from './dialect.js';
 
 /**
  * Retention (`--retain-days`, ../chain/retention.ts): chain_stats keeps how many observations were dropped (so the
@@ -8,7 +8,7 @@ import { isPostgres } from './dialect.js';
 export const retentionMigrations: Record<string, Migration> = {
   chain_0011_retention: {
     async up(db: Kysely<any>) {
-      const run = async (trx: Kysely<any>) => {
+      await inOneTransaction(db, async (trx) => {
         const cols = (await trx.introspection.getTables()).find((t) => t.name === 'chain_stats')?.columns ?? [];
         if (cols.some((c) => c.name === 'dropped')) return;
         await trx.schema
@@ -17,10 +17,7 @@ export const retentionMigrations: Record<string, Migration> = {
           .execute();
         await trx.schema.alterTable('chain_stats').addColumn('retained_from_time', 'bigint').execute();
         await trx.schema.alterTable('chain_stats').addColumn('retained_from_height', 'bigint').execute();
-      };
-      // PostgreSQL's migrator already holds a transaction, SQLite's does not (Kysely).
-      if (isPostgres(db)) await run(db);
-      else await db.transaction().execute(run);
+      });
     },
     async down(db: Kysely<any>) {
       for (const c of ['retained_from_height', 'retained_from_time', 'dropped'])

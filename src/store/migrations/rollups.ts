@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import { isPostgres } from './dialect.js';
+import { clusteredByKey, inOneTransaction, isPostgres } from './dialect.js';
 import { fillPairTotals, rebuildRollups, WEEK_DAYS } from '../chain/rollups.js';
 import { buildRunning } from '../chain/rollup-running.js';
 
@@ -23,9 +23,7 @@ export const rollupMigrations: Record<string, Migration> = {
     // The per-payer table is rebuilt keyed by subject and payer first (a pair's latest day is one index seek) with
     // integer amount columns SQL can sum exactly; the observations stored so far are rolled up again.
     async up(db: Kysely<any>) {
-      // On SQLite the rows live in their primary key's b-tree (WITHOUT ROWID): a window's scan reads them in key
-      // order with no lookup into a separate table, and each row is stored once.
-      const clustered = isPostgres(db) ? sql`` : sql`without rowid`;
+      const clustered = clusteredByKey(db);
       const run = async (trx: Kysely<any>) => {
         await trx.schema.dropTable('payment_rollups').ifExists().execute();
         await withAmounts(
@@ -76,9 +74,7 @@ export const rollupMigrations: Record<string, Migration> = {
         const cols = (await trx.introspection.getTables()).find((t) => t.name === 'observations')?.columns ?? [];
         if (cols.some((c) => c.name === 'payer')) await rebuildRollups(trx, { running: false, pairs: false, weeks: false });
       };
-      // PostgreSQL's migrator already holds a transaction, SQLite's does not (Kysely).
-      if (isPostgres(db)) await run(db);
-      else await db.transaction().execute(run);
+      await inOneTransaction(db, run);
     },
     async down(db: Kysely<any>) {
       await db.schema.dropTable('payment_last_days').ifExists().execute();
@@ -88,7 +84,7 @@ export const rollupMigrations: Record<string, Migration> = {
   chain_0016_payment_running_totals: {
     // Rankings read a window as two rows per group (src/store/chain/rollup-running.ts); built from payment_days.
     async up(db: Kysely<any>) {
-      const clustered = isPostgres(db) ? sql`` : sql`without rowid`;
+      const clustered = clusteredByKey(db);
       const group = (t: any) =>
         t
           .addColumn('dim', 'text', (c: any) => c.notNull())
@@ -119,9 +115,7 @@ export const rollupMigrations: Record<string, Migration> = {
           .execute();
         await buildRunning(trx);
       };
-      // PostgreSQL's migrator already holds a transaction, SQLite's does not (Kysely).
-      if (isPostgres(db)) await run(db);
-      else await db.transaction().execute(run);
+      await inOneTransaction(db, run);
     },
     async down(db: Kysely<any>) {
       await db.schema.dropTable('payment_totals').ifExists().execute();
@@ -132,7 +126,7 @@ export const rollupMigrations: Record<string, Migration> = {
     // A ranking page's largest payer per subject, exact, reading a few pairs largest bound first
     // (src/store/chain/payer-pairs.ts); filled from the stored observations.
     async up(db: Kysely<any>) {
-      const clustered = isPostgres(db) ? sql`` : sql`without rowid`;
+      const clustered = clusteredByKey(db);
       const run = async (trx: Kysely<any>) => {
         await trx.schema
           .createTable('payment_payer_totals')
@@ -149,9 +143,7 @@ export const rollupMigrations: Record<string, Migration> = {
         );
         await fillPairTotals(trx);
       };
-      // PostgreSQL's migrator already holds a transaction, SQLite's does not (Kysely).
-      if (isPostgres(db)) await run(db);
-      else await db.transaction().execute(run);
+      await inOneTransaction(db, run);
     },
     async down(db: Kysely<any>) {
       await db.schema.dropTable('payment_payer_totals').ifExists().execute();
@@ -192,7 +184,7 @@ export const rollupMigrations: Record<string, Migration> = {
           .addColumn('week', 'integer', (c) => c.notNull())
           .addColumn('payers', 'integer', (c) => c.notNull())
           .addPrimaryKeyConstraint('payment_last_weeks_pk', ['dim', 'protocol', 'subject', 'week'])
-          .modifyEnd(pg ? sql`` : sql`without rowid`)
+          .modifyEnd(clusteredByKey(trx))
           .execute();
         // Keyed as chain_0021 keys payment_last_days: one index-only range per window on PostgreSQL.
         if (pg) await rekeyLatest(trx, 'payment_last_weeks', ['dim', 'protocol', 'week', 'subject']);
@@ -200,9 +192,7 @@ export const rollupMigrations: Record<string, Migration> = {
           select dim, protocol, subject, day / ${sql.lit(WEEK_DAYS)}, sum(payers) from payment_last_days
           group by dim, protocol, subject, day / ${sql.lit(WEEK_DAYS)}`.execute(trx);
       };
-      // PostgreSQL's migrator already holds a transaction, SQLite's does not (Kysely).
-      if (pg) await run(db);
-      else await db.transaction().execute(run);
+      await inOneTransaction(db, run);
     },
     async down(db: Kysely<any>) {
       await db.schema.dropTable('payment_last_weeks').ifExists().execute();
