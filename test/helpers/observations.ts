@@ -10,6 +10,25 @@ export function makeBlocks(opts: SyntheticOptions): BlockObservations[] {
   return [...syntheticBlocks(opts)];
 }
 
+/**
+ * Synthetic blocks `spacing` seconds apart from `startTime` whose details name a payer: the sender, or for every
+ * `selfEvery`-th observation that is not an exchange the recipient (a self-payment).
+ */
+export function* blocksWithPayers(
+  opts: SyntheticOptions & { startTime: number; spacing: number; selfEvery: number },
+): Generator<BlockObservations> {
+  let k = 0;
+  const first = opts.startHeight ?? 1_000_000;
+  for (const b of syntheticBlocks(opts)) {
+    for (const o of b.observations) {
+      if (o.exchange) continue;
+      (o.detail as { payer?: string | null }).payer = k++ % opts.selfEvery === 0 ? o.recipient : o.sender;
+    }
+    const time = opts.startTime + (b.height - first) * opts.spacing;
+    yield { ...b, time, observations: b.observations.map((o) => ({ ...o, time })) };
+  }
+}
+
 /** The observations of `blocks`, flattened. */
 export function observationsOf(blocks: BlockObservations[]): Observation[] {
   return blocks.flatMap((b) => b.observations);

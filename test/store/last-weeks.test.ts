@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { syntheticBlocks } from '../../src/seed/chain.js';
+import { blocksWithPayers } from '../helpers/observations.js';
 import { writeBlocks } from '../../src/store/chain/index.js';
 import { rankRollups } from '../../src/store/chain/rankings.js';
 import { DAY_SECONDS, WEEK_DAYS } from '../../src/store/chain/rollups.js';
@@ -15,23 +15,10 @@ import { rollupMigrations } from '../../src/store/migrations/rollups.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { createTestDb, DIALECTS, type TestDb } from '../helpers/db.js';
 
-// A Monday, three days into week 2922 of the Unix epoch (weeks start on Thursdays, as 1970-01-01 did).
+// A Monday, four days into week 2922 of the Unix epoch (weeks start on Thursdays, as 1970-01-01 did).
 const START = (2922 * WEEK_DAYS + 4) * DAY_SECONDS;
 const COUNT = 2600;
 const SPACING = 2_000;
-
-/** Synthetic blocks 2,000 s apart (about 30 days) whose details name a payer: the sender, or every fifth the recipient. */
-function* blocksWithPayers() {
-  let k = 0;
-  for (const b of syntheticBlocks({ count: COUNT, seed: 11, startTime: START, maxTxPerBlock: 4 })) {
-    const time = START + (b.height - 1_000_000) * SPACING;
-    for (const o of b.observations) {
-      if (o.exchange) continue;
-      (o.detail as { payer?: string | null }).payer = k++ % 5 === 0 ? o.recipient : o.sender;
-    }
-    yield { ...b, time, observations: b.observations.map((o) => ({ ...o, time })) };
-  }
-}
 
 describe.each(DIALECTS)('payers latest days by week (%s)', (dialect) => {
   let t: TestDb;
@@ -39,7 +26,8 @@ describe.each(DIALECTS)('payers latest days by week (%s)', (dialect) => {
   beforeAll(async () => {
     t = await createTestDb(dialect);
     store = await openStore(t.url);
-    const blocks = [...blocksWithPayers()];
+    // 2,000 s apart (about 30 days); the sender pays, every fifth the recipient (a self-payment).
+    const blocks = [...blocksWithPayers({ count: COUNT, seed: 11, startTime: START, maxTxPerBlock: 4, spacing: SPACING, selfEvery: 5 })];
     for (let i = 0; i < blocks.length; i += 150) {
       const part = blocks.slice(i, i + 150);
       await writeBlocks(store, part, { height: part[part.length - 1].height, hash: part[part.length - 1].hash });

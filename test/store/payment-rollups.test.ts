@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/api/app.js';
 import { loadConfig } from '../../src/config.js';
 import { nominalOf } from '../../src/domain/listing.js';
-import { syntheticBlocks } from '../../src/seed/chain.js';
+import { blocksWithPayers } from '../helpers/observations.js';
 import { writeBlocks } from '../../src/store/chain/index.js';
 import { parseNominalParts } from '../../src/store/chain/rows.js';
 import { computeRanking, rankRollups, share } from '../../src/store/chain/rankings.js';
@@ -26,23 +26,6 @@ const START = 1_767_225_600;
 const COUNT = 1500;
 const SERVICES = ['a'.repeat(64), 'b'.repeat(64), 'c'.repeat(64)];
 
-/** Synthetic blocks whose details name a payer: the sender, or for every sixth the recipient (a self-payment). */
-function* blocksWithPayers() {
-  let k = 0;
-  for (const b of syntheticBlocks({ count: COUNT, seed: 5, startTime: START, maxTxPerBlock: 6 })) {
-    for (const o of b.observations) {
-      if (o.exchange) continue;
-      (o.detail as { payer?: string | null }).payer = k++ % 6 === 0 ? o.recipient : o.sender;
-    }
-    // 400 blocks a day or so: the window spans several UTC days.
-    yield {
-      ...b,
-      time: START + (b.height - 1_000_000) * 300,
-      observations: b.observations.map((o) => ({ ...o, time: START + (b.height - 1_000_000) * 300 })),
-    };
-  }
-}
-
 const sum = (a: ExactDecimal | null, b: string | null) => (b === null ? a : a === null ? parseDecimal(b) : addExact(a, parseDecimal(b)));
 
 describe.each(DIALECTS)('payment rollups (%s)', (dialect) => {
@@ -52,7 +35,8 @@ describe.each(DIALECTS)('payment rollups (%s)', (dialect) => {
   beforeAll(async () => {
     t = await createTestDb(dialect);
     store = await openStore(t.url);
-    const blocks = [...blocksWithPayers()];
+    // The sender pays, every sixth the recipient (a self-payment); 300 s apart, so the window spans several UTC days.
+    const blocks = [...blocksWithPayers({ count: COUNT, seed: 5, startTime: START, maxTxPerBlock: 6, spacing: 300, selfEvery: 6 })];
     // Several writes, so rows of one day are added to across transactions.
     for (let i = 0; i < blocks.length; i += 100) {
       const part = blocks.slice(i, i + 100);
