@@ -7,6 +7,19 @@ import { CHAIN_ID } from './observation.js';
 /** Tempo mainnet as a CAIP-2 id: `eip155:4217`, the chain this service observes. */
 export const TEMPO_MAINNET = `eip155:${CHAIN_ID}` as const;
 
+/**
+ * Tempo mainnet's public JSON-RPC endpoint (viem `viem/chains`, `tempo.rpcUrls`), the default `--rpc`. Its batch and
+ * rate limits are not published (docs/collector.md, "Public Tempo endpoints"); the RPC client finds them as it goes.
+ */
+export const TEMPO_PUBLIC_RPC = 'https://rpc.tempo.xyz';
+
+/**
+ * What is known of TEMPO_PUBLIC_RPC's limits and what the collector does about them, one line for people (the demo
+ * prints it; docs/collector.md says the same at length).
+ */
+export const TEMPO_PUBLIC_RPC_LIMITS =
+  'its batch and rate limits are not published: the collector halves its batches when the node refuses them and paces itself to 429 answers (docs/collector.md#rpc-limits); --rpc-rate N holds a known quota';
+
 /** Tempo's test network Moderato as a CAIP-2 id. */
 export const TEMPO_TESTNET = 'eip155:42431';
 

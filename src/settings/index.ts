@@ -13,6 +13,7 @@ import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { DEFAULT_SOURCES_SPEC, parseSources } from '../domain/sources.js';
 import { shortMessage } from '../domain/errors.js';
+import { TEMPO_PUBLIC_RPC } from '../domain/tempo.js';
 
 /**
  * The commands a flag can be on. `operator` is every `paywatch operator …` subcommand; `operator sender keys` the
@@ -110,10 +111,10 @@ export const SETTINGS = {
     env: 'PAYWATCH_RPC_URL',
     flag: '--rpc <url>',
     commands: ['start', 'collect', 'serve', 'demo', 'verify'],
-    default: 'https://rpc.tempo.xyz',
+    default: TEMPO_PUBLIC_RPC,
     schema: httpUrl,
-    help: 'Tempo JSON-RPC URL',
-    doc: 'the Tempo JSON-RPC node (http or https)',
+    help: "Tempo JSON-RPC URL (default: Tempo mainnet's public endpoint)",
+    doc: "the Tempo JSON-RPC node (http or https); the default is Tempo mainnet's public endpoint, whose batch and rate limits are not published (the collector finds them: docs/collector.md#rpc-limits)",
   },
   port: {
     env: 'PORT',

@@ -41,6 +41,10 @@ describe('paywatch demo', () => {
     expect(metrics.status).toBe(200);
     expect(await metrics.text()).toMatch(/^paywatch_collector_height \d+$/m);
     expect(out).toMatch(new RegExp(`MCP \\(Streamable HTTP, read-only tools\\): http://127.0.0.1:${port}/api/mcp`));
+    // The way to the real chain: the public endpoint and what is known of its limits.
+    expect(out).toContain(
+      'Against Tempo mainnet: paywatch start --rpc https://rpc.tempo.xyz (the default); its batch and rate limits are not published',
+    );
 
     // The trust-check lines, run as printed by a shell from the project's folder.
     const root = fileURLToPath(new URL('../..', import.meta.url));

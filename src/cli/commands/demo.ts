@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { addSettingOptions, flagsFrom, levelWasChosen } from '../options.js';
 import { createLogger } from '../progress.js';
 import { action, configFrom, untilSignal } from '../run.js';
+import { TEMPO_PUBLIC_RPC, TEMPO_PUBLIC_RPC_LIMITS } from '../../domain/tempo.js';
 
 /** Adds `demo`'s options and action to its command. */
 export function register(cmd: Command): void {
@@ -35,6 +36,8 @@ export function register(cmd: Command): void {
       say('');
       say('or pay 0.01 per check with x402 and no key (a local token, settled on the local chain; prints PAYMENT-RESPONSE):');
       say(`  ${demo.paidCheck}`);
+      say('');
+      say(`Against Tempo mainnet: paywatch start --rpc ${TEMPO_PUBLIC_RPC} (the default); ${TEMPO_PUBLIC_RPC_LIMITS}.`);
       say('');
       say('New (empty) blocks arrive every second and are collected as they finalize. Press Ctrl-C to stop.');
       await stopped;
