@@ -9,13 +9,14 @@
  * Results: bench/results/hostile-collect.{json,md}.
  * Run: node bin/run-ts.js bench/hostile-collect.ts [--base /path/to/checkout …] [--timeout-s 900]
  */
-import { storedDetailJson } from '../src/store/chain/detail-codec.js';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
+import { openSqlite } from '../src/store/sqlite.js';
+import { readStoredDetails } from '../src/store/chain/stored-details.js';
 import { ANVIL_KEYS, startAnvil } from '../src/chain/anvil.js';
 import { deployHostileToken, sprayTransfers } from '../test/fixtures/hostile/hostile-token.js';
 import { finalize } from '../test/chain/live-payments.js';
@@ -97,13 +98,14 @@ try {
         const db = new Database(file, { readonly: true });
         const row = db.prepare('select * from observations where hash = ?').get(hash) as Record<string, unknown> | undefined;
         if (row) {
-          // The detail's JSON size (as served), not its packed size on disk.
-          const detail = storedDetailJson(
-            db.prepare('select detail, packed from observation_details where seq = ?').get(row.seq) as {
-              detail: string;
-              packed: Buffer | null;
-            },
+          // The detail's JSON size (as served), not its packed size on disk; a grouped one needs its group's first row.
+          const details = await openSqlite(file, { readonly: true });
+          const [detail] = await readStoredDetails(
+            details.db,
+            await details.db.selectFrom('observation_details').selectAll().where('seq', '=', Number(row.seq)).execute(),
           );
+          await details.db.destroy();
+          if (detail === undefined || detail instanceof Error) throw detail ?? new Error(`no detail stored for ${hash}`);
           stored =
             Object.values(row).reduce<number>((n, v) => n + (v == null ? 0 : Buffer.byteLength(String(v))), 0) + Buffer.byteLength(detail);
           decode = String(row.decode);

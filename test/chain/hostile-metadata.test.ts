@@ -6,7 +6,7 @@
  * its byte cap, and the API (real buildApp) must serve each as what it is: `asset` null, `asset_contract` kept,
  * never listed, and a forensics note saying why.
  */
-import { storedDetailJson } from '../../src/store/chain/detail-codec.js';
+import { readStoredDetails } from '../../src/store/chain/stored-details.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -123,9 +123,11 @@ describe.each(DIALECTS)('collect --once past hostile tokens, on %s', (dialect) =
   it('stores the 600-log transaction reduced and under its byte cap: the legs cap named in decode and forensics', async () => {
     const { hash } = sent.get('a 1 MiB symbol, 600 Transfer logs in one transaction')!;
     const row = await store.db.selectFrom('observations').selectAll().where('hash', '=', hash).executeTakeFirstOrThrow();
-    const detail = storedDetailJson(
-      await store.db.selectFrom('observation_details').select(['detail', 'packed']).where('seq', '=', row.seq).executeTakeFirstOrThrow(),
+    const [detail] = await readStoredDetails(
+      store.db,
+      await store.db.selectFrom('observation_details').selectAll().where('seq', '=', row.seq).execute(),
     );
+    if (typeof detail !== 'string') throw new Error(`detail of ${hash} unreadable: ${String(detail)}`);
     const bytes =
       Object.values(row).reduce<number>((n, v) => n + (v == null ? 0 : Buffer.byteLength(String(v))), 0) + Buffer.byteLength(detail);
     expect(bytes).toBeLessThan(8192);

@@ -10,7 +10,9 @@ import { receivedPayments } from '../../src/store/trust/index.js';
 import { STATS_REUSE_MS } from '../../src/store/cache.js';
 import type { BlockObservations, Execution, Observation } from '../../src/domain/observation.js';
 import { chainMigrations } from '../../src/store/migrations/chain.js';
-import { unpackDetail } from '../../src/store/chain/detail-codec.js';
+import { DETAIL_GROUP_ROWS, storedDetailForm, unpackDetail } from '../../src/store/chain/detail-codec.js';
+import { readStoredDetails } from '../../src/store/chain/stored-details.js';
+import { serializeObservation } from '../../src/store/chain/rows.js';
 import { packPendingDetails } from '../../src/store/chain/pack-details.js';
 import { DIALECTS, storeFactory } from '../helpers/db.js';
 import { makeBlocks, observationsOf } from '../helpers/observations.js';
@@ -256,5 +258,46 @@ describe.each(DIALECTS)('observation details on %s', (dialect) => {
     expect(stored[0].packed!.length).toBeLessThan(json.length / 4);
     expect(unpackDetail(stored[0].packed!)).toBe(json);
     expect((await getTransaction(s, b.hash))?.legs).toHaveLength(40);
+  });
+
+  it('are packed by block time, and each reads back whole whichever rows a read holds', async () => {
+    const s = await stores.fresh();
+    // Blocks of up to 40 transactions: groups of several rows, some cut at DETAIL_GROUP_ROWS.
+    const blocks = makeBlocks({ count: 600, seed: 21, maxTxPerBlock: 40 });
+    await writeBlocks(s, blocks, { height: blocks.at(-1)!.height, hash: blocks.at(-1)!.hash });
+    const json = new Map<string, string>(observationsOf(blocks).map((o) => [o.hash, serializeObservation(o).detail]));
+    const stored = await s.db
+      .selectFrom('observation_details as d')
+      .innerJoin('observations as o', 'o.seq', 'd.seq')
+      .select(['d.seq', 'd.detail', 'd.packed', 'o.hash'])
+      .orderBy('d.seq')
+      .execute();
+    expect(stored).toHaveLength(json.size);
+    const forms = stored.map((r) => storedDetailForm(r.packed!));
+    expect(forms.some((f) => f.form === 'head' && f.rows === DETAIL_GROUP_ROWS)).toBe(true);
+    expect(forms.filter((f) => f.form === 'member').length).toBeGreaterThan(stored.length / 2);
+    const expected = stored.map((r) => json.get(r.hash));
+    // All rows at once, in reverse, and each row alone (its group's first row then read from the store).
+    expect(await readStoredDetails(s.db, stored)).toEqual(expected);
+    expect(await readStoredDetails(s.db, [...stored].reverse())).toEqual([...expected].reverse());
+    for (const [i, r] of stored.entries()) expect(await readStoredDetails(s.db, [r])).toEqual([expected[i]]);
+    // As served: the detail route reads a member through its group.
+    const member = stored[forms.findIndex((f) => f.form === 'member')]!;
+    const served = await getTransaction(s, member.hash);
+    expect(served?.transaction).toEqual(JSON.parse(json.get(member.hash)!).transaction ?? null);
+    // A group whose first row is gone: its rows read as errors, every other row as before.
+    const headSeq = Number(stored[forms.findIndex((f) => f.form === 'head')]!.seq);
+    await s.db.deleteFrom('observation_details').where('seq', '=', headSeq).execute();
+    const left = stored.filter((r) => Number(r.seq) !== headSeq);
+    const after = await readStoredDetails(s.db, left);
+    let orphans = 0;
+    for (const [i, r] of left.entries()) {
+      const f = storedDetailForm(r.packed!);
+      if (f.form === 'member' && Number(r.seq) - f.index === headSeq) {
+        expect(after[i]).toBeInstanceOf(Error);
+        orphans++;
+      } else expect(after[i]).toBe(json.get(r.hash));
+    }
+    expect(orphans).toBeGreaterThan(0);
   });
 });

@@ -12,7 +12,7 @@ import { FUNDING_COLUMNS, recordFirstFundings } from './first-fundings.js';
 import { sql } from 'kysely';
 import type { Store } from '../store.js';
 import type { ObservationDetail } from '../../domain/observation.js';
-import { storedDetailJson } from './detail-codec.js';
+import { readStoredDetails } from './stored-details.js';
 import { paymentColumnsOf, type PaymentColumns } from './payment-columns.js';
 import type { PackProgress } from './pack-details.js';
 
@@ -45,8 +45,9 @@ export async function backfillPaymentColumns(store: Store, onProgress?: PackProg
       .where('o.payer', 'is', null)
       .execute();
     const filled: (PaymentColumns & { seq: number | string })[] = [];
-    for (const r of rows) {
-      const c = paymentColumnsOf(detailOf(r), r.recipient);
+    const jsons = await readStoredDetails(db, rows);
+    for (const [i, r] of rows.entries()) {
+      const c = paymentColumnsOf(detailOf(jsons[i]!), r.recipient);
       if (c.payer !== null || c.server_fingerprint !== null || c.client_fingerprint !== null) filled.push({ seq: r.seq, ...c });
     }
     await db.transaction().execute(async (trx) => {
@@ -90,10 +91,11 @@ export async function backfillPaymentColumns(store: Store, onProgress?: PackProg
   return read;
 }
 
-/** The parsed detail of a stored row, or null when it cannot be read (one bad row never stops the backfill). */
-function detailOf(r: { detail: string; packed: Uint8Array | null }): Partial<ObservationDetail> | null {
+/** A stored detail parsed, or null when it cannot be read (one bad row never stops the backfill). */
+function detailOf(json: string | Error): Partial<ObservationDetail> | null {
+  if (json instanceof Error) return null;
   try {
-    const d = JSON.parse(storedDetailJson(r)) as unknown;
+    const d = JSON.parse(json) as unknown;
     return d && typeof d === 'object' ? (d as Partial<ObservationDetail>) : null;
   } catch {
     return null;

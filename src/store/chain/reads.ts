@@ -3,7 +3,7 @@
  * version (../cache.ts) and run on a reader thread when the store has them (./readers.ts).
  */
 import type { Store } from '../store.js';
-import { storedDetailJson } from './detail-codec.js';
+import { readStoredDetails } from './stored-details.js';
 import { DecimalSum } from '../../domain/money.js';
 import { METRICS_WINDOW, successRate } from '../../domain/metrics.js';
 import { exclusionRule, type ObservationFilters } from '../../domain/filters.js';
@@ -46,13 +46,16 @@ export async function getTransaction(store: Store, hash: string): Promise<Transa
     .selectFrom('observations')
     .innerJoin('observation_details', 'observation_details.seq', 'observations.seq')
     .select([...LIST_COLUMNS.map((c) => `observations.${c}` as const), 'observation_details.detail', 'observation_details.packed'])
+    .select('observation_details.seq as detail_seq')
     .where('observations.hash', '=', hash.toLowerCase())
     .executeTakeFirst();
   if (!r) return null;
+  const [json] = await readStoredDetails(store.db, [{ seq: r.detail_seq, detail: r.detail, packed: r.packed }]);
+  if (json instanceof Error) throw json;
   // Offers stored since the last read (a primary-key range, usually empty), so the candidates are current.
   const intel = paymentIntelOf(store);
   await intel.refresh(store.db);
-  const detail = rowToDetail({ ...r, detail: storedDetailJson(r) }, store.tokenList, intel);
+  const detail = rowToDetail({ ...r, detail: json }, store.tokenList, intel);
   const block = await finalityOfBlock(store.db, Number(r.height));
   // Blocks collected since finality is kept have a row; older or seeded observations keep their evidence as stored.
   if (block !== null) {

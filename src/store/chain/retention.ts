@@ -13,7 +13,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../schema.js';
 import type { Store } from '../store.js';
-import { storedDetailJson } from './detail-codec.js';
+import { readStoredDetails } from './stored-details.js';
 import { adjustRollups, DAY_SECONDS, ROLLUP_COLUMNS, rollupKeysOf, type RollupSource } from './rollups.js';
 
 /** Observations per batch at most (unless one block second holds more): ~26 ms of CPU on SQLite at load 16 (bench/retention.ts). */
@@ -164,11 +164,13 @@ type GoneRow = { seq: number | string; hash: string; recipient: string | null; d
 
 /** Deletes observations, their details and their leg_recipients rows (found from the legs, by primary key). */
 async function deleteObservations(trx: Transaction<Database>, gone: GoneRow[], upTo: number): Promise<void> {
+  // Read before anything is deleted: a grouped detail's text lives in its group's first row (./stored-details.ts).
+  const jsons = await readStoredDetails(trx, gone);
   for (let i = 0; i < gone.length; i += 200) {
     const chunk = gone.slice(i, i + 200);
     const seqs = chunk.map((g) => g.seq);
     const legs: { recipient: string; hash: string }[] = [];
-    for (const g of chunk) for (const to of legRecipientsOf(g)) legs.push({ recipient: to, hash: g.hash });
+    for (const [k, g] of chunk.entries()) for (const to of legRecipientsOf(g, jsons[i + k]!)) legs.push({ recipient: to, hash: g.hash });
     for (const l of legs) await trx.deleteFrom('leg_recipients').where('recipient', '=', l.recipient).where('hash', '=', l.hash).execute();
     await dropRollups(trx, seqs, upTo);
     await trx.deleteFrom('observation_details').where('seq', 'in', seqs).execute();
@@ -210,12 +212,15 @@ async function dropRollups(trx: Transaction<Database>, seqs: readonly (number | 
   await adjustRollups(trx, kin, 1);
 }
 
-/** The leg recipients write.ts stored for a row: its legs' `to` other than its primary recipient (rows.ts). */
-function legRecipientsOf(g: GoneRow): string[] {
-  if (g.detail === null && g.packed === null) return [];
+/**
+ * The leg recipients write.ts stored for a row: its legs' `to` other than its primary recipient (rows.ts).
+ * @param json the row's detail (readStoredDetails), an Error when it cannot be read or is missing
+ */
+function legRecipientsOf(g: GoneRow, json: string | Error): string[] {
+  if (json instanceof Error) return []; // an unreadable or missing detail leaves its leg rows behind (see below)
   let legs: { to?: string | null }[] | null | undefined;
   try {
-    legs = (JSON.parse(storedDetailJson({ detail: g.detail ?? '', packed: g.packed })) as { legs?: { to?: string | null }[] | null }).legs;
+    legs = (JSON.parse(json) as { legs?: { to?: string | null }[] | null }).legs;
   } catch {
     return []; // an unreadable detail leaves its leg rows behind (they only ever match through the observation)
   }

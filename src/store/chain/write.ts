@@ -7,7 +7,7 @@ import type { Database } from '../schema.js';
 import type { DialectName } from '../dialect.js';
 import type { SerializedObservation } from './rows.js';
 import { preparedOnPostgres } from '../prepared.js';
-import { packDetail, packIntegrity } from './detail-codec.js';
+import { packDetails, packIntegrity } from './detail-codec.js';
 import { adjustRollups } from './rollups.js';
 import { bulkText, columnList, marks } from './bulk-sql.js';
 import { recordFirstFundings } from './first-fundings.js';
@@ -175,7 +175,7 @@ export async function insertObservations(
       trx,
       dialect,
       'observation_details',
-      fresh.map((x, i) => ({ seq: count + i, detail: '', packed: packDetail(x.detail) })),
+      packDetails(fresh.map((x) => ({ time: x.time, json: x.detail }))).map((packed, i) => ({ seq: count + i, detail: '', packed })),
       ['seq'],
     );
     await insertRows(

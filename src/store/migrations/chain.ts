@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import { inOneTransaction, isPostgres } from './dialect.js';
 import { sumDecimals } from '../../domain/money.js';
-import { unpackDetail } from '../chain/detail-codec.js';
+import { readStoredDetails } from '../chain/stored-details.js';
 import { PARTIAL_INDEXES } from '../chain/partial-indexes.js';
 import { fillFirstFundings } from '../chain/first-fundings.js';
 
@@ -259,13 +259,20 @@ export const chainMigrations: Record<string, Migration> = {
     async down(db: Kysely<any>) {
       await inOneTransaction(db, async (trx) => {
         if (!(await hasColumn(trx, 'observation_details', 'packed'))) return;
-        for (let after = -1; ; ) {
-          const rows = await sql<{ seq: number | string; packed: Uint8Array }>`
-            select seq, packed from observation_details where packed is not null and seq > ${after} order by seq limit 500`.execute(trx);
+        // Highest seqs first: a grouped detail's text lives in its group's first row, the lowest seq of the group,
+        // which must still be packed when the group's other rows are unpacked (src/store/chain/stored-details.ts).
+        for (let below: number | null = null; ; ) {
+          const rows = await sql<{ seq: number | string; detail: string; packed: Uint8Array }>`
+            select seq, detail, packed from observation_details where packed is not null
+            ${below === null ? sql`` : sql`and seq < ${below}`} order by seq desc limit 500`.execute(trx);
           if (!rows.rows.length) break;
-          for (const r of rows.rows)
-            await sql`update observation_details set detail = ${unpackDetail(r.packed)}, packed = null where seq = ${r.seq}`.execute(trx);
-          after = Number(rows.rows[rows.rows.length - 1].seq);
+          const jsons = await readStoredDetails(trx, rows.rows);
+          for (const [i, r] of rows.rows.entries()) {
+            const json = jsons[i]!;
+            if (json instanceof Error) throw json;
+            await sql`update observation_details set detail = ${json}, packed = null where seq = ${r.seq}`.execute(trx);
+          }
+          below = Number(rows.rows[rows.rows.length - 1].seq);
         }
         await trx.schema.alterTable('observation_details').dropColumn('packed').execute();
         await trx.schema.alterTable('chain_stats').dropColumn('pack_next').execute();

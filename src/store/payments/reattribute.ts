@@ -9,7 +9,7 @@
  */
 import { reattributeRollups, ROLLUP_COLUMNS } from '../chain/rollups.js';
 import type { Store } from '../store.js';
-import { storedDetailJson } from '../chain/detail-codec.js';
+import { readStoredDetails } from '../chain/stored-details.js';
 import { mppFingerprint } from '../../domain/mpp-attribution.js';
 import { attributionColumns, legsOfDetailJson } from './attribute-rows.js';
 import { paymentIntelOf, realmOf, REFRESH_BUDGET } from './intel-index.js';
@@ -112,13 +112,10 @@ export async function reattributePayments(store: Store, offerBudget = REFRESH_BU
       .where('o.seq', 'in', batch)
       .execute();
     const updates: { seq: number | string; hash: string; set: AttributionColumns }[] = [];
-    for (const r of rows) {
-      let json: string;
-      try {
-        json = storedDetailJson(r);
-      } catch {
-        continue; // An unreadable detail keeps its row as it is.
-      }
+    const jsons = await readStoredDetails(db, rows);
+    for (const [i, r] of rows.entries()) {
+      const json = jsons[i]!;
+      if (json instanceof Error) continue; // An unreadable detail keeps its row as it is.
       const { attribution, ...c } = attributionColumns(r, legsOfDetailJson(json), intel);
       const same =
         c.service_id === r.service_id &&
