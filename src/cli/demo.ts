@@ -342,6 +342,10 @@ async function startDemoIntel(
     asset: verify.paymentToken,
   });
   const sources = directorySources(ps.directoryUrl);
+  // A payTo counts for payments from the second its offer was first seen on (src/payments/attribute.ts): first seen
+  // in the second of the activity's blocks (all of it can fall in one second on a fast machine), the services would
+  // be paid by the activity's transfers to their payTos, sent before they existed.
+  await afterChainSecond(rpcUrl);
   await collectOnce(ctx.store, { sources, allowLoopback: true, log: ctx.log });
   const weather = ps.services.find((s) => s.name === 'x402-v2-weather') ?? ps.services[0];
   const search = ps.services.find((s) => s.name === 'mpp-search') ?? ps.services[ps.services.length - 1];
@@ -366,6 +370,16 @@ async function startDemoIntel(
     mppDomain: providerDomain(search.url),
     mppService: serviceId('GET', search.url),
   };
+}
+
+/** Longest wait of afterChainSecond, ms: a chain ahead of the clock by more is not waited for. */
+const CHAIN_SECOND_WAIT_MS = 3000;
+
+/** Waits until the wall clock is past the second of the chain's latest block (chain time follows it here). */
+async function afterChainSecond(rpcUrl: string): Promise<void> {
+  const head = await rpc<{ timestamp: string }>(rpcUrl, 'eth_getBlockByNumber', ['latest', false]);
+  const wait = (Number(head.timestamp) + 1) * 1000 - Date.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, Math.min(wait, CHAIN_SECOND_WAIT_MS)));
 }
 
 async function rpc<T = unknown>(url: string, method: string, params: unknown[]): Promise<T> {
