@@ -27,6 +27,7 @@ import type { PaidServices } from '../demo/paid-services/index.js';
 import { checkPriceAtomic } from '../trust/payment.js';
 import { shortMessage } from '../domain/errors.js';
 import { TEMPO_MAINNET } from '../domain/tempo.js';
+import { sleep } from '../net/backoff.js';
 
 /** The demo agent's key (anvil's well-known test account 2, never real funds): it holds payment tokens to pay for checks. */
 const DEMO_PAYER_KEY = ANVIL_KEYS[2] as `0x${string}`;
@@ -379,7 +380,7 @@ const CHAIN_SECOND_WAIT_MS = 3000;
 async function afterChainSecond(rpcUrl: string): Promise<void> {
   const head = await rpc<{ timestamp: string }>(rpcUrl, 'eth_getBlockByNumber', ['latest', false]);
   const wait = (Number(head.timestamp) + 1) * 1000 - Date.now();
-  if (wait > 0) await new Promise((r) => setTimeout(r, Math.min(wait, CHAIN_SECOND_WAIT_MS)));
+  if (wait > 0) await sleep(Math.min(wait, CHAIN_SECOND_WAIT_MS));
 }
 
 async function rpc<T = unknown>(url: string, method: string, params: unknown[]): Promise<T> {

@@ -80,10 +80,14 @@ function reusedDeflate(dictionary: Buffer): (input: string | Buffer) => Buffer {
  * @param json the ObservationDetail as JSON text (serializeObservation in ./rows.ts)
  */
 export function packDetail(json: string): Buffer {
-  const body = deflateDetail(json);
-  const out = Buffer.allocUnsafe(body.length + 1);
-  out[0] = FORMAT_DEFLATE_V1;
-  body.copy(out, 1);
+  return withHeader([FORMAT_DEFLATE_V1], deflateDetail(json));
+}
+
+/** `header` (the format tag and its bytes) followed by `body`, in one new Buffer. */
+function withHeader(header: readonly number[], body: Buffer): Buffer {
+  const out = Buffer.allocUnsafe(header.length + body.length);
+  out.set(header);
+  body.copy(out, header.length);
   return out;
 }
 
@@ -98,16 +102,17 @@ export function packDetail(json: string): Buffer {
  */
 export function packDetails(items: readonly { time: number; json: string }[]): Buffer[] {
   const out: Buffer[] = new Array(items.length);
-  const groupable = (i: number) => !items[i]!.json.includes('\n');
+  // Each text searched once: the newline is the group separator.
+  const groupable = items.map((it) => !it.json.includes('\n'));
   for (let i = 0; i < items.length; ) {
     let j = i + 1;
     let chars = items[i]!.json.length;
-    if (groupable(i))
+    if (groupable[i])
       while (
         j < items.length &&
         j - i < DETAIL_GROUP_ROWS &&
         items[j]!.time === items[i]!.time &&
-        groupable(j) &&
+        groupable[j] &&
         chars + 1 + items[j]!.json.length <= DETAIL_GROUP_CHARS
       )
         chars += 1 + items[j++]!.json.length;
@@ -115,12 +120,7 @@ export function packDetails(items: readonly { time: number; json: string }[]): B
     else {
       const texts: string[] = [];
       for (let k = i; k < j; k++) texts.push(items[k]!.json);
-      const body = deflateDetail(texts.join('\n'));
-      const head = Buffer.allocUnsafe(body.length + 2);
-      head[0] = FORMAT_GROUP_HEAD;
-      head[1] = j - i;
-      body.copy(head, 2);
-      out[i] = head;
+      out[i] = withHeader([FORMAT_GROUP_HEAD, j - i], deflateDetail(texts.join('\n')));
       for (let k = 1; k < j - i; k++) out[i + k] = Buffer.from([FORMAT_GROUP_MEMBER, k]);
     }
     i = j;

@@ -34,7 +34,7 @@ export async function readStoredDetails(db: Kysely<Database>, rows: readonly Sto
     try {
       return unpackDetailGroup(packed);
     } catch (e) {
-      return e instanceof Error ? e : new Error(String(e));
+      return asError(e);
     }
   };
   for (const r of rows) if (r.packed && storedDetailForm(r.packed).form === 'head') groups.set(Number(r.seq), open(r.packed));
@@ -65,7 +65,10 @@ export async function readStoredDetails(db: Kysely<Database>, rows: readonly Sto
       const index = f.form === 'member' ? f.index : 0;
       return texts[index] ?? new Error(`stored detail ${r.seq}: its group at ${head} holds ${texts.length} texts, not ${index + 1}`);
     } catch (e) {
-      return e instanceof Error ? e : new Error(String(e));
+      return asError(e);
     }
   });
 }
+
+/** `e` as an Error (a thrown non-Error wrapped). */
+const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
