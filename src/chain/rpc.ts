@@ -4,8 +4,9 @@
  * fetch-based `getHttpRpcClient` (no WHATWG streams), and the collector is CPU-bound. On top of it: JSON-RPC batching (many calls per HTTP
  * request), a bound on HTTP requests in flight, and retries with exponential backoff and full jitter on
  * timeouts, HTTP errors (5xx…), malformed JSON and JSON-RPC errors. It adapts to the node's limits, remembered
- * per node for the whole process (NodeLimits): a "batch too large" answer halves the calls per request, and a
- * 429 paces every request to the node (src/net/pace.ts); see docs/collector.md#rpc-limits. It only reads the
+ * per node for the whole process (NodeLimits): a "batch too large" answer halves the calls per request, then
+ * single probes search back up to the node's cap (src/net/batch-size.ts), and a 429 paces every request to the
+ * node (src/net/pace.ts); see docs/collector.md#rpc-limits. It only reads the
  * `finalized` head, never `latest` (docs/collector.md), and refuses any node whose `eth_chainId` is not 4217.
  */
 import { redactUrl } from '../net/redact-url.js';
@@ -14,6 +15,7 @@ import { quantityNumber } from './quantity.js';
 import { isRetryable, withRetry } from '../net/retry.js';
 import { Semaphore } from '../net/semaphore.js';
 import { Pace, type PaceTicket, retryAfterMs } from '../net/pace.js';
+import { BatchSizeSearch } from '../net/batch-size.js';
 import { rpcBatchCalls, rpcBatchTooLarge, rpcErrors, rpcRate, rpcRefused, rpcRequests, rpcRetries } from '../ops/metrics.js';
 import { Agent, request } from 'undici';
 import { CHAIN_ID } from '../domain/observation.js';
@@ -87,7 +89,7 @@ export const DEFAULT_BATCH_CALLS = 40;
 
 /** The live figures of the client's limits, as /api/status (`collector.rpc`) shows them. */
 export interface RpcStats {
-  /** Calls per HTTP request in use (halved at each "batch too large" answer). */
+  /** Calls per HTTP request in use (halved at a "batch too large" answer, then searched back up to the node's cap). */
   batch_calls: number;
   /** The most calls per request allowed (`--rpc-batch-calls`). */
   batch_calls_ceiling: number;
@@ -110,7 +112,8 @@ export interface RpcStats {
  * registry's, the caught-up check's): calls per request, the pace, and the counts /api/status shows.
  */
 class NodeLimits {
-  batchCalls: number;
+  /** Calls per request: halved at a "batch too large", then searched back up to the node's cap. */
+  readonly batch: BatchSizeSearch;
   readonly pace: Pace;
   requests = 0;
   refused = 0;
@@ -122,12 +125,14 @@ class NodeLimits {
   /** Counts at the last summary line (one a minute at most, at `info`, when anything changed). */
   summarized = { at: Date.now(), refused: 0, tooLarge: 0, retries: 0 };
 
-  constructor(
-    readonly ceiling: number,
-    rate: number | null,
-  ) {
-    this.batchCalls = ceiling;
+  constructor(ceiling: number, rate: number | null) {
+    this.batch = new BatchSizeSearch(ceiling);
     this.pace = new Pace(rate);
+  }
+
+  /** Calls per request in use. */
+  get batchCalls(): number {
+    return this.batch.size;
   }
 }
 
@@ -227,7 +232,8 @@ export interface RpcOptions {
   concurrency?: number;
   /**
    * Most JSON-RPC calls per HTTP request (default DEFAULT_BATCH_CALLS): the ceiling; a node that refuses a batch
-   * as too large halves it, for every client on that node. The first client on a node sets it.
+   * as too large halves it, then probes search back up to the node's cap (src/net/batch-size.ts), for every
+   * client on that node. The first client on a node sets it.
    */
   batchCalls?: number;
   /** HTTP requests per second to the node from the start (default none: paced only after its first 429). The first client on a node sets it. */
@@ -311,7 +317,7 @@ export class TempoRpc {
     const l = this.limits;
     return {
       batch_calls: l.batchCalls,
-      batch_calls_ceiling: l.ceiling,
+      batch_calls_ceiling: l.batch.ceiling,
       rate_per_s: l.pace.rate,
       requests: l.requests,
       refused: l.refused,
@@ -354,9 +360,10 @@ export class TempoRpc {
   /**
    * Many calls, sent as JSON-RPC batches of at most the node's calls per request, at most `concurrency` HTTP
    * requests at once, each paced by the node's rate. A failed HTTP request retries its whole batch; a call
-   * answered with an error is retried alone; a batch refused as too large is split in halves and sent again
-   * (not counted as an attempt), and the node's calls per request halved; a batch still waiting for a slot when
-   * that happens is cut to the new size before it goes.
+   * answered with an error is retried alone; a batch refused as too large is sent again at once at the node's
+   * size (not counted as an attempt), that size halved first unless the batch was larger than it (a probe, or a
+   * batch sent before the last cut); a batch still waiting for a slot when the size falls is cut to it before it
+   * goes. While the size is below the smallest one refused, one batch at a time probes halfway up to it.
    * @param opts.answerIsFinal a call the node answers with a JSON-RPC error is not retried: its RpcCallError
    *   takes its place in the results (transport failures, 429s and 5xx are still retried)
    * @returns results in the order of `calls`
@@ -374,15 +381,34 @@ export class TempoRpc {
     return results;
   }
 
-  /** Sends the calls `idx` in batches of the node's size at the time of the call. */
+  /**
+   * Sends the calls `idx` in batches of the node's size at the time of the call; the first one larger when the
+   * size is being searched upward and no probe is in flight (BatchSizeSearch.takeProbe).
+   */
   private async sendInBatches(calls: RpcCall[], idx: number[], results: unknown[], answerIsFinal: boolean): Promise<void> {
     const size = this.limits.batchCalls;
-    const chunks: number[][] = [];
-    for (let i = 0; i < idx.length; i += size) chunks.push(idx.slice(i, i + size));
-    await Promise.all(chunks.map((chunk) => this.sendWithRetry(calls, chunk, results, answerIsFinal)));
+    const probe = idx.length > size ? this.limits.batch.takeProbe(idx.length) : null;
+    const sends: Promise<void>[] = [];
+    let i = 0;
+    if (probe !== null) {
+      sends.push(this.sendWithRetry(calls, idx.slice(0, probe), results, answerIsFinal, size));
+      i = probe;
+    }
+    for (; i < idx.length; i += size) sends.push(this.sendWithRetry(calls, idx.slice(i, i + size), results, answerIsFinal, null));
+    await Promise.all(sends);
   }
 
-  private async sendWithRetry(calls: RpcCall[], idx: number[], results: unknown[], answerIsFinal: boolean): Promise<void> {
+  /**
+   * @param probedFrom for the search's probe (BatchSizeSearch.takeProbe), the size in use when it was taken: it
+   *   goes out larger than that size unless the size fell meanwhile; null for any other batch
+   */
+  private async sendWithRetry(
+    calls: RpcCall[],
+    idx: number[],
+    results: unknown[],
+    answerIsFinal: boolean,
+    probedFrom: number | null,
+  ): Promise<void> {
     // Calls answered with an error are retried alone: `pending` shrinks to them between attempts.
     let pending = idx;
     let attempts = 0;
@@ -394,8 +420,10 @@ export class TempoRpc {
           attempts = attempt;
           try {
             let failed = await this.gate.use(async () => {
-              // Cut to size before it goes: the node's calls per request fell while this batch waited for a slot.
-              if (pending.length > this.limits.batchCalls) {
+              // Cut to size before it goes: the node's calls per request fell while this batch waited for a slot
+              // (a probe too, then: it would probe nothing).
+              const size = this.limits.batchCalls;
+              if (pending.length > size && !(probedFrom !== null && size >= probedFrom)) {
                 resplit = true;
                 return [];
               }
@@ -417,7 +445,7 @@ export class TempoRpc {
             pending = failed.map((f) => f.index);
             throw failed[0].error;
           } catch (e) {
-            // Split at once, not counted as a failure: the halves go out below.
+            // Sent again at once at the node's size, not counted as a failure (below).
             if (e instanceof BatchTooLargeError && pending.length > 1) tooLarge = e;
             else throw e;
           }
@@ -442,21 +470,22 @@ export class TempoRpc {
       throw new RpcUnavailableError(
         `${calls[pending[0]].method} at ${this.source} failed ${attempts} times; last error: ${redactUrlsIn(firstLine(e))}`,
       );
+    } finally {
+      // A probe answered on its size has ended already; one cut before it went, or that failed, ends here.
+      if (probedFrom !== null) this.limits.batch.endProbe(idx.length);
     }
     if (tooLarge || resplit) await this.sendInBatches(calls, pending, results, answerIsFinal);
   }
 
-  /** Halves the node's calls per request below a refused batch of `e.calls` (never below 1). */
+  /** Tells the batch size search of a batch of `e.calls` refused for its size (BatchSizeSearch.refused). */
   private shrinkBatch(e: BatchTooLargeError): void {
     const l = this.limits;
     l.tooLarge++;
     rpcBatchTooLarge.inc();
     this.noteError(e);
-    const size = Math.max(1, Math.floor(e.calls / 2));
-    if (size < l.batchCalls) {
-      l.batchCalls = size;
+    if (l.batch.refused(e.calls)) {
       l.settling = true;
-      rpcBatchCalls.set(size);
+      rpcBatchCalls.set(l.batchCalls);
     }
   }
 
@@ -464,13 +493,20 @@ export class TempoRpc {
     this.limits.lastError = { message: redactUrlsIn(firstLine(e)), at: new Date().toISOString() };
   }
 
-  /** After each answered request: the one warning once the batch size settled, and the summary once a minute. */
+  /**
+   * After each request answered on its size (`calls` calls): the batch size search told (a rise logged at
+   * `info`), the one warning once a batch went through after a cut, and the summary once a minute.
+   */
   private report(calls: number): void {
     const l = this.limits;
+    if (l.batch.passed(calls)) {
+      rpcBatchCalls.set(l.batchCalls);
+      this.opts.log?.info({ source: this.source, batch_calls: l.batchCalls }, `the node accepts ${l.batchCalls} calls per request`);
+    }
     if (l.settling && calls <= l.batchCalls) {
       l.settling = false;
       this.opts.log?.warn(
-        { source: this.source, batch_calls: l.batchCalls, ceiling: l.ceiling },
+        { source: this.source, batch_calls: l.batchCalls, ceiling: l.batch.ceiling },
         `the node refuses large JSON-RPC batches; sending at most ${l.batchCalls} calls per request`,
       );
     }

@@ -391,7 +391,11 @@ export const StatusSchema = z
         updated_at: z.string().nullable().optional(),
         rpc: z
           .looseObject({
-            batch_calls: z.int().describe('JSON-RPC calls per HTTP request in use (halved while the node refused larger batches).'),
+            batch_calls: z
+              .int()
+              .describe(
+                'JSON-RPC calls per HTTP request in use (halved when the node refused a batch as too large, then searched back up to its cap by single probes).',
+              ),
             batch_calls_ceiling: z.int().describe('The most calls per request allowed (--rpc-batch-calls).'),
             rate_per_s: z.number().nullable().describe('HTTP requests per second the client paces itself to; null = unpaced.'),
             requests: z.int().describe('HTTP requests sent.'),

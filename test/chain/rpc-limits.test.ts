@@ -120,6 +120,40 @@ describe('a node that caps batches at 10 calls', () => {
     expect(p.counts.forwarded).toBe(40 + 1); // eth_chainId, then 40 batches of 10
   }, 60_000);
 
+  it('first met with a short batch of 12, searches back up to 10 instead of staying at 6', async () => {
+    const p = await proxy({ batchCap: 10, capAnswer: '-32005' });
+    const { log, lines } = recordingLog();
+    const rpc = await TempoRpc.connect({ url: p.url, log });
+    const blockNumbers = (n: number) => rpc.batch(Array.from({ length: n }, () => ({ method: 'eth_blockNumber', params: [] })));
+    expect((await blockNumbers(12)).every((r) => typeof r === 'string')).toBe(true);
+    expect(rpc.stats().batch_calls).toBe(6); // half the refused 12: all halving knows
+    // Reads as a collector's runs make them (100 calls each): single probes find the cap.
+    for (let i = 0; i < 5; i++) expect((await blockNumbers(100)).every((r) => typeof r === 'string')).toBe(true);
+    expect(rpc.stats().batch_calls).toBe(10);
+    expect(p.counts.largestBatch).toBe(10);
+    // 12, then probes of 9 (passes), 11 (refused), 10 (passes): two refusals.
+    expect(p.counts.tooLarge).toBeLessThanOrEqual(3);
+    expect(lines.filter((l) => l.level === 40)).toHaveLength(1);
+    expect(lines.filter((l) => l.level === 30 && String(l.msg).startsWith('the node accepts')).at(-1)).toMatchObject({ batch_calls: 10 });
+  }, 60_000);
+
+  it('a node capping at 30: found by probing (halving alone stops at 20), one probe at a time', async () => {
+    const p = await proxy({ batchCap: 30, capAnswer: '413', delayMs: 5 });
+    const rpc = await TempoRpc.connect({ url: p.url, concurrency: 4 });
+    // Rounds of 4 reads of 60 calls at once, as a collector fetches its runs concurrently.
+    for (let i = 0; i < 8; i++) {
+      const reads = Array.from({ length: 4 }, () =>
+        rpc.batch(Array.from({ length: 60 }, () => ({ method: 'eth_blockNumber', params: [] }))),
+      );
+      expect((await Promise.all(reads)).flat().every((r) => typeof r === 'string')).toBe(true);
+    }
+    expect(rpc.stats().batch_calls).toBe(30);
+    expect(p.counts.largestBatch).toBe(30);
+    // The first 40s in flight (one a read, 4 slots) and the probes 35, 32, 31, each alone.
+    expect(p.counts.tooLarge).toBeLessThanOrEqual(4 + 3);
+    expect(rpc.stats().batches_too_large).toBe(p.counts.tooLarge);
+  }, 60_000);
+
   it('does not stop a collector: with defaults it ends equal to a run straight from the node', async () => {
     const p = await proxy({ batchCap: 10, capAnswer: '-32005' });
     const got = await collect(p.url, 50);
