@@ -232,7 +232,7 @@ export const SETTINGS = {
     commands: COLLECTORS,
     default: 40,
     schema: z.coerce.number().int().min(1).max(1000),
-    help: 'most JSON-RPC calls per HTTP request (halved while the node refuses a batch as too large)',
+    help: 'most JSON-RPC calls per HTTP request (halved when the node refuses a batch as too large, then probed back up to its cap)',
   },
   rpcRate: {
     env: 'PAYWATCH_RPC_RATE',
