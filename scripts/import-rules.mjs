@@ -54,7 +54,7 @@ function tsFiles(root, dir) {
 
 /**
  * The imports of one source text: specifier, whether only types are imported, the value names (null: a namespace,
- * `export *` or dynamic import, which take everything), the line, and `dynamic: true` for an `import()`.
+ * `export *` or dynamic import, which take everything) and the line.
  */
 export function importsOf(file, text) {
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
@@ -85,8 +85,7 @@ export function importsOf(file, text) {
       });
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       const arg = node.arguments[0];
-      if (arg && ts.isStringLiteralLike(arg))
-        out.push({ spec: arg.text, typeOnly: false, names: destructured(node), line: line(node), dynamic: true });
+      if (arg && ts.isStringLiteralLike(arg)) out.push({ spec: arg.text, typeOnly: false, names: destructured(node), line: line(node) });
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
       out.push({ spec: node.argument.literal.text, typeOnly: true, names: [], line: line(node) });
     }

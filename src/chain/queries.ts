@@ -30,6 +30,7 @@ import {
   type TransactionPage,
 } from '../store/chain/index.js';
 import { getServiceSources } from '../store/intel/index.js';
+import { replicaStatus } from '../store/read-replica.js';
 import type { Store } from '../store/db.js';
 import { sinceNotBeforeUntil } from '../domain/query-params.js';
 
@@ -56,8 +57,7 @@ export async function chainStatus(ctx: Pick<AppContext, 'store' | 'primary' | 'c
   const [s, serviceSources, replica, quarantine] = await Promise.all([
     getStatus(ctx.store, now),
     getServiceSources(ctx.store),
-    // Loaded only with a replica (so node-postgres is loaded already): a SQLite server never loads it.
-    ctx.primary ? import('../store/read-replica.js').then((m) => m.replicaStatus(ctx.store, ctx.primary!)) : null,
+    ctx.primary ? replicaStatus(ctx.store, ctx.primary) : null,
     quarantineSummary(ctx.store),
   ]);
   // A collector running in this process is fresher than its last recorded row.

@@ -11,6 +11,7 @@ import { ReaderPool } from './chain/readers.js';
 import { StoreCache } from './cache.js';
 import { parseDbTarget, redactDbLocation, type DbTarget } from './target.js';
 import { openSqlite } from './sqlite.js';
+import { openPostgres } from './postgres.js';
 import { migrateStore } from './migrate.js';
 import { pingDatabase, probeWrite } from './maintenance.js';
 import type { ReportingDialect } from './outage.js';
@@ -21,7 +22,7 @@ export type { Store } from './store.js';
 export { MigrationError, StoreOpenError } from './errors.js';
 export { parseDbTarget, redactDbLocation, type DbTarget } from './target.js';
 export { cachingStatements, lockSqliteMigrations, MIGRATION_LOCK_WAIT_MS, STATEMENT_CACHE_SIZE } from './sqlite.js';
-export { pgPoolOf, poolUse } from './pg-pools.js';
+export { pgPoolOf, poolUse } from './postgres.js';
 export { migrateStore } from './migrate.js';
 
 export interface OpenStoreOptions {
@@ -55,10 +56,7 @@ export interface OpenStoreOptions {
 export async function openStore(value: string, opts: OpenStoreOptions = {}): Promise<Store> {
   const t = parseDbTarget(value);
   const { db, dialect, unlockMigrations } =
-    t.dialect === 'sqlite'
-      ? await openSqlite(t.target, opts)
-      : // Loaded only for a PostgreSQL store: node-postgres takes ~0.1 s to load, every SQLite command would pay it.
-        { ...(await (await import('./postgres.js')).openPostgres(t, opts.poolSize)), unlockMigrations: () => {} };
+    t.dialect === 'sqlite' ? await openSqlite(t.target, opts) : { ...(await openPostgres(t, opts.poolSize)), unlockMigrations: () => {} };
   const store = storeOver(db, dialect, t, opts.tokenList ?? DEFAULT_TOKEN_LIST);
   try {
     if (opts.migrate !== false && !opts.readonly) await migrateStore(store, opts.onMigrationProgress);

@@ -2,12 +2,12 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { Database } from './schema.js';
+import type { Store } from './store.js';
 import { type ReportingDialect, reportingOutages } from './outage.js';
 import { shortMessage } from '../domain/errors.js';
 import { namingPool } from './prepared.js';
 import { StoreOpenError } from './errors.js';
 import { redactDbLocation, type DbTarget } from './target.js';
-import { registerPgPool } from './pg-pools.js';
 
 /**
  * Session option of every pool: JIT compilation off. Our statements are short reads whose estimated cost crosses
@@ -37,6 +37,20 @@ export async function openPostgres(t: DbTarget, poolSize = 10): Promise<{ db: Ky
   }
   const dialect = reportingOutages(new PostgresDialect({ pool: namingPool(pool) }));
   const db = new Kysely<Database>({ dialect });
-  registerPgPool(db, pool);
+  pgPools.set(db, pool);
   return { db, dialect };
+}
+
+/** The pg pool under each PostgreSQL store's Kysely handle (pool use, the read replica's failover). */
+const pgPools = new WeakMap<Kysely<Database>, pg.Pool>();
+
+/** The pg pool under a PostgreSQL store opened by openStore, or undefined (SQLite). */
+export function pgPoolOf(store: Store): pg.Pool | undefined {
+  return pgPools.get(store.db);
+}
+
+/** Connections of a PostgreSQL store's pool: open, idle and requests waiting for one; null on SQLite. */
+export function poolUse(store: Store): { total: number; idle: number; waiting: number } | null {
+  const pool = pgPools.get(store.db);
+  return pool ? { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount } : null;
 }

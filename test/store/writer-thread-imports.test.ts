@@ -3,8 +3,30 @@
  * stay to what writing needs (src/store/chain/writer-thread.ts): not the store opener with its migrations,
  * PostgreSQL, settings, the token list or the read side. Walked with the import rules' parser on this repository.
  */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { valueClosure } from '../helpers/import-closure.js';
+// @ts-expect-error: a plain ES module script without type declarations
+import { importsOf } from '../../scripts/import-rules.mjs';
+
+type Import = { spec: string; typeOnly: boolean };
+const parse = importsOf as (file: string, text: string) => Import[];
+
+/** Every module and package `file` loads at run time (type-only imports left out), repository paths for modules. */
+function valueClosure(file: string): Set<string> {
+  const seen = new Set<string>();
+  const walk = (f: string) => {
+    if (seen.has(f)) return;
+    seen.add(f);
+    if (!f.startsWith('src/')) return;
+    for (const imp of parse(f, readFileSync(f, 'utf8'))) {
+      if (imp.typeOnly) continue;
+      walk(imp.spec.startsWith('.') ? join(dirname(f), imp.spec).replace(/\.js$/, '.ts') : imp.spec);
+    }
+  };
+  walk(file);
+  return seen;
+}
 
 describe('store writer thread imports', () => {
   it('load the SQLite opener and the write, none of the heavy rest of the store', () => {
