@@ -62,8 +62,9 @@ export class BatchSizeSearch {
 
   /**
    * The size of a probe to send now, when one is worth sending: a batch of the size in use went through, no
-   * other probe is in flight, the search is not settled, and `available` calls wait (a probe is a full batch). The caller sends one batch of that many
-   * calls and reports it with passed/refused, or with endProbe when it never got an answer.
+   * other probe is in flight, the search is not settled, and `available` calls wait (a probe is a full batch).
+   * The caller sends one batch of that many calls and reports it with passed/refused, or with endProbe when it
+   * never got an answer on its size.
    * @returns calls for the probe, or null
    */
   takeProbe(available: number): number | null {
