@@ -54,22 +54,39 @@ const replicas: { url: string; metrics: string }[] = [];
 /** The two `verify` processes' base URLs. */
 const verifiers: string[] = [];
 
-/** Starts `paywatch ARGS` and waits until GET `ready` answers 200. */
-async function startReady(args: string[], env: Record<string, string>, ready: string): Promise<void> {
-  const p = startCli(args, { PAYWATCH_SECRET: SECRET, PAYWATCH_REDIS_URL: redis.url, ...env });
-  procs.push(p);
-  for (let i = 0; i < 300; i++) {
-    if (p.child.exitCode !== null) throw new Error(`paywatch ${args[0]} exited: ${(await p.done).stderr}`);
-    if (
-      await fetch(ready).then(
-        (r) => r.ok,
-        () => false,
+/**
+ * Starts `paywatch` with the arguments `start` builds from `count` free ports, and waits until GET on the URL it
+ * names answers 200. A port another test's process took between freePort and the child's listen (EADDRINUSE: the
+ * test files run in parallel) is picked again, at most 3 times.
+ * @returns the ports the process listens on
+ */
+async function startReady(
+  count: number,
+  start: (ports: number[]) => { args: string[]; ready: string },
+  env: Record<string, string>,
+): Promise<number[]> {
+  for (let attempt = 1; ; attempt++) {
+    const ports: number[] = [];
+    for (let i = 0; i < count; i++) ports.push(await freePort());
+    const { args, ready } = start(ports);
+    const p = startCli(args, { PAYWATCH_SECRET: SECRET, PAYWATCH_REDIS_URL: redis.url, ...env });
+    procs.push(p);
+    let exited: string | null = null;
+    for (let i = 0; i < 300 && exited === null; i++) {
+      if (p.child.exitCode !== null) exited = (await p.done).stderr;
+      else if (
+        // A time limit: the port's other holder may accept and never answer.
+        await fetch(ready, { signal: AbortSignal.timeout(1000) }).then(
+          (r) => r.ok,
+          () => false,
+        )
       )
-    )
-      return;
-    await pause(100);
+        return ports;
+      else await pause(100);
+    }
+    if (exited === null) throw new Error(`paywatch ${args[0]} did not become ready`);
+    if (!exited.includes('EADDRINUSE') || attempt === 3) throw new Error(`paywatch ${args[0]} exited: ${exited}`);
   }
-  throw new Error(`paywatch ${args[0]} did not become ready`);
 }
 
 /** One request through `port` from the loopback address `from`: status and Retry-After. */
@@ -102,17 +119,21 @@ beforeAll(async () => {
   dbUrl = pair.primary.url(await pair.createDb('pw_replicas'));
   store = await openStore(dbUrl); // migrates once, before the replicas start
   for (let i = 0; i < 2; i++) {
-    const [port, metricsPort, verifyPort] = [await freePort(), await freePort(), await freePort()];
-    const url = `http://127.0.0.1:${port}`;
-    await startReady(
-      ['serve', '--db', dbUrl, '--port', String(port), '--trust-proxy', '127.0.0.1', '--metrics-port', String(metricsPort)],
+    const [port, metricsPort] = await startReady(
+      2,
+      ([port, metricsPort]) => ({
+        args: ['serve', '--db', dbUrl, '--port', String(port), '--trust-proxy', '127.0.0.1', '--metrics-port', String(metricsPort)],
+        ready: `http://127.0.0.1:${port}/readyz`,
+      }),
       { PAYWATCH_RATE_LIMIT: String(LIMIT), PAYWATCH_INTAKE_RATE_LIMIT: '100000' },
-      `${url}/readyz`,
     );
-    replicas.push({ url, metrics: `http://127.0.0.1:${metricsPort}` });
-    const verify = `http://127.0.0.1:${verifyPort}`;
-    await startReady(
-      ['verify', '--db', dbUrl, '--verify-port', String(verifyPort)],
+    replicas.push({ url: `http://127.0.0.1:${port}`, metrics: `http://127.0.0.1:${metricsPort}` });
+    const [verifyPort] = await startReady(
+      1,
+      ([verifyPort]) => ({
+        args: ['verify', '--db', dbUrl, '--verify-port', String(verifyPort)],
+        ready: `http://127.0.0.1:${verifyPort}/readyz`,
+      }),
       // Slots above the 50 parallel checks of the metering case, so the quota (not the per-client cap) answers.
       {
         PAYWATCH_VERIFY_ALLOW_LOOPBACK: '1',
@@ -120,9 +141,8 @@ beforeAll(async () => {
         PAYWATCH_VERIFY_MAX_IN_FLIGHT: '100',
         PAYWATCH_VERIFY_MAX_IN_FLIGHT_PER_CLIENT: '60',
       },
-      `${verify}/readyz`,
     );
-    verifiers.push(verify);
+    verifiers.push(`http://127.0.0.1:${verifyPort}`);
   }
   proxyPort = await freePort();
   const cfg = join(dir, 'haproxy.cfg');
