@@ -18,7 +18,7 @@ export const TEMPO_PUBLIC_RPC = 'https://rpc.tempo.xyz';
  * prints it; docs/collector.md says the same at length).
  */
 export const TEMPO_PUBLIC_RPC_LIMITS =
-  'its batch and rate limits are not published: the collector halves its batches when the node refuses them and paces itself to 429 answers (docs/collector.md#rpc-limits); --rpc-rate N holds a known quota';
+  'its batch and rate limits are not published: the collector halves its batches when the node refuses them, probes back up to its cap, and paces itself to 429 answers (docs/collector.md#rpc-limits); --rpc-rate N holds a known quota';
 
 /** Tempo's test network Moderato as a CAIP-2 id. */
 export const TEMPO_TESTNET = 'eip155:42431';

@@ -37,13 +37,16 @@ export async function readStoredDetails(db: Kysely<Database>, rows: readonly Sto
       return asError(e);
     }
   };
-  for (const r of rows) if (r.packed && storedDetailForm(r.packed).form === 'head') groups.set(Number(r.seq), open(r.packed));
+  // Each row's place: whole, or its group's first row (its seq) and its index there (0 for the first row itself).
+  const places = rows.map((r) => {
+    const f = r.packed ? storedDetailForm(r.packed) : null;
+    if (f === null || f.form === 'whole') return null;
+    const index = f.form === 'member' ? f.index : 0;
+    return { head: Number(r.seq) - index, index };
+  });
+  for (const [i, p] of places.entries()) if (p?.index === 0) groups.set(p.head, open(rows[i]!.packed!));
   const missing = new Set<number>();
-  for (const r of rows) {
-    if (!r.packed) continue;
-    const f = storedDetailForm(r.packed);
-    if (f.form === 'member' && !groups.has(Number(r.seq) - f.index)) missing.add(Number(r.seq) - f.index);
-  }
+  for (const p of places) if (p && !groups.has(p.head)) missing.add(p.head);
   const wanted = [...missing];
   for (let i = 0; i < wanted.length; i += HEADS_PER_QUERY) {
     const heads = await db
@@ -54,15 +57,14 @@ export async function readStoredDetails(db: Kysely<Database>, rows: readonly Sto
     for (const h of heads)
       groups.set(Number(h.seq), h.packed ? open(h.packed) : new Error(`stored detail ${h.seq} is not the first row of a group`));
   }
-  return rows.map((r) => {
+  return rows.map((r, i) => {
     try {
       if (!r.packed) return r.detail ?? new Error(`stored detail ${r.seq} is missing`);
-      const f = storedDetailForm(r.packed);
-      if (f.form === 'whole') return unpackDetail(r.packed);
-      const head = Number(r.seq) - (f.form === 'member' ? f.index : 0);
+      const place = places[i];
+      if (place === null) return unpackDetail(r.packed);
+      const { head, index } = place;
       const texts = groups.get(head) ?? new Error(`stored detail ${r.seq}: its group's first row ${head} is missing`);
       if (texts instanceof Error) return texts;
-      const index = f.form === 'member' ? f.index : 0;
       return texts[index] ?? new Error(`stored detail ${r.seq}: its group at ${head} holds ${texts.length} texts, not ${index + 1}`);
     } catch (e) {
       return asError(e);
