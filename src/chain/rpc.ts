@@ -6,7 +6,8 @@
  * timeouts, HTTP errors (5xx…), malformed JSON and JSON-RPC errors. It adapts to the node's limits, remembered
  * per node for the whole process (NodeLimits): a "batch too large" answer halves the calls per request, then
  * single probes search back up to the node's cap (src/net/batch-size.ts), and a 429 paces every request to the
- * node (src/net/pace.ts); see docs/collector.md#rpc-limits. It only reads the
+ * node (src/net/pace.ts); each request takes its calls when its turn in that pace comes, so it goes at the size
+ * known then; see docs/collector.md#rpc-limits. It only reads the
  * `finalized` head, never `latest` (docs/collector.md), and refuses any node whose `eth_chainId` is not 4217.
  */
 import { redactUrl } from '../net/redact-url.js';
@@ -134,6 +135,23 @@ class NodeLimits {
   get batchCalls(): number {
     return this.batch.size;
   }
+}
+
+/** The calls of one `batch` not yet sent, and its senders (TempoRpc.sendInBatches). */
+interface Outbox {
+  calls: RpcCall[];
+  results: unknown[];
+  answerIsFinal: boolean;
+  /** Indexes into `calls` waiting for a request; each request takes its share when its turn comes. */
+  queue: number[];
+  /** Senders running. */
+  senders: number;
+  /** Senders that have not taken their calls yet: each will take up to the node's size when its turn comes. */
+  waiting: number;
+  /** Set at the first failure: the batch is rejected with it and no sender takes more calls. */
+  failed: boolean;
+  resolve: () => void;
+  reject: (e: unknown) => void;
 }
 
 /** Limits per node (endpoint and credentials), for the life of the process. */
@@ -382,60 +400,103 @@ export class TempoRpc {
   }
 
   /**
-   * Sends the calls `idx` in batches of the node's size at the time of the call; the first one larger when the
-   * size is being searched upward and no probe is in flight (BatchSizeSearch.takeProbe).
+   * Sends the calls `idx` in requests sized when each may go, after its turn in the node's pace: a size found
+   * while requests waited their turn (seconds, against a node that rate-limits) applies to them, and while the
+   * size is searched upward one request takes a probe's worth (BatchSizeSearch.takeProbe). One sender per
+   * request the queued calls make at the size now, each taking its share when its turn comes; more are started
+   * when calls are left over (the size fell, or a batch refused as too large was given back).
+   * @throws the first sender's failure (the others end after their request in flight)
    */
-  private async sendInBatches(calls: RpcCall[], idx: number[], results: unknown[], answerIsFinal: boolean): Promise<void> {
-    const size = this.limits.batchCalls;
-    const probe = idx.length > size ? this.limits.batch.takeProbe(idx.length) : null;
-    const sends: Promise<void>[] = [];
-    let i = 0;
-    if (probe !== null) {
-      sends.push(this.sendWithRetry(calls, idx.slice(0, probe), results, answerIsFinal, size));
-      i = probe;
+  private sendInBatches(calls: RpcCall[], idx: number[], results: unknown[], answerIsFinal: boolean): Promise<void> {
+    if (idx.length === 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const out: Outbox = { calls, results, answerIsFinal, queue: [...idx], senders: 0, waiting: 0, failed: false, resolve, reject };
+      this.staff(out);
+    });
+  }
+
+  /** Starts senders until those still waiting to take their calls cover the queue at the node's size now. */
+  private staff(out: Outbox): void {
+    if (out.failed) return;
+    const wanted = Math.ceil(out.queue.length / this.limits.batchCalls) - out.waiting;
+    for (let i = 0; i < wanted; i++) {
+      out.senders++;
+      out.waiting++;
+      void this.sender(out);
     }
-    for (; i < idx.length; i += size) sends.push(this.sendWithRetry(calls, idx.slice(i, i + size), results, answerIsFinal, null));
-    await Promise.all(sends);
+  }
+
+  /** Sends one request of the outbox's calls; the last sender to end settles it. */
+  private async sender(out: Outbox): Promise<void> {
+    try {
+      await this.sendWithRetry(out);
+    } catch (e) {
+      if (!out.failed) {
+        out.failed = true;
+        out.reject(e);
+      }
+    } finally {
+      out.senders--;
+      if (out.queue.length > 0) this.staff(out);
+      else if (out.senders === 0 && !out.failed) out.resolve();
+    }
   }
 
   /**
-   * @param probedFrom for the search's probe (BatchSizeSearch.takeProbe), the size in use when it was taken: it
-   *   goes out larger than that size unless the size fell meanwhile; null for any other batch
+   * One request: takes its calls from `out.queue` when its turn in the pace comes, sends them, and retries what
+   * failed (a failed HTTP request retries its whole batch, a call answered with an error alone). A batch refused
+   * as too large goes back to the queue (not counted as an attempt), as does one cut before a retry because the
+   * node's size fell meanwhile (unless it is a probe that still exceeds the size).
    */
-  private async sendWithRetry(
-    calls: RpcCall[],
-    idx: number[],
-    results: unknown[],
-    answerIsFinal: boolean,
-    probedFrom: number | null,
-  ): Promise<void> {
-    // Calls answered with an error are retried alone: `pending` shrinks to them between attempts.
-    let pending = idx;
+  private async sendWithRetry(out: Outbox): Promise<void> {
+    const { calls, results, answerIsFinal } = out;
+    const l = this.limits;
+    // Null until taken; then calls answered with an error are retried alone: `pending` shrinks to them.
+    let pending = null as number[] | null;
+    // For the search's probe: the size in use when it was taken, and the probe's calls.
+    let probedFrom = null as number | null;
+    let probeCalls = 0;
     let attempts = 0;
-    let tooLarge: BatchTooLargeError | null = null;
-    let resplit = false;
+    let givenBack = false as boolean;
+    // Whether this sender took its calls (it stops counting as waiting then, or when it ends without any).
+    let taken = false as boolean;
     try {
       await withRetry(
         async (attempt) => {
           attempts = attempt;
           try {
             let failed = await this.gate.use(async () => {
-              // Cut to size before it goes: the node's calls per request fell while this batch waited for a slot
-              // (a probe too, then: it would probe nothing).
-              const size = this.limits.batchCalls;
-              if (pending.length > size && !(probedFrom !== null && size >= probedFrom)) {
-                resplit = true;
+              // The others took them, or one failed and the read is given up.
+              if (pending === null && (out.queue.length === 0 || out.failed)) return [];
+              if (pending !== null && pending.length > l.batchCalls && !(probedFrom !== null && l.batchCalls >= probedFrom)) {
+                // The node's calls per request fell since these were taken (a probe then too: it would probe nothing).
+                givenBack = true;
                 return [];
               }
+              const ticket = await l.pace.take();
+              if (pending === null) {
+                if (out.queue.length === 0 || out.failed) {
+                  l.pace.unused(ticket);
+                  return [];
+                }
+                const size = l.batchCalls;
+                const probe = out.queue.length > size ? l.batch.takeProbe(out.queue.length) : null;
+                pending = out.queue.splice(0, probe ?? size);
+                if (probe !== null) [probedFrom, probeCalls] = [size, probe];
+                out.waiting--;
+                taken = true;
+                // Taken at a smaller size than the senders were started for: more are needed for the rest.
+                this.staff(out);
+              }
               try {
-                return await this.send(calls, pending, results);
+                return await this.send(calls, pending, results, ticket);
               } catch (e) {
                 // Cut while the slot is still held, so the batch that takes it next is sized already.
                 if (e instanceof BatchTooLargeError) this.shrinkBatch(e);
                 throw e;
               }
             });
-            if (resplit) return;
+            if (givenBack) return;
             if (answerIsFinal) {
               // The node's error answers are the results; only calls it did not answer are retried.
               for (const f of failed) if (f.error.rpcCode !== null) results[f.index] = f.error;
@@ -445,8 +506,8 @@ export class TempoRpc {
             pending = failed.map((f) => f.index);
             throw failed[0].error;
           } catch (e) {
-            // Sent again at once at the node's size, not counted as a failure (below).
-            if (e instanceof BatchTooLargeError && pending.length > 1) tooLarge = e;
+            // Given back to be sent again at the node's size, not counted as a failure (below).
+            if (e instanceof BatchTooLargeError && (pending?.length ?? 0) > 1) givenBack = true;
             else throw e;
           }
         },
@@ -457,7 +518,7 @@ export class TempoRpc {
           onRetry: ({ attempt, delayMs, error }) => {
             rpcErrors.inc();
             rpcRetries.inc();
-            this.limits.retries++;
+            l.retries++;
             this.noteError(error);
             this.opts.onRetry?.({ attempt, delayMs, error: redactUrlsIn(firstLine(error)) });
           },
@@ -467,14 +528,15 @@ export class TempoRpc {
       if (!isRetryable(e)) throw e;
       rpcErrors.inc();
       this.noteError(e);
-      throw new RpcUnavailableError(
-        `${calls[pending[0]].method} at ${this.source} failed ${attempts} times; last error: ${redactUrlsIn(firstLine(e))}`,
-      );
+      const method = pending?.length ? calls[pending[0]].method : calls[0].method;
+      throw new RpcUnavailableError(`${method} at ${this.source} failed ${attempts} times; last error: ${redactUrlsIn(firstLine(e))}`);
     } finally {
       // A probe answered on its size has ended already; one cut before it went, or that failed, ends here.
-      if (probedFrom !== null) this.limits.batch.endProbe(idx.length);
+      if (probedFrom !== null) l.batch.endProbe(probeCalls);
+      if (!taken) out.waiting--;
     }
-    if (tooLarge || resplit) await this.sendInBatches(calls, pending, results, answerIsFinal);
+    // Taken again by the senders the outbox starts when this one ends (sender).
+    if (givenBack && pending !== null) out.queue.unshift(...pending);
   }
 
   /** Tells the batch size search of a batch of `e.calls` refused for its size (BatchSizeSearch.refused). */
@@ -530,16 +592,20 @@ export class TempoRpc {
   }
 
   /**
-   * Sends one HTTP request holding the calls `idx`; stores successful results.
+   * Sends one HTTP request holding the calls `idx`, its turn in the pace taken (`ticket`); stores successful results.
    * @returns the calls answered with an error (to retry)
    * @throws on transport failure, timeout (`timeoutMs` for the whole exchange), an HTTP status outside 2xx, a
    *   body over 256 MiB, non-JSON, or an answer that is not a batch; RpcCallError for an unsupported method
    */
-  private async send(calls: RpcCall[], idx: number[], results: unknown[]): Promise<{ index: number; error: RpcCallError }[]> {
+  private async send(
+    calls: RpcCall[],
+    idx: number[],
+    results: unknown[],
+    ticket: PaceTicket,
+  ): Promise<{ index: number; error: RpcCallError }[]> {
     const ids = idx.map(() => this.nextId++);
     const body = idx.map((i, k) => ({ jsonrpc: '2.0' as const, id: ids[k], method: calls[i].method, params: calls[i].params }));
     const l = this.limits;
-    const ticket = await l.pace.take();
     l.requests++;
     rpcRequests.inc();
     const res = await request(this.endpoint, {

@@ -87,6 +87,17 @@ export class Pace {
   }
 
   /**
+   * Gives back a turn taken but not used (its request found nothing left to send): it no longer counts as sent,
+   * and when no later turn was taken meanwhile the next one may start at its time instead of one period later.
+   * @param ticket what `take` returned
+   */
+  unused(ticket: PaceTicket): void {
+    const i = this.sent.findIndex((s) => s.seq === ticket.seq);
+    if (i >= 0) this.sent.splice(i, 1);
+    if (ticket.seq === this.seq && this.nextAt > ticket.at) this.nextAt = ticket.at;
+  }
+
+  /**
    * Records a refusal (HTTP 429): pauses every request for `retryAfterMs` and sets the rate to 95% of what the
    * server accepted before the refused request, over the window it named (see the module comment).
    * A refusal of a request reserved before the last cut (in flight then) only extends the pause: the requests

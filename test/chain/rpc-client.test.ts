@@ -1,7 +1,8 @@
 /**
  * TempoRpc's transport against real HTTP servers on 127.0.0.1: credentials in the URL go out as basic auth and
  * never into the source shown; a 5xx, a body that is not JSON and a request that times out are each retried;
- * a node that keeps failing ends in RpcUnavailableError naming the status; a node on another chain is refused.
+ * a node that keeps failing ends in RpcUnavailableError naming the status, a read of several requests too; an empty
+ * read sends nothing; a node on another chain is refused.
  * (Faults inside a real collector run, through a proxy in front of anvil: test/e2e/collector-robustness.test.ts.)
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -77,6 +78,15 @@ describe('TempoRpc transport', () => {
     );
     expect(err).toBeInstanceOf(RpcUnavailableError);
     expect((err as Error).message).toBe(`eth_blockNumber at ${n.url} failed 3 times; last error: HTTP 500 from ${n.url}`);
+  });
+
+  it('answers an empty read at once, and rejects a read of several requests that keeps failing', async () => {
+    const n = await node([answer(() => null), status(500)]);
+    const rpc = await TempoRpc.connect({ url: n.url, maxAttempts: 2, batchCalls: 2, concurrency: 1, ...fast });
+    expect(await rpc.batch([])).toEqual([]);
+    expect(n.requests).toHaveLength(1); // eth_chainId only
+    const calls = Array.from({ length: 6 }, () => ({ method: 'eth_blockNumber', params: [] }));
+    await expect(rpc.batch(calls)).rejects.toBeInstanceOf(RpcUnavailableError);
   });
 
   it('refuses a node of another chain', async () => {

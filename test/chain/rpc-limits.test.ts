@@ -115,8 +115,9 @@ describe('a node that caps batches at 10 calls', () => {
     const results = await rpc.batch(Array.from({ length: 400 }, () => ({ method: 'eth_blockNumber', params: [] })));
     expect(results.every((r) => typeof r === 'string')).toBe(true);
     expect(rpc.stats().batch_calls).toBe(10);
-    // Only what was in flight at each cut is refused: 2 slots × 2 cuts (40 → 20 → 10); one refusal per queued batch was 10+.
-    expect(p.counts.tooLarge).toBeLessThanOrEqual(2 * 2);
+    // Only what was in flight at each cut is refused: 2 slots × 2 cuts (40 → 20 → 10), then the search's probes
+    // 15, 12 and 11 one at a time; one refusal per queued batch was 10+.
+    expect(p.counts.tooLarge).toBeLessThanOrEqual(2 * 2 + 3);
     expect(p.counts.forwarded).toBe(40 + 1); // eth_chainId, then 40 batches of 10
   }, 60_000);
 
@@ -152,6 +153,19 @@ describe('a node that caps batches at 10 calls', () => {
     // The first 40s in flight (one a read, 4 slots) and the probes 35, 32, 31, each alone.
     expect(p.counts.tooLarge).toBeLessThanOrEqual(4 + 3);
     expect(rpc.stats().batches_too_large).toBe(p.counts.tooLarge);
+  }, 60_000);
+
+  it('a node capping at 30 that also rate-limits: requests waiting for their turn go out at the size found meanwhile', async () => {
+    const p = await proxy({ batchCap: 30, capAnswer: '-32005', rate: 20 });
+    const rpc = await TempoRpc.connect({ url: p.url, concurrency: 4, rate: 20 });
+    // One read of 1,200 calls: 30 requests of 40 at the start, most of them still waiting for their turn in the
+    // pace when the search finds 30. Sized when split, they went at 20 (60 requests); sized when they go, at 30.
+    const results = await rpc.batch(Array.from({ length: 1200 }, () => ({ method: 'eth_blockNumber', params: [] })));
+    expect(results.every((r) => typeof r === 'string')).toBe(true);
+    expect(rpc.stats().batch_calls).toBe(30);
+    // 40 calls a request is refused; 1,200 / 30 = 40 requests at the size found, a few at 20 before it was.
+    expect(p.counts.forwarded - 1).toBeLessThanOrEqual(40 + 6);
+    expect(p.counts.tooLarge).toBeLessThanOrEqual(4 + 3);
   }, 60_000);
 
   it('does not stop a collector: with defaults it ends equal to a run straight from the node', async () => {

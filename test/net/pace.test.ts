@@ -1,7 +1,8 @@
 /**
  * Pace (src/net/pace.ts) on a clock the test moves: the rate learnt at a refusal counts the requests sent
  * before the refused one (not the answers, which a slow node sends late), a burst refused together cuts once,
- * Retry-After pauses everyone, the probe rises by growing steps; and retryAfterMs reads only bounded, sane values.
+ * Retry-After pauses everyone, the probe rises by growing steps, a turn given back unused frees its time; and
+ * retryAfterMs reads only bounded, sane values.
  */
 import { describe, expect, it } from 'vitest';
 import { Pace, PROBE_AFTER_MS, retryAfterMs } from '../../src/net/pace.js';
@@ -74,6 +75,22 @@ describe('Pace', () => {
       await pace.take();
     }
     expect(pace.rate).toBe(10);
+  });
+
+  it('a turn given back unused is not counted as sent, and the next request may start at its time', async () => {
+    const c = clock();
+    const paced = new Pace(10, c.now);
+    const a = await paced.take();
+    paced.unused(a);
+    expect((await paced.take()).at).toBe(a.at); // not one period (100 ms) later
+    // Unpaced: six at once, two of them unused; the refused sixth counts the three sent before it.
+    const pace = new Pace(null, c.now);
+    const t = [];
+    for (let i = 0; i < 6; i++) t.push(await pace.take());
+    pace.unused(t[0]);
+    pace.unused(t[1]);
+    c.t += 30;
+    expect(pace.refuse(1000, t[5])).toBeCloseTo(3 * 0.95, 3);
   });
 
   it('never falls below one request per window', async () => {
