@@ -380,8 +380,9 @@ export class TempoRpc {
    * requests at once, each paced by the node's rate. A failed HTTP request retries its whole batch; a call
    * answered with an error is retried alone; a batch refused as too large is sent again at once at the node's
    * size (not counted as an attempt), that size halved first unless the batch was larger than it (a probe, or a
-   * batch sent before the last cut); a batch still waiting for a slot when the size falls is cut to it before it
-   * goes. While the size is below the smallest one refused, one batch at a time probes halfway up to it.
+   * batch sent before the last cut). Each request takes its calls when its turn in the pace comes, at the size
+   * known then; one retried after the size fell is cut to it. While the size is below the smallest one refused,
+   * one batch at a time probes halfway up to it.
    * @param opts.answerIsFinal a call the node answers with a JSON-RPC error is not retried: its RpcCallError
    *   takes its place in the results (transport failures, 429s and 5xx are still retried)
    * @returns results in the order of `calls`
