@@ -391,27 +391,23 @@ export class TempoRpc {
    */
   async batch(calls: RpcCall[], opts: { answerIsFinal?: boolean } = {}): Promise<unknown[]> {
     const results = new Array<unknown>(calls.length);
-    await this.sendInBatches(
-      calls,
-      calls.map((_, i) => i),
-      results,
-      opts.answerIsFinal ?? false,
-    );
+    await this.sendInBatches(calls, results, opts.answerIsFinal ?? false);
     return results;
   }
 
   /**
-   * Sends the calls `idx` in requests sized when each may go, after its turn in the node's pace: a size found
+   * Sends `calls` in requests sized when each may go, after its turn in the node's pace: a size found
    * while requests waited their turn (seconds, against a node that rate-limits) applies to them, and while the
    * size is searched upward one request takes a probe's worth (BatchSizeSearch.takeProbe). One sender per
    * request the queued calls make at the size now, each taking its share when its turn comes; more are started
    * when calls are left over (the size fell, or a batch refused as too large was given back).
    * @throws the first sender's failure (the others end after their request in flight)
    */
-  private sendInBatches(calls: RpcCall[], idx: number[], results: unknown[], answerIsFinal: boolean): Promise<void> {
-    if (idx.length === 0) return Promise.resolve();
+  private sendInBatches(calls: RpcCall[], results: unknown[], answerIsFinal: boolean): Promise<void> {
+    if (calls.length === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const out: Outbox = { calls, results, answerIsFinal, queue: [...idx], senders: 0, waiting: 0, failed: false, resolve, reject };
+      const queue = calls.map((_, i) => i);
+      const out: Outbox = { calls, results, answerIsFinal, queue, senders: 0, waiting: 0, failed: false, resolve, reject };
       this.staff(out);
     });
   }
@@ -459,8 +455,6 @@ export class TempoRpc {
     let probeCalls = 0;
     let attempts = 0;
     let givenBack = false as boolean;
-    // Whether this sender took its calls (it stops counting as waiting then, or when it ends without any).
-    let taken = false as boolean;
     try {
       await withRetry(
         async (attempt) => {
@@ -485,7 +479,6 @@ export class TempoRpc {
                 pending = out.queue.splice(0, probe ?? size);
                 if (probe !== null) [probedFrom, probeCalls] = [size, probe];
                 out.waiting--;
-                taken = true;
                 // Taken at a smaller size than the senders were started for: more are needed for the rest.
                 this.staff(out);
               }
@@ -534,7 +527,8 @@ export class TempoRpc {
     } finally {
       // A probe answered on its size has ended already; one cut before it went, or that failed, ends here.
       if (probedFrom !== null) l.batch.endProbe(probeCalls);
-      if (!taken) out.waiting--;
+      // Ended without taking any calls: it no longer counts as waiting (one that took them stopped then).
+      if (pending === null) out.waiting--;
     }
     // Taken again by the senders the outbox starts when this one ends (sender).
     if (givenBack && pending !== null) out.queue.unshift(...pending);
